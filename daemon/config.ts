@@ -1,0 +1,224 @@
+/**
+ * Configuration (contracts.md 1.1–1.3): flags, then environment variables, then the JSON file, then
+ * embedded defaults — validated with zod into one frozen Config. Every error names the field and what it
+ * accepts; the CLI turns it into one line and exit 2.
+ */
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import { z } from 'zod';
+import { UsageError } from './errors.js';
+
+const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+const PLACEHOLDER_RE = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
+
+const stringParam = z.strictObject({
+  type: z.literal('string'),
+  max_length: z.number().int().min(1).max(4096),
+  pattern: z
+    .string()
+    .refine((p) => p.startsWith('^') && p.endsWith('$'), 'must be anchored as ^...$')
+    .refine((p) => {
+      try {
+        new RegExp(p, 'u');
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'must be a valid regular expression')
+    .optional(),
+});
+const integerParam = z
+  .strictObject({ type: z.literal('integer'), min: z.number().int(), max: z.number().int() })
+  .refine((p) => p.min <= p.max, 'min must not exceed max');
+const enumParam = z.strictObject({
+  type: z.literal('enum'),
+  values: z.array(z.string().max(4096)).min(1).max(256),
+});
+const paramSchema = z.union([stringParam, integerParam, enumParam], {
+  error:
+    'must be {"type":"string","max_length":N,"pattern"?}, {"type":"integer","min":A,"max":B} or {"type":"enum","values":[...]}',
+});
+export type ParamSpec = z.infer<typeof paramSchema>;
+
+const commandSchema = z
+  .strictObject({
+    description: z.string().max(1000),
+    argv: z.array(z.string().min(1, 'must be non-empty strings')).min(1, 'must name a program'),
+    params: z
+      .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'param names must be identifiers'), paramSchema)
+      .default({}),
+    cwd: z.string().refine(isAbsolute, 'must be an absolute path').optional(),
+    env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'names must be identifiers'), z.string()).optional(),
+    timeout_s: z.number().int().min(1).max(3600).default(60),
+  })
+  .superRefine((cmd, ctx) => {
+    cmd.argv.forEach((arg, i) => {
+      const m = PLACEHOLDER_RE.exec(arg);
+      if (m) {
+        if (!(m[1]! in cmd.params)) {
+          ctx.addIssue({ code: 'custom', path: ['argv', i], message: `placeholder {${m[1]}} names no param` });
+        }
+      } else if (arg.includes('{') && /\{[A-Za-z_][A-Za-z0-9_]*\}/.test(arg)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['argv', i],
+          message: 'a placeholder must be a whole argv element, exactly {name}',
+        });
+      }
+    });
+    if (cmd.argv[0] !== undefined && PLACEHOLDER_RE.test(cmd.argv[0])) {
+      ctx.addIssue({ code: 'custom', path: ['argv', 0], message: 'the program must be a literal, not a placeholder' });
+    }
+  });
+export type CatalogEntry = z.infer<typeof commandSchema>;
+
+const bridgeSchema = z.strictObject({
+  url: z.string().regex(/^wss?:\/\/[^\s]+$/, 'must be a ws:// or wss:// URL'),
+  delivery_timeout_ms: z.number().int().min(100).max(60_000).default(5000),
+});
+
+export const fileSchema = z.strictObject({
+  review_timeout_s: z.number().int().min(10).max(86_400).default(300),
+  public_url: z
+    .string()
+    .refine((u) => {
+      try {
+        const url = new URL(u);
+        return url.protocol === 'https:' && (url.pathname === '/' || url.pathname === '') && !url.search;
+      } catch {
+        return false;
+      }
+    }, 'must be an https origin such as https://broker.example.com')
+    .nullable()
+    .default(null),
+  output_limit_bytes: z.number().int().min(1024).max(16 * 1024 * 1024).default(65536),
+  ogf_bridge: bridgeSchema.nullable().default(null),
+  commands: z.record(z.string().regex(NAME_RE, 'command names must match ^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$'), commandSchema).default({}),
+});
+
+export interface BridgeConfig {
+  url: string;
+  delivery_timeout_ms: number;
+}
+
+export interface Config {
+  dataDir: string;
+  host: string;
+  port: number;
+  configFile: string | undefined;
+  review_timeout_s: number;
+  public_url: string | null;
+  output_limit_bytes: number;
+  ogf_bridge: BridgeConfig | null;
+  commands: Record<string, CatalogEntry>;
+}
+
+/** What flags say; each falls back to its environment variable (contract 1.1). */
+export interface ConfigFlags {
+  dataDir?: string | undefined;
+  host?: string | undefined;
+  port?: string | undefined;
+  config?: string | undefined;
+}
+
+/** The default data dir: `$XDG_STATE_HOME/ogf-broker`, else `~/.local/state/ogf-broker` (contract 1.2). */
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  const xdg = env.XDG_STATE_HOME;
+  return xdg && isAbsolute(xdg) ? join(xdg, 'ogf-broker') : join(homedir(), '.local', 'state', 'ogf-broker');
+}
+
+/** Resolves the data dir from a flag, `OGF_BROKER_DATA_DIR`, or the default. */
+export function resolveDataDir(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  const d = flag ?? env.OGF_BROKER_DATA_DIR;
+  if (d === undefined || d === '') return defaultDataDir(env);
+  return resolve(d);
+}
+
+function formatPath(path: readonly PropertyKey[]): string {
+  return path.reduce<string>((acc, key) => {
+    if (typeof key === 'number') return `${acc}[${key}]`;
+    return acc === '' ? String(key) : `${acc}.${String(key)}`;
+  }, '');
+}
+
+/** One line naming the first offending field and what it accepts. */
+export function describeZodError(error: z.ZodError, prefix = ''): string {
+  const issue = error.issues[0];
+  if (!issue) return `${prefix}invalid`;
+  if (issue.code === 'unrecognized_keys') {
+    const where = formatPath(issue.path);
+    const keys = issue.keys.map((k) => (where ? `${where}.${k}` : k)).join(', ');
+    return `${prefix}${keys}: unknown key (not accepted here)`;
+  }
+  const field = formatPath(issue.path) || '(top level)';
+  return `${prefix}${field}: ${issue.message}`;
+}
+
+function parsePort(raw: string, source: string): number {
+  if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) {
+    throw new UsageError(`${source}: port must be an integer from 0 to 65535, got ${JSON.stringify(raw)}`);
+  }
+  return Number(raw);
+}
+
+function parseHost(raw: string, source: string): string {
+  if (!/^[A-Za-z0-9.:[\]-]{1,253}$/.test(raw)) {
+    throw new UsageError(`${source}: host must be a host name or IP address, got ${JSON.stringify(raw)}`);
+  }
+  return raw;
+}
+
+/**
+ * Loads the whole configuration. Reads the config file but creates nothing (contract: a bad config
+ * changes nothing). Throws UsageError with one line on any problem.
+ */
+export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.env): Config {
+  const dataDir = resolveDataDir(flags.dataDir, env);
+  const host = parseHost(flags.host ?? env.OGF_BROKER_HOST ?? '127.0.0.1', flags.host ? '--host' : 'OGF_BROKER_HOST');
+  const port = parsePort(flags.port ?? env.OGF_BROKER_PORT ?? '7719', flags.port ? '--port' : 'OGF_BROKER_PORT');
+  const explicit = flags.config ?? env.OGF_BROKER_CONFIG;
+  const configFile = explicit ? resolve(explicit) : join(dataDir, 'config.json');
+  let raw: unknown = {};
+  let used: string | undefined;
+  try {
+    const text = readFileSync(configFile, 'utf8');
+    used = configFile;
+    try {
+      raw = JSON.parse(text);
+    } catch (e) {
+      throw new UsageError(`config ${configFile}: not valid JSON (${(e as Error).message})`);
+    }
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    const code = (e as NodeJS.ErrnoException).code;
+    if (!(code === 'ENOENT' && !explicit)) {
+      throw new UsageError(`config ${configFile}: cannot read it (${code ?? (e as Error).message})`);
+    }
+  }
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new UsageError(`config ${configFile}: must be a JSON object`);
+  }
+  const parsed = fileSchema.safeParse(raw);
+  if (!parsed.success) throw new UsageError(describeZodError(parsed.error, `config ${configFile}: `));
+  const file = parsed.data;
+  let bridge: BridgeConfig | null = file.ogf_bridge;
+  const envBridge = env.OGF_BRIDGE_URL;
+  if (envBridge !== undefined && envBridge !== '') {
+    if (!/^wss?:\/\/[^\s]+$/.test(envBridge)) {
+      throw new UsageError(`OGF_BRIDGE_URL: must be a ws:// or wss:// URL, got ${JSON.stringify(envBridge)}`);
+    }
+    bridge = { url: envBridge, delivery_timeout_ms: bridge?.delivery_timeout_ms ?? 5000 };
+  }
+  return Object.freeze({
+    dataDir,
+    host,
+    port,
+    configFile: used,
+    review_timeout_s: file.review_timeout_s,
+    public_url: file.public_url === null ? null : new URL(file.public_url).origin,
+    output_limit_bytes: file.output_limit_bytes,
+    ogf_bridge: bridge,
+    commands: file.commands,
+  });
+}

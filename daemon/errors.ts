@@ -1,0 +1,70 @@
+/**
+ * The one catalog of codes (contracts.md sections 2, 3.2, 4 and 5). Every code a client, an owner or a
+ * bridge peer can see is listed here once; `test/error-catalog.test.ts` checks that docs/errors.md and
+ * the contract agree with it, so no code lives in one place only.
+ */
+
+/** `reason` codes of a `denied` command (status DENIED). */
+export const DENY_REASONS = [
+  'OwnerDenied',
+  'ReviewExpired',
+  'CancelledByCaller',
+  'OgfBridgeNotConfigured',
+  'SessionSecretNotRetained',
+] as const;
+export type DenyReason = (typeof DENY_REASONS)[number];
+
+/** `reason` codes of a `failed` command (status ERROR): the effect certainly did not happen. */
+export const FAIL_REASONS = [
+  'LaunchFailed',
+  'NonZeroExit',
+  'BridgeUnreachable',
+  'BridgeRejected',
+  'AvatarNotReady',
+  'CueExpired',
+  'SessionFileRejected',
+  'SessionSecretNotRetained',
+] as const;
+export type FailReason = (typeof FAIL_REASONS)[number];
+
+/** `reason` codes of an `unknown` command (status UNKNOWN): the effect may have happened. */
+export const UNKNOWN_REASONS = ['DeliveryUnconfirmed', 'KilledAtDeadline', 'DaemonRestarted'] as const;
+export type UnknownReason = (typeof UNKNOWN_REASONS)[number];
+
+/** Tool-level MCP error codes (contract 3.2): the text of an `isError` result starts with one of them. */
+export const TOOL_ERROR_CODES = ['InvalidArguments', 'UnknownCommand', 'UnknownPendingId', 'RequestIdReused'] as const;
+export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[number];
+
+/** Owner WebSocket reply codes (contract 5). */
+export const OWNER_ERROR_CODES = [
+  'AlreadyDecided',
+  'VersionConflict',
+  'NotFound',
+  'NotReconcilable',
+  'BadMessage',
+] as const;
+export type OwnerErrorCode = (typeof OWNER_ERROR_CODES)[number];
+
+/** Codes the broker itself returns from an action; a subset of what the owner and MCP edges show. */
+export type BrokerErrorCode = 'AlreadyDecided' | 'VersionConflict' | 'NotFound' | 'NotReconcilable' | 'RequestIdReused';
+
+/**
+ * A local error with a stable code and an optional cause. Used inside the daemon (config, data dir, start-up);
+ * what goes on the wire is built by each edge from `code` and `message`.
+ */
+export class BrokerError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'BrokerError';
+    this.code = code;
+  }
+}
+
+/** A usage or configuration error: the CLI prints its one-line message and exits 2 (contract 1.1). */
+export class UsageError extends BrokerError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('UsageError', message, options);
+    this.name = 'UsageError';
+  }
+}

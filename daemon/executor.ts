@@ -1,0 +1,32 @@
+/**
+ * How an approved command runs, kept out of the broker (architecture.md): an executor takes an approved
+ * command and reports exactly one outcome. Two exist today — a catalog process (`catalog-executor.ts`)
+ * and a cue through the bridge client (`cue-executor.ts`); a forwarded MCP tool call could be a third.
+ */
+import type { FailReason } from './errors.js';
+import type { Command, FinishResult } from './lifecycle.js';
+
+export interface ExecutionIo {
+  /** The secret the edge handed to `submit` (cues: the session UUID), from memory only. */
+  secret: unknown;
+  /**
+   * Commits `running` durably (rule 3). Call it exactly once, immediately before spawning; after it
+   * returns the executor must report a FinishResult. Returns false when the broker is closing and
+   * the executor must not spawn (then report an `aborted` result).
+   */
+  markRunning(): boolean;
+}
+
+/** An outcome reported before `markRunning`: nothing was spawned, the effect certainly did not happen. */
+export interface Aborted {
+  kind: 'aborted';
+  reason: FailReason;
+  detail: string;
+}
+
+export type ExecutionReport = FinishResult | Aborted;
+
+export interface Executor {
+  /** Runs one approved command. Never rejects: every failure is a report. */
+  execute(command: Command, io: ExecutionIo): Promise<ExecutionReport>;
+}

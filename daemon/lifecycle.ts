@@ -1,0 +1,312 @@
+/**
+ * The command lifecycle (contracts.md section 2), as data and one pure function.
+ *
+ * ```
+ *                  approve                 launch (per-session FIFO)        exit / ack
+ *  awaiting_review ───────▶ approved ────────────────────────▶ running ───────────────▶ succeeded
+ *       │  deny / expire / cancel                                  │  failed for sure ─▶ failed   (ERROR)
+ *       ▼                                                          │  outcome unknowable ▶ unknown (UNKNOWN)
+ *     denied (DENIED)                                              ▼
+ *                                                  failed / unknown ──owner reconcile──▶ (same state, record added)
+ * ```
+ *
+ * `transition(command, event)` never throws and does no I/O: it returns the next command (version + 1)
+ * or a rejection with a stable code. The broker applies what it returns in one SQLite transaction, then
+ * notifies. A daemon restart is an event too (`restart`), so recovery (rules 3 and 4) is decided here.
+ */
+import type { DenyReason, FailReason, UnknownReason } from './errors.js';
+
+export type State = 'awaiting_review' | 'approved' | 'running' | 'succeeded' | 'denied' | 'failed' | 'unknown';
+export type Status = 'PENDING' | 'SUCCEEDED' | 'DENIED' | 'ERROR' | 'UNKNOWN';
+export type Tool = 'run_command_wait' | 'ogf_cue';
+export type Actor = { kind: 'client' | 'owner' | 'daemon'; name: string };
+
+/** What a finished launch produced. Fields that do not apply are absent (contract 3.2: never null). */
+export interface Outcome {
+  exit_code?: number;
+  signal?: string;
+  stdout?: string;
+  stderr?: string;
+  output_truncated?: boolean;
+  /** Cues: the app's acknowledgement. */
+  delivery?: { cue_id: string; applied_at: string };
+  /** Cues: whether the bridge client consumed (read and unlinked) its session file. */
+  session_file_consumed?: boolean;
+}
+
+export interface Reconciliation {
+  outcome: 'delivered' | 'not_delivered';
+  note?: string;
+  at: string;
+  by: string;
+}
+
+/** The state-specific part of a command: a tagged union on `state`. */
+export type Phase =
+  | { state: 'awaiting_review' }
+  | { state: 'approved'; decided_at: string; decided_by: string }
+  | { state: 'running'; decided_at: string; decided_by: string; started_at: string }
+  | {
+      state: 'succeeded';
+      decided_at: string;
+      decided_by: string;
+      started_at: string;
+      finished_at: string;
+      outcome: Outcome;
+    }
+  | { state: 'denied'; reason: DenyReason; detail: string; decided_at: string; decided_by: string; owner_note?: string }
+  | {
+      state: 'failed';
+      reason: FailReason;
+      detail: string;
+      decided_at: string;
+      decided_by: string;
+      started_at?: string;
+      finished_at: string;
+      outcome: Outcome;
+      reconciliations: Reconciliation[];
+    }
+  | {
+      state: 'unknown';
+      reason: UnknownReason;
+      detail: string;
+      decided_at: string;
+      decided_by: string;
+      started_at?: string;
+      finished_at: string;
+      outcome: Outcome;
+      reconciliations: Reconciliation[];
+    };
+
+/** One queued tool request. Never holds a session UUID (rule 4): cues carry only its fingerprint. */
+export interface Command {
+  id: string;
+  version: number;
+  tool: Tool;
+  /** Catalog name, or `ogf.cue`. */
+  command: string;
+  /** The command's params; for cues the cue fields without `session_id`. */
+  args: Record<string, unknown>;
+  /** The exact argv shown to the owner and run on approval. */
+  display: string[];
+  /** Cues: the one-time session file path fixed at submit time. */
+  session_file?: string;
+  /** Cues: the per-session FIFO key (an HMAC of the lower-cased session UUID, never the UUID). */
+  session_key?: string;
+  /** Cues: the short fingerprint the owner sees (`sess·3f9a1c`). */
+  session_fingerprint?: string;
+  justification?: string;
+  client: string;
+  request_id?: string;
+  created_at: string;
+  review_expires_at: string;
+  phase: Phase;
+}
+
+export type Event =
+  | { type: 'approve'; at: string; by: string }
+  | { type: 'deny'; at: string; by: string; note?: string }
+  | { type: 'expire'; at: string }
+  | { type: 'cancel'; at: string; by: string }
+  /** Durable mark before spawn (rule 3). */
+  | { type: 'start'; at: string }
+  | { type: 'finish'; at: string; result: FinishResult }
+  /** The executor could not even start (e.g. the session file could not be written): nothing ran. */
+  | { type: 'abort'; at: string; reason: FailReason; detail: string }
+  | { type: 'reconcile'; at: string; by: string; outcome: 'delivered' | 'not_delivered'; note?: string }
+  /** Recovery at daemon start (rules 3 and 4). `secretHeld` is false: secrets never survive a restart. */
+  | { type: 'restart'; at: string };
+
+/** What an executor reports: exactly one outcome (architecture.md). */
+export type FinishResult =
+  | { kind: 'succeeded'; outcome: Outcome }
+  | { kind: 'failed'; reason: FailReason; detail: string; outcome: Outcome }
+  | { kind: 'unknown'; reason: UnknownReason; detail: string; outcome: Outcome };
+
+export type RejectionCode = 'AlreadyDecided' | 'NotReconcilable' | 'NotStartable' | 'NotRunning' | 'NothingToRecover';
+
+export type TransitionResult = { ok: true; command: Command } | { ok: false; code: RejectionCode; message: string };
+
+const FINAL: ReadonlySet<State> = new Set(['succeeded', 'denied', 'failed', 'unknown']);
+
+/** True when the command will never change state again (reconciliation aside). */
+export function isFinal(command: Command): boolean {
+  return FINAL.has(command.phase.state);
+}
+
+/** True when the command carries a session secret that lives in memory only (cues). */
+export function carriesSecret(command: Command): boolean {
+  return command.tool === 'ogf_cue';
+}
+
+const STATUS: Record<State, Status> = {
+  awaiting_review: 'PENDING',
+  approved: 'PENDING',
+  running: 'PENDING',
+  succeeded: 'SUCCEEDED',
+  denied: 'DENIED',
+  failed: 'ERROR',
+  unknown: 'UNKNOWN',
+};
+
+/** The status a client sees for a state (contract 2). */
+export function statusOf(state: State): Status {
+  return STATUS[state];
+}
+
+/** The reason code of a final state, when it has one. */
+export function reasonOf(phase: Phase): string | undefined {
+  return 'reason' in phase ? phase.reason : undefined;
+}
+
+function next(command: Command, phase: Phase): TransitionResult {
+  return { ok: true, command: { ...command, version: command.version + 1, phase } };
+}
+
+function reject(code: RejectionCode, command: Command, what: string): TransitionResult {
+  return { ok: false, code, message: `cannot ${what} command ${command.id}: it is ${command.phase.state}` };
+}
+
+const DETAIL = {
+  OwnerDenied: 'The owner denied this request.',
+  ReviewExpired: 'Nobody decided before the review deadline, so nothing was run.',
+  CancelledByCaller: 'The caller cancelled the request before the owner decided.',
+  SecretNotRetainedPending:
+    'The daemon restarted before the owner decided; cue session secrets are kept in memory only, so nothing was sent.',
+  SecretNotRetainedApproved:
+    'The daemon restarted after approval but before launch; the cue session secret was not retained, so nothing was sent.',
+  DaemonRestarted: 'The daemon stopped while the command ran; whether it took effect is unknown. It is never relaunched.',
+} as const;
+
+/**
+ * Applies one event to one command. Pure: no clock, no I/O, never throws. Every accepted event bumps
+ * `version` by one (rule 8).
+ */
+export function transition(command: Command, event: Event): TransitionResult {
+  const p = command.phase;
+  switch (event.type) {
+    case 'approve':
+      if (p.state !== 'awaiting_review') return reject('AlreadyDecided', command, 'approve');
+      return next(command, { state: 'approved', decided_at: event.at, decided_by: event.by });
+    case 'deny': {
+      if (p.state !== 'awaiting_review') return reject('AlreadyDecided', command, 'deny');
+      const phase: Phase = {
+        state: 'denied',
+        reason: 'OwnerDenied',
+        detail: DETAIL.OwnerDenied,
+        decided_at: event.at,
+        decided_by: event.by,
+      };
+      if (event.note !== undefined && event.note !== '') phase.owner_note = event.note;
+      return next(command, phase);
+    }
+    case 'expire':
+      if (p.state !== 'awaiting_review') return reject('AlreadyDecided', command, 'expire');
+      return next(command, {
+        state: 'denied',
+        reason: 'ReviewExpired',
+        detail: DETAIL.ReviewExpired,
+        decided_at: event.at,
+        decided_by: 'daemon',
+      });
+    case 'cancel':
+      if (p.state !== 'awaiting_review') return reject('AlreadyDecided', command, 'cancel');
+      return next(command, {
+        state: 'denied',
+        reason: 'CancelledByCaller',
+        detail: DETAIL.CancelledByCaller,
+        decided_at: event.at,
+        decided_by: event.by,
+      });
+    case 'start':
+      if (p.state !== 'approved') return reject('NotStartable', command, 'start');
+      return next(command, { state: 'running', decided_at: p.decided_at, decided_by: p.decided_by, started_at: event.at });
+    case 'abort':
+      if (p.state !== 'approved') return reject('NotStartable', command, 'abort');
+      return next(command, {
+        state: 'failed',
+        reason: event.reason,
+        detail: event.detail,
+        decided_at: p.decided_at,
+        decided_by: p.decided_by,
+        finished_at: event.at,
+        outcome: {},
+        reconciliations: [],
+      });
+    case 'finish': {
+      if (p.state !== 'running') return reject('NotRunning', command, 'finish');
+      const base = { decided_at: p.decided_at, decided_by: p.decided_by, started_at: p.started_at, finished_at: event.at };
+      const r = event.result;
+      if (r.kind === 'succeeded') return next(command, { state: 'succeeded', ...base, outcome: r.outcome });
+      if (r.kind === 'failed') {
+        return next(command, {
+          state: 'failed',
+          ...base,
+          reason: r.reason,
+          detail: r.detail,
+          outcome: r.outcome,
+          reconciliations: [],
+        });
+      }
+      return next(command, {
+        state: 'unknown',
+        ...base,
+        reason: r.reason,
+        detail: r.detail,
+        outcome: r.outcome,
+        reconciliations: [],
+      });
+    }
+    case 'reconcile': {
+      if (p.state !== 'failed' && p.state !== 'unknown') return reject('NotReconcilable', command, 'reconcile');
+      const rec: Reconciliation = { outcome: event.outcome, at: event.at, by: event.by };
+      if (event.note !== undefined && event.note !== '') rec.note = event.note;
+      // Rule 2: the state and status stay; the record is added.
+      return next(command, { ...p, reconciliations: [...p.reconciliations, rec] });
+    }
+    case 'restart':
+      return recover(command, event.at);
+  }
+}
+
+/** Rules 3 and 4: what a restart does to a command that was not final when the daemon stopped. */
+function recover(command: Command, at: string): TransitionResult {
+  const p = command.phase;
+  switch (p.state) {
+    case 'running':
+      return next(command, {
+        state: 'unknown',
+        reason: 'DaemonRestarted',
+        detail: DETAIL.DaemonRestarted,
+        decided_at: p.decided_at,
+        decided_by: p.decided_by,
+        started_at: p.started_at,
+        finished_at: at,
+        outcome: {},
+        reconciliations: [],
+      });
+    case 'awaiting_review':
+      if (!carriesSecret(command)) return reject('NothingToRecover', command, 'recover');
+      return next(command, {
+        state: 'denied',
+        reason: 'SessionSecretNotRetained',
+        detail: DETAIL.SecretNotRetainedPending,
+        decided_at: at,
+        decided_by: 'daemon',
+      });
+    case 'approved':
+      if (!carriesSecret(command)) return reject('NothingToRecover', command, 'recover');
+      return next(command, {
+        state: 'failed',
+        reason: 'SessionSecretNotRetained',
+        detail: DETAIL.SecretNotRetainedApproved,
+        decided_at: p.decided_at,
+        decided_by: p.decided_by,
+        finished_at: at,
+        outcome: {},
+        reconciliations: [],
+      });
+    default:
+      return reject('NothingToRecover', command, 'recover');
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * The result object every tool but `list_commands` returns (contracts.md 3.2), built from a command.
+ * A field that does not apply is absent, never null; nothing here says "timed out" (rule 7).
+ */
+import { type Command, type Outcome, type Status, statusOf } from './lifecycle.js';
+
+export interface CommandResult {
+  pending_id?: string;
+  status: Status;
+  phase?: 'awaiting_review' | 'approved' | 'running';
+  command: string;
+  display?: string[];
+  created_at?: string;
+  review_expires_at?: string;
+  reason?: string;
+  detail?: string;
+  decided_at?: string;
+  started_at?: string;
+  finished_at?: string;
+  exit_code?: number;
+  signal?: string;
+  stdout?: string;
+  stderr?: string;
+  output_truncated?: boolean;
+  owner_note?: string;
+  delivery?: { cue_id: string; applied_at: string };
+  reconciliation?: { outcome: 'delivered' | 'not_delivered'; note?: string; at: string };
+}
+
+const PENDING_DETAIL = {
+  awaiting_review: 'Waiting for the owner to approve or deny; call await_command_result with this pending_id.',
+  approved: 'Approved by the owner and about to launch; call await_command_result with this pending_id.',
+  running: 'Approved and running; call await_command_result with this pending_id.',
+} as const;
+
+function copyOutcome(result: CommandResult, o: Outcome): void {
+  if (o.exit_code !== undefined) result.exit_code = o.exit_code;
+  if (o.signal !== undefined) result.signal = o.signal;
+  if (o.stdout !== undefined) result.stdout = o.stdout;
+  if (o.stderr !== undefined) result.stderr = o.stderr;
+  if (o.output_truncated !== undefined) result.output_truncated = o.output_truncated;
+  if (o.delivery !== undefined) result.delivery = o.delivery;
+}
+
+/** Contract 3.2's result for a command. */
+export function toResult(command: Command): CommandResult {
+  const p = command.phase;
+  const result: CommandResult = {
+    pending_id: command.id,
+    status: statusOf(p.state),
+    command: command.command,
+    display: command.display,
+    created_at: command.created_at,
+    review_expires_at: command.review_expires_at,
+  };
+  switch (p.state) {
+    case 'awaiting_review':
+    case 'approved':
+    case 'running':
+      result.phase = p.state;
+      result.detail = PENDING_DETAIL[p.state];
+      break;
+    case 'denied':
+      result.reason = p.reason;
+      result.detail = p.detail;
+      result.decided_at = p.decided_at;
+      if (p.owner_note !== undefined) result.owner_note = p.owner_note;
+      break;
+    case 'succeeded':
+    case 'failed':
+    case 'unknown':
+      if (p.state !== 'succeeded') {
+        result.reason = p.reason;
+        result.detail = p.detail;
+      }
+      break;
+  }
+  if ('decided_at' in p) result.decided_at = p.decided_at;
+  if ('started_at' in p && p.started_at !== undefined) result.started_at = p.started_at;
+  if ('finished_at' in p) result.finished_at = p.finished_at;
+  if ('outcome' in p) copyOutcome(result, p.outcome);
+  if ('reconciliations' in p) {
+    const last = p.reconciliations.at(-1);
+    if (last !== undefined) {
+      result.reconciliation = { outcome: last.outcome, at: last.at };
+      if (last.note !== undefined) result.reconciliation.note = last.note;
+    }
+  }
+  return result;
+}
+
+/** One summary line for the text content of a tool result (`DENY OgfBridgeNotConfigured: ...`). */
+export function summaryLine(result: CommandResult): string {
+  const id = result.pending_id === undefined ? '' : ` ${result.pending_id}`;
+  switch (result.status) {
+    case 'PENDING':
+      return `PENDING${id} (${result.phase}): ${result.detail ?? ''}`.trimEnd();
+    case 'SUCCEEDED':
+      return `SUCCEEDED${id}: ${result.command} finished.`;
+    case 'DENIED':
+      return `DENY ${result.reason}${id}: ${result.detail ?? ''}`.trimEnd();
+    case 'ERROR':
+      return `ERROR ${result.reason}${id}: ${result.detail ?? ''} Do not retry; the owner observes and reconciles.`;
+    case 'UNKNOWN':
+      return `UNKNOWN ${result.reason}${id}: ${result.detail ?? ''} Do not replay; the owner observes and reconciles.`;
+  }
+}

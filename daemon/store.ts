@@ -1,0 +1,252 @@
+/**
+ * SQLite (better-sqlite3, WAL) in `<data-dir>/broker.db`: commands, the append-only audit log and the MCP
+ * clients' token hashes. Never holds a session UUID or a token (contract 1.2, rule 4).
+ *
+ * Each command row keeps its whole record as JSON plus the columns we query by. A change is one
+ * transaction: the row and its audit entry commit together or not at all. `synchronous = FULL` so a
+ * committed `running` survives even the machine losing power before the child is spawned (rule 3).
+ */
+import Database from 'better-sqlite3';
+import type { Actor, Command, State } from './lifecycle.js';
+
+export interface AuditEntry {
+  at: string;
+  actor: Actor;
+  action: string;
+  command_id?: string;
+  version?: number;
+  detail?: Record<string, unknown>;
+}
+
+export interface StoredAudit extends AuditEntry {
+  seq: number;
+}
+
+const FINAL_STATES = "('succeeded','denied','failed','unknown')";
+
+/** Schema versions, applied in order to an empty or older file (PRAGMA user_version). */
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE commands (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     id TEXT NOT NULL UNIQUE,
+     client TEXT NOT NULL,
+     request_id TEXT,
+     state TEXT NOT NULL,
+     version INTEGER NOT NULL,
+     created_at TEXT NOT NULL,
+     body TEXT NOT NULL
+   );
+   CREATE UNIQUE INDEX commands_request ON commands(client, request_id) WHERE request_id IS NOT NULL;
+   CREATE INDEX commands_active ON commands(state) WHERE state IN ('awaiting_review','approved','running');
+   CREATE TABLE audit (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     at TEXT NOT NULL,
+     actor_kind TEXT NOT NULL,
+     actor TEXT NOT NULL,
+     action TEXT NOT NULL,
+     command_id TEXT,
+     version INTEGER,
+     detail TEXT
+   );
+   CREATE INDEX audit_command ON audit(command_id);
+   CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+   CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+   CREATE TABLE mcp_clients (
+     name TEXT PRIMARY KEY,
+     token_hash TEXT NOT NULL UNIQUE,
+     created_at TEXT NOT NULL
+   );`,
+];
+
+export class Store {
+  readonly #db: Database.Database;
+  readonly #stmts;
+  #closed = false;
+
+  constructor(path: string) {
+    this.#db = new Database(path);
+    this.#db.pragma('journal_mode = WAL');
+    this.#db.pragma('synchronous = FULL');
+    this.#db.pragma('busy_timeout = 5000');
+    this.#db.pragma('foreign_keys = ON');
+    this.#migrate();
+    const db = this.#db;
+    this.#stmts = {
+      insert: db.prepare(
+        'INSERT INTO commands (id, client, request_id, state, version, created_at, body) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ),
+      update: db.prepare('UPDATE commands SET state = ?, version = ?, body = ? WHERE id = ? AND version = ?'),
+      get: db.prepare('SELECT body FROM commands WHERE id = ?'),
+      byRequest: db.prepare('SELECT body FROM commands WHERE client = ? AND request_id = ?'),
+      active: db.prepare(`SELECT body FROM commands WHERE state NOT IN ${FINAL_STATES} ORDER BY seq`),
+      recentFinal: db.prepare(`SELECT body FROM commands WHERE state IN ${FINAL_STATES} ORDER BY seq DESC LIMIT ?`),
+      history: db.prepare('SELECT body FROM commands ORDER BY seq DESC LIMIT ?'),
+      historyBeforeSeq: db.prepare('SELECT body FROM commands WHERE seq < ? ORDER BY seq DESC LIMIT ?'),
+      historyBeforeTime: db.prepare('SELECT body FROM commands WHERE created_at < ? ORDER BY seq DESC LIMIT ?'),
+      seqOf: db.prepare('SELECT seq FROM commands WHERE id = ?'),
+      counts: db.prepare('SELECT state, COUNT(*) AS n FROM commands GROUP BY state'),
+      audit: db.prepare(
+        'INSERT INTO audit (at, actor_kind, actor, action, command_id, version, detail) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ),
+      auditFor: db.prepare('SELECT * FROM audit WHERE command_id = ? ORDER BY seq'),
+      auditAll: db.prepare('SELECT * FROM audit WHERE seq > ? ORDER BY seq LIMIT ?'),
+      clientByHash: db.prepare('SELECT name FROM mcp_clients WHERE token_hash = ?'),
+      clientHash: db.prepare('SELECT token_hash FROM mcp_clients WHERE name = ?'),
+      upsertClient: db.prepare(
+        'INSERT INTO mcp_clients (name, token_hash, created_at) VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE SET token_hash = excluded.token_hash, created_at = excluded.created_at',
+      ),
+    };
+  }
+
+  #migrate(): void {
+    const current = this.#db.pragma('user_version', { simple: true }) as number;
+    for (let v = current; v < MIGRATIONS.length; v++) {
+      this.#db.transaction(() => {
+        this.#db.exec(MIGRATIONS[v]!);
+        this.#db.pragma(`user_version = ${v + 1}`);
+      })();
+    }
+  }
+
+  #appendAudit(entry: AuditEntry): void {
+    this.#stmts.audit.run(
+      entry.at,
+      entry.actor.kind,
+      entry.actor.name,
+      entry.action,
+      entry.command_id ?? null,
+      entry.version ?? null,
+      entry.detail === undefined ? null : JSON.stringify(entry.detail),
+    );
+  }
+
+  /** Inserts a new command and its audit entry in one transaction. */
+  insert(command: Command, audit: AuditEntry): void {
+    this.#db.transaction(() => {
+      this.#stmts.insert.run(
+        command.id,
+        command.client,
+        command.request_id ?? null,
+        command.phase.state,
+        command.version,
+        command.created_at,
+        JSON.stringify(command),
+      );
+      this.#appendAudit(audit);
+    })();
+  }
+
+  /** Replaces a command whose stored version is `next.version - 1`, with its audit entry, atomically. */
+  update(next: Command, audit: AuditEntry): void {
+    this.#db.transaction(() => {
+      const r = this.#stmts.update.run(next.phase.state, next.version, JSON.stringify(next), next.id, next.version - 1);
+      if (r.changes !== 1) throw new Error(`store: command ${next.id} is not at version ${next.version - 1}`);
+      this.#appendAudit(audit);
+    })();
+  }
+
+  /** Applies many updates in one transaction (recovery at start). */
+  updateMany(changes: ReadonlyArray<{ next: Command; audit: AuditEntry }>): void {
+    this.#db.transaction(() => {
+      for (const c of changes) this.update(c.next, c.audit);
+    })();
+  }
+
+  /** Appends an audit entry that changes no command (e.g. a feature-off cue, a token rotation). */
+  audit(entry: AuditEntry): void {
+    this.#appendAudit(entry);
+  }
+
+  get(id: string): Command | undefined {
+    return parse(this.#stmts.get.get(id));
+  }
+
+  byRequest(client: string, requestId: string): Command | undefined {
+    return parse(this.#stmts.byRequest.get(client, requestId));
+  }
+
+  /** Every command not yet final, oldest first. */
+  active(): Command[] {
+    return this.#stmts.active.all().map((r) => parse(r)!);
+  }
+
+  /** The newest `limit` final commands, newest first. */
+  recentFinal(limit: number): Command[] {
+    return this.#stmts.recentFinal.all(limit).map((r) => parse(r)!);
+  }
+
+  /** Commands newest first, before a pending_id or an ISO time when given. */
+  history(limit: number, before?: string): Command[] {
+    if (before === undefined) return this.#stmts.history.all(limit).map((r) => parse(r)!);
+    const seq = this.#stmts.seqOf.get(before) as { seq: number } | undefined;
+    const rows = seq
+      ? this.#stmts.historyBeforeSeq.all(seq.seq, limit)
+      : this.#stmts.historyBeforeTime.all(before, limit);
+    return rows.map((r) => parse(r)!);
+  }
+
+  counts(): Partial<Record<State, number>> {
+    const out: Partial<Record<State, number>> = {};
+    for (const row of this.#stmts.counts.all() as Array<{ state: State; n: number }>) out[row.state] = row.n;
+    return out;
+  }
+
+  auditFor(commandId: string): StoredAudit[] {
+    return (this.#stmts.auditFor.all(commandId) as AuditRow[]).map(toAudit);
+  }
+
+  auditSince(seq: number, limit = 1000): StoredAudit[] {
+    return (this.#stmts.auditAll.all(seq, limit) as AuditRow[]).map(toAudit);
+  }
+
+  /** The client name owning a token hash, if any. */
+  clientByTokenHash(hash: string): string | undefined {
+    return (this.#stmts.clientByHash.get(hash) as { name: string } | undefined)?.name;
+  }
+
+  clientTokenHash(name: string): string | undefined {
+    return (this.#stmts.clientHash.get(name) as { token_hash: string } | undefined)?.token_hash;
+  }
+
+  /** Sets (creates or replaces) a client's token hash; the old hash stops working at once. */
+  setClientTokenHash(name: string, hash: string, at: string, actor: Actor): void {
+    this.#db.transaction(() => {
+      this.#stmts.upsertClient.run(name, hash, at);
+      this.#appendAudit({ at, actor, action: 'mcp_token_set', detail: { client: name } });
+    })();
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#db.close();
+  }
+}
+
+interface AuditRow {
+  seq: number;
+  at: string;
+  actor_kind: Actor['kind'];
+  actor: string;
+  action: string;
+  command_id: string | null;
+  version: number | null;
+  detail: string | null;
+}
+
+function toAudit(row: AuditRow): StoredAudit {
+  const entry: StoredAudit = {
+    seq: row.seq,
+    at: row.at,
+    actor: { kind: row.actor_kind, name: row.actor },
+    action: row.action,
+  };
+  if (row.command_id !== null) entry.command_id = row.command_id;
+  if (row.version !== null) entry.version = row.version;
+  if (row.detail !== null) entry.detail = JSON.parse(row.detail) as Record<string, unknown>;
+  return entry;
+}
+
+function parse(row: unknown): Command | undefined {
+  return row === undefined ? undefined : (JSON.parse((row as { body: string }).body) as Command);
+}

@@ -1,0 +1,79 @@
+/**
+ * The owner's View of a command (contracts.md section 5): what every owner socket receives in
+ * `snapshot`, `upsert` and `history`. Built from the stored command, so it cannot hold a session UUID.
+ */
+import { type Command, type State, type Status, reasonOf, statusOf } from './lifecycle.js';
+import { type CommandResult, toResult } from './result.js';
+
+export interface View {
+  id: string;
+  version: number;
+  tool: Command['tool'];
+  command: string;
+  display: string[];
+  session_file?: string;
+  summary: string;
+  args: Record<string, unknown>;
+  session_fingerprint?: string;
+  justification?: string;
+  client: string;
+  created_at: string;
+  review_expires_at: string;
+  state: State;
+  status: Status;
+  phase?: 'awaiting_review' | 'approved' | 'running';
+  reason?: string;
+  result?: CommandResult;
+  reconciliation?: { outcome: 'delivered' | 'not_delivered'; note?: string; at: string };
+}
+
+function describeValue(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(value) : String(value);
+}
+
+/** A one-line human summary: what the owner is asked to allow. */
+export function summarize(command: Command): string {
+  const a = command.args;
+  if (command.tool === 'ogf_cue') {
+    const parts = [
+      `action ${String(a.action)}`,
+      `emotion ${String(a.emotion)}`,
+      `intensity ${String(a.intensity)}`,
+      `gaze ${String(a.gaze)}`,
+      `for ${String(a.ttl_ms)} ms`,
+    ];
+    if (a.message === null) parts.push('clear the message');
+    else if (typeof a.message === 'string') parts.push(`say ${JSON.stringify(a.message)}`);
+    return `Avatar cue: ${parts.join(', ')}`;
+  }
+  const params = Object.entries(a).map(([k, v]) => `${k}=${describeValue(v)}`);
+  return params.length === 0 ? `Run ${command.command}` : `Run ${command.command} with ${params.join(' ')}`;
+}
+
+/** The View of a command. */
+export function toView(command: Command): View {
+  const state = command.phase.state;
+  const view: View = {
+    id: command.id,
+    version: command.version,
+    tool: command.tool,
+    command: command.command,
+    display: command.display,
+    summary: summarize(command),
+    args: command.args,
+    client: command.client,
+    created_at: command.created_at,
+    review_expires_at: command.review_expires_at,
+    state,
+    status: statusOf(state),
+    result: toResult(command),
+  };
+  if (command.session_file !== undefined) view.session_file = command.session_file;
+  if (command.session_fingerprint !== undefined) view.session_fingerprint = command.session_fingerprint;
+  if (command.justification !== undefined) view.justification = command.justification;
+  if (state === 'awaiting_review' || state === 'approved' || state === 'running') view.phase = state;
+  const reason = reasonOf(command.phase);
+  if (reason !== undefined) view.reason = reason;
+  if (view.result?.reconciliation !== undefined) view.reconciliation = view.result.reconciliation;
+  return view;
+}

@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+// Integration tests start real daemons, real children and a real browser: they get time, and run in
+// forks so a crashing native module or a stray signal can never take the runner down with it.
+export default defineConfig({
+  test: {
+    include: ['daemon/**/*.test.ts', 'bridge-client/**/*.test.ts', 'test/**/*.test.ts'],
+    pool: 'forks',
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    maxWorkers: 2,
+  },
+});

@@ -1,5 +1,197 @@
-// Placeholder until issue 4 lands.
-export async function runOwnerCommand(sub: string, _argv: string[]): Promise<number> {
-  process.stderr.write(`${sub}: not built yet\n`);
-  return 1;
+/**
+ * Owner actions from a terminal (contracts.md 1.1, 5): `list [--all]`, `approve ID`, `deny ID [--note TEXT]`,
+ * `reconcile ID --outcome delivered|not_delivered [--note TEXT]`, each with `--data-dir D`. They talk to the
+ * running daemon over the owner WebSocket with the owner token, exactly as the panel does, and print the
+ * same codes and messages (`AlreadyDecided: ...` on stderr, exit 1). Bad flags exit 2 with one line naming
+ * the flag; no running daemon exits 1 with a clear message.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { resolveDataDir } from '../config.js';
+import { UsageError } from '../errors.js';
+import { OwnerClient, OwnerConnectError } from './client.js';
+import { formatView } from './format.js';
+import type { View } from './protocol.js';
+
+const ID_RE = /^[A-Za-z0-9_-]{8,64}$/;
+
+interface Spec {
+  /** Flags taking a value. */
+  values: string[];
+  /** Boolean flags. */
+  bools: string[];
+  /** Number of positional arguments (0 for list, 1 for the others). */
+  positional: number;
+}
+
+const SPECS: Record<string, Spec> = {
+  list: { values: ['--data-dir'], bools: ['--all'], positional: 0 },
+  approve: { values: ['--data-dir'], bools: [], positional: 1 },
+  deny: { values: ['--data-dir', '--note'], bools: [], positional: 1 },
+  reconcile: { values: ['--data-dir', '--note', '--outcome'], bools: [], positional: 1 },
+};
+
+interface Parsed {
+  flags: Map<string, string | true>;
+  args: string[];
+}
+
+function accepted(sub: string, spec: Spec): string {
+  const flags = [
+    ...spec.bools,
+    ...spec.values.map((v) => `${v} ${v.slice(2).toUpperCase().replace('-', '_')}`),
+  ];
+  return `${sub} accepts ${flags.join(', ')}`;
+}
+
+/** Parses `argv` against the subcommand's flags; throws UsageError naming the offending flag. */
+export function parseOwnerArgs(sub: string, argv: readonly string[]): Parsed {
+  const spec = SPECS[sub];
+  if (spec === undefined)
+    throw new UsageError(`${sub}: not an owner command (list, approve, deny, reconcile)`);
+  const flags = new Map<string, string | true>();
+  const args: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a.startsWith('--')) {
+      const eq = a.indexOf('=');
+      const name = eq < 0 ? a : a.slice(0, eq);
+      if (spec.bools.includes(name)) {
+        if (eq >= 0) throw new UsageError(`${name}: takes no value`);
+        flags.set(name, true);
+      } else if (spec.values.includes(name)) {
+        const value = eq >= 0 ? a.slice(eq + 1) : argv[++i];
+        if (value === undefined) throw new UsageError(`${name}: needs a value`);
+        flags.set(name, value);
+      } else {
+        throw new UsageError(`${name}: unknown flag (${accepted(sub, spec)})`);
+      }
+    } else {
+      args.push(a);
+    }
+  }
+  if (args.length > spec.positional) {
+    throw new UsageError(
+      `${JSON.stringify(args[spec.positional])}: unexpected argument (${sub} takes ${spec.positional === 0 ? 'no ID' : 'one ID'})`,
+    );
+  }
+  if (spec.positional === 1) {
+    const id = args[0];
+    if (id === undefined)
+      throw new UsageError(`ID: ${sub} needs the command's pending_id (see ogf-broker list)`);
+    if (!ID_RE.test(id)) {
+      throw new UsageError(
+        `ID: must be a pending_id (8 to 64 letters, digits, _ or -), got ${JSON.stringify(id)}`,
+      );
+    }
+  }
+  if (sub === 'reconcile') {
+    const outcome = flags.get('--outcome');
+    if (outcome === undefined) throw new UsageError('--outcome: required, one of delivered, not_delivered');
+    if (outcome !== 'delivered' && outcome !== 'not_delivered') {
+      throw new UsageError(
+        `--outcome: must be one of delivered, not_delivered, got ${JSON.stringify(outcome)}`,
+      );
+    }
+  }
+  const note = flags.get('--note');
+  if (typeof note === 'string' && note.length > 2000) {
+    throw new UsageError(`--note: must be at most 2000 characters, got ${note.length}`);
+  }
+  return { flags, args };
+}
+
+/** The running daemon's base URL from `<data-dir>/daemon.json`, or an OwnerConnectError. */
+function daemonUrl(dataDir: string): string {
+  let text: string;
+  try {
+    text = readFileSync(join(dataDir, 'daemon.json'), 'utf8');
+  } catch {
+    throw new OwnerConnectError(
+      `no daemon is running for data dir ${dataDir} (start one with: ogf-broker start)`,
+    );
+  }
+  const url = (JSON.parse(text) as { url?: unknown }).url;
+  if (typeof url !== 'string') throw new OwnerConnectError(`${join(dataDir, 'daemon.json')} has no url`);
+  return url;
+}
+
+function ownerToken(dataDir: string, env: NodeJS.ProcessEnv): string {
+  const fixed = env.OGF_BROKER_OWNER_TOKEN;
+  if (fixed !== undefined && fixed !== '') return fixed;
+  try {
+    return readFileSync(join(dataDir, 'owner.token'), 'utf8').trim();
+  } catch {
+    throw new OwnerConnectError(
+      `cannot read the owner token ${join(dataDir, 'owner.token')} (set OGF_BROKER_OWNER_TOKEN)`,
+    );
+  }
+}
+
+async function act(client: OwnerClient, sub: string, id: string, flags: Parsed['flags']): Promise<number> {
+  const current: View | undefined = client.snapshot.find((v) => v.id === id);
+  // An id absent from the snapshot is unknown (NotFound) or long decided (AlreadyDecided); the broker
+  // checks both before the version, so version 1 gets the right answer either way.
+  const version = current?.version ?? 1;
+  const note = flags.get('--note');
+  const withNote = typeof note === 'string' ? { note } : {};
+  const reply =
+    sub === 'approve'
+      ? await client.request({ type: 'approve', id, version })
+      : sub === 'deny'
+        ? await client.request({ type: 'deny', id, version, ...withNote })
+        : await client.request({
+            type: 'reconcile',
+            id,
+            outcome: flags.get('--outcome') as 'delivered' | 'not_delivered',
+            ...withNote,
+          });
+  if (reply.type !== 'reply') throw new OwnerConnectError(`unexpected ${reply.type} frame from the daemon`);
+  if (!reply.ok) {
+    process.stderr.write(`${reply.error.code}: ${reply.error.message}\n`);
+    return 1;
+  }
+  const done = { approve: 'approved', deny: 'denied', reconcile: 'reconciled' }[sub as 'approve'];
+  process.stdout.write(`${done} ${id}${current ? ` (${current.command})` : ''}\n`);
+  return 0;
+}
+
+/** Runs an owner subcommand; returns the exit code (0 ok, 1 refused or no daemon, 2 bad usage). */
+export async function runOwnerCommand(
+  sub: string,
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
+  let parsed: Parsed;
+  try {
+    parsed = parseOwnerArgs(sub, argv);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(`${e.message}\n`);
+      return 2;
+    }
+    throw e;
+  }
+  const dataFlag = parsed.flags.get('--data-dir');
+  const dataDir = resolveDataDir(typeof dataFlag === 'string' ? dataFlag : undefined, env);
+  let client: OwnerClient | undefined;
+  try {
+    client = await OwnerClient.open(daemonUrl(dataDir), ownerToken(dataDir, env));
+    if (sub === 'list') {
+      const all = parsed.flags.get('--all') === true;
+      const views = all ? client.snapshot : client.snapshot.filter((v) => v.status === 'PENDING');
+      if (views.length === 0) process.stdout.write(all ? 'no commands\n' : 'nothing waits for a decision\n');
+      for (const v of views) process.stdout.write(`${formatView(v)}\n`);
+      return 0;
+    }
+    return await act(client, sub, parsed.args[0]!, parsed.flags);
+  } catch (e) {
+    if (e instanceof OwnerConnectError) {
+      process.stderr.write(`${sub}: ${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  } finally {
+    await client?.close();
+  }
 }

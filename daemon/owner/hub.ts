@@ -1,0 +1,271 @@
+/**
+ * The owner WebSocket `/owner/ws` (contracts.md 5): authenticates the upgrade, greets each owner with
+ * `hello` + `snapshot`, fans every committed change out as `upsert` to every owner in commit order, and
+ * maps `approve` / `deny` / `reconcile` / `history` onto the broker.
+ *
+ * Order on the upgrade (contract 5): Host (403) is checked by the daemon's HTTP server before any route;
+ * here auth (401: session cookie or `Authorization: Bearer <owner token>`), then a browser `Origin` (403).
+ *
+ * Commit order: the broker calls our one subscription synchronously after each commit, and a new socket
+ * gets its snapshot synchronously in the same turn it joins the fan-out set, so no change can fall between
+ * a snapshot and the first upsert. A socket that cannot keep up (send buffer past a bound) is cut rather
+ * than silently skipped: its tab reconnects and resyncs from a fresh snapshot, so it misses nothing.
+ *
+ * ```
+ *  upgrade ─▶ auth? ─no─▶ 401     message ─▶ parse ─bad─▶ reply BadMessage (socket stays open)
+ *              │ yes                            │ ok
+ *  Origin ok? ─no─▶ 403                         ▼
+ *              │ yes                 broker.approve/deny/reconcile ─▶ (upserts to all) ─▶ reply
+ *  hello, snapshot, then upserts     broker.history ─▶ history
+ * ```
+ */
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { type WebSocket, WebSocketServer } from 'ws';
+import type { ActionResult, EdgeContext, UpgradeRoute } from '../context.js';
+import type { Command } from '../lifecycle.js';
+import { toView } from '../view.js';
+import {
+  type ClientFrame,
+  HISTORY_DEFAULT,
+  MAX_FRAME_BYTES,
+  PROTOCOL,
+  parseClientFrame,
+  type ReplyCode,
+  type ServerMessage,
+} from './protocol.js';
+import type { OwnerSessions } from './sessions.js';
+
+export const OWNER_WS_PATH = '/owner/ws';
+/** Final commands in the snapshot besides every non-final one (contract 5). */
+const SNAPSHOT_FINAL = 200;
+/** A socket with this much unsent data is too slow to follow; it is cut and resyncs on reconnect. */
+const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
+
+interface Owner {
+  ws: WebSocket;
+  /** Who decides, as recorded by the broker: `owner:browser` or `owner:terminal`. Never a token. */
+  by: string;
+  alive: boolean;
+}
+
+export interface OwnerHubOptions {
+  /** How often to ping; an owner that did not answer the previous ping is terminated. */
+  heartbeatMs?: number;
+}
+
+function refuseUpgrade(socket: Duplex, status: 401 | 403 | 503, message: string): void {
+  const text = { 401: 'Unauthorized', 403: 'Forbidden', 503: 'Service Unavailable' }[status];
+  const body = `${message}\n`;
+  socket.once('finish', () => socket.destroy());
+  socket.end(
+    `HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+}
+
+export class OwnerHub {
+  readonly #ctx: EdgeContext;
+  readonly #sessions: OwnerSessions;
+  readonly #wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES, clientTracking: false });
+  readonly #owners = new Set<Owner>();
+  readonly #unsubscribe: () => void;
+  readonly #heartbeat: NodeJS.Timeout;
+  #closed = false;
+
+  constructor(ctx: EdgeContext, sessions: OwnerSessions, opts: OwnerHubOptions = {}) {
+    this.#ctx = ctx;
+    this.#sessions = sessions;
+    // One subscription per hub, fanned out to every socket (not one per socket): one serialisation per change.
+    this.#unsubscribe = ctx.broker.subscribe((command) => this.#fanOut(command));
+    this.#heartbeat = setInterval(() => this.#beat(), opts.heartbeatMs ?? 15_000);
+    this.#heartbeat.unref();
+  }
+
+  /** The `/owner/ws` upgrade route. */
+  readonly upgrade: UpgradeRoute = (req, socket, head, url) => {
+    if (url.pathname !== OWNER_WS_PATH) return false;
+    if (this.#closed) {
+      refuseUpgrade(socket, 503, 'the daemon is stopping');
+      return true;
+    }
+    const by = this.#authenticate(req);
+    if (by === undefined) {
+      refuseUpgrade(
+        socket,
+        401,
+        'owner WebSocket: log in (session cookie) or send Authorization: Bearer <owner token>',
+      );
+      return true;
+    }
+    const origin = req.headers.origin;
+    if (origin !== undefined && !this.#ctx.origins.isAllowedOrigin(origin)) {
+      refuseUpgrade(socket, 403, 'owner WebSocket: Origin is not one of the daemon’s own origins');
+      return true;
+    }
+    this.#wss.handleUpgrade(req, socket, head, (ws) => this.#join(ws, by, req));
+    return true;
+  };
+
+  /** Number of connected owners (status, tests). */
+  get size(): number {
+    return this.#owners.size;
+  }
+
+  #authenticate(req: IncomingMessage): string | undefined {
+    const auth = req.headers.authorization;
+    if (auth !== undefined) {
+      const m = /^Bearer\s+(\S{1,512})\s*$/i.exec(auth);
+      // A wrong bearer is refused even alongside a valid cookie: the caller meant the token.
+      return m && this.#ctx.tokens.isOwnerToken(m[1]!) ? 'owner:terminal' : undefined;
+    }
+    return this.#sessions.isValid(req) ? 'owner:browser' : undefined;
+  }
+
+  #join(ws: WebSocket, by: string, req: IncomingMessage): void {
+    const owner: Owner = { ws, by, alive: true };
+    this.#owners.add(owner);
+    this.#ctx.log.log('info', 'owner_connected', {
+      by,
+      address: req.socket.remoteAddress,
+      owners: this.#owners.size,
+    });
+    ws.on('pong', () => {
+      owner.alive = true;
+    });
+    ws.on('message', (data, isBinary) => this.#onMessage(owner, data as Buffer, isBinary));
+    // ws emits 'error' before closing with 1009 on an oversized frame; the close itself is what matters.
+    ws.on('error', () => {});
+    ws.on('close', () => {
+      this.#owners.delete(owner);
+      this.#ctx.log.log('info', 'owner_disconnected', { by, owners: this.#owners.size });
+    });
+    // Same turn as joining the fan-out set: nothing can commit in between (see the module comment).
+    this.#send(owner, { type: 'hello', protocol: PROTOCOL, server_time: new Date().toISOString() });
+    this.#send(owner, { type: 'snapshot', commands: this.#ctx.broker.snapshot(SNAPSHOT_FINAL).map(toView) });
+  }
+
+  #send(owner: Owner, message: ServerMessage): void {
+    this.#sendText(owner, JSON.stringify(message));
+  }
+
+  #sendText(owner: Owner, text: string): void {
+    if (owner.ws.readyState !== owner.ws.OPEN) return;
+    if (owner.ws.bufferedAmount > MAX_BUFFERED_BYTES) {
+      this.#ctx.log.log('warn', 'owner_too_slow', { by: owner.by });
+      owner.ws.terminate();
+      return;
+    }
+    owner.ws.send(text);
+  }
+
+  #fanOut(command: Command): void {
+    if (this.#closed) return;
+    try {
+      const text = JSON.stringify({ type: 'upsert', command: toView(command) } satisfies ServerMessage);
+      for (const owner of this.#owners) this.#sendText(owner, text);
+    } catch (e) {
+      // Called inside the broker right after its commit: never throw back into it.
+      this.#ctx.log.log('error', 'owner_fanout_failed', { error: (e as Error).message });
+    }
+  }
+
+  #beat(): void {
+    for (const owner of this.#owners) {
+      if (!owner.alive) {
+        this.#ctx.log.log('info', 'owner_heartbeat_lost', { by: owner.by });
+        owner.ws.terminate();
+        continue;
+      }
+      owner.alive = false;
+      owner.ws.ping();
+    }
+  }
+
+  #reply(
+    owner: Owner,
+    reqId: string | null,
+    r: ActionResult | { ok: false; code: ReplyCode; message: string },
+  ) {
+    if (r.ok) this.#send(owner, { type: 'reply', req_id: reqId, ok: true });
+    else
+      this.#send(owner, {
+        type: 'reply',
+        req_id: reqId,
+        ok: false,
+        error: { code: r.code as ReplyCode, message: r.message },
+      });
+  }
+
+  #onMessage(owner: Owner, data: Buffer, isBinary: boolean): void {
+    if (isBinary) {
+      this.#reply(owner, null, {
+        ok: false,
+        code: 'BadMessage',
+        message: 'frames must be JSON text, got a binary frame',
+      });
+      return;
+    }
+    const parsed = parseClientFrame(data.toString('utf8'));
+    if (!parsed.ok) {
+      this.#reply(owner, parsed.req_id, { ok: false, code: 'BadMessage', message: parsed.message });
+      return;
+    }
+    try {
+      this.#act(owner, parsed.frame);
+    } catch (e) {
+      // A broker failure (e.g. the disk) is not the owner's mistake: say so and let the tab resync.
+      this.#ctx.log.log('error', 'owner_action_failed', {
+        type: parsed.frame.type,
+        error: (e as Error).message,
+      });
+      owner.ws.close(1011, 'internal error; reconnect to resync');
+    }
+  }
+
+  #act(owner: Owner, f: ClientFrame): void {
+    const broker = this.#ctx.broker;
+    switch (f.type) {
+      case 'approve':
+        this.#reply(owner, f.req_id, broker.approve(f.id, f.version, owner.by));
+        return;
+      case 'deny':
+        this.#reply(owner, f.req_id, broker.deny(f.id, f.version, owner.by, f.note));
+        return;
+      case 'reconcile':
+        this.#reply(owner, f.req_id, broker.reconcile(f.id, f.outcome, owner.by, f.note));
+        return;
+      case 'history':
+        this.#send(owner, {
+          type: 'history',
+          req_id: f.req_id,
+          commands: broker.history(f.limit ?? HISTORY_DEFAULT, f.before).map(toView),
+        });
+        return;
+    }
+  }
+
+  /** Stops the heartbeat, leaves the broker, and closes every owner socket (1001). Twice is harmless. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#heartbeat);
+    this.#unsubscribe();
+    for (const owner of this.#owners) owner.ws.close(1001, 'daemon stopping');
+    const pending = [...this.#owners].map(
+      (o) =>
+        new Promise<void>((resolve) => {
+          const t = setTimeout(() => {
+            o.ws.terminate();
+            resolve();
+          }, 1000);
+          o.ws.once('close', () => {
+            clearTimeout(t);
+            resolve();
+          });
+        }),
+    );
+    await Promise.all(pending);
+    await new Promise<void>((resolve) => this.#wss.close(() => resolve()));
+  }
+}

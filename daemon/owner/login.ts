@@ -1,0 +1,166 @@
+/**
+ * Login (contracts.md 5): `GET /login#token=T` serves a page whose script reads the token from the URL
+ * fragment (which browsers never send to a server, so it stays out of logs and query strings) and POSTs it
+ * as JSON to `POST /login`. A right token gets an `HttpOnly; SameSite=Strict` session cookie; a wrong one
+ * gets 401 and slows the next try down (throttle.ts). The token is compared in constant time and never
+ * logged or audited — only the fact of a refused attempt and the remote address.
+ *
+ * Requiring `Content-Type: application/json` means a cross-site HTML form cannot post here without a
+ * CORS preflight we never grant, and a browser `Origin` must be one of ours.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { EdgeContext, HttpRoute } from '../context.js';
+import { OwnerSessions } from './sessions.js';
+import { securityHeaders, sendPage } from './static.js';
+import type { LoginThrottle } from './throttle.js';
+
+const BODY_MAX = 4096;
+
+function json(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  extra: Record<string, string> = {},
+) {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': String(Buffer.byteLength(text)),
+    ...securityHeaders(req),
+    ...extra,
+  });
+  res.end(text);
+}
+
+function refuse(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  code: string,
+  message: string,
+  extra = {},
+) {
+  json(req, res, status, { error: { code, message } }, extra);
+}
+
+/** Reads a small body; resolves undefined when it is larger than `max` bytes. */
+function readBody(req: IncomingMessage, max: number): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > max) over = true;
+      else chunks.push(c);
+    });
+    req.on('end', () => resolve(over ? undefined : Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+/** True when the page is served through the https public_url (then the cookie is `Secure`). */
+function viaPublicUrl(ctx: EdgeContext, req: IncomingMessage): boolean {
+  const pub = ctx.config.public_url;
+  return (
+    pub !== null && req.headers.host !== undefined && new URL(pub).host === req.headers.host.toLowerCase()
+  );
+}
+
+export interface LoginDeps {
+  ctx: EdgeContext;
+  sessions: OwnerSessions;
+  throttle: LoginThrottle;
+}
+
+async function postLogin({ ctx, sessions, throttle }: LoginDeps, req: IncomingMessage, res: ServerResponse) {
+  const address = req.socket.remoteAddress ?? 'unknown';
+  const origin = req.headers.origin;
+  if (origin !== undefined && !ctx.origins.isAllowedOrigin(origin)) {
+    refuse(req, res, 403, 'Forbidden', 'Origin: this page may only be posted from the daemon’s own origin');
+    return;
+  }
+  const wait = throttle.waitMs(address);
+  if (wait > 0) {
+    const s = Math.ceil(wait / 1000);
+    refuse(req, res, 429, 'TooManyAttempts', `too many wrong tokens: try again in ${s} s`, {
+      'Retry-After': String(s),
+    });
+    return;
+  }
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json') {
+    refuse(req, res, 415, 'BadRequest', 'Content-Type must be application/json');
+    return;
+  }
+  const text = await readBody(req, BODY_MAX);
+  let token: unknown;
+  try {
+    token = text === undefined ? undefined : (JSON.parse(text) as { token?: unknown }).token;
+  } catch {
+    token = undefined;
+  }
+  if (typeof token !== 'string' || token.length === 0 || token.length > 512) {
+    refuse(req, res, 400, 'BadRequest', 'body must be {"token": "<owner token>"}');
+    return;
+  }
+  if (!ctx.tokens.isOwnerToken(token)) {
+    const delay = throttle.fail(address);
+    ctx.broker.audit({
+      at: new Date().toISOString(),
+      actor: { kind: 'owner', name: 'owner:browser' },
+      action: 'owner_login_refused',
+      detail: { address },
+    });
+    ctx.log.log('warn', 'owner_login_refused', { address, retry_after_ms: delay });
+    refuse(
+      req,
+      res,
+      401,
+      'Unauthorized',
+      'that is not the owner token: open the URL `ogf-broker token owner` prints',
+    );
+    return;
+  }
+  throttle.succeed(address);
+  const id = sessions.create();
+  ctx.log.log('info', 'owner_login', { address });
+  json(req, res, 200, { ok: true }, { 'Set-Cookie': OwnerSessions.cookie(id, viaPublicUrl(ctx, req)) });
+}
+
+/** The login, logout and session-probe routes, and `GET /` (the panel, or the login page without a session). */
+export function loginRoutes(deps: LoginDeps): HttpRoute[] {
+  const { sessions } = deps;
+  return [
+    async (req, res, url) => {
+      const path = url.pathname;
+      const m = req.method;
+      if (path === '/' && (m === 'GET' || m === 'HEAD')) {
+        // Without a session `/` is the login page: it holds no command data (contract 5).
+        await sendPage(req, res, sessions.isValid(req) ? 'index.html' : 'login.html');
+        return true;
+      }
+      if (path === '/login' && (m === 'GET' || m === 'HEAD')) {
+        await sendPage(req, res, 'login.html');
+        return true;
+      }
+      if (path === '/login' && m === 'POST') {
+        await postLogin(deps, req, res);
+        return true;
+      }
+      if (path === '/logout' && m === 'POST') {
+        sessions.end(req);
+        json(req, res, 200, { ok: true }, { 'Set-Cookie': OwnerSessions.clearCookie() });
+        return true;
+      }
+      if (path === '/owner/session' && m === 'GET') {
+        // Lets a tab whose WebSocket keeps failing tell "logged out" (daemon restarted) from "daemon down".
+        if (sessions.isValid(req)) json(req, res, 200, { ok: true });
+        else refuse(req, res, 401, 'Unauthorized', 'no owner session: log in again');
+        return true;
+      }
+      return false;
+    },
+  ];
+}

@@ -1,0 +1,163 @@
+/**
+ * The owner WebSocket protocol `ogf-broker-owner/1` (contracts.md section 5): zod schemas for what an
+ * owner may send, and the types of what the server sends. The browser panel imports the TYPES only
+ * (`import type`), so the schemas never ship to the browser and both sides agree on one definition.
+ *
+ * Every refusal names the field and what it accepts (`version must be an integer >= 1, got a string`),
+ * the same wording the MCP edge uses, so an owner reading a BadMessage knows what to fix.
+ */
+import { z } from 'zod';
+import { describeInput } from '../../bridge-client/protocol.js';
+import type { OwnerErrorCode } from '../errors.js';
+import type { View } from '../view.js';
+
+export const PROTOCOL = 'ogf-broker-owner/1';
+/** Frames over this many bytes close the socket with 1009 (contract 5). */
+export const MAX_FRAME_BYTES = 64 * 1024;
+/** `history` answers at most this many commands (contract 5). */
+export const HISTORY_MAX = 500;
+export const HISTORY_DEFAULT = 100;
+/** The longest deny or reconcile note we keep: a few paragraphs, far below the frame cap. */
+export const NOTE_MAX = 2000;
+
+export const CLIENT_TYPES = ['approve', 'deny', 'reconcile', 'history'] as const;
+export type ClientType = (typeof CLIENT_TYPES)[number];
+
+function must(field: string, accepts: string) {
+  return {
+    error: (issue: { input?: unknown }) => `${field} must be ${accepts}, got ${describeInput(issue.input)}`,
+  };
+}
+
+const REQ_ID = 'a string of at most 64 characters';
+const reqId = z.string(must('req_id', REQ_ID)).max(64, must('req_id', REQ_ID));
+const ID = 'a pending_id string (1 to 128 characters)';
+const id = z.string(must('id', ID)).min(1, must('id', ID)).max(128, must('id', ID));
+const VERSION = "an integer >= 1 (the View's current version)";
+const version = z
+  .number(must('version', VERSION))
+  .int(must('version', VERSION))
+  .min(1, must('version', VERSION));
+const NOTE = `a string of at most ${NOTE_MAX} characters`;
+const note = z.string(must('note', NOTE)).max(NOTE_MAX, must('note', NOTE));
+const OUTCOME = 'one of delivered, not_delivered';
+const LIMIT = `an integer from 1 to ${HISTORY_MAX}`;
+const BEFORE = 'a pending_id or an ISO-8601 time (1 to 128 characters)';
+
+const strict = {
+  error: (issue: { code?: string; keys?: string[] }) =>
+    issue.code === 'unrecognized_keys'
+      ? `${(issue.keys ?? []).join(', ')}: unknown field (not accepted here)`
+      : undefined,
+};
+
+export const approveFrame = z.strictObject(
+  { type: z.literal('approve'), req_id: reqId, id, version },
+  strict,
+);
+export const denyFrame = z.strictObject(
+  { type: z.literal('deny'), req_id: reqId, id, version, note: note.optional() },
+  strict,
+);
+export const reconcileFrame = z.strictObject(
+  {
+    type: z.literal('reconcile'),
+    req_id: reqId,
+    id,
+    outcome: z.enum(['delivered', 'not_delivered'], must('outcome', OUTCOME)),
+    note: note.optional(),
+  },
+  strict,
+);
+export const historyFrame = z.strictObject(
+  {
+    type: z.literal('history'),
+    req_id: reqId,
+    before: z
+      .string(must('before', BEFORE))
+      .min(1, must('before', BEFORE))
+      .max(128, must('before', BEFORE))
+      .optional(),
+    limit: z
+      .number(must('limit', LIMIT))
+      .int(must('limit', LIMIT))
+      .min(1, must('limit', LIMIT))
+      .max(HISTORY_MAX, must('limit', LIMIT))
+      .optional(),
+  },
+  strict,
+);
+
+export type ApproveFrame = z.infer<typeof approveFrame>;
+export type DenyFrame = z.infer<typeof denyFrame>;
+export type ReconcileFrame = z.infer<typeof reconcileFrame>;
+export type HistoryFrame = z.infer<typeof historyFrame>;
+export type ClientFrame = ApproveFrame | DenyFrame | ReconcileFrame | HistoryFrame;
+
+const SCHEMAS = {
+  approve: approveFrame,
+  deny: denyFrame,
+  reconcile: reconcileFrame,
+  history: historyFrame,
+} as const;
+
+export type ParsedFrame =
+  | { ok: true; frame: ClientFrame }
+  | { ok: false; req_id: string | null; message: string };
+
+/**
+ * Parses one text frame. Never throws: a frame that is not JSON, has an unknown `type` or fails its
+ * type's schema comes back as a BadMessage description carrying the `req_id` when one could be read.
+ */
+export function parseClientFrame(text: string): ParsedFrame {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return { ok: false, req_id: null, message: 'the frame is not valid JSON' };
+  }
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    return { ok: false, req_id: null, message: `the frame must be a JSON object, got ${describeInput(raw)}` };
+  }
+  const obj = raw as Record<string, unknown>;
+  const rid = typeof obj.req_id === 'string' && obj.req_id.length <= 64 ? obj.req_id : null;
+  const type = obj.type;
+  if (typeof type !== 'string' || !(CLIENT_TYPES as readonly string[]).includes(type)) {
+    const got = typeof type === 'string' ? JSON.stringify(type.slice(0, 64)) : describeInput(type);
+    return { ok: false, req_id: rid, message: `type must be one of ${CLIENT_TYPES.join(', ')}, got ${got}` };
+  }
+  const parsed = SCHEMAS[type as ClientType].safeParse(obj);
+  if (!parsed.success) {
+    return { ok: false, req_id: rid, message: parsed.error.issues[0]?.message ?? `invalid ${type} frame` };
+  }
+  return { ok: true, frame: parsed.data };
+}
+
+/** The codes a `reply` may carry. */
+export type ReplyCode = OwnerErrorCode;
+
+export interface HelloMessage {
+  type: 'hello';
+  protocol: typeof PROTOCOL;
+  server_time: string;
+}
+export interface SnapshotMessage {
+  type: 'snapshot';
+  commands: View[];
+}
+export interface UpsertMessage {
+  type: 'upsert';
+  command: View;
+}
+export type ReplyMessage =
+  | { type: 'reply'; req_id: string | null; ok: true }
+  | { type: 'reply'; req_id: string | null; ok: false; error: { code: ReplyCode; message: string } };
+export interface HistoryMessage {
+  type: 'history';
+  req_id: string;
+  commands: View[];
+}
+
+/** Everything the server sends an owner. */
+export type ServerMessage = HelloMessage | SnapshotMessage | UpsertMessage | ReplyMessage | HistoryMessage;
+export type { View };

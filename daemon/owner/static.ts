@@ -1,0 +1,94 @@
+/**
+ * Serves the panel's files (compiled `owner-ui/` in `dist/owner-ui/`) with a strict Content Security
+ * Policy: scripts and styles only from our own origin, no inline script or style, no framing, and
+ * WebSocket connections only back to the host the page came from (contracts.md 5, issue 4).
+ */
+import { readFile } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { join, resolve } from 'node:path';
+
+/** `dist/owner-ui` when running the built daemon (this file is `dist/daemon/owner/static.js`). */
+export const UI_DIR = resolve(import.meta.dirname, '..', '..', 'owner-ui');
+
+const TYPES: Record<string, string> = {
+  html: 'text/html; charset=utf-8',
+  js: 'text/javascript; charset=utf-8',
+  css: 'text/css; charset=utf-8',
+  svg: 'image/svg+xml',
+};
+
+/** Asset names are plain file names: no directories, so no path can climb out of UI_DIR. */
+const ASSET_RE = /^[a-z0-9][a-z0-9-]*\.(js|css|svg)$/;
+
+/** The CSP for a page served on `host` (already checked by the server against the allowed hosts). */
+export function contentSecurityPolicy(host: string): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    `connect-src 'self' ws://${host} wss://${host}`,
+    "font-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+/** Headers every panel response carries. */
+export function securityHeaders(req: IncomingMessage): Record<string, string> {
+  return {
+    'Content-Security-Policy': contentSecurityPolicy(req.headers.host ?? '127.0.0.1'),
+    'X-Content-Type-Options': 'nosniff',
+    'X-Frame-Options': 'DENY',
+    'Referrer-Policy': 'no-referrer',
+    'Cache-Control': 'no-store',
+  };
+}
+
+async function sendFile(
+  req: IncomingMessage,
+  res: ServerResponse,
+  name: string,
+  status = 200,
+): Promise<void> {
+  const ext = name.slice(name.lastIndexOf('.') + 1);
+  let body: Buffer;
+  try {
+    body = await readFile(join(UI_DIR, name));
+  } catch {
+    res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', ...securityHeaders(req) });
+    res.end(`not found: ${name} (run npm run build)\n`);
+    return;
+  }
+  res.writeHead(status, {
+    'Content-Type': TYPES[ext] ?? 'application/octet-stream',
+    'Content-Length': String(body.length),
+    ...securityHeaders(req),
+  });
+  res.end(req.method === 'HEAD' ? undefined : body);
+}
+
+/** Serves a page (index.html, login.html). */
+export function sendPage(
+  req: IncomingMessage,
+  res: ServerResponse,
+  page: 'index.html' | 'login.html',
+): Promise<void> {
+  return sendFile(req, res, page);
+}
+
+/** Serves `/ui/<asset>`; returns false when the path is not a panel asset. */
+export async function serveAsset(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
+  if (!url.pathname.startsWith('/ui/')) return false;
+  if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+  const name = url.pathname.slice('/ui/'.length);
+  if (!ASSET_RE.test(name)) {
+    res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', ...securityHeaders(req) });
+    res.end('not found\n');
+    return true;
+  }
+  await sendFile(req, res, name);
+  return true;
+}

@@ -49,7 +49,9 @@ const commandSchema = z
       .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'param names must be identifiers'), paramSchema)
       .default({}),
     cwd: z.string().refine(isAbsolute, 'must be an absolute path').optional(),
-    env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'names must be identifiers'), z.string()).optional(),
+    env: z
+      .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'names must be identifiers'), z.string())
+      .optional(),
     timeout_s: z.number().int().min(1).max(3600).default(60),
   })
   .superRefine((cmd, ctx) => {
@@ -57,7 +59,11 @@ const commandSchema = z
       const m = PLACEHOLDER_RE.exec(arg);
       if (m) {
         if (!(m[1]! in cmd.params)) {
-          ctx.addIssue({ code: 'custom', path: ['argv', i], message: `placeholder {${m[1]}} names no param` });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['argv', i],
+            message: `placeholder {${m[1]}} names no param`,
+          });
         }
       } else if (arg.includes('{') && /\{[A-Za-z_][A-Za-z0-9_]*\}/.test(arg)) {
         ctx.addIssue({
@@ -68,7 +74,11 @@ const commandSchema = z
       }
     });
     if (cmd.argv[0] !== undefined && PLACEHOLDER_RE.test(cmd.argv[0])) {
-      ctx.addIssue({ code: 'custom', path: ['argv', 0], message: 'the program must be a literal, not a placeholder' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['argv', 0],
+        message: 'the program must be a literal, not a placeholder',
+      });
     }
   });
 export type CatalogEntry = z.infer<typeof commandSchema>;
@@ -92,9 +102,19 @@ export const fileSchema = z.strictObject({
     }, 'must be an https origin such as https://broker.example.com')
     .nullable()
     .default(null),
-  output_limit_bytes: z.number().int().min(1024).max(16 * 1024 * 1024).default(65536),
+  output_limit_bytes: z
+    .number()
+    .int()
+    .min(1024)
+    .max(16 * 1024 * 1024)
+    .default(65536),
   ogf_bridge: bridgeSchema.nullable().default(null),
-  commands: z.record(z.string().regex(NAME_RE, 'command names must match ^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$'), commandSchema).default({}),
+  commands: z
+    .record(
+      z.string().regex(NAME_RE, 'command names must match ^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$'),
+      commandSchema,
+    )
+    .default({}),
 });
 
 export interface BridgeConfig {
@@ -175,8 +195,14 @@ function parseHost(raw: string, source: string): string {
  */
 export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = resolveDataDir(flags.dataDir, env);
-  const host = parseHost(flags.host ?? env.OGF_BROKER_HOST ?? '127.0.0.1', flags.host ? '--host' : 'OGF_BROKER_HOST');
-  const port = parsePort(flags.port ?? env.OGF_BROKER_PORT ?? '7719', flags.port ? '--port' : 'OGF_BROKER_PORT');
+  const host = parseHost(
+    flags.host ?? env.OGF_BROKER_HOST ?? '127.0.0.1',
+    flags.host ? '--host' : 'OGF_BROKER_HOST',
+  );
+  const port = parsePort(
+    flags.port ?? env.OGF_BROKER_PORT ?? '7719',
+    flags.port ? '--port' : 'OGF_BROKER_PORT',
+  );
   const explicit = flags.config ?? env.OGF_BROKER_CONFIG;
   const configFile = explicit ? resolve(explicit) : join(dataDir, 'config.json');
   let raw: unknown = {};

@@ -34,7 +34,9 @@ export type SubmitResult =
   | { ok: true; command: Command; created: boolean }
   | { ok: false; code: 'RequestIdReused'; message: string };
 
-export type ActionResult = { ok: true; command: Command } | { ok: false; code: BrokerErrorCode; message: string };
+export type ActionResult =
+  | { ok: true; command: Command }
+  | { ok: false; code: BrokerErrorCode; message: string };
 
 /** The broker as the edges see it. The broker is the only writer of command state. */
 export interface BrokerApi {

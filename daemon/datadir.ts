@@ -3,7 +3,16 @@
  * 0700 at start. Every file the daemon writes here is 0600; the process umask is 077 (contract 1.1).
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, constants, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from './errors.js';
 
@@ -39,7 +48,9 @@ function checkPrivate(path: string, what: string): void {
     );
   }
   if (typeof process.getuid === 'function' && st.uid !== process.getuid()) {
-    throw new UsageError(`${what} ${path} belongs to uid ${st.uid}, not to this user; use a data dir you own`);
+    throw new UsageError(
+      `${what} ${path} belongs to uid ${st.uid}, not to this user; use a data dir you own`,
+    );
   }
 }
 
@@ -71,7 +82,11 @@ export function inspectDataDir(root: string): string | undefined {
 
 /** Writes a new private file exclusively (0600); fails if it exists. */
 export function writePrivateFileExclusive(path: string, content: string): void {
-  const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  const fd = openSync(
+    path,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+    0o600,
+  );
   try {
     writeSync(fd, content);
   } finally {

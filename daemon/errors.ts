@@ -32,7 +32,12 @@ export const UNKNOWN_REASONS = ['DeliveryUnconfirmed', 'KilledAtDeadline', 'Daem
 export type UnknownReason = (typeof UNKNOWN_REASONS)[number];
 
 /** Tool-level MCP error codes (contract 3.2): the text of an `isError` result starts with one of them. */
-export const TOOL_ERROR_CODES = ['InvalidArguments', 'UnknownCommand', 'UnknownPendingId', 'RequestIdReused'] as const;
+export const TOOL_ERROR_CODES = [
+  'InvalidArguments',
+  'UnknownCommand',
+  'UnknownPendingId',
+  'RequestIdReused',
+] as const;
 export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[number];
 
 /** Owner WebSocket reply codes (contract 5). */
@@ -46,7 +51,12 @@ export const OWNER_ERROR_CODES = [
 export type OwnerErrorCode = (typeof OWNER_ERROR_CODES)[number];
 
 /** Codes the broker itself returns from an action; a subset of what the owner and MCP edges show. */
-export type BrokerErrorCode = 'AlreadyDecided' | 'VersionConflict' | 'NotFound' | 'NotReconcilable' | 'RequestIdReused';
+export type BrokerErrorCode =
+  | 'AlreadyDecided'
+  | 'VersionConflict'
+  | 'NotFound'
+  | 'NotReconcilable'
+  | 'RequestIdReused';
 
 /**
  * A local error with a stable code and an optional cause. Used inside the daemon (config, data dir, start-up);

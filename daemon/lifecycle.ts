@@ -16,7 +16,14 @@
  */
 import type { DenyReason, FailReason, UnknownReason } from './errors.js';
 
-export type State = 'awaiting_review' | 'approved' | 'running' | 'succeeded' | 'denied' | 'failed' | 'unknown';
+export type State =
+  | 'awaiting_review'
+  | 'approved'
+  | 'running'
+  | 'succeeded'
+  | 'denied'
+  | 'failed'
+  | 'unknown';
 export type Status = 'PENDING' | 'SUCCEEDED' | 'DENIED' | 'ERROR' | 'UNKNOWN';
 export type Tool = 'run_command_wait' | 'ogf_cue';
 export type Actor = { kind: 'client' | 'owner' | 'daemon'; name: string };
@@ -54,7 +61,14 @@ export type Phase =
       finished_at: string;
       outcome: Outcome;
     }
-  | { state: 'denied'; reason: DenyReason; detail: string; decided_at: string; decided_by: string; owner_note?: string }
+  | {
+      state: 'denied';
+      reason: DenyReason;
+      detail: string;
+      decided_at: string;
+      decided_by: string;
+      owner_note?: string;
+    }
   | {
       state: 'failed';
       reason: FailReason;
@@ -123,9 +137,16 @@ export type FinishResult =
   | { kind: 'failed'; reason: FailReason; detail: string; outcome: Outcome }
   | { kind: 'unknown'; reason: UnknownReason; detail: string; outcome: Outcome };
 
-export type RejectionCode = 'AlreadyDecided' | 'NotReconcilable' | 'NotStartable' | 'NotRunning' | 'NothingToRecover';
+export type RejectionCode =
+  | 'AlreadyDecided'
+  | 'NotReconcilable'
+  | 'NotStartable'
+  | 'NotRunning'
+  | 'NothingToRecover';
 
-export type TransitionResult = { ok: true; command: Command } | { ok: false; code: RejectionCode; message: string };
+export type TransitionResult =
+  | { ok: true; command: Command }
+  | { ok: false; code: RejectionCode; message: string };
 
 const FINAL: ReadonlySet<State> = new Set(['succeeded', 'denied', 'failed', 'unknown']);
 
@@ -175,7 +196,8 @@ const DETAIL = {
     'The daemon restarted before the owner decided; cue session secrets are kept in memory only, so nothing was sent.',
   SecretNotRetainedApproved:
     'The daemon restarted after approval but before launch; the cue session secret was not retained, so nothing was sent.',
-  DaemonRestarted: 'The daemon stopped while the command ran; whether it took effect is unknown. It is never relaunched.',
+  DaemonRestarted:
+    'The daemon stopped while the command ran; whether it took effect is unknown. It is never relaunched.',
 } as const;
 
 /**
@@ -220,7 +242,12 @@ export function transition(command: Command, event: Event): TransitionResult {
       });
     case 'start':
       if (p.state !== 'approved') return reject('NotStartable', command, 'start');
-      return next(command, { state: 'running', decided_at: p.decided_at, decided_by: p.decided_by, started_at: event.at });
+      return next(command, {
+        state: 'running',
+        decided_at: p.decided_at,
+        decided_by: p.decided_by,
+        started_at: event.at,
+      });
     case 'abort':
       if (p.state !== 'approved') return reject('NotStartable', command, 'abort');
       return next(command, {
@@ -235,7 +262,12 @@ export function transition(command: Command, event: Event): TransitionResult {
       });
     case 'finish': {
       if (p.state !== 'running') return reject('NotRunning', command, 'finish');
-      const base = { decided_at: p.decided_at, decided_by: p.decided_by, started_at: p.started_at, finished_at: event.at };
+      const base = {
+        decided_at: p.decided_at,
+        decided_by: p.decided_by,
+        started_at: p.started_at,
+        finished_at: event.at,
+      };
       const r = event.result;
       if (r.kind === 'succeeded') return next(command, { state: 'succeeded', ...base, outcome: r.outcome });
       if (r.kind === 'failed') {
@@ -258,7 +290,8 @@ export function transition(command: Command, event: Event): TransitionResult {
       });
     }
     case 'reconcile': {
-      if (p.state !== 'failed' && p.state !== 'unknown') return reject('NotReconcilable', command, 'reconcile');
+      if (p.state !== 'failed' && p.state !== 'unknown')
+        return reject('NotReconcilable', command, 'reconcile');
       const rec: Reconciliation = { outcome: event.outcome, at: event.at, by: event.by };
       if (event.note !== undefined && event.note !== '') rec.note = event.note;
       // Rule 2: the state and status stay; the record is added.

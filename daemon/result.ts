@@ -28,7 +28,8 @@ export interface CommandResult {
 }
 
 const PENDING_DETAIL = {
-  awaiting_review: 'Waiting for the owner to approve or deny; call await_command_result with this pending_id.',
+  awaiting_review:
+    'Waiting for the owner to approve or deny; call await_command_result with this pending_id.',
   approved: 'Approved by the owner and about to launch; call await_command_result with this pending_id.',
   running: 'Approved and running; call await_command_result with this pending_id.',
 } as const;

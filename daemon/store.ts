@@ -79,10 +79,14 @@ export class Store {
       get: db.prepare('SELECT body FROM commands WHERE id = ?'),
       byRequest: db.prepare('SELECT body FROM commands WHERE client = ? AND request_id = ?'),
       active: db.prepare(`SELECT body FROM commands WHERE state NOT IN ${FINAL_STATES} ORDER BY seq`),
-      recentFinal: db.prepare(`SELECT body FROM commands WHERE state IN ${FINAL_STATES} ORDER BY seq DESC LIMIT ?`),
+      recentFinal: db.prepare(
+        `SELECT body FROM commands WHERE state IN ${FINAL_STATES} ORDER BY seq DESC LIMIT ?`,
+      ),
       history: db.prepare('SELECT body FROM commands ORDER BY seq DESC LIMIT ?'),
       historyBeforeSeq: db.prepare('SELECT body FROM commands WHERE seq < ? ORDER BY seq DESC LIMIT ?'),
-      historyBeforeTime: db.prepare('SELECT body FROM commands WHERE created_at < ? ORDER BY seq DESC LIMIT ?'),
+      historyBeforeTime: db.prepare(
+        'SELECT body FROM commands WHERE created_at < ? ORDER BY seq DESC LIMIT ?',
+      ),
       seqOf: db.prepare('SELECT seq FROM commands WHERE id = ?'),
       counts: db.prepare('SELECT state, COUNT(*) AS n FROM commands GROUP BY state'),
       audit: db.prepare(
@@ -139,7 +143,13 @@ export class Store {
   /** Replaces a command whose stored version is `next.version - 1`, with its audit entry, atomically. */
   update(next: Command, audit: AuditEntry): void {
     this.#db.transaction(() => {
-      const r = this.#stmts.update.run(next.phase.state, next.version, JSON.stringify(next), next.id, next.version - 1);
+      const r = this.#stmts.update.run(
+        next.phase.state,
+        next.version,
+        JSON.stringify(next),
+        next.id,
+        next.version - 1,
+      );
       if (r.changes !== 1) throw new Error(`store: command ${next.id} is not at version ${next.version - 1}`);
       this.#appendAudit(audit);
     })();

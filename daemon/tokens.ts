@@ -22,7 +22,9 @@ function fixedToken(env: NodeJS.ProcessEnv, name: string): string | undefined {
   const v = env[name];
   if (v === undefined || v === '') return undefined;
   if (v.length < 32 || /\s/.test(v)) {
-    throw new UsageError(`${name}: must be at least 32 characters without spaces, got ${v.length} characters`);
+    throw new UsageError(
+      `${name}: must be at least 32 characters without spaces, got ${v.length} characters`,
+    );
   }
   return v;
 }
@@ -53,7 +55,8 @@ export class Tokens {
     this.#paths = paths;
     this.#store = store;
     this.#env = env;
-    this.ownerToken = fixedToken(env, 'OGF_BROKER_OWNER_TOKEN') ?? readOrCreateSecret(paths.ownerToken, newToken);
+    this.ownerToken =
+      fixedToken(env, 'OGF_BROKER_OWNER_TOKEN') ?? readOrCreateSecret(paths.ownerToken, newToken);
     this.#ownerDigest = createHash('sha256').update(this.ownerToken).digest();
     const local = this.localMcpToken();
     const hash = hashToken(local);
@@ -64,7 +67,9 @@ export class Tokens {
 
   /** Client `local`'s MCP token (fixed by OGF_BROKER_MCP_TOKEN, else mcp.token, created when absent). */
   localMcpToken(): string {
-    return fixedToken(this.#env, 'OGF_BROKER_MCP_TOKEN') ?? readOrCreateSecret(this.#paths.mcpToken, newToken);
+    return (
+      fixedToken(this.#env, 'OGF_BROKER_MCP_TOKEN') ?? readOrCreateSecret(this.#paths.mcpToken, newToken)
+    );
   }
 
   /** Constant-time check of the owner token. */
@@ -88,11 +93,16 @@ export class Tokens {
     if (name === LOCAL_CLIENT) {
       if (rotate) {
         if (fixedToken(this.#env, 'OGF_BROKER_MCP_TOKEN') !== undefined) {
-          throw new UsageError('--rotate: client local is fixed by OGF_BROKER_MCP_TOKEN; change that variable instead');
+          throw new UsageError(
+            '--rotate: client local is fixed by OGF_BROKER_MCP_TOKEN; change that variable instead',
+          );
         }
         const token = newToken();
         writeSecretAtomically(this.#paths.mcpToken, token);
-        this.#store.setClientTokenHash(LOCAL_CLIENT, hashToken(token), iso(Date.now()), { kind: 'owner', name: actor });
+        this.#store.setClientTokenHash(LOCAL_CLIENT, hashToken(token), iso(Date.now()), {
+          kind: 'owner',
+          name: actor,
+        });
         return token;
       }
       return this.localMcpToken();

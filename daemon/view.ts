@@ -2,7 +2,7 @@
  * The owner's View of a command (contracts.md section 5): what every owner socket receives in
  * `snapshot`, `upsert` and `history`. Built from the stored command, so it cannot hold a session UUID.
  */
-import { type Command, type State, type Status, reasonOf, statusOf } from './lifecycle.js';
+import { type Command, reasonOf, type State, type Status, statusOf } from './lifecycle.js';
 import { type CommandResult, toResult } from './result.js';
 
 export interface View {

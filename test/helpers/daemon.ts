@@ -51,7 +51,11 @@ export interface StartOptions {
 }
 
 /** Waits until `pred()` is truthy, polling; throws with `what` after `timeoutMs`. */
-export async function waitFor<T>(pred: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 15_000): Promise<T> {
+export async function waitFor<T>(
+  pred: () => T | undefined | false | Promise<T | undefined | false>,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     const v = await pred();
@@ -72,10 +76,14 @@ export async function startDaemon(opts: StartOptions = {}): Promise<RunningDaemo
   const env: Record<string, string | undefined> = { ...process.env, ...opts.env };
   delete env.OGF_BROKER_CONFIG;
   if (!opts.env || !('OGF_BRIDGE_URL' in opts.env)) delete env.OGF_BRIDGE_URL;
-  const child = spawn(process.execPath, [CLI, 'start', '--data-dir', dataDir, '--port', '0', ...(opts.args ?? [])], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [CLI, 'start', '--data-dir', dataDir, '--port', '0', ...(opts.args ?? [])],
+    {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let err = '';
   let out = '';
   child.stderr!.on('data', (d: Buffer) => {

@@ -1,0 +1,453 @@
+/**
+ * The queue: the only writer of command state (architecture.md). Every change is `transition()` from
+ * lifecycle.ts, then one SQLite transaction (row + audit entry), then one event to every subscriber, in
+ * commit order. How an approved command runs is an Executor's business; the broker only orders launches
+ * (per-session FIFO, rule 6), commits `running` before the executor spawns (rule 3), and records the one
+ * outcome the executor reports.
+ */
+import { nanoid } from 'nanoid';
+import { type Clock, iso, systemClock } from './clock.js';
+import type { ActionResult, BrokerApi, SubmitRequest, SubmitResult } from './context.js';
+import type { ExecutionReport, Executor } from './executor.js';
+import { type Actor, type Command, type Event, isFinal, type State, transition } from './lifecycle.js';
+import { type Logger, silentLogger } from './log.js';
+import type { AuditEntry, Store } from './store.js';
+
+export interface BrokerDeps {
+  store: Store;
+  reviewTimeoutS: number;
+  /** Executors by tool. A tool without one cannot be submitted. */
+  executors: Partial<Record<Command['tool'], Executor>>;
+  clock?: Clock;
+  log?: Logger;
+  randomId?: () => string;
+}
+
+/** How long `close()` lets running children finish before it returns (issue 2: up to 10 s). */
+export const SHUTDOWN_GRACE_MS = 10_000;
+
+const DAEMON: Actor = { kind: 'daemon', name: 'daemon' };
+
+function sameRequest(c: Command, r: SubmitRequest): boolean {
+  return (
+    c.tool === r.tool &&
+    c.command === r.command &&
+    JSON.stringify(c.args) === JSON.stringify(r.args) &&
+    (c.justification ?? null) === (r.justification ?? null) &&
+    (c.session_key ?? null) === (r.session_key ?? null)
+  );
+}
+
+export class Broker implements BrokerApi {
+  readonly #store: Store;
+  readonly #clock: Clock;
+  readonly #log: Logger;
+  readonly #randomId: () => string;
+  readonly #reviewMs: number;
+  readonly #executors: BrokerDeps['executors'];
+  /** Every non-final command, in creation order. */
+  readonly #active = new Map<string, Command>();
+  /** Session secrets, in memory only (rule 4). */
+  readonly #secrets = new Map<string, unknown>();
+  readonly #timers = new Map<string, { cancel(): void }>();
+  /** Per-session FIFO (rule 6): approved ids waiting for their session's current launch to end. */
+  readonly #sessionQueues = new Map<string, string[]>();
+  readonly #busySessions = new Set<string>();
+  readonly #inFlight = new Set<Promise<void>>();
+  readonly #listeners = new Set<(c: Command) => void>();
+  /** `wait()` callers by command id, released when it turns final (or on their deadline). */
+  readonly #waiters = new Map<string, Set<() => void>>();
+  readonly #pendingEvents: Command[] = [];
+  #emitting = false;
+  #started = false;
+  #closing = false;
+
+  constructor(deps: BrokerDeps) {
+    this.#store = deps.store;
+    this.#clock = deps.clock ?? systemClock;
+    this.#log = deps.log ?? silentLogger;
+    this.#randomId = deps.randomId ?? (() => `c_${nanoid(21)}`);
+    this.#reviewMs = deps.reviewTimeoutS * 1000;
+    this.#executors = deps.executors;
+  }
+
+  /**
+   * Recovery (rules 3 and 4), then timers and launches rebuilt from the store: running → unknown;
+   * cues awaiting review or approved → secret not retained; other approved commands launch now (they
+   * never ran); other pending commands keep their original deadline.
+   */
+  start(): void {
+    if (this.#started) throw new Error('Broker.start() called twice');
+    this.#started = true;
+    const at = iso(this.#clock.now());
+    const recovered: Array<{ next: Command; audit: AuditEntry }> = [];
+    const survivors: Command[] = [];
+    for (const c of this.#store.active()) {
+      const r = transition(c, { type: 'restart', at });
+      if (r.ok) recovered.push({ next: r.command, audit: this.#auditOf(r.command, 'restart', DAEMON) });
+      else survivors.push(c);
+    }
+    if (recovered.length > 0) this.#store.updateMany(recovered);
+    for (const { next } of recovered) this.#logChange(next, DAEMON);
+    for (const c of survivors) {
+      this.#active.set(c.id, c);
+      if (c.phase.state === 'awaiting_review') this.#armExpiry(c);
+    }
+    for (const c of survivors) if (c.phase.state === 'approved') this.#scheduleLaunch(c);
+  }
+
+  submit(req: SubmitRequest): SubmitResult {
+    if (req.request_id !== undefined) {
+      const existing = this.#store.byRequest(req.client, req.request_id);
+      if (existing) {
+        if (sameRequest(existing, req)) return { ok: true, command: existing, created: false };
+        return {
+          ok: false,
+          code: 'RequestIdReused',
+          message: `request_id ${req.request_id} was already used by this client for different arguments (pending_id ${existing.id}); use a new request_id`,
+        };
+      }
+    }
+    if (req.tool === 'ogf_cue') {
+      // The twin rule (contract 3.1): an identical cue still PENDING is returned instead of queued again.
+      for (const c of this.#active.values()) {
+        if (c.tool === 'ogf_cue' && c.client === req.client && sameRequest(c, req)) {
+          return { ok: true, command: c, created: false };
+        }
+      }
+    }
+    const now = this.#clock.now();
+    const command: Command = {
+      id: this.#randomId(),
+      version: 1,
+      tool: req.tool,
+      command: req.command,
+      args: req.args,
+      display: req.display,
+      client: req.client,
+      created_at: iso(now),
+      review_expires_at: iso(now + this.#reviewMs),
+      phase: { state: 'awaiting_review' },
+    };
+    if (req.session_file !== undefined) command.session_file = req.session_file;
+    if (req.session_key !== undefined) command.session_key = req.session_key;
+    if (req.session_fingerprint !== undefined) command.session_fingerprint = req.session_fingerprint;
+    if (req.justification !== undefined) command.justification = req.justification;
+    if (req.request_id !== undefined) command.request_id = req.request_id;
+    const actor: Actor = { kind: 'client', name: req.client };
+    this.#store.insert(command, this.#auditOf(command, 'submit', actor));
+    if (req.secret !== undefined) this.#secrets.set(command.id, req.secret);
+    this.#active.set(command.id, command);
+    this.#armExpiry(command);
+    this.#logChange(command, actor);
+    this.#emit(command);
+    return { ok: true, command, created: true };
+  }
+
+  approve(id: string, version: number, by: string): ActionResult {
+    const r = this.#decide(id, version, { type: 'approve', at: iso(this.#clock.now()), by }, by);
+    if (r.ok) this.#scheduleLaunch(r.command);
+    return r;
+  }
+
+  deny(id: string, version: number, by: string, note?: string): ActionResult {
+    const event: Event = { type: 'deny', at: iso(this.#clock.now()), by };
+    if (note !== undefined) event.note = note;
+    return this.#decide(id, version, event, by);
+  }
+
+  cancel(id: string, by: string): ActionResult {
+    const c = this.get(id);
+    if (!c) return { ok: false, code: 'NotFound', message: `no command ${id}` };
+    if (c.phase.state !== 'awaiting_review') return { ok: true, command: c };
+    return this.#apply(c, { type: 'cancel', at: iso(this.#clock.now()), by }, { kind: 'client', name: by });
+  }
+
+  reconcile(id: string, outcome: 'delivered' | 'not_delivered', by: string, note?: string): ActionResult {
+    const c = this.get(id);
+    if (!c) return { ok: false, code: 'NotFound', message: `no command ${id}` };
+    const event: Event = { type: 'reconcile', at: iso(this.#clock.now()), by, outcome };
+    if (note !== undefined) event.note = note;
+    return this.#apply(c, event, { kind: 'owner', name: by });
+  }
+
+  get(id: string): Command | undefined {
+    return this.#active.get(id) ?? this.#store.get(id);
+  }
+
+  wait(id: string, seconds: number, signal?: AbortSignal): Promise<Command> {
+    const current = this.get(id);
+    if (!current) return Promise.reject(new Error(`no command ${id}`));
+    if (isFinal(current) || seconds <= 0 || signal?.aborted || this.#closing) return Promise.resolve(current);
+    return new Promise((resolve) => {
+      const finish = () => {
+        timer.cancel();
+        signal?.removeEventListener('abort', finish);
+        const set = this.#waiters.get(id);
+        set?.delete(finish);
+        if (set?.size === 0) this.#waiters.delete(id);
+        resolve(this.get(id) ?? current);
+      };
+      const set = this.#waiters.get(id) ?? new Set();
+      set.add(finish);
+      this.#waiters.set(id, set);
+      const timer = this.#clock.setTimeout(finish, seconds * 1000);
+      signal?.addEventListener('abort', finish, { once: true });
+    });
+  }
+
+  subscribe(listener: (command: Command) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  snapshot(finalLimit = 200): Command[] {
+    return [...this.#active.values()].reverse().concat(this.#store.recentFinal(finalLimit));
+  }
+
+  history(limit: number, before?: string): Command[] {
+    return this.#store.history(limit, before);
+  }
+
+  counts(): Partial<Record<State, number>> {
+    return this.#store.counts();
+  }
+
+  audit(entry: AuditEntry): void {
+    this.#store.audit(entry);
+  }
+
+  /** Number of launches in flight (for shutdown and tests). */
+  get running(): number {
+    return this.#inFlight.size;
+  }
+
+  /**
+   * Stops accepting launches, cancels expiry timers, lets running children finish for up to `graceMs`,
+   * and releases waiters with their current state. Idempotent.
+   */
+  async close(graceMs = SHUTDOWN_GRACE_MS): Promise<void> {
+    if (this.#closing) return;
+    this.#closing = true;
+    for (const t of this.#timers.values()) t.cancel();
+    this.#timers.clear();
+    if (this.#inFlight.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([...this.#inFlight]),
+        new Promise((r) => {
+          timer = setTimeout(r, graceMs);
+        }),
+      ]);
+      clearTimeout(timer);
+    }
+    for (const set of [...this.#waiters.values()]) for (const f of [...set]) f();
+  }
+
+  // ---- internals ----------------------------------------------------------------------------------
+
+  #decide(id: string, version: number, event: Event, by: string): ActionResult {
+    const c = this.get(id);
+    if (!c) return { ok: false, code: 'NotFound', message: `no command ${id}` };
+    // Contract 5: AlreadyDecided is checked first, then the version.
+    if (c.phase.state !== 'awaiting_review') {
+      return {
+        ok: false,
+        code: 'AlreadyDecided',
+        message: `command ${id} was already decided: it is ${c.phase.state}`,
+      };
+    }
+    if (version !== c.version) {
+      return {
+        ok: false,
+        code: 'VersionConflict',
+        message: `command ${id} is at version ${c.version}, not ${version}; look at it again before deciding`,
+      };
+    }
+    return this.#apply(c, event, { kind: 'owner', name: by });
+  }
+
+  /** transition → one transaction → one event. Rejections carry their code; nothing changes. */
+  #apply(c: Command, event: Event, actor: Actor): ActionResult {
+    const r = transition(c, event);
+    if (!r.ok) {
+      const code = r.code === 'NotReconcilable' ? 'NotReconcilable' : 'AlreadyDecided';
+      return { ok: false, code, message: r.message };
+    }
+    const next = r.command;
+    this.#store.update(next, this.#auditOf(next, event.type, actor, event));
+    if (isFinal(next)) {
+      this.#active.delete(next.id);
+      this.#secrets.delete(next.id);
+      this.#timers.get(next.id)?.cancel();
+      this.#timers.delete(next.id);
+    } else {
+      this.#active.set(next.id, next);
+    }
+    if (next.phase.state !== 'awaiting_review') {
+      this.#timers.get(next.id)?.cancel();
+      this.#timers.delete(next.id);
+    }
+    this.#logChange(next, actor);
+    this.#emit(next);
+    return { ok: true, command: next };
+  }
+
+  #auditOf(c: Command, action: string, actor: Actor, event?: Event): AuditEntry {
+    const detail: Record<string, unknown> = { state: c.phase.state, command: c.command };
+    if ('reason' in c.phase) detail.reason = c.phase.reason;
+    if (event && 'note' in event && event.note !== undefined) detail.note = event.note;
+    if (event?.type === 'reconcile') detail.outcome = event.outcome;
+    return { at: iso(this.#clock.now()), actor, action, command_id: c.id, version: c.version, detail };
+  }
+
+  #logChange(c: Command, actor: Actor): void {
+    const fields: Record<string, unknown> = {
+      id: c.id,
+      version: c.version,
+      command: c.command,
+      client: c.client,
+      state: c.phase.state,
+      actor: `${actor.kind}:${actor.name}`,
+    };
+    if ('reason' in c.phase) fields.reason = c.phase.reason;
+    this.#log.log('info', 'command', fields);
+  }
+
+  /** Delivers events in commit order even when a listener causes another change. */
+  #emit(c: Command): void {
+    this.#pendingEvents.push(c);
+    if (this.#emitting) return;
+    this.#emitting = true;
+    try {
+      for (let next = this.#pendingEvents.shift(); next; next = this.#pendingEvents.shift()) {
+        if (isFinal(next)) for (const f of [...(this.#waiters.get(next.id) ?? [])]) f();
+        for (const l of [...this.#listeners]) {
+          try {
+            l(next);
+          } catch (e) {
+            this.#log.log('error', 'listener_failed', { error: (e as Error).message });
+          }
+        }
+      }
+    } finally {
+      this.#emitting = false;
+    }
+  }
+
+  #armExpiry(c: Command): void {
+    if (this.#closing) return;
+    const ms = Date.parse(c.review_expires_at) - this.#clock.now();
+    const timer = this.#clock.setTimeout(() => {
+      this.#timers.delete(c.id);
+      const current = this.#active.get(c.id);
+      if (!current || this.#closing || current.phase.state !== 'awaiting_review') return;
+      try {
+        this.#apply(current, { type: 'expire', at: iso(this.#clock.now()) }, DAEMON);
+      } catch (e) {
+        // The store refused the write (read-only, disk full): retry shortly rather than lose the expiry.
+        this.#log.log('error', 'commit_failed', { id: c.id, error: (e as Error).message });
+        this.#armExpiryRetry(current);
+      }
+    }, ms);
+    this.#timers.set(c.id, timer);
+  }
+
+  #armExpiryRetry(c: Command): void {
+    this.#timers.set(
+      c.id,
+      this.#clock.setTimeout(() => {
+        this.#timers.delete(c.id);
+        const current = this.#active.get(c.id);
+        if (current && !this.#closing) this.#armExpiry(current);
+      }, 1000),
+    );
+  }
+
+  #scheduleLaunch(c: Command): void {
+    const key = c.session_key;
+    if (key === undefined) {
+      this.#launch(c.id);
+      return;
+    }
+    const queue = this.#sessionQueues.get(key) ?? [];
+    queue.push(c.id);
+    this.#sessionQueues.set(key, queue);
+    this.#pumpSession(key);
+  }
+
+  #pumpSession(key: string): void {
+    if (this.#busySessions.has(key)) return;
+    const queue = this.#sessionQueues.get(key);
+    const id = queue?.shift();
+    if (queue && queue.length === 0) this.#sessionQueues.delete(key);
+    if (id === undefined) return;
+    this.#busySessions.add(key);
+    this.#launch(id, () => {
+      this.#busySessions.delete(key);
+      this.#pumpSession(key);
+    });
+  }
+
+  #launch(id: string, after?: () => void): void {
+    const run = this.#execute(id)
+      .catch((e: unknown) => {
+        // A failed commit after the child ran leaves it `running` in the store: the next start marks it
+        // unknown/DaemonRestarted (rule 3), which is the truth — the effect may have happened.
+        this.#log.log('error', 'commit_failed', { id, error: (e as Error).message });
+      })
+      .finally(() => {
+        this.#inFlight.delete(run);
+        after?.();
+      });
+    this.#inFlight.add(run);
+  }
+
+  async #execute(id: string): Promise<void> {
+    const c = this.#active.get(id);
+    if (!c || c.phase.state !== 'approved') return;
+    const executor = this.#executors[c.tool];
+    let report: ExecutionReport;
+    if (this.#closing) return; // Rule 4: an approved command that never ran launches after the restart.
+    if (!executor) {
+      report = {
+        kind: 'aborted',
+        reason: 'LaunchFailed',
+        detail: `No executor is configured for ${c.command}.`,
+      };
+    } else {
+      const markRunning = (): boolean => {
+        if (this.#closing) return false;
+        const cur = this.#active.get(id);
+        if (!cur) return false;
+        try {
+          return this.#apply(cur, { type: 'start', at: iso(this.#clock.now()) }, DAEMON).ok;
+        } catch (e) {
+          // Rule 3: if `running` cannot be made durable, nothing is spawned.
+          this.#log.log('error', 'commit_failed', { id, error: (e as Error).message });
+          return false;
+        }
+      };
+      try {
+        report = await executor.execute(c, { secret: this.#secrets.get(id), markRunning });
+      } catch (e) {
+        report = {
+          kind: 'aborted',
+          reason: 'LaunchFailed',
+          detail: `The launch failed: ${(e as Error).message}.`,
+        };
+      }
+    }
+    const cur = this.#active.get(id);
+    if (!cur) return;
+    const at = iso(this.#clock.now());
+    if (report.kind === 'aborted') {
+      // A shutdown abort leaves the command approved: it never ran, so it launches after the restart.
+      if (cur.phase.state === 'approved' && !this.#closing) {
+        this.#apply(cur, { type: 'abort', at, reason: report.reason, detail: report.detail }, DAEMON);
+      }
+      return;
+    }
+    this.#apply(cur, { type: 'finish', at, result: report }, DAEMON);
+  }
+}

@@ -1,0 +1,136 @@
+/**
+ * The owner's command catalog (contracts.md 1.3): validates a caller's `args` against a command's params
+ * and builds the exact argv — literals, or one whole `{name}` placeholder per element; no shell is ever
+ * involved, so a param value is always exactly one argv element.
+ */
+import type { CatalogEntry, Config, ParamSpec } from './config.js';
+import type { CatalogApi, CatalogListing, PrepareResult } from './context.js';
+
+const PLACEHOLDER_RE = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
+
+function describe(value: unknown): string {
+  if (value === undefined) return 'nothing (it is required)';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return 'a string';
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'a non-finite number';
+  if (typeof value === 'boolean') return String(value);
+  return `an ${typeof value}`;
+}
+
+function accepts(spec: ParamSpec): string {
+  switch (spec.type) {
+    case 'string':
+      return `a string of at most ${spec.max_length} characters${spec.pattern ? ` matching ${spec.pattern}` : ''}`;
+    case 'integer':
+      return `an integer from ${spec.min} to ${spec.max}`;
+    case 'enum':
+      return `one of ${spec.values.map((v) => JSON.stringify(v)).join(', ')}`;
+  }
+}
+
+function valid(spec: ParamSpec, value: unknown): boolean {
+  switch (spec.type) {
+    case 'string':
+      return (
+        typeof value === 'string' &&
+        [...value].length <= spec.max_length &&
+        !value.includes('\0') &&
+        (spec.pattern === undefined || new RegExp(spec.pattern, 'u').test(value))
+      );
+    case 'integer':
+      return typeof value === 'number' && Number.isInteger(value) && value >= spec.min && value <= spec.max;
+    case 'enum':
+      return typeof value === 'string' && spec.values.includes(value);
+  }
+}
+
+/** The JSON Schema of a command's params, for `list_commands`. */
+export function paramsJsonSchema(entry: CatalogEntry): Record<string, unknown> {
+  const properties: Record<string, unknown> = {};
+  for (const [name, spec] of Object.entries(entry.params)) {
+    if (spec.type === 'string') {
+      properties[name] = {
+        type: 'string',
+        maxLength: spec.max_length,
+        ...(spec.pattern ? { pattern: spec.pattern } : {}),
+      };
+    } else if (spec.type === 'integer') {
+      properties[name] = { type: 'integer', minimum: spec.min, maximum: spec.max };
+    } else {
+      properties[name] = { type: 'string', enum: spec.values };
+    }
+  }
+  return { type: 'object', properties, required: Object.keys(entry.params), additionalProperties: false };
+}
+
+export class Catalog implements CatalogApi {
+  readonly #commands: Record<string, CatalogEntry>;
+
+  constructor(config: Pick<Config, 'commands'>) {
+    this.#commands = config.commands;
+  }
+
+  entry(name: string): CatalogEntry | undefined {
+    return Object.hasOwn(this.#commands, name) ? this.#commands[name] : undefined;
+  }
+
+  list(): CatalogListing[] {
+    return Object.entries(this.#commands).map(([name, e]) => ({
+      name,
+      description: e.description,
+      params_schema: paramsJsonSchema(e),
+      timeout_s: e.timeout_s,
+    }));
+  }
+
+  prepare(name: string, args: unknown, client: string): PrepareResult {
+    const entry = this.entry(name);
+    if (entry === undefined) {
+      const known = Object.keys(this.#commands);
+      return {
+        ok: false,
+        code: 'UnknownCommand',
+        message: `command must be a catalog name (${known.length ? known.join(', ') : 'the catalog is empty'}), got ${JSON.stringify(name).slice(0, 80)}`,
+      };
+    }
+    if (args === null || typeof args !== 'object' || Array.isArray(args)) {
+      return {
+        ok: false,
+        code: 'InvalidArguments',
+        message: `args must be an object of ${name}'s params, got ${describe(args)}`,
+      };
+    }
+    const given = args as Record<string, unknown>;
+    for (const key of Object.keys(given)) {
+      if (!Object.hasOwn(entry.params, key)) {
+        const names = Object.keys(entry.params);
+        return {
+          ok: false,
+          code: 'InvalidArguments',
+          message: `args.${key.slice(0, 64)} is not a param of ${name} (accepted: ${names.length ? names.join(', ') : 'none; pass {}'})`,
+        };
+      }
+    }
+    const clean: Record<string, unknown> = {};
+    for (const [param, spec] of Object.entries(entry.params)) {
+      const value = given[param];
+      if (!valid(spec, value)) {
+        return {
+          ok: false,
+          code: 'InvalidArguments',
+          message: `args.${param} must be ${accepts(spec)}, got ${describe(value)}`,
+        };
+      }
+      clean[param] = value;
+    }
+    const argv = entry.argv.map((el) => {
+      const m = PLACEHOLDER_RE.exec(el);
+      return m ? String(clean[m[1]!]) : el;
+    });
+    return {
+      ok: true,
+      request: { tool: 'run_command_wait', command: name, args: clean, display: argv, client },
+    };
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * `ogf-broker start`: the daemon in the foreground. Prints where it listens and the owner login URL on
+ * stdout (for the person); logs JSON lines on stderr (for machines; never a token). SIGTERM/SIGINT shut
+ * it down cleanly.
+ */
+import { parseFlags, stringFlag } from '../args.js';
+import { loadConfig } from '../config.js';
+import { Daemon } from '../daemon.js';
+import { createLogger } from '../log.js';
+
+export async function runStart(argv: string[]): Promise<number> {
+  const p = parseFlags('start', argv, {
+    'data-dir': { type: 'string' },
+    host: { type: 'string' },
+    port: { type: 'string' },
+    config: { type: 'string' },
+  });
+  const config = loadConfig({
+    dataDir: stringFlag(p, 'data-dir'),
+    host: stringFlag(p, 'host'),
+    port: stringFlag(p, 'port'),
+    config: stringFlag(p, 'config'),
+  });
+  const log = createLogger();
+  const daemon = new Daemon(config, { log });
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.log('info', 'signal', { signal });
+    daemon.close().then(
+      () => process.exit(0),
+      (e: unknown) => {
+        log.log('error', 'shutdown_failed', { error: (e as Error).message });
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  try {
+    const info = await daemon.start();
+    process.stdout.write(
+      [
+        `ogf-broker ${info.version} listening on ${info.url} (data dir ${config.dataDir})`,
+        `MCP endpoint: ${info.mcp_url}  (token: ogf-broker token mcp; see docs/clients.md)`,
+        `OGF Bridge: ${config.ogf_bridge ? config.ogf_bridge.url : 'off (set ogf_bridge.url in config or OGF_BRIDGE_URL)'}`,
+        'Owner panel — open this URL to log in:',
+        daemon.ownerLoginUrl,
+        '',
+      ].join('\n'),
+    );
+  } catch (e) {
+    await daemon.close().catch(() => {});
+    throw e;
+  }
+  return new Promise<number>(() => {
+    // Runs until a signal ends the process.
+  });
+}

@@ -1,0 +1,169 @@
+/**
+ * The long-lived daemon: owns the data dir, the store, the broker, the HTTP server and the edges.
+ * `start()` recovers from the store (rules 3 and 4), sweeps leftover session files, listens, mounts the
+ * MCP and owner edges, then writes `daemon.json` (contract 1.2). `close()` stops accepting, lets running
+ * children finish for up to 10 s, closes the store and removes `daemon.json`.
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Broker } from './broker.js';
+import { Catalog } from './catalog.js';
+import { CatalogExecutor } from './catalog-executor.js';
+import type { Config } from './config.js';
+import type { Edge, EdgeContext } from './context.js';
+import { createCueFeature } from './cues.js';
+import { type DaemonInfo, removeDaemonInfo, runningDaemon, writeDaemonInfo } from './daemon-info.js';
+import { type DataDir, openDataDir } from './datadir.js';
+import { UsageError } from './errors.js';
+import { createOrigins } from './http/origins.js';
+import { createHttpServer } from './http/server.js';
+import type { Logger } from './log.js';
+import { createMcpEdge } from './mcp/edge.js';
+import { createOwnerEdge } from './owner/edge.js';
+import { sweepRunDir } from './session-file.js';
+import { Store } from './store.js';
+import { Tokens } from './tokens.js';
+import { VERSION } from './version.js';
+
+export interface DaemonOptions {
+  env?: NodeJS.ProcessEnv;
+  log: Logger;
+}
+
+export class Daemon {
+  readonly #config: Config;
+  readonly #env: NodeJS.ProcessEnv;
+  readonly #log: Logger;
+  #paths: DataDir | undefined;
+  #store: Store | undefined;
+  #broker: Broker | undefined;
+  #server: Server | undefined;
+  #edges: Edge[] = [];
+  #tokens: Tokens | undefined;
+  #info: DaemonInfo | undefined;
+  #started = false;
+  #closed: Promise<void> | undefined;
+
+  constructor(config: Config, options: DaemonOptions) {
+    this.#config = config;
+    this.#env = options.env ?? process.env;
+    this.#log = options.log;
+  }
+
+  get info(): DaemonInfo | undefined {
+    return this.#info;
+  }
+
+  /** The owner login URL (contract 5): printed at start, never logged. */
+  get ownerLoginUrl(): string {
+    if (!this.#info || !this.#tokens) throw new Error('daemon not started');
+    return `${this.#info.url}/login#token=${this.#tokens.ownerToken}`;
+  }
+
+  async start(): Promise<DaemonInfo> {
+    if (this.#started) throw new Error('Daemon.start() called twice');
+    this.#started = true;
+    const config = this.#config;
+    const paths = openDataDir(config.dataDir);
+    this.#paths = paths;
+    const other = runningDaemon(paths.daemonJson);
+    if (other && other.pid !== process.pid) {
+      throw new UsageError(`already running: pid ${other.pid} serves this data dir at ${other.url}`);
+    }
+    const store = new Store(paths.db);
+    this.#store = store;
+    const tokens = new Tokens(paths, store, this.#env);
+    this.#tokens = tokens;
+    const swept = sweepRunDir(paths.run);
+    if (swept > 0) this.#log.log('warn', 'session_files_swept', { count: swept });
+
+    const catalog = new Catalog(config);
+    const cue = createCueFeature({ config, paths, log: this.#log });
+    const broker = new Broker({
+      store,
+      reviewTimeoutS: config.review_timeout_s,
+      executors: {
+        run_command_wait: new CatalogExecutor(catalog, config.output_limit_bytes),
+        ...(cue ? { ogf_cue: cue.executor } : {}),
+      },
+      log: this.#log,
+    });
+    this.#broker = broker;
+    broker.start();
+
+    let port = config.port;
+    const origins = createOrigins(config.public_url, () => port, config.host);
+    const ctx: EdgeContext = {
+      config,
+      paths,
+      broker,
+      catalog,
+      cues: cue?.cues,
+      tokens,
+      origins,
+      log: this.#log,
+      version: VERSION,
+    };
+    const server = createHttpServer({
+      origins,
+      log: this.#log,
+      routes: () => this.#edges.flatMap((e) => e.routes),
+      upgrades: () => this.#edges.flatMap((e) => e.upgrades),
+    });
+    this.#server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', (e: NodeJS.ErrnoException) =>
+        reject(
+          e.code === 'EADDRINUSE'
+            ? new UsageError(
+                `--port: ${config.host}:${config.port} is already in use; pick another port or --port 0`,
+              )
+            : e,
+        ),
+      );
+      server.listen(config.port, config.host, () => resolve());
+    });
+    port = (server.address() as AddressInfo).port;
+    this.#edges = [createMcpEdge(ctx), createOwnerEdge(ctx)];
+    const url = origins.url();
+    this.#info = {
+      pid: process.pid,
+      version: VERSION,
+      url,
+      mcp_url: `${url}/mcp`,
+      owner_url: `${url}/`,
+      started_at: new Date().toISOString(),
+    };
+    writeDaemonInfo(paths.daemonJson, this.#info);
+    this.#log.log('info', 'daemon_ready', {
+      url,
+      pid: process.pid,
+      version: VERSION,
+      ogf_bridge: config.ogf_bridge !== null,
+      commands: Object.keys(config.commands).length,
+    });
+    return this.#info;
+  }
+
+  /** Clean shutdown; safe to call twice. */
+  close(): Promise<void> {
+    this.#closed ??= this.#close();
+    return this.#closed;
+  }
+
+  async #close(): Promise<void> {
+    this.#log.log('info', 'daemon_stopping', {});
+    const server = this.#server;
+    const closedServer = server ? new Promise<void>((r) => server.close(() => r())) : Promise.resolve();
+    try {
+      await Promise.allSettled(this.#edges.map((e) => e.close()));
+      await this.#broker?.close();
+      server?.closeAllConnections();
+      await closedServer;
+    } finally {
+      this.#store?.close();
+      if (this.#paths) removeDaemonInfo(this.#paths.daemonJson, process.pid);
+      this.#log.log('info', 'daemon_stopped', {});
+    }
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * Spawns one argv — never a shell (architecture rule 9) — with a reduced environment, keeps stdout and
+ * stderr up to a limit each, and enforces a deadline: SIGTERM, then SIGKILL `killGraceMs` later
+ * (contract 4). Reports what happened; mapping that to a lifecycle outcome is the executor's job.
+ */
+import { spawn } from 'node:child_process';
+
+export interface ProcessSpec {
+  file: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd?: string;
+  /** Milliseconds after spawn at which SIGTERM is sent. */
+  deadlineMs: number;
+  /** Milliseconds after SIGTERM at which SIGKILL is sent. */
+  killGraceMs: number;
+  outputLimitBytes: number;
+  /** Called once the child has been spawned (its pid exists). */
+  onSpawn?: (pid: number) => void;
+}
+
+export interface ProcessResult {
+  spawnError?: string;
+  exitCode: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+  outputTruncated: boolean;
+  killedAtDeadline: boolean;
+}
+
+/** PATH/HOME/LANG of this process (with safe fallbacks) plus `extra` (contract 1.3, 4). */
+export function minimalEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    HOME: process.env.HOME ?? '/',
+    LANG: process.env.LANG ?? 'C.UTF-8',
+  };
+  return { ...env, ...extra };
+}
+
+/** Collects up to `limit` bytes of a stream, remembering whether more came. */
+class Capture {
+  readonly #chunks: Buffer[] = [];
+  #size = 0;
+  truncated = false;
+  constructor(readonly limit: number) {}
+  add(chunk: Buffer): void {
+    const room = this.limit - this.#size;
+    if (room <= 0) {
+      this.truncated = true;
+      return;
+    }
+    const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+    if (part.length < chunk.length) this.truncated = true;
+    this.#chunks.push(part);
+    this.#size += part.length;
+  }
+  text(): string {
+    // A cut may split a UTF-8 sequence; the decoder replaces the broken tail rather than failing.
+    return Buffer.concat(this.#chunks).toString('utf8');
+  }
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+/** Runs one process to its end. Never rejects. */
+export function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
+  return new Promise((resolve) => {
+    const out = new Capture(spec.outputLimitBytes);
+    const err = new Capture(spec.outputLimitBytes);
+    let killedAtDeadline = false;
+    let termTimer: NodeJS.Timeout | undefined;
+    let killTimer: NodeJS.Timeout | undefined;
+    let settled = false;
+    const finish = (r: Omit<ProcessResult, 'stdout' | 'stderr' | 'outputTruncated' | 'killedAtDeadline'>) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(termTimer);
+      clearTimeout(killTimer);
+      resolve({
+        ...r,
+        stdout: out.text(),
+        stderr: err.text(),
+        outputTruncated: out.truncated || err.truncated,
+        killedAtDeadline,
+      });
+    };
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn(spec.file, spec.args, {
+        env: spec.env,
+        cwd: spec.cwd,
+        shell: false,
+        // Its own process group, so the deadline reaches grandchildren too.
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        windowsHide: true,
+      });
+    } catch (e) {
+      finish({ spawnError: (e as Error).message, exitCode: null, signal: null });
+      return;
+    }
+    child.stdout!.on('data', (d: Buffer) => out.add(d));
+    child.stderr!.on('data', (d: Buffer) => err.add(d));
+    child.once('error', (e: NodeJS.ErrnoException) => {
+      // 'error' without a pid means the program could not be started at all.
+      if (child.pid === undefined)
+        finish({ spawnError: `${e.code ?? 'Error'}: ${e.message}`, exitCode: null, signal: null });
+    });
+    child.once('spawn', () => {
+      spec.onSpawn?.(child.pid!);
+      termTimer = setTimeout(() => {
+        killedAtDeadline = true;
+        signalGroup(child.pid!, 'SIGTERM');
+        killTimer = setTimeout(() => signalGroup(child.pid!, 'SIGKILL'), spec.killGraceMs);
+      }, spec.deadlineMs);
+    });
+    // 'close' waits for the pipes too, so all output is in.
+    child.once('close', (code, signal) => finish({ exitCode: code, signal }));
+  });
+}

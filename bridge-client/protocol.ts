@@ -6,43 +6,41 @@
  * message as is: `intensity must be a number from 0 to 1, got a string`.
  */
 import { z } from 'zod';
+import {
+  ACTIONS,
+  CONTROL_RE,
+  codePoints,
+  type DeliverLine,
+  describeInput,
+  EMOTIONS,
+  GAZES,
+  MESSAGE_MAX_CODE_POINTS,
+  NACK_CODES,
+  TTL_DEFAULT_MS,
+  UUID_RE,
+} from './vocabulary.js';
 
-export const PROTOCOL = 'ogf-bridge/1';
-export const ACTIONS = ['none', 'wave', 'nod', 'shake_head', 'small_guts_pose', 'celebrate'] as const;
-export const EMOTIONS = ['neutral', 'happy', 'excited', 'curious', 'surprised', 'concerned', 'sad', 'proud'] as const;
-export const GAZES = ['neutral', 'user', 'content', 'away'] as const;
-export const MESSAGE_MAX_CODE_POINTS = 120;
-export const TTL_DEFAULT_MS = 3000;
-
-export type Action = (typeof ACTIONS)[number];
-export type Emotion = (typeof EMOTIONS)[number];
-export type Gaze = (typeof GAZES)[number];
-
-/** Describes a received value for an error message: `a string`, `true`, `null`, `an array`, `missing`. */
-export function describeInput(value: unknown): string {
-  if (value === undefined) return 'nothing (it is required)';
-  if (value === null) return 'null';
-  if (typeof value === 'boolean') return String(value);
-  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'a non-finite number';
-  if (typeof value === 'string') return 'a string';
-  if (Array.isArray(value)) return 'an array';
-  return `an ${typeof value}`;
-}
+// The words live in vocabulary.ts (no zod there, so the per-cue bridge client starts fast); re-exported
+// so every other module keeps importing them from here.
+export {
+  ACTIONS,
+  type Action,
+  describeInput,
+  EMOTIONS,
+  type Emotion,
+  GAZES,
+  type Gaze,
+  MESSAGE_MAX_CODE_POINTS,
+  PROTOCOL,
+  TTL_DEFAULT_MS,
+} from './vocabulary.js';
+export type { DeliverLine };
 
 /** A zod error callback that says `<field> must be <accepts>, got <what came>`. */
 export function mustBe(field: string, accepts: string) {
-  return { error: (issue: { input?: unknown }) => `${field} must be ${accepts}, got ${describeInput(issue.input)}` };
-}
-
-const UUID_RE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-// C0 controls, DEL and C1 controls (contract 3.3).
-// biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point.
-const CONTROL_RE = /[\u0000-\u001f\u007f-\u009f]/u;
-
-function codePoints(s: string): number {
-  let n = 0;
-  for (const _ of s) n++;
-  return n;
+  return {
+    error: (issue: { input?: unknown }) => `${field} must be ${accepts}, got ${describeInput(issue.input)}`,
+  };
 }
 
 /** A session UUID, lower-cased on entry (contract 3.3). */
@@ -152,12 +150,17 @@ export const cueAckFrame = z.object({
 export const cueNackFrame = z.object({
   type: z.literal('cue_nack'),
   cue_id: z.string(),
-  code: z.enum(['Busy', 'Expired', 'Invalid']),
+  code: z.enum(NACK_CODES),
   message: z.string().max(1024),
 });
 
 /** What the app may send to the client. */
-export const appFrame = z.discriminatedUnion('type', [welcomeFrame, bridgeErrorFrame, cueAckFrame, cueNackFrame]);
+export const appFrame = z.discriminatedUnion('type', [
+  welcomeFrame,
+  bridgeErrorFrame,
+  cueAckFrame,
+  cueNackFrame,
+]);
 /** What the client may send to the app. */
 export const clientFrame = z.discriminatedUnion('type', [helloFrame, cueFrame]);
 
@@ -170,13 +173,6 @@ export type CueNackFrame = z.infer<typeof cueNackFrame>;
 export type AppFrame = z.infer<typeof appFrame>;
 export type ClientFrame = z.infer<typeof clientFrame>;
 
-/** The one line `ogf-bridge-client deliver` prints (contract 4). */
-export interface DeliverLine {
-  outcome: 'delivered' | 'not_delivered' | 'unknown';
-  code: string;
-  detail: string;
-  ack?: CueAckFrame;
-}
 export const deliverLineSchema = z.object({
   outcome: z.enum(['delivered', 'not_delivered', 'unknown']),
   code: z.string(),

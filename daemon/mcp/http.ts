@@ -1,0 +1,221 @@
+/**
+ * Streamable HTTP at `/mcp` and the capability URL `/mcp/<token>` (contract 3). The daemon's server has
+ * already checked Host (403) before this route runs; here, in order: the MCP token (401, from
+ * `Authorization: Bearer` or the path), then a browser Origin when one is sent (403), then the body size
+ * (413), then the session, which must belong to the token's client (404 otherwise, like an unknown one).
+ * A token is never logged: the capability route is logged as `/mcp/<token>`.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { EdgeContext, HttpRoute } from '../context.js';
+import { createMcpServer } from './server.js';
+import { type McpSession, type SessionRegistry, sessionTag } from './sessions.js';
+import type { ToolHandler } from './tools.js';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+const CAPABILITY_RE = /^\/mcp\/([^/]+)$/;
+
+type Deps = Pick<EdgeContext, 'tokens' | 'origins' | 'log' | 'version'> & {
+  sessions: SessionRegistry;
+  handler: ToolHandler;
+  maxBodyBytes?: number;
+};
+
+function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers });
+  res.end(text);
+}
+
+function rpcError(code: number, message: string) {
+  return { jsonrpc: '2.0', error: { code, message }, id: null };
+}
+
+/** The token the request carries: the path segment of a capability URL, else the bearer header. */
+function presentedTokens(req: IncomingMessage, pathToken: string | undefined): string[] {
+  const out: string[] = [];
+  const auth = req.headers.authorization;
+  if (auth !== undefined) {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
+    // A malformed Authorization header counts as a wrong token, never as "none".
+    out.push(m?.[1] ?? '');
+  }
+  if (pathToken !== undefined) out.push(pathToken);
+  return out;
+}
+
+/**
+ * Reads the body up to `max` bytes; undefined when it is larger (the caller answers 413). Past the limit the
+ * rest is drained and dropped rather than buffered, so the 413 can still reach the client.
+ */
+function readBody(req: IncomingMessage, max: number): Promise<Buffer | undefined> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > max) {
+    req.resume();
+    return Promise.resolve(undefined);
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    req.on('data', (chunk: Buffer) => {
+      if (over) return;
+      size += chunk.length;
+      if (size > max) {
+        over = true;
+        chunks.length = 0;
+        resolve(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.once('end', () => {
+      if (!over) resolve(Buffer.concat(chunks));
+    });
+    req.once('error', reject);
+  });
+}
+
+/** The `/mcp` route for the daemon's HTTP server. */
+export function createMcpHttpRoute(deps: Deps): HttpRoute {
+  const { tokens, origins, log, sessions, handler } = deps;
+  const maxBody = deps.maxBodyBytes ?? MAX_BODY_BYTES;
+
+  async function openSession(
+    client: string,
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+  ): Promise<void> {
+    if (!(await sessions.makeRoom())) {
+      sendJson(res, 503, rpcError(-32000, 'Too many active MCP sessions; try again shortly.'), {
+        'retry-after': '5',
+      });
+      return;
+    }
+    const server = createMcpServer(handler, client, deps.version);
+    let session: McpSession | undefined;
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        session = { id, client, server, transport, lastSeen: Date.now(), active: 0 };
+        sessions.add(session);
+      },
+      onsessionclosed: (id) => sessions.forget(id),
+    });
+    transport.onclose = () => {
+      if (session !== undefined) sessions.forget(session.id);
+    };
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+    if (session === undefined) await server.close().catch(() => {});
+  }
+
+  return async (req, res, url) => {
+    const capability = CAPABILITY_RE.exec(url.pathname);
+    if (url.pathname !== '/mcp' && capability === null) return false;
+    const route = capability === null ? '/mcp' : '/mcp/<token>';
+    let pathToken: string | undefined;
+    if (capability !== null) {
+      try {
+        pathToken = decodeURIComponent(capability[1]!);
+      } catch {
+        pathToken = '';
+      }
+    }
+
+    // Auth first (contract 3: missing or wrong token → 401). Every presented token must name the same client.
+    const presented = presentedTokens(req, pathToken);
+    const clients = presented.map((t) => tokens.mcpClient(t));
+    const client = clients[0];
+    if (client === undefined || clients.some((c) => c !== client)) {
+      log.log('info', 'mcp_unauthorized', { route, method: req.method, token_given: presented.length > 0 });
+      sendJson(
+        res,
+        401,
+        rpcError(
+          -32001,
+          'Unauthorized: send Authorization: Bearer <mcp token>, or use the capability URL /mcp/<token>.',
+        ),
+        { 'www-authenticate': 'Bearer realm="ogf-broker"' },
+      );
+      return true;
+    }
+
+    const origin = req.headers.origin;
+    if (origin !== undefined && !origins.isAllowedOrigin(origin)) {
+      log.log('info', 'mcp_origin_refused', { route, client });
+      sendJson(res, 403, rpcError(-32002, 'Forbidden: this Origin may not use the MCP endpoint.'));
+      return true;
+    }
+
+    if (req.method !== 'POST' && req.method !== 'GET' && req.method !== 'DELETE') {
+      sendJson(res, 405, rpcError(-32000, 'Method not allowed: use POST, GET or DELETE.'), {
+        allow: 'POST, GET, DELETE',
+      });
+      return true;
+    }
+
+    let body: unknown;
+    if (req.method === 'POST') {
+      const raw = await readBody(req, maxBody);
+      if (raw === undefined) {
+        sendJson(res, 413, rpcError(-32000, `Request body too large: at most ${maxBody} bytes.`), {
+          connection: 'close',
+        });
+        return true;
+      }
+      try {
+        body = JSON.parse(raw.toString('utf8'));
+      } catch {
+        sendJson(res, 400, rpcError(-32700, 'Parse error: the body must be JSON-RPC 2.0 in JSON.'));
+        return true;
+      }
+    }
+
+    const sid = req.headers['mcp-session-id'];
+    if (typeof sid === 'string') {
+      const session = sessions.get(sid);
+      // Another client's session is answered exactly like an unknown one.
+      if (session === undefined || session.client !== client) {
+        sendJson(res, 404, rpcError(-32001, 'Session not found: initialize a new MCP session.'));
+        return true;
+      }
+      // Busy until the response closes: a POST answered as an SSE stream, or a GET stream, stays in flight.
+      res.once('close', sessions.begin(session));
+      try {
+        await session.transport.handleRequest(req, res, body);
+      } catch (e) {
+        log.log('warn', 'mcp_request_failed', {
+          route,
+          session: sessionTag(sid),
+          error: (e as Error).message,
+        });
+        sendJson(res, 500, rpcError(-32603, 'Internal error.'));
+      }
+      return true;
+    }
+
+    if (req.method === 'POST' && isInitializeRequest(body)) {
+      await openSession(client, req, res, body);
+      return true;
+    }
+    sendJson(
+      res,
+      400,
+      rpcError(-32000, 'Bad Request: send initialize first, then the Mcp-Session-Id it returns.'),
+    );
+    return true;
+  };
+}

@@ -1,0 +1,130 @@
+/**
+ * Stateful Streamable HTTP sessions (contract 3): one SDK transport and server per MCP session, owned by the
+ * client whose token opened it. Idle sessions are closed after `idleMs`; when `max` sessions exist, the one
+ * idle the longest is closed to make room (a session with a request in flight is never evicted).
+ */
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Logger } from '../log.js';
+
+export interface McpSession {
+  id: string;
+  client: string;
+  server: Server;
+  transport: StreamableHTTPServerTransport;
+  lastSeen: number;
+  /** Requests (including open GET streams) now being handled. */
+  active: number;
+}
+
+export interface SessionOptions {
+  max?: number;
+  idleMs?: number;
+  sweepMs?: number;
+  log: Logger;
+  now?: () => number;
+}
+
+/** A short, non-identifying tag for logs: enough to follow one session, useless to resume it. */
+export function sessionTag(id: string): string {
+  return id.slice(0, 8);
+}
+
+export class SessionRegistry {
+  readonly #sessions = new Map<string, McpSession>();
+  readonly #max: number;
+  readonly #idleMs: number;
+  readonly #log: Logger;
+  readonly #now: () => number;
+  readonly #timer: NodeJS.Timeout;
+  #closed = false;
+
+  constructor(opts: SessionOptions) {
+    this.#max = opts.max ?? 100;
+    this.#idleMs = opts.idleMs ?? 30 * 60_000;
+    this.#log = opts.log;
+    this.#now = opts.now ?? Date.now;
+    this.#timer = setInterval(() => this.sweep(), opts.sweepMs ?? 60_000);
+    this.#timer.unref();
+  }
+
+  get size(): number {
+    return this.#sessions.size;
+  }
+
+  get(id: string): McpSession | undefined {
+    return this.#sessions.get(id);
+  }
+
+  /** Registers an initialized session (the transport calls this once it has chosen the session id). */
+  add(session: McpSession): void {
+    if (this.#closed) {
+      void session.server.close();
+      return;
+    }
+    this.#sessions.set(session.id, session);
+    this.#log.log('info', 'mcp_session_opened', { client: session.client, session: sessionTag(session.id) });
+  }
+
+  /** Forgets a session whose transport closed (DELETE, eviction, shutdown). */
+  forget(id: string): void {
+    if (this.#sessions.delete(id)) this.#log.log('info', 'mcp_session_closed', { session: sessionTag(id) });
+  }
+
+  /** Marks a request on the session as started; call the returned function when it ends. */
+  begin(session: McpSession): () => void {
+    session.active++;
+    session.lastSeen = this.#now();
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      session.active--;
+      session.lastSeen = this.#now();
+    };
+  }
+
+  /**
+   * Makes room for one more session: evicts the session idle the longest when at the cap. Returns false
+   * when every session is busy (the caller answers 503 rather than drop a request in flight).
+   */
+  async makeRoom(): Promise<boolean> {
+    if (this.#sessions.size < this.#max) return true;
+    let oldest: McpSession | undefined;
+    for (const s of this.#sessions.values()) {
+      if (s.active === 0 && (oldest === undefined || s.lastSeen < oldest.lastSeen)) oldest = s;
+    }
+    if (oldest === undefined) return false;
+    await this.#evict(oldest, 'cap');
+    return true;
+  }
+
+  /** Closes sessions idle for longer than `idleMs`. */
+  sweep(): void {
+    if (this.#closed) return;
+    const cutoff = this.#now() - this.#idleMs;
+    for (const s of [...this.#sessions.values()]) {
+      if (s.active === 0 && s.lastSeen < cutoff) void this.#evict(s, 'idle');
+    }
+  }
+
+  async #evict(session: McpSession, why: 'idle' | 'cap'): Promise<void> {
+    this.#sessions.delete(session.id);
+    this.#log.log('info', 'mcp_session_evicted', {
+      client: session.client,
+      session: sessionTag(session.id),
+      why,
+    });
+    await session.server.close().catch(() => {});
+  }
+
+  /** Closes every session; harmless twice. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#timer);
+    const all = [...this.#sessions.values()];
+    this.#sessions.clear();
+    await Promise.all(all.map((s) => s.server.close().catch(() => {})));
+  }
+}

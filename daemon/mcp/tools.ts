@@ -1,0 +1,187 @@
+/**
+ * The five tools' behaviour (contracts.md 3), independent of the transport: validate the input in the
+ * product, hand the request to the broker, wait, and answer with contract 3.2's result as structuredContent
+ * plus text (one summary line, then the JSON). Both the HTTP sessions and the stdio front end reach the
+ * broker only through here (stdio relays to the daemon's HTTP endpoint).
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { iso } from '../clock.js';
+import type { EdgeContext } from '../context.js';
+import type { ToolErrorCode } from '../errors.js';
+import { type Command, isFinal } from '../lifecycle.js';
+import { type CommandResult, summaryLine, toResult } from '../result.js';
+import { parseToolInput } from './input.js';
+import { type ProgressSink, startProgress } from './progress.js';
+import { TOOL_NAMES, type ToolName } from './schemas.js';
+
+/** Who is calling and how to reach them while a call waits. */
+export interface CallContext {
+  /** The client name the MCP token belongs to (`local` for stdio). Recorded on every command. */
+  client: string;
+  /** Aborted when the client cancels the request or goes away: the wait ends, the command stays. */
+  signal: AbortSignal;
+  progress?: ProgressSink;
+}
+
+export type ToolDeps = Pick<EdgeContext, 'broker' | 'catalog' | 'cues' | 'log'>;
+
+export type ToolHandler = (
+  name: string,
+  args: Record<string, unknown> | undefined,
+  call: CallContext,
+) => Promise<CallToolResult>;
+
+/** True when `name` is one of our tools. */
+export function isToolName(name: string): name is ToolName {
+  return (TOOL_NAMES as readonly string[]).includes(name);
+}
+
+/** A tool-level refusal (contract 3.2): `isError`, text `<Code>: <field> must be <accepts>, got <what>`. */
+export function refusal(code: ToolErrorCode, message: string): CallToolResult {
+  const text = message.startsWith(`${code}:`) ? message : `${code}: ${message}`;
+  return { isError: true, content: [{ type: 'text', text }] };
+}
+
+/** Contract 3.2's result as both structured content and text. */
+export function resultContent(result: CommandResult | FeatureOffResult): CallToolResult {
+  const line = summaryLine({ command: 'ogf.cue', ...result });
+  return {
+    content: [{ type: 'text', text: `${line}\n${JSON.stringify(result)}` }],
+    structuredContent: result as unknown as Record<string, unknown>,
+  };
+}
+
+/** Contract 3.3: the feature-off answer is exactly these three fields (no pending_id, no command). */
+export interface FeatureOffResult {
+  status: 'DENIED';
+  reason: 'OgfBridgeNotConfigured';
+  detail: string;
+}
+
+const FEATURE_OFF_DETAIL =
+  'The OGF bridge is not configured on this broker (ogf_bridge in its config), so nothing was queued or sent.';
+
+const UNKNOWN_ID = (id: string) =>
+  `pending_id must name a command this client queued, got ${JSON.stringify(id)}, which it did not`;
+
+/** Builds the handler for `tools/call`. */
+export function createToolHandler(deps: ToolDeps): ToolHandler {
+  const { broker, catalog, log } = deps;
+
+  /** Watches a command until final or `seconds` pass (rule 7: then it is simply still PENDING). */
+  async function settle(command: Command, seconds: number, call: CallContext): Promise<CallToolResult> {
+    if (isFinal(command) || seconds === 0) return resultContent(toResult(command));
+    const stop = startProgress(call.progress, seconds, () => {
+      const now = broker.get(command.id) ?? command;
+      return `${now.command} ${now.id} is ${now.phase.state.replace('_', ' ')}; still waiting`;
+    });
+    try {
+      return resultContent(toResult(await broker.wait(command.id, seconds, call.signal)));
+    } finally {
+      stop();
+    }
+  }
+
+  function owned(id: string, client: string): Command | undefined {
+    const command = broker.get(id);
+    // Another client's command is answered exactly like a missing one (contract 3: visible only to its creator).
+    return command !== undefined && command.client === client ? command : undefined;
+  }
+
+  return async (name, rawArgs, call) => {
+    if (!isToolName(name)) {
+      return refusal('InvalidArguments', `name must be one of ${TOOL_NAMES.join(', ')}, got an unknown tool`);
+    }
+    const args = rawArgs ?? {};
+    switch (name) {
+      case 'ogf_cue': {
+        const input = parseToolInput('ogf_cue', args);
+        if (!input.ok) return refusal('InvalidArguments', input.message);
+        const cues = deps.cues;
+        if (cues === undefined) {
+          // Contract 3.3: at once, no command, nothing to the owners, but the audit log records it.
+          const { action, emotion, intensity, gaze, ttl_ms } = input.value;
+          broker.audit({
+            at: iso(Date.now()),
+            actor: { kind: 'client', name: call.client },
+            action: 'ogf_cue_refused',
+            detail: {
+              reason: 'OgfBridgeNotConfigured',
+              cue: {
+                action,
+                emotion,
+                intensity,
+                gaze,
+                ttl_ms,
+                message_given: input.value.message !== undefined,
+              },
+            },
+          });
+          log.log('info', 'mcp_cue_refused', { client: call.client, reason: 'OgfBridgeNotConfigured' });
+          return resultContent({
+            status: 'DENIED',
+            reason: 'OgfBridgeNotConfigured',
+            detail: FEATURE_OFF_DETAIL,
+          });
+        }
+        const submitted = broker.submit(cues.prepare(input.value, call.client));
+        if (!submitted.ok) return refusal('RequestIdReused', submitted.message);
+        return settle(submitted.command, input.value.wait_seconds, call);
+      }
+      case 'run_command_wait': {
+        const input = parseToolInput('run_command_wait', args);
+        if (!input.ok) return refusal('InvalidArguments', input.message);
+        const { command, justification, request_id, wait_seconds } = input.value;
+        const prepared = catalog.prepare(command, input.value.args, call.client);
+        if (!prepared.ok) return refusal(prepared.code, prepared.message);
+        const request = { ...prepared.request };
+        if (justification !== undefined) request.justification = justification;
+        if (request_id !== undefined) request.request_id = request_id;
+        const submitted = broker.submit(request);
+        if (!submitted.ok) {
+          return refusal(
+            'RequestIdReused',
+            `request_id must be new, or repeat its first request exactly (same command, args and justification), got ${JSON.stringify(request_id)}, already used by this client for a different request`,
+          );
+        }
+        return settle(submitted.command, wait_seconds, call);
+      }
+      case 'await_command_result': {
+        const input = parseToolInput('await_command_result', args);
+        if (!input.ok) return refusal('InvalidArguments', input.message);
+        const command = owned(input.value.pending_id, call.client);
+        if (command === undefined) return refusal('UnknownPendingId', UNKNOWN_ID(input.value.pending_id));
+        return settle(command, input.value.wait_seconds, call);
+      }
+      case 'cancel_command': {
+        const input = parseToolInput('cancel_command', args);
+        if (!input.ok) return refusal('InvalidArguments', input.message);
+        const id = input.value.pending_id;
+        if (owned(id, call.client) === undefined) return refusal('UnknownPendingId', UNKNOWN_ID(id));
+        const cancelled = broker.cancel(id, call.client);
+        if (!cancelled.ok) {
+          const current = broker.get(id);
+          if (current === undefined) return refusal('UnknownPendingId', UNKNOWN_ID(id));
+          return resultContent(toResult(current));
+        }
+        return resultContent(toResult(cancelled.command));
+      }
+      case 'list_commands': {
+        const input = parseToolInput('list_commands', args);
+        if (!input.ok) return refusal('InvalidArguments', input.message);
+        const listing = { commands: catalog.list(), ogf_bridge_configured: deps.cues !== undefined };
+        const names = listing.commands.map((c) => c.name).join(', ') || 'none';
+        const bridge = listing.ogf_bridge_configured ? 'configured' : 'not configured';
+        return {
+          content: [
+            {
+              type: 'text',
+              text: `${listing.commands.length} catalog command(s): ${names}; OGF bridge ${bridge}.\n${JSON.stringify(listing)}`,
+            },
+          ],
+          structuredContent: listing as unknown as Record<string, unknown>,
+        };
+      }
+    }
+  };
+}

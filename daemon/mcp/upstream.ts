@@ -1,0 +1,175 @@
+/**
+ * The stdio front end's link to the daemon of its data dir (contract 1.1 `mcp-stdio`): finds the running
+ * daemon through `daemon.json`, starts one in the background when none runs, and holds an SDK Client over
+ * Streamable HTTP to its `/mcp`, authenticated as client `local`. A daemon that restarted (its session is
+ * gone, or the port refused) is reconnected to once, transparently.
+ */
+import { spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { type DaemonInfo, runningDaemon } from '../daemon-info.js';
+import { dataDirPaths } from '../datadir.js';
+import { BrokerError } from '../errors.js';
+import type { Logger } from '../log.js';
+
+const CLI = fileURLToPath(new URL('../cli.js', import.meta.url));
+export const DAEMON_LOG = 'daemon.log';
+
+export interface UpstreamOptions {
+  dataDir: string;
+  version: string;
+  log: Logger;
+  env?: NodeJS.ProcessEnv;
+  /** How long to wait for a daemon we started to write daemon.json. */
+  startTimeoutMs?: number;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/** True when an error means the request never reached a live session, so sending it again is safe. */
+export function isReconnectable(e: unknown): boolean {
+  if (e instanceof StreamableHTTPError) return e.code === 404;
+  const cause = (e as { cause?: { code?: string } } | undefined)?.cause;
+  return cause?.code === 'ECONNREFUSED' || cause?.code === 'ECONNRESET';
+}
+
+export class Upstream {
+  readonly #opts: UpstreamOptions;
+  readonly #env: NodeJS.ProcessEnv;
+  #client: Promise<Client> | undefined;
+  #closed = false;
+
+  constructor(opts: UpstreamOptions) {
+    this.#opts = opts;
+    this.#env = opts.env ?? process.env;
+  }
+
+  /** The connected client, connecting (and starting the daemon) on first use. */
+  client(): Promise<Client> {
+    if (this.#closed) return Promise.reject(new BrokerError('Closed', 'mcp-stdio is shutting down'));
+    if (this.#client === undefined) {
+      const p = this.#connect();
+      this.#client = p;
+      // A failed connection is not cached: the next call tries again (the daemon may be up by then).
+      p.catch(() => {
+        if (this.#client === p) this.#client = undefined;
+      });
+    }
+    return this.#client;
+  }
+
+  /** Runs `fn` on the client; once more on a fresh connection when the daemon restarted under us. */
+  async call<T>(fn: (client: Client) => Promise<T>): Promise<T> {
+    const first = await this.client();
+    try {
+      return await fn(first);
+    } catch (e) {
+      if (!isReconnectable(e) || this.#closed) throw e;
+      this.#opts.log.log('info', 'mcp_stdio_reconnect', { reason: (e as Error).message });
+      if (this.#client !== undefined && (await this.#client.catch(() => undefined)) === first)
+        this.#client = undefined;
+      void first.close().catch(() => {});
+      return fn(await this.client());
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const c = this.#client;
+    this.#client = undefined;
+    if (c !== undefined) await (await c.catch(() => undefined))?.close().catch(() => {});
+  }
+
+  async #connect(): Promise<Client> {
+    const info = await this.#ensureDaemon();
+    const token = this.#token();
+    const client = new Client({ name: 'ogf-broker-mcp-stdio', version: this.#opts.version });
+    const transport = new StreamableHTTPClientTransport(new URL('/mcp', info.url), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    });
+    await client.connect(transport);
+    this.#opts.log.log('info', 'mcp_stdio_connected', { url: `${info.url}/mcp`, daemon_pid: info.pid });
+    return client;
+  }
+
+  /** Client `local`'s token: fixed by OGF_BROKER_MCP_TOKEN, else the daemon's `mcp.token` (contract 1.2). */
+  #token(): string {
+    const fixed = this.#env.OGF_BROKER_MCP_TOKEN;
+    if (fixed !== undefined && fixed !== '') return fixed;
+    const path = dataDirPaths(this.#opts.dataDir).mcpToken;
+    try {
+      return readFileSync(path, 'utf8').trim();
+    } catch (e) {
+      throw new BrokerError(
+        'NoToken',
+        `cannot read ${path} (${(e as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
+    }
+  }
+
+  /** The running daemon, or one started now in the background (its output goes to `<data-dir>/daemon.log`). */
+  async #ensureDaemon(): Promise<DaemonInfo> {
+    const paths = dataDirPaths(this.#opts.dataDir);
+    const running = runningDaemon(paths.daemonJson);
+    if (running !== undefined) return running;
+
+    // The daemon creates and checks the data dir itself; we only need it to exist for the log file.
+    mkdirSync(paths.root, { recursive: true, mode: 0o700 });
+    const logPath = join(paths.root, DAEMON_LOG);
+    const fd = openSync(logPath, 'a', 0o600);
+    let exit: string | undefined;
+    let exitAt = Number.POSITIVE_INFINITY;
+    try {
+      const child = spawn(process.execPath, [CLI, 'start', '--data-dir', paths.root], {
+        detached: true,
+        stdio: ['ignore', fd, fd],
+        env: this.#env,
+        shell: false,
+      });
+      child.once('exit', (code, signal) => {
+        exit = signal ?? `code ${code}`;
+        exitAt = Date.now();
+      });
+      child.once('error', (e) => {
+        exit = e.message;
+        exitAt = Date.now();
+      });
+      child.unref();
+      this.#opts.log.log('info', 'mcp_stdio_daemon_started', { pid: child.pid, log: logPath });
+    } finally {
+      closeSync(fd);
+    }
+
+    const end = Date.now() + (this.#opts.startTimeoutMs ?? 30_000);
+    for (;;) {
+      const info = runningDaemon(paths.daemonJson);
+      if (info !== undefined) return info;
+      // Ours may have lost a start race to another mcp-stdio's daemon ("already running"): give that one
+      // a moment to write daemon.json before giving up.
+      if (Date.now() > end || Date.now() - exitAt > 3000) {
+        throw new BrokerError(
+          'DaemonNotStarted',
+          `no ogf-broker daemon came up for ${paths.root}${exit === undefined ? '' : ` (it exited: ${exit})`}; ${lastLine(logPath)}`,
+        );
+      }
+      await sleep(50);
+    }
+  }
+}
+
+function lastLine(path: string): string {
+  try {
+    const lines = readFileSync(path, 'utf8').trim().split('\n');
+    return `see ${path}: ${lines.at(-1)?.slice(0, 300) ?? ''}`;
+  } catch {
+    return `see ${path}`;
+  }
+}

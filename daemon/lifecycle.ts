@@ -142,7 +142,8 @@ export type RejectionCode =
   | 'NotReconcilable'
   | 'NotStartable'
   | 'NotRunning'
-  | 'NothingToRecover';
+  | 'NothingToRecover'
+  | 'UnknownEvent';
 
 export type TransitionResult =
   | { ok: true; command: Command }
@@ -299,6 +300,8 @@ export function transition(command: Command, event: Event): TransitionResult {
     }
     case 'restart':
       return recover(command, event.at);
+    default:
+      return reject('UnknownEvent', command, `apply event ${String((event as { type?: unknown }).type)} to`);
   }
 }
 

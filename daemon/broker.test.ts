@@ -1,0 +1,366 @@
+/**
+ * The broker over a real SQLite file and real child processes (the catalog executor). Only time is
+ * faked, for review expiry and wait deadlines.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FakeClock } from '../test/helpers/fake-clock.js';
+import { Broker } from './broker.js';
+import { Catalog } from './catalog.js';
+import { CatalogExecutor } from './catalog-executor.js';
+import type { CatalogEntry } from './config.js';
+import type { SubmitRequest } from './context.js';
+import type { Command } from './lifecycle.js';
+import { Store } from './store.js';
+
+const node = process.execPath;
+let dir: string;
+let store: Store;
+let clock: FakeClock;
+let brokers: Broker[] = [];
+
+function entry(script: string, extra: Partial<CatalogEntry> = {}): CatalogEntry {
+  return { description: 'test', argv: [node, '-e', script], params: {}, timeout_s: 60, ...extra };
+}
+
+function makeBroker(commands: Record<string, CatalogEntry>, outputLimit = 65536): Broker {
+  const catalog = new Catalog({ commands });
+  const b = new Broker({
+    store,
+    reviewTimeoutS: 300,
+    executors: { run_command_wait: new CatalogExecutor(catalog, outputLimit) },
+    clock,
+  });
+  b.start();
+  brokers.push(b);
+  return b;
+}
+
+function request(command: string, extra: Partial<SubmitRequest> = {}): SubmitRequest {
+  return {
+    tool: 'run_command_wait',
+    command,
+    args: {},
+    display: [node, '-e', 'x'],
+    client: 'local',
+    ...extra,
+  };
+}
+
+/** The request the MCP edge would make for a catalog command: argv from the catalog. */
+function prepared(commands: Record<string, CatalogEntry>, name: string): SubmitRequest {
+  const p = new Catalog({ commands }).prepare(name, {}, 'local');
+  if (!p.ok) throw new Error(p.message);
+  return p.request;
+}
+
+function submit(
+  b: Broker,
+  commands: Record<string, CatalogEntry>,
+  name: string,
+  extra: Partial<SubmitRequest> = {},
+) {
+  const r = b.submit({ ...prepared(commands, name), ...extra });
+  if (!r.ok) throw new Error(r.message);
+  return r.command;
+}
+
+async function final(b: Broker, id: string): Promise<Command> {
+  for (let i = 0; i < 400; i++) {
+    const c = b.get(id)!;
+    if (['succeeded', 'denied', 'failed', 'unknown'].includes(c.phase.state)) return c;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`command ${id} did not finish`);
+}
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'ogf-broker-'));
+  store = new Store(join(dir, 'broker.db'));
+  clock = new FakeClock();
+  brokers = [];
+});
+
+afterEach(async () => {
+  for (const b of brokers) await b.close(100);
+  store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('decisions', () => {
+  it('approve checks AlreadyDecided first, then VersionConflict; unknown ids are NotFound', () => {
+    const cmds = { ok: entry('') };
+    const b = makeBroker(cmds);
+    const c = submit(b, cmds, 'ok');
+    expect(c).toMatchObject({ version: 1, phase: { state: 'awaiting_review' } });
+    expect(b.approve(c.id, 7, 'owner')).toMatchObject({ ok: false, code: 'VersionConflict' });
+    expect(b.deny(c.id, 1, 'owner', 'no')).toMatchObject({ ok: true });
+    expect(b.approve(c.id, 7, 'owner')).toMatchObject({ ok: false, code: 'AlreadyDecided' });
+    expect(b.approve(c.id, 2, 'owner')).toMatchObject({ ok: false, code: 'AlreadyDecided' });
+    expect(b.approve('c_nope12345', 1, 'owner')).toMatchObject({ ok: false, code: 'NotFound' });
+    expect(b.get(c.id)!.phase).toMatchObject({ state: 'denied', reason: 'OwnerDenied', owner_note: 'no' });
+  });
+
+  it('two approvals of one command: one launch, the other AlreadyDecided (rule 5)', async () => {
+    const marker = join(dir, 'ran');
+    const cmds = { once: entry(`require('fs').appendFileSync(${JSON.stringify(marker)}, 'x')`) };
+    const b = makeBroker(cmds);
+    const c = submit(b, cmds, 'once');
+    const results = [b.approve(c.id, 1, 'tab1'), b.approve(c.id, 1, 'tab2')];
+    expect(results.map((r) => (r.ok ? 'ok' : r.code))).toEqual(['ok', 'AlreadyDecided']);
+    expect((await final(b, c.id)).phase.state).toBe('succeeded');
+    expect(readFileSync(marker, 'utf8')).toBe('x');
+  });
+
+  it('a denied, expired or cancelled command never launches (rule 1)', async () => {
+    const marker = join(dir, 'ran');
+    const cmds = { touch: entry(`require('fs').appendFileSync(${JSON.stringify(marker)}, 'x')`) };
+    const b = makeBroker(cmds);
+    const denied = submit(b, cmds, 'touch');
+    const expired = submit(b, cmds, 'touch');
+    const cancelled = submit(b, cmds, 'touch');
+    b.deny(denied.id, 1, 'owner');
+    b.cancel(cancelled.id, 'local');
+    clock.advance(300_000);
+    expect(b.get(expired.id)!.phase).toMatchObject({ state: 'denied', reason: 'ReviewExpired' });
+    expect(b.get(cancelled.id)!.phase).toMatchObject({ state: 'denied', reason: 'CancelledByCaller' });
+    for (const c of [denied, expired, cancelled]) {
+      expect(b.approve(c.id, 2, 'owner')).toMatchObject({ ok: false, code: 'AlreadyDecided' });
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    expect(existsSync(marker)).toBe(false);
+    expect(b.running).toBe(0);
+  });
+
+  it('cancel after approval changes nothing and returns the current command', async () => {
+    const cmds = { ok: entry('') };
+    const b = makeBroker(cmds);
+    const c = submit(b, cmds, 'ok');
+    b.approve(c.id, 1, 'owner');
+    const r = b.cancel(c.id, 'local');
+    expect(r.ok && r.command.phase.state).not.toBe('denied');
+    expect((await final(b, c.id)).phase.state).toBe('succeeded');
+  });
+
+  it('reconcile only failed/unknown; the state stays and the record is added (rule 2)', async () => {
+    const cmds = { fail: entry('process.exit(3)'), ok: entry('') };
+    const b = makeBroker(cmds);
+    const f = submit(b, cmds, 'fail');
+    const s = submit(b, cmds, 'ok');
+    b.approve(f.id, 1, 'owner');
+    b.approve(s.id, 1, 'owner');
+    await final(b, f.id);
+    await final(b, s.id);
+    expect(b.reconcile(s.id, 'delivered', 'owner')).toMatchObject({ ok: false, code: 'NotReconcilable' });
+    expect(b.reconcile('c_missing1', 'delivered', 'owner')).toMatchObject({ ok: false, code: 'NotFound' });
+    const r = b.reconcile(f.id, 'not_delivered', 'owner', 'checked the log');
+    expect(r.ok && r.command.phase).toMatchObject({
+      state: 'failed',
+      reason: 'NonZeroExit',
+      reconciliations: [{ outcome: 'not_delivered', note: 'checked the log' }],
+    });
+  });
+});
+
+describe('launching real processes (contract 4)', () => {
+  it('exit 0 → succeeded with output; events in commit order with rising versions (rule 8)', async () => {
+    const cmds = { hello: entry("process.stdout.write('hi'); process.stderr.write('err')") };
+    const b = makeBroker(cmds);
+    const seen: Array<[string, number]> = [];
+    b.subscribe((c) => seen.push([c.phase.state, c.version]));
+    const c = submit(b, cmds, 'hello');
+    b.approve(c.id, 1, 'owner');
+    const done = await final(b, c.id);
+    expect(done.phase).toMatchObject({
+      state: 'succeeded',
+      outcome: { exit_code: 0, stdout: 'hi', stderr: 'err', output_truncated: false },
+    });
+    expect(seen).toEqual([
+      ['awaiting_review', 1],
+      ['approved', 2],
+      ['running', 3],
+      ['succeeded', 4],
+    ]);
+    expect(store.auditFor(c.id).map((a) => a.action)).toEqual(['submit', 'approve', 'start', 'finish']);
+  });
+
+  it('exit 3 → failed/NonZeroExit; a missing program → failed/LaunchFailed', async () => {
+    const cmds = {
+      three: entry('process.exit(3)'),
+      missing: { description: 'x', argv: ['/nonexistent/program-ogf'], params: {}, timeout_s: 5 },
+    };
+    const b = makeBroker(cmds);
+    const three = submit(b, cmds, 'three');
+    const missing = submit(b, cmds, 'missing');
+    b.approve(three.id, 1, 'owner');
+    b.approve(missing.id, 1, 'owner');
+    expect((await final(b, three.id)).phase).toMatchObject({
+      state: 'failed',
+      reason: 'NonZeroExit',
+      outcome: { exit_code: 3 },
+    });
+    expect((await final(b, missing.id)).phase).toMatchObject({ state: 'failed', reason: 'LaunchFailed' });
+  });
+
+  it('past its deadline: SIGTERM, then SIGKILL 5 s later → unknown/KilledAtDeadline', async () => {
+    const cmds = {
+      stubborn: entry("process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)", { timeout_s: 1 }),
+    };
+    const b = makeBroker(cmds);
+    const c = submit(b, cmds, 'stubborn');
+    b.approve(c.id, 1, 'owner');
+    const done = await final(b, c.id);
+    expect(done.phase).toMatchObject({
+      state: 'unknown',
+      reason: 'KilledAtDeadline',
+      outcome: { signal: 'SIGKILL' },
+    });
+  }, 20_000);
+
+  it('keeps output up to output_limit_bytes and says it was cut', async () => {
+    const cmds = {
+      loud: entry("process.stdout.write('a'.repeat(5000)); process.stderr.write('b'.repeat(10))"),
+    };
+    const b = makeBroker(cmds, 1024);
+    const c = submit(b, cmds, 'loud');
+    b.approve(c.id, 1, 'owner');
+    const done = await final(b, c.id);
+    expect(done.phase.state).toBe('succeeded');
+    if (done.phase.state !== 'succeeded') return;
+    expect(done.phase.outcome.stdout).toHaveLength(1024);
+    expect(done.phase.outcome.stderr).toBe('bbbbbbbbbb');
+    expect(done.phase.outcome.output_truncated).toBe(true);
+  });
+
+  it('runs with PATH/HOME/LANG plus the entry env only', async () => {
+    process.env.OGF_SHOULD_NOT_LEAK = 'leak';
+    const cmds = {
+      env: entry('process.stdout.write(Object.keys(process.env).sort().join(","))', { env: { EXTRA: '1' } }),
+    };
+    const b = makeBroker(cmds);
+    const c = submit(b, cmds, 'env');
+    b.approve(c.id, 1, 'owner');
+    const done = await final(b, c.id);
+    delete process.env.OGF_SHOULD_NOT_LEAK;
+    expect(done.phase.state === 'succeeded' && done.phase.outcome.stdout).toBe('EXTRA,HOME,LANG,PATH');
+  });
+
+  it('per-session FIFO: launches of one session never overlap and follow approval order (rule 6)', async () => {
+    const log = join(dir, 'log');
+    const script = (tag: string) =>
+      `const fs=require('fs');fs.appendFileSync(${JSON.stringify(log)},'start ${tag}\\n');setTimeout(()=>fs.appendFileSync(${JSON.stringify(log)},'end ${tag}\\n'),150)`;
+    const cmds = { a: entry(script('a')), b: entry(script('b')), c: entry(script('c')) };
+    const b = makeBroker(cmds);
+    const ids = ['a', 'b', 'c'].map((n) => submit(b, cmds, n, { session_key: 'k1' }).id);
+    // Approve in the order c, a, b.
+    for (const i of [2, 0, 1]) b.approve(ids[i]!, 1, 'owner');
+    for (const id of ids) await final(b, id);
+    expect(readFileSync(log, 'utf8').trim().split('\n')).toEqual([
+      'start c',
+      'end c',
+      'start a',
+      'end a',
+      'start b',
+      'end b',
+    ]);
+  });
+});
+
+describe('waiting and idempotency', () => {
+  it('wait resolves at the first final state, or at its deadline with the PENDING command (rule 7)', async () => {
+    const cmds = { ok: entry('') };
+    const b = makeBroker(cmds);
+    const c = submit(b, cmds, 'ok');
+    const early = b.wait(c.id, 10);
+    clock.advance(10_000);
+    expect((await early).phase.state).toBe('awaiting_review');
+    const late = b.wait(c.id, 60);
+    b.approve(c.id, 1, 'owner');
+    expect((await late).phase.state).toBe('succeeded');
+    expect((await b.wait(c.id, 0)).phase.state).toBe('succeeded');
+  });
+
+  it('request_id: the same request returns the existing command; different arguments are refused', () => {
+    const cmds = { a: entry(''), b: entry('') };
+    const b = makeBroker(cmds);
+    const first = submit(b, cmds, 'a', { request_id: 'r1' });
+    expect(b.submit({ ...prepared(cmds, 'a'), request_id: 'r1' })).toMatchObject({
+      ok: true,
+      created: false,
+      command: { id: first.id },
+    });
+    expect(b.submit({ ...request('b'), request_id: 'r1' })).toMatchObject({
+      ok: false,
+      code: 'RequestIdReused',
+    });
+    // Another client may use the same request_id.
+    expect(b.submit({ ...request('b'), request_id: 'r1', client: 'other' })).toMatchObject({
+      ok: true,
+      created: true,
+    });
+  });
+
+  it('an identical pending cue returns its twin instead of queueing another', () => {
+    const b = makeBroker({});
+    const cue: SubmitRequest = {
+      tool: 'ogf_cue',
+      command: 'ogf.cue',
+      args: { action: 'wave', emotion: 'happy', intensity: 0.5, gaze: 'user', ttl_ms: 3000 },
+      display: ['ogf-bridge-client'],
+      session_key: 'k',
+      client: 'local',
+      secret: 'not-stored',
+    };
+    const a = b.submit(cue);
+    const twin = b.submit(cue);
+    const other = b.submit({ ...cue, args: { ...cue.args, intensity: 0.6 } });
+    expect(a.ok && twin.ok && twin.command.id === a.command.id && !twin.created).toBe(true);
+    expect(other.ok && other.created).toBe(true);
+  });
+});
+
+describe('restart recovery (rules 3 and 4)', () => {
+  it('running → unknown/DaemonRestarted; cues lose their secret; approved catalog commands launch; others keep their deadline', async () => {
+    const marker = join(dir, 'ran');
+    const cmds = { touch: entry(`require('fs').appendFileSync(${JSON.stringify(marker)}, 'x')`) };
+    // A first broker without executors leaves an approved command that never launched.
+    const first = new Broker({ store, reviewTimeoutS: 300, executors: {}, clock });
+    first.start();
+    const approved = first.submit(prepared(cmds, 'touch'));
+    const waiting = first.submit(request('touch'));
+    const cue = first.submit({ ...request('ogf.cue'), tool: 'ogf_cue', session_key: 'k', secret: 's' });
+    const running = first.submit(request('touch'));
+    if (!approved.ok || !waiting.ok || !cue.ok || !running.ok) throw new Error('submit');
+    // Simulate the durable states a killed daemon leaves behind.
+    await first.close(0);
+    const a = store.get(approved.command.id)!;
+    store.update(
+      { ...a, version: 2, phase: { state: 'approved', decided_at: a.created_at, decided_by: 'owner' } },
+      { at: a.created_at, actor: { kind: 'owner', name: 'o' }, action: 'approve' },
+    );
+    const r = store.get(running.command.id)!;
+    store.update(
+      {
+        ...r,
+        version: 2,
+        phase: { state: 'running', decided_at: r.created_at, decided_by: 'o', started_at: r.created_at },
+      },
+      { at: r.created_at, actor: { kind: 'daemon', name: 'd' }, action: 'start' },
+    );
+
+    clock.advance(1000);
+    const b = makeBroker(cmds);
+    expect(b.get(running.command.id)!.phase).toMatchObject({ state: 'unknown', reason: 'DaemonRestarted' });
+    expect(b.get(cue.command.id)!.phase).toMatchObject({
+      state: 'denied',
+      reason: 'SessionSecretNotRetained',
+    });
+    expect(b.get(waiting.command.id)!.review_expires_at).toBe(waiting.command.review_expires_at);
+    expect((await final(b, approved.command.id)).phase.state).toBe('succeeded');
+    expect(readFileSync(marker, 'utf8')).toBe('x'); // the approved one ran once; the running one never again
+    clock.advance(299_000);
+    expect(b.get(waiting.command.id)!.phase).toMatchObject({ state: 'denied', reason: 'ReviewExpired' });
+  });
+});

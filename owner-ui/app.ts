@@ -1,1 +1,325 @@
-export {};
+/**
+ * The owner panel (contracts.md 5, issue 4): the queue (newest first), what is in progress, and the
+ * history with filters, all kept live from the owner WebSocket. A decided card updates on every tab
+ * because every tab renders only what the daemon sends; a refusal (another tab decided first, the request
+ * changed) is explained on the card. New requests raise a title badge and, when allowed, a desktop
+ * notification. Keyboard: j/k move, a approves, d denies (with the note), n edits the note, ? helps.
+ */
+import type { ServerMessage, View } from '../daemon/owner/messages.js';
+import { buildCard, countdownText } from './card.js';
+import { type ConnectionState, OwnerConnection } from './connection.js';
+import { byId, el } from './dom.js';
+
+const views = new Map<string, View>();
+const cards = new Map<string, { node: HTMLElement; version: number; message: string | undefined }>();
+const requests = new Map<string, { id: string; action: string }>();
+const notified = new Set<string>();
+let skewMs = 0;
+let synced = false;
+let nextReq = 1;
+
+const queueEl = byId('queue');
+const historyEl = byId('history');
+const statusFilter = byId<HTMLSelectElement>('filter-status');
+const clientFilter = byId<HTMLSelectElement>('filter-client');
+const connEl = byId('connection');
+const retryBtn = byId<HTMLButtonElement>('retry');
+const notifyBtn = byId<HTMLButtonElement>('enable-notifications');
+const toastEl = byId('toast');
+
+const conn = new OwnerConnection({ onState: showConnection, onMessage });
+
+function isFinal(v: View): boolean {
+  return v.status !== 'PENDING';
+}
+
+function newestFirst(a: View, b: View): number {
+  return a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : a.id < b.id ? 1 : -1;
+}
+
+/** What the owner typed into a card, so a rebuild (new version) does not lose it. */
+function typedNote(node: HTMLElement | undefined): string {
+  const input = node?.querySelector<HTMLInputElement>('input.note, input.reconcile-note');
+  return input?.value ?? '';
+}
+
+function cardFor(v: View): HTMLElement {
+  const existing = cards.get(v.id);
+  if (existing !== undefined && existing.version === v.version) return existing.node;
+  const node = buildCard(v, skewMs, typedNote(existing?.node), existing?.message);
+  if (existing !== undefined) {
+    const hadFocus = existing.node.contains(document.activeElement);
+    existing.node.replaceWith(node);
+    if (hadFocus) node.focus();
+  }
+  cards.set(v.id, { node, version: v.version, message: existing?.message });
+  return node;
+}
+
+/** Puts `nodes` into `parent` in order, moving only what is out of place (keeps focus and typing). */
+function place(parent: HTMLElement, nodes: HTMLElement[]): void {
+  nodes.forEach((node, i) => {
+    if (parent.children[i] !== node) parent.insertBefore(node, parent.children[i] ?? null);
+  });
+  while (parent.children.length > nodes.length) parent.lastElementChild?.remove();
+}
+
+function render(): void {
+  const all = [...views.values()].sort(newestFirst);
+  const waiting = all.filter((v) => !isFinal(v));
+  const done = all.filter(isFinal);
+  place(queueEl, waiting.map(cardFor));
+  place(historyEl, done.map(cardFor));
+  for (const id of cards.keys()) if (!views.has(id)) cards.delete(id);
+  applyFilters(done);
+  const awaiting = waiting.filter((v) => v.state === 'awaiting_review').length;
+  document.title = awaiting > 0 ? `(${awaiting}) ogf-broker owner` : 'ogf-broker owner';
+  byId('queue-count').textContent = awaiting === 0 ? 'nothing waits for you' : `${awaiting} waiting for you`;
+  byId('queue-empty').hidden = waiting.length > 0;
+  const attention = done.filter(
+    (v) => (v.status === 'ERROR' || v.status === 'UNKNOWN') && !v.reconciliation,
+  ).length;
+  byId('attention').textContent = attention === 0 ? '' : `${attention} need reconciling`;
+}
+
+function applyFilters(done: View[]): void {
+  const clients = [...new Set([...views.values()].map((v) => v.client))].sort();
+  const current = clientFilter.value;
+  if (clientFilter.options.length - 1 !== clients.length) {
+    clientFilter.replaceChildren(
+      el('option', { value: '' }, 'all clients'),
+      ...clients.map((c) => el('option', { value: c }, c)),
+    );
+    clientFilter.value = clients.includes(current) ? current : '';
+  }
+  let shown = 0;
+  for (const v of done) {
+    const node = cards.get(v.id)?.node;
+    if (node === undefined) continue;
+    const okStatus = statusFilter.value === '' || statusFilter.value === v.status;
+    const okClient = clientFilter.value === '' || clientFilter.value === v.client;
+    node.hidden = !(okStatus && okClient);
+    if (!node.hidden) shown++;
+  }
+  byId('history-empty').hidden = shown > 0;
+}
+
+function notifyNew(v: View): void {
+  if (notified.has(v.id) || v.state !== 'awaiting_review') return;
+  notified.add(v.id);
+  if (!synced) return;
+  if ('Notification' in window && Notification.permission === 'granted') {
+    const n = new Notification('Approval needed', { body: `${v.client}: ${v.summary}`, tag: v.id });
+    n.onclick = () => {
+      window.focus();
+      cards.get(v.id)?.node.focus();
+    };
+  }
+}
+
+function onMessage(m: ServerMessage): void {
+  switch (m.type) {
+    case 'hello':
+      skewMs = Date.parse(m.server_time) - Date.now();
+      return;
+    case 'snapshot': {
+      // A fresh snapshot replaces everything: a reconnecting tab resyncs and misses nothing.
+      views.clear();
+      for (const v of m.commands) views.set(v.id, v);
+      for (const v of m.commands) notifyNew(v);
+      synced = true;
+      render();
+      return;
+    }
+    case 'upsert': {
+      const prev = views.get(m.command.id);
+      if (prev !== undefined && prev.version > m.command.version) return;
+      views.set(m.command.id, m.command);
+      notifyNew(m.command);
+      render();
+      return;
+    }
+    case 'history':
+      for (const v of m.commands) if (!views.has(v.id)) views.set(v.id, v);
+      byId<HTMLButtonElement>('older').disabled = m.commands.length === 0;
+      render();
+      return;
+    case 'reply':
+      onReply(m);
+      return;
+  }
+}
+
+const EXPLAIN: Record<string, string> = {
+  AlreadyDecided: 'Already decided elsewhere (another tab or the terminal) — the card shows what happened.',
+  VersionConflict: 'This request changed while you looked at it. Check the card again, then decide.',
+  NotFound: 'The daemon does not know this request any more.',
+  NotReconcilable: 'Only ERROR or UNKNOWN commands can be reconciled.',
+  BadMessage: 'The panel sent something the daemon refused; reload the page.',
+};
+
+function setCardMessage(id: string, text: string | undefined): void {
+  const entry = cards.get(id);
+  if (entry === undefined) return;
+  entry.message = text;
+  const p = entry.node.querySelector('.card-msg');
+  if (p !== null) p.textContent = text ?? '';
+}
+
+function onReply(m: Extract<ServerMessage, { type: 'reply' }>): void {
+  const req = m.req_id === null ? undefined : requests.get(m.req_id);
+  if (m.req_id !== null) requests.delete(m.req_id);
+  if (req === undefined) {
+    if (!m.ok) toast(`${m.error.code}: ${m.error.message}`);
+    return;
+  }
+  const node = cards.get(req.id)?.node;
+  for (const b of node?.querySelectorAll('button') ?? []) b.disabled = false;
+  if (m.ok) {
+    setCardMessage(req.id, undefined);
+    if (req.action === 'approve' || req.action === 'deny') focusNext(req.id);
+    return;
+  }
+  setCardMessage(req.id, `${m.error.code}: ${EXPLAIN[m.error.code] ?? ''} (${m.error.message})`);
+}
+
+function send(id: string, action: string, frame: Record<string, unknown>): void {
+  const req_id = `p${nextReq++}`;
+  if (!conn.send({ type: action, req_id, id, ...frame })) {
+    setCardMessage(id, 'Not connected: wait for the panel to reconnect, then try again.');
+    return;
+  }
+  requests.set(req_id, { id, action });
+  for (const b of cards.get(id)?.node.querySelectorAll('button') ?? []) b.disabled = true;
+}
+
+function act(card: HTMLElement, action: string): void {
+  const id = card.dataset.pendingId;
+  const v = id === undefined ? undefined : views.get(id);
+  if (v === undefined) return;
+  if (action === 'approve' && v.state === 'awaiting_review') send(v.id, 'approve', { version: v.version });
+  else if (action === 'deny' && v.state === 'awaiting_review') {
+    const note = card.querySelector<HTMLInputElement>('input.note')?.value.trim() ?? '';
+    send(v.id, 'deny', note === '' ? { version: v.version } : { version: v.version, note });
+  } else if (action === 'reconcile' && (v.status === 'ERROR' || v.status === 'UNKNOWN')) {
+    const outcome = card.querySelector<HTMLInputElement>('input[type=radio]:checked')?.value;
+    if (outcome === undefined) {
+      setCardMessage(v.id, 'Choose “delivered” or “not delivered” first.');
+      return;
+    }
+    const note = card.querySelector<HTMLInputElement>('input.reconcile-note')?.value.trim() ?? '';
+    send(v.id, 'reconcile', note === '' ? { outcome } : { outcome, note });
+  }
+}
+
+function visibleCards(): HTMLElement[] {
+  return [...document.querySelectorAll<HTMLElement>('article.card')].filter((c) => !c.hidden);
+}
+
+function focusNext(id: string): void {
+  const first = queueEl.querySelector<HTMLElement>(
+    `article.card.state-awaiting_review:not([data-pending-id="${id}"])`,
+  );
+  first?.focus();
+}
+
+function onKey(e: KeyboardEvent): void {
+  if (e.ctrlKey || e.metaKey || e.altKey) return;
+  const target = e.target as HTMLElement;
+  const card = target.closest<HTMLElement>('article.card');
+  if (target instanceof HTMLInputElement && target.type === 'text') {
+    if (e.key === 'Enter' && card !== null) {
+      e.preventDefault();
+      act(card, target.classList.contains('note') ? 'deny' : 'reconcile');
+    } else if (e.key === 'Escape' && card !== null) card.focus();
+    return;
+  }
+  if (target instanceof HTMLSelectElement || target instanceof HTMLTextAreaElement) return;
+  const list = visibleCards();
+  const at = card === null ? -1 : list.indexOf(card);
+  switch (e.key) {
+    case 'j':
+    case 'ArrowDown':
+      list[Math.min(list.length - 1, at + 1)]?.focus();
+      break;
+    case 'k':
+    case 'ArrowUp':
+      list[Math.max(0, at - 1)]?.focus();
+      break;
+    case 'a':
+      if (card !== null) act(card, 'approve');
+      break;
+    case 'd':
+      if (card !== null) act(card, 'deny');
+      break;
+    case 'n':
+      card?.querySelector<HTMLInputElement>('input.note, input.reconcile-note')?.focus();
+      break;
+    case '?':
+      byId('shortcuts').toggleAttribute('hidden');
+      break;
+    default:
+      return;
+  }
+  e.preventDefault();
+}
+
+function showConnection(s: ConnectionState): void {
+  connEl.dataset.state = s.kind;
+  retryBtn.hidden = s.kind !== 'waiting';
+  byId('logged-out').hidden = s.kind !== 'logged-out';
+  if (s.kind === 'live') connEl.textContent = 'Live: updates arrive as they happen';
+  else if (s.kind === 'connecting') connEl.textContent = 'Connecting…';
+  else if (s.kind === 'logged-out') connEl.textContent = 'Logged out';
+  else
+    connEl.textContent = `Disconnected: reconnecting in ${Math.max(0, Math.ceil((s.retryAt - Date.now()) / 1000))} s`;
+  if (s.kind !== 'live')
+    for (const b of document.querySelectorAll<HTMLButtonElement>('article.card button'))
+      b.disabled = s.kind === 'logged-out';
+}
+
+function tick(): void {
+  const now = Date.now() + skewMs;
+  for (const span of document.querySelectorAll<HTMLElement>('.countdown')) {
+    const left = Date.parse(span.dataset.expires ?? '') - now;
+    span.textContent = ` · ${countdownText(left)}`;
+    span.classList.toggle('soon', left < 60_000);
+  }
+}
+
+function toast(text: string): void {
+  toastEl.textContent = text;
+}
+
+function setupNotifications(): void {
+  const show = () => {
+    notifyBtn.hidden = !('Notification' in window) || Notification.permission !== 'default';
+  };
+  show();
+  notifyBtn.addEventListener('click', () => {
+    void Notification.requestPermission().then(show);
+  });
+}
+
+document.addEventListener('click', (e) => {
+  const button = (e.target as HTMLElement).closest<HTMLButtonElement>('button[data-action]');
+  const card = button?.closest<HTMLElement>('article.card');
+  if (button && card) act(card, button.dataset.action ?? '');
+});
+document.addEventListener('keydown', onKey);
+statusFilter.addEventListener('change', render);
+clientFilter.addEventListener('change', render);
+retryBtn.addEventListener('click', () => conn.retryNow());
+byId('older').addEventListener('click', () => {
+  const done = [...views.values()].filter(isFinal).sort(newestFirst);
+  const last = done.at(-1);
+  conn.send({ type: 'history', req_id: `h${nextReq++}`, limit: 100, ...(last ? { before: last.id } : {}) });
+});
+byId('logout').addEventListener('click', () => {
+  void fetch('/logout', { method: 'POST', credentials: 'same-origin' }).then(() =>
+    location.replace('/login'),
+  );
+});
+setupNotifications();
+window.setInterval(tick, 1000);
+conn.connect();

@@ -6,7 +6,7 @@
  */
 import WebSocket from 'ws';
 import { OWNER_WS_PATH } from './hub.js';
-import { PROTOCOL, type ServerMessage, type View } from './protocol.js';
+import { PROTOCOL, type ServerMessage, type View } from './messages.js';
 
 /** Why a connection could not be made, worded for a person at a terminal. */
 export class OwnerConnectError extends Error {

@@ -2,7 +2,7 @@
  * How the terminal shows a command: one header line (id, status in words, client, times) and the exact
  * argv that runs, so `ogf-broker list` tells the owner the same things the panel's card does.
  */
-import type { View } from './protocol.js';
+import type { View } from './messages.js';
 
 function stateWords(v: View): string {
   if (v.status === 'PENDING') return `PENDING (${(v.phase ?? v.state).replace('_', ' ')})`;

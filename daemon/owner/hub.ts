@@ -25,15 +25,8 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import type { ActionResult, EdgeContext, UpgradeRoute } from '../context.js';
 import type { Command } from '../lifecycle.js';
 import { toView } from '../view.js';
-import {
-  type ClientFrame,
-  HISTORY_DEFAULT,
-  MAX_FRAME_BYTES,
-  PROTOCOL,
-  parseClientFrame,
-  type ReplyCode,
-  type ServerMessage,
-} from './protocol.js';
+import { PROTOCOL, type ReplyCode, type ServerMessage } from './messages.js';
+import { type ClientFrame, HISTORY_DEFAULT, MAX_FRAME_BYTES, parseClientFrame } from './protocol.js';
 import type { OwnerSessions } from './sessions.js';
 
 export const OWNER_WS_PATH = '/owner/ws';

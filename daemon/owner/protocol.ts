@@ -1,17 +1,14 @@
 /**
  * The owner WebSocket protocol `ogf-broker-owner/1` (contracts.md section 5): zod schemas for what an
- * owner may send, and the types of what the server sends. The browser panel imports the TYPES only
- * (`import type`), so the schemas never ship to the browser and both sides agree on one definition.
+ * owner may send. What the server sends is typed in messages.ts, which the browser panel imports
+ * (types only), so the schemas and zod never ship to the browser and both sides agree on one definition.
  *
  * Every refusal names the field and what it accepts (`version must be an integer >= 1, got a string`),
  * the same wording the MCP edge uses, so an owner reading a BadMessage knows what to fix.
  */
 import { z } from 'zod';
 import { describeInput } from '../../bridge-client/protocol.js';
-import type { OwnerErrorCode } from '../errors.js';
-import type { View } from '../view.js';
 
-export const PROTOCOL = 'ogf-broker-owner/1';
 /** Frames over this many bytes close the socket with 1009 (contract 5). */
 export const MAX_FRAME_BYTES = 64 * 1024;
 /** `history` answers at most this many commands (contract 5). */
@@ -132,32 +129,3 @@ export function parseClientFrame(text: string): ParsedFrame {
   }
   return { ok: true, frame: parsed.data };
 }
-
-/** The codes a `reply` may carry. */
-export type ReplyCode = OwnerErrorCode;
-
-export interface HelloMessage {
-  type: 'hello';
-  protocol: typeof PROTOCOL;
-  server_time: string;
-}
-export interface SnapshotMessage {
-  type: 'snapshot';
-  commands: View[];
-}
-export interface UpsertMessage {
-  type: 'upsert';
-  command: View;
-}
-export type ReplyMessage =
-  | { type: 'reply'; req_id: string | null; ok: true }
-  | { type: 'reply'; req_id: string | null; ok: false; error: { code: ReplyCode; message: string } };
-export interface HistoryMessage {
-  type: 'history';
-  req_id: string;
-  commands: View[];
-}
-
-/** Everything the server sends an owner. */
-export type ServerMessage = HelloMessage | SnapshotMessage | UpsertMessage | ReplyMessage | HistoryMessage;
-export type { View };

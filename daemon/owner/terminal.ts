@@ -11,7 +11,7 @@ import { resolveDataDir } from '../config.js';
 import { UsageError } from '../errors.js';
 import { OwnerClient, OwnerConnectError } from './client.js';
 import { formatView } from './format.js';
-import type { View } from './protocol.js';
+import type { View } from './messages.js';
 
 const ID_RE = /^[A-Za-z0-9_-]{8,64}$/;
 

@@ -1,0 +1,37 @@
+/**
+ * What the daemon sends an owner over `/owner/ws` (contracts.md 5), as types. Kept free of zod and of
+ * Node APIs because the browser panel (`owner-ui/`) imports these types too.
+ */
+import type { OwnerErrorCode } from '../errors.js';
+import type { View } from '../view.js';
+
+export const PROTOCOL = 'ogf-broker-owner/1';
+
+/** The codes a `reply` may carry. */
+export type ReplyCode = OwnerErrorCode;
+
+export interface HelloMessage {
+  type: 'hello';
+  protocol: typeof PROTOCOL;
+  server_time: string;
+}
+export interface SnapshotMessage {
+  type: 'snapshot';
+  commands: View[];
+}
+export interface UpsertMessage {
+  type: 'upsert';
+  command: View;
+}
+export type ReplyMessage =
+  | { type: 'reply'; req_id: string | null; ok: true }
+  | { type: 'reply'; req_id: string | null; ok: false; error: { code: ReplyCode; message: string } };
+export interface HistoryMessage {
+  type: 'history';
+  req_id: string;
+  commands: View[];
+}
+
+/** Everything the server sends an owner. */
+export type ServerMessage = HelloMessage | SnapshotMessage | UpsertMessage | ReplyMessage | HistoryMessage;
+export type { View };

@@ -1,0 +1,248 @@
+/**
+ * One command as a card (contracts.md 5): `data-pending-id`, the exact argv, the state in words, who
+ * asked, the session fingerprint (never the session UUID: the View cannot hold it), the AI's
+ * justification, a live countdown while it waits, the cue in words and as a picture, the outcome once
+ * final, and real buttons whose accessible names begin with Approve / Deny / Reconcile. ERROR and UNKNOWN
+ * get Reconcile (delivered / not delivered + note), never a retry (rule 2).
+ */
+import type { View } from '../daemon/owner/messages.js';
+import { el } from './dom.js';
+import { actionWords, cueArgs, cueFace, gazeWords } from './face.js';
+
+const PHASE_WORDS: Record<string, string> = {
+  awaiting_review: 'waiting for your decision',
+  approved: 'approved, starting',
+  running: 'running',
+};
+
+const REASON_WORDS: Record<string, string> = {
+  OwnerDenied: 'denied by the owner',
+  ReviewExpired: 'nobody decided in time',
+  CancelledByCaller: 'cancelled by the AI',
+  OgfBridgeNotConfigured: 'the avatar bridge is not configured',
+  SessionSecretNotRetained: 'the daemon restarted and the cue secret was not kept',
+  LaunchFailed: 'could not be started',
+  NonZeroExit: 'exited with an error',
+  BridgeUnreachable: 'the avatar app could not be reached',
+  BridgeRejected: 'the avatar app refused it',
+  AvatarNotReady: 'the avatar was not ready',
+  CueExpired: 'the cue expired before delivery',
+  SessionFileRejected: 'the session file was refused',
+  DeliveryUnconfirmed: 'delivery was not confirmed',
+  KilledAtDeadline: 'killed at its deadline',
+  DaemonRestarted: 'the daemon restarted while it ran',
+};
+
+const STATUS_HINT: Record<string, string> = {
+  ERROR: 'It certainly did not take effect. Nothing is retried.',
+  UNKNOWN: 'It may or may not have taken effect: check, then record what happened. Nothing is replayed.',
+};
+
+/** The state in words, e.g. `PENDING · waiting for your decision`, `DENIED · ReviewExpired`. */
+export function stateWords(v: View): string {
+  if (v.status === 'PENDING') return `PENDING · ${PHASE_WORDS[v.state] ?? v.state}`;
+  return v.reason === undefined ? v.status : `${v.status} · ${v.reason}`;
+}
+
+/** `m:ss` (or `h:mm:ss`) until `ms` from now. */
+export function countdownText(ms: number): string {
+  if (ms <= 0) return 'review time is up';
+  const s = Math.ceil(ms / 1000);
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const sec = String(s % 60).padStart(2, '0');
+  return h > 0 ? `expires in ${h}:${String(m).padStart(2, '0')}:${sec}` : `expires in ${m}:${sec}`;
+}
+
+function time(iso: string | undefined): string {
+  if (iso === undefined) return '';
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleTimeString();
+}
+
+function argvBlock(v: View): HTMLElement {
+  // Each argv element in its own box, so the owner sees exactly where arguments begin and end.
+  const args = v.display.map((a) => el('code', { class: 'arg' }, a));
+  return el(
+    'div',
+    { class: 'argv', role: 'group', 'aria-label': 'Exact command line that will run' },
+    ...args,
+  );
+}
+
+function cueBlock(v: View): HTMLElement {
+  const c = cueArgs(v.args);
+  const message =
+    c.message === undefined
+      ? '(keeps what is shown)'
+      : c.message === null
+        ? '(clears the message)'
+        : `“${c.message}”`;
+  const row = (k: string, value: string) => [el('dt', {}, k), el('dd', {}, value)];
+  return el(
+    'div',
+    { class: 'cue' },
+    cueFace(c),
+    el(
+      'dl',
+      { class: 'cue-words' },
+      ...row('Emotion', c.emotion),
+      ...row('Action', actionWords(c.action)),
+      ...row('Gaze', gazeWords(c.gaze)),
+      ...row('Intensity', String(c.intensity)),
+      ...row('Message', message),
+      ...row('Lasts', `${(c.ttl_ms / 1000).toFixed(1)} s`),
+    ),
+  );
+}
+
+function outcomeBlock(v: View): HTMLElement | null {
+  const r = v.result;
+  if (r === undefined || v.status === 'PENDING') return null;
+  const parts: Array<HTMLElement | null> = [];
+  const reasonWords = v.reason === undefined ? '' : (REASON_WORDS[v.reason] ?? '');
+  if (r.detail !== undefined)
+    parts.push(el('p', { class: 'detail' }, reasonWords ? `${reasonWords}: ` : '', r.detail));
+  const hint = STATUS_HINT[v.status];
+  if (hint !== undefined) parts.push(el('p', { class: 'hint' }, hint));
+  if (r.owner_note !== undefined)
+    parts.push(el('p', { class: 'note-sent' }, 'Your note to the AI: ', r.owner_note));
+  const facts: string[] = [];
+  if (r.exit_code !== undefined) facts.push(`exit code ${r.exit_code}`);
+  if (r.signal !== undefined) facts.push(`signal ${r.signal}`);
+  if (r.finished_at !== undefined) facts.push(`finished ${time(r.finished_at)}`);
+  if (r.delivery !== undefined) facts.push(`shown by the avatar at ${time(r.delivery.applied_at)}`);
+  if (facts.length > 0) parts.push(el('p', { class: 'facts' }, facts.join(' · ')));
+  for (const stream of ['stdout', 'stderr'] as const) {
+    const text = r[stream];
+    if (text !== undefined && text !== '') {
+      parts.push(el('details', { class: 'output' }, el('summary', {}, stream), el('pre', {}, text)));
+    }
+  }
+  if (v.reconciliation !== undefined) {
+    const rec = v.reconciliation;
+    parts.push(
+      el(
+        'p',
+        { class: 'reconciled' },
+        `Reconciled: ${rec.outcome === 'delivered' ? 'it happened (delivered)' : 'it did not happen (not delivered)'}`,
+        rec.note === undefined ? '' : ` — ${rec.note}`,
+        ` (${time(rec.at)})`,
+      ),
+    );
+  }
+  return el('div', { class: 'outcome' }, ...parts);
+}
+
+function decideControls(v: View, note: string): HTMLElement {
+  const noteId = `note-${v.id}`;
+  const input = el('input', {
+    id: noteId,
+    class: 'note',
+    type: 'text',
+    maxlength: 2000,
+    placeholder: 'Optional note to the AI, sent with Deny',
+    autocomplete: 'off',
+  });
+  input.value = note;
+  return el(
+    'div',
+    { class: 'controls' },
+    el('label', { class: 'visually-hidden', for: noteId }, 'Note to the AI (optional, sent with Deny)'),
+    input,
+    el(
+      'button',
+      { type: 'button', class: 'approve', 'data-action': 'approve', 'aria-keyshortcuts': 'a' },
+      'Approve',
+    ),
+    el('button', { type: 'button', class: 'deny', 'data-action': 'deny', 'aria-keyshortcuts': 'd' }, 'Deny'),
+  );
+}
+
+function reconcileControls(v: View, note: string): HTMLElement {
+  const name = `outcome-${v.id}`;
+  const radio = (value: string, words: string) =>
+    el('label', { class: 'choice' }, el('input', { type: 'radio', name, value }), ` ${words}`);
+  const input = el('input', {
+    class: 'reconcile-note',
+    type: 'text',
+    maxlength: 2000,
+    placeholder: 'Note: what you checked',
+    'aria-label': 'Reconciliation note (optional)',
+    autocomplete: 'off',
+  });
+  input.value = note;
+  return el(
+    'fieldset',
+    { class: 'controls reconcile' },
+    el('legend', {}, 'What really happened?'),
+    radio('delivered', 'delivered (it happened)'),
+    radio('not_delivered', 'not delivered (it did not happen)'),
+    input,
+    el('button', { type: 'button', class: 'reconcile-btn', 'data-action': 'reconcile' }, 'Reconcile'),
+  );
+}
+
+/** Builds a card; `note` and `message` carry over what the owner typed and the last conflict text. */
+export function buildCard(v: View, skewMs: number, note: string, message: string | undefined): HTMLElement {
+  const titleId = `title-${v.id}`;
+  const attention = v.status === 'ERROR' || v.status === 'UNKNOWN';
+  const card = el(
+    'article',
+    {
+      class: `card status-${v.status} state-${v.state}${attention && v.reconciliation === undefined ? ' attention' : ''}`,
+      'data-pending-id': v.id,
+      'data-status': v.status,
+      'data-state': v.state,
+      'data-version': v.version,
+      'data-client': v.client,
+      tabindex: 0,
+      'aria-labelledby': titleId,
+    },
+    el(
+      'header',
+      {},
+      el(
+        'h3',
+        { id: titleId },
+        el('span', { class: 'cmd' }, v.command),
+        ' ',
+        el('span', { class: 'id' }, v.id),
+      ),
+      el('span', { class: `state-badge badge-${v.status}` }, stateWords(v)),
+    ),
+    el(
+      'p',
+      { class: 'meta' },
+      'Asked by ',
+      el('strong', { class: 'client' }, v.client),
+      ` at ${time(v.created_at)}`,
+      v.state === 'awaiting_review'
+        ? el(
+            'span',
+            { class: 'countdown', 'data-expires': v.review_expires_at, 'data-skew': skewMs },
+            ` · ${countdownText(Date.parse(v.review_expires_at) - (Date.now() + skewMs))}`,
+          )
+        : null,
+    ),
+    el('p', { class: 'summary' }, v.summary),
+    argvBlock(v),
+    v.session_fingerprint === undefined
+      ? null
+      : el('p', { class: 'session' }, 'Avatar session ', el('code', {}, v.session_fingerprint)),
+    v.justification === undefined
+      ? null
+      : el(
+          'blockquote',
+          { class: 'why' },
+          el('span', { class: 'why-label' }, 'Why the AI asks: '),
+          v.justification,
+        ),
+    v.tool === 'ogf_cue' ? cueBlock(v) : null,
+    outcomeBlock(v),
+    el('p', { class: 'card-msg', role: 'status', 'aria-live': 'polite' }, message ?? ''),
+    v.state === 'awaiting_review' ? decideControls(v, note) : null,
+    attention ? reconcileControls(v, note) : null,
+  );
+  return card;
+}

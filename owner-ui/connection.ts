@@ -1,0 +1,94 @@
+/**
+ * The panel's owner WebSocket: connects to `/owner/ws` on the page's own host (the session cookie
+ * authenticates it), reconnects with a growing delay when it drops, and tells the page its state so
+ * the owner always sees whether the queue on screen is live. Each (re)connect starts with a fresh
+ * `snapshot`, so a tab that was away misses nothing (contract 5).
+ *
+ * A browser cannot read the 401 of a refused upgrade, so after a failed connect we ask `/owner/session`:
+ * 401 there means the login ended (e.g. the daemon restarted) and reconnecting is pointless.
+ */
+import type { ServerMessage } from '../daemon/owner/messages.js';
+
+export type ConnectionState =
+  | { kind: 'connecting' }
+  | { kind: 'live' }
+  | { kind: 'waiting'; retryAt: number }
+  | { kind: 'logged-out' };
+
+export interface ConnectionEvents {
+  onState(state: ConnectionState): void;
+  onMessage(message: ServerMessage): void;
+}
+
+const MIN_DELAY_MS = 500;
+const MAX_DELAY_MS = 10_000;
+
+export class OwnerConnection {
+  readonly #events: ConnectionEvents;
+  #ws: WebSocket | undefined;
+  #delay = MIN_DELAY_MS;
+  #timer: number | undefined;
+
+  constructor(events: ConnectionEvents) {
+    this.#events = events;
+  }
+
+  /** Opens the socket (again). */
+  connect(): void {
+    window.clearTimeout(this.#timer);
+    this.#events.onState({ kind: 'connecting' });
+    const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
+    const ws = new WebSocket(`${scheme}//${location.host}/owner/ws`);
+    this.#ws = ws;
+    let opened = false;
+    ws.addEventListener('open', () => {
+      opened = true;
+      this.#delay = MIN_DELAY_MS;
+      this.#events.onState({ kind: 'live' });
+    });
+    ws.addEventListener('message', (e) => {
+      if (typeof e.data !== 'string') return;
+      try {
+        this.#events.onMessage(JSON.parse(e.data) as ServerMessage);
+      } catch (err) {
+        console.error('panel: bad frame from the daemon', err);
+      }
+    });
+    ws.addEventListener('close', () => {
+      if (this.#ws !== ws) return;
+      this.#ws = undefined;
+      void this.#afterClose(opened);
+    });
+  }
+
+  async #afterClose(wasOpen: boolean): Promise<void> {
+    if (!wasOpen) {
+      try {
+        const r = await fetch('/owner/session', { credentials: 'same-origin', cache: 'no-store' });
+        if (r.status === 401) {
+          this.#events.onState({ kind: 'logged-out' });
+          return;
+        }
+      } catch {
+        // The daemon is unreachable: keep trying.
+      }
+    }
+    const delay = this.#delay;
+    this.#delay = Math.min(MAX_DELAY_MS, this.#delay * 2);
+    this.#events.onState({ kind: 'waiting', retryAt: Date.now() + delay });
+    this.#timer = window.setTimeout(() => this.connect(), delay);
+  }
+
+  /** Sends a frame; false when not connected (the caller says so to the owner). */
+  send(frame: object): boolean {
+    const ws = this.#ws;
+    if (ws === undefined || ws.readyState !== WebSocket.OPEN) return false;
+    ws.send(JSON.stringify(frame));
+    return true;
+  }
+
+  /** Reconnects at once (the "Reconnect now" button). */
+  retryNow(): void {
+    if (this.#ws === undefined) this.connect();
+  }
+}

@@ -115,7 +115,11 @@ export class Upstream {
     }
   }
 
-  /** The running daemon, or one started now in the background (its output goes to `<data-dir>/daemon.log`). */
+  /**
+   * The running daemon, or one started now in the background. Its stderr (JSON log lines, start-up errors)
+   * goes to `<data-dir>/daemon.log`; its stdout is dropped because it prints the owner login URL, which
+   * holds the owner token and must not land in a log file.
+   */
   async #ensureDaemon(): Promise<DaemonInfo> {
     const paths = dataDirPaths(this.#opts.dataDir);
     const running = runningDaemon(paths.daemonJson);
@@ -130,7 +134,7 @@ export class Upstream {
     try {
       const child = spawn(process.execPath, [CLI, 'start', '--data-dir', paths.root], {
         detached: true,
-        stdio: ['ignore', fd, fd],
+        stdio: ['ignore', 'ignore', fd],
         env: this.#env,
         shell: false,
       });

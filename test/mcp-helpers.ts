@@ -82,8 +82,10 @@ export function auditRows(d: RunningDaemon): Array<Record<string, unknown>> {
   }
 }
 
-interface OwnerView {
+export interface OwnerView {
   id: string;
+  tool: string;
+  command: string;
   version: number;
   client: string;
   state: string;

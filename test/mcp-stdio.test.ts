@@ -1,0 +1,172 @@
+/**
+ * `ogf-broker mcp-stdio` (contract 1.1, 3) driven by the SDK's real Client over a real child's stdin/stdout:
+ * the same tools as HTTP, acting as client `local`, progress forwarded, a command approved by a real owner;
+ * starting the daemon in the background when none runs; and strict flags (exit 2).
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, makeDataDir, ROOT, type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
+import { call, echoConfig, httpClient, structured, TestOwner, textOf } from './mcp-helpers.js';
+
+interface StdioChild {
+  client: Client;
+  stderr(): string;
+}
+
+async function stdioClient(dataDir: string, env: Record<string, string> = {}): Promise<StdioChild> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'mcp-stdio', '--data-dir', dataDir],
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stderr: 'pipe',
+  });
+  let err = '';
+  transport.stderr?.on('data', (b: Buffer) => {
+    err += b.toString();
+  });
+  const client = new Client({ name: 'stdio-test', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, stderr: () => err };
+}
+
+describe('mcp-stdio against a running daemon', () => {
+  let d: RunningDaemon;
+  let child: StdioChild;
+  let owner: TestOwner;
+
+  beforeAll(async () => {
+    d = await startDaemon({ config: echoConfig() });
+    child = await stdioClient(d.dataDir);
+    owner = await TestOwner.connect(d);
+  });
+  afterAll(async () => {
+    owner?.close();
+    await child?.client.close();
+    await d?.stop();
+  });
+
+  it('lists exactly the tools the HTTP endpoint lists', async () => {
+    const viaStdio = await child.client.listTools();
+    const http = await httpClient(d.info.mcp_url, d.mcpToken);
+    try {
+      const viaHttp = await http.listTools();
+      expect(viaStdio.tools).toEqual(viaHttp.tools);
+      expect(viaStdio.tools.map((t) => t.name).sort()).toEqual(
+        ['await_command_result', 'cancel_command', 'list_commands', 'ogf_cue', 'run_command_wait'].sort(),
+      );
+    } finally {
+      await http.close();
+    }
+  });
+
+  it('passes refusals through unchanged', async () => {
+    const r = await call(child.client, 'ogf_cue', {
+      session_id: 'nope',
+      action: 'wave',
+      emotion: 'happy',
+      intensity: 0.5,
+      gaze: 'user',
+    });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toMatch(/^InvalidArguments: session_id must be /);
+  });
+
+  it('runs a command as client local: PENDING, progress while waiting, then SUCCEEDED on approval', async () => {
+    const queued = structured(
+      await call(child.client, 'run_command_wait', {
+        command: 'echo',
+        args: { word: 'stdio' },
+        wait_seconds: 0,
+      }),
+    );
+    expect(queued).toMatchObject({ status: 'PENDING', phase: 'awaiting_review' });
+    const id = String(queued.pending_id);
+    await waitFor(() => owner.views.get(id), 'the owner to see the command');
+    expect(owner.views.get(id)?.client).toBe('local');
+
+    const ticks: number[] = [];
+    const waited = await call(
+      child.client,
+      'await_command_result',
+      { pending_id: id, wait_seconds: 7 },
+      { onprogress: (p) => ticks.push(p.progress), timeout: 60_000 },
+    );
+    expect(structured(waited).status).toBe('PENDING');
+    expect(ticks.length).toBeGreaterThanOrEqual(1);
+
+    const waiting = call(
+      child.client,
+      'await_command_result',
+      { pending_id: id, wait_seconds: 60 },
+      { timeout: 90_000 },
+    );
+    expect((await owner.approve(id)).ok).toBe(true);
+    const r = await waiting;
+    expect(structured(r)).toMatchObject({ status: 'SUCCEEDED', stdout: 'said stdio', exit_code: 0 });
+    // The relay logs to stderr only and never the token.
+    expect(child.stderr()).not.toContain(d.mcpToken);
+  });
+});
+
+describe('mcp-stdio without a running daemon', () => {
+  const dataDir = join(makeDataDir('ogf-stdio-'), 'state');
+  let started: number | undefined;
+
+  afterAll(async () => {
+    if (started !== undefined) {
+      try {
+        process.kill(started, 'SIGTERM');
+        await waitFor(() => !existsSync(join(dataDir, 'daemon.json')), 'the daemon to stop', 15_000);
+      } catch {
+        // Already gone.
+      }
+    }
+    rmSync(join(dataDir, '..'), { recursive: true, force: true });
+  });
+
+  it('starts the daemon in the background and serves the tools through it', async () => {
+    // Port 0 so the started daemon never depends on a fixed port (the variable reaches the daemon).
+    const child = await stdioClient(dataDir, { OGF_BROKER_PORT: '0' });
+    try {
+      const r = await call(child.client, 'list_commands', {});
+      expect(structured(r)).toEqual({ commands: [], ogf_bridge_configured: false });
+      const info = JSON.parse(readFileSync(join(dataDir, 'daemon.json'), 'utf8')) as {
+        pid: number;
+        url: string;
+      };
+      started = info.pid;
+      expect(() => process.kill(info.pid, 0)).not.toThrow();
+    } finally {
+      await child.client.close();
+    }
+    // The daemon outlives the stdio session that started it.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(() => process.kill(started!, 0)).not.toThrow();
+  });
+});
+
+describe('mcp-stdio flags', () => {
+  it('refuses an unknown flag with one line on stderr and exit 2', async () => {
+    const child = spawn(process.execPath, [CLI, 'mcp-stdio', '--port', '1'], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let err = '';
+    let out = '';
+    child.stderr.on('data', (b: Buffer) => {
+      err += b.toString();
+    });
+    child.stdout.on('data', (b: Buffer) => {
+      out += b.toString();
+    });
+    const code = await new Promise<number | null>((r) => child.once('exit', r));
+    expect(code).toBe(2);
+    expect(err.trim().split('\n')).toHaveLength(1);
+    expect(err).toContain('--port');
+    expect(out).toBe('');
+  });
+});

@@ -1,12 +1,7 @@
 #!/usr/bin/env node
 /** `ogf-broker`: argv → subcommand; nothing else (contract 1.1). */
-import { runStart } from './commands/start.js';
-import { runStatus } from './commands/status.js';
-import { runToken } from './commands/token.js';
-import { runDoctor } from './doctor.js';
+// Subcommands are imported on demand: a terminal `approve` need not load the MCP SDK or SQLite.
 import { BrokerError, UsageError } from './errors.js';
-import { runMcpStdio } from './mcp/stdio.js';
-import { runOwnerCommand } from './owner/terminal.js';
 
 const USAGE = `usage: ogf-broker <command> [flags]
   start [--data-dir D] [--host H] [--port P] [--config F]   run the daemon in the foreground
@@ -21,20 +16,20 @@ async function main(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   switch (sub) {
     case 'start':
-      return runStart(rest);
+      return (await import('./commands/start.js')).runStart(rest);
     case 'mcp-stdio':
-      return runMcpStdio(rest);
+      return (await import('./mcp/stdio.js')).runMcpStdio(rest);
     case 'status':
-      return runStatus(rest);
+      return (await import('./commands/status.js')).runStatus(rest);
     case 'list':
     case 'approve':
     case 'deny':
     case 'reconcile':
-      return runOwnerCommand(sub, rest);
+      return (await import('./owner/terminal.js')).runOwnerCommand(sub, rest);
     case 'token':
-      return runToken(rest);
+      return (await import('./commands/token.js')).runToken(rest);
     case 'doctor':
-      return runDoctor(rest);
+      return (await import('./doctor.js')).runDoctor(rest);
     case 'help':
     case '--help':
     case '-h':

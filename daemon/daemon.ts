@@ -152,7 +152,9 @@ export class Daemon {
   }
 
   async #close(): Promise<void> {
-    this.#log.log('info', 'daemon_stopping', {});
+    // A start that failed says so in one line (the CLI's); only a daemon that was ready logs its stop.
+    const wasReady = this.#info !== undefined;
+    if (wasReady) this.#log.log('info', 'daemon_stopping', {});
     const server = this.#server;
     const closedServer = server ? new Promise<void>((r) => server.close(() => r())) : Promise.resolve();
     try {
@@ -163,7 +165,7 @@ export class Daemon {
     } finally {
       this.#store?.close();
       if (this.#paths) removeDaemonInfo(this.#paths.daemonJson, process.pid);
-      this.#log.log('info', 'daemon_stopped', {});
+      if (wasReady) this.#log.log('info', 'daemon_stopped', {});
     }
   }
 }

@@ -10,7 +10,7 @@ import { runningDaemon } from '../daemon-info.js';
 import { openDataDir } from '../datadir.js';
 import { UsageError } from '../errors.js';
 import { Store } from '../store.js';
-import { LOCAL_CLIENT, Tokens } from '../tokens.js';
+import { checkClientName, LOCAL_CLIENT, Tokens } from '../tokens.js';
 
 export async function runToken(argv: string[]): Promise<number> {
   const [kind, ...rest] = argv;
@@ -27,6 +27,7 @@ export async function runToken(argv: string[]): Promise<number> {
           client: { type: 'string' },
           rotate: { type: 'boolean' },
         });
+  const client = checkClientName(stringFlag(p, 'client') ?? LOCAL_CLIENT);
   const config = loadConfig({ dataDir: stringFlag(p, 'data-dir') });
   const paths = openDataDir(config.dataDir);
   const store = new Store(paths.db);
@@ -42,7 +43,6 @@ export async function runToken(argv: string[]): Promise<number> {
       process.stdout.write(`${base}/login#token=${tokens.ownerToken}\n`);
       return 0;
     }
-    const client = stringFlag(p, 'client') ?? LOCAL_CLIENT;
     const rotate = p.values.rotate === true;
     const token = tokens.mcpTokenFor(client, rotate, 'owner:terminal');
     if (rotate)

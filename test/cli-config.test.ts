@@ -1,0 +1,217 @@
+/**
+ * Contract 1: the CLI, config, data dir and tokens, driven as a user would — real processes.
+ */
+import { spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CLI, makeDataDir, type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
+
+function cli(args: string[], env: Record<string, string> = {}) {
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, OGF_BROKER_CONFIG: '', OGF_BRIDGE_URL: '', ...env },
+    timeout: 20_000,
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function expectUsage(r: ReturnType<typeof cli>, ...mentions: string[]) {
+  expect(r.code).toBe(2);
+  const lines = r.stderr.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  for (const m of mentions) expect(lines[0]).toContain(m);
+}
+
+const daemons: RunningDaemon[] = [];
+afterEach(async () => {
+  for (const d of daemons.splice(0)) await d.stop();
+});
+
+describe('bad flags and bad config: one line naming the field, exit 2, nothing created', () => {
+  it('unknown flag, bad port, bad host, unknown subcommand', () => {
+    const dir = join(makeDataDir(), 'never');
+    expectUsage(cli(['start', '--data-dir', dir, '--bogus']), '--bogus');
+    expectUsage(cli(['start', '--data-dir', dir, '--port', '70000']), '--port', '0 to 65535');
+    expectUsage(cli(['start', '--data-dir', dir], { OGF_BROKER_PORT: 'abc' }), 'OGF_BROKER_PORT');
+    expectUsage(cli(['start', '--data-dir', dir, '--host', 'a b']), '--host');
+    expectUsage(cli(['frobnicate']), 'command must be one of');
+    expectUsage(cli(['token', 'mcp', '--data-dir', dir, '--client', 'Bad Name']), '--client');
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  const cases: Array<[string, unknown, string[]]> = [
+    ['unknown key', { review_timeout: 30 }, ['review_timeout', 'unknown key']],
+    ['review_timeout_s out of range', { review_timeout_s: 5 }, ['review_timeout_s', '10']],
+    ['public_url not https', { public_url: 'http://x.example' }, ['public_url', 'https']],
+    ['bridge url', { ogf_bridge: { url: 'http://x' } }, ['ogf_bridge.url', 'ws://']],
+    [
+      'placeholder naming no param',
+      { commands: { say: { description: 'x', argv: ['echo', '{text}'], params: {} } } },
+      ['commands.say.argv[1]', '{text}'],
+    ],
+    [
+      'partial placeholder',
+      {
+        commands: {
+          say: {
+            description: 'x',
+            argv: ['echo', 'a{text}'],
+            params: { text: { type: 'string', max_length: 5 } },
+          },
+        },
+      },
+      ['commands.say.argv[1]', 'whole argv element'],
+    ],
+    [
+      'string param without max_length',
+      {
+        commands: {
+          say: { description: 'x', argv: ['echo', '{text}'], params: { text: { type: 'string' } } },
+        },
+      },
+      ['commands.say.params.text'],
+    ],
+    [
+      'timeout_s too big',
+      { commands: { s: { description: 'x', argv: ['true'], timeout_s: 4000 } } },
+      ['commands.s.timeout_s', '3600'],
+    ],
+    ['not an object', [1, 2], ['must be a JSON object']],
+  ];
+  for (const [name, config, mentions] of cases) {
+    it(`config: ${name}`, () => {
+      const dir = makeDataDir();
+      const file = join(dir, 'cfg.json');
+      writeFileSync(file, JSON.stringify(config));
+      const data = join(dir, 'data');
+      expectUsage(cli(['start', '--data-dir', data, '--config', file]), ...mentions);
+      expect(existsSync(data)).toBe(false);
+    });
+  }
+
+  it('config: invalid JSON and a missing explicit file', () => {
+    const dir = makeDataDir();
+    const file = join(dir, 'cfg.json');
+    writeFileSync(file, '{"review_timeout_s": ');
+    expectUsage(cli(['start', '--data-dir', join(dir, 'd'), '--config', file]), 'not valid JSON');
+    expectUsage(
+      cli(['start', '--data-dir', join(dir, 'd')], { OGF_BROKER_CONFIG: join(dir, 'nope.json') }),
+      'nope.json',
+    );
+    expect(existsSync(join(dir, 'd'))).toBe(false);
+  });
+
+  it('refuses a group/other accessible data dir and says how to fix it', () => {
+    const dir = makeDataDir();
+    chmodSync(dir, 0o755);
+    expectUsage(cli(['start', '--data-dir', dir, '--port', '0']), 'chmod 700');
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('refuses a fixed token shorter than 32 characters', () => {
+    expectUsage(
+      cli(['start', '--data-dir', makeDataDir(), '--port', '0'], { OGF_BROKER_OWNER_TOKEN: 'short' }),
+      'OGF_BROKER_OWNER_TOKEN',
+    );
+  });
+});
+
+describe('start, daemon.json, tokens, status', () => {
+  it('creates a private data dir with tokens, writes daemon.json, prints the login URL, removes it on SIGTERM', async () => {
+    const parent = makeDataDir();
+    const dataDir = join(parent, 'state', 'ogf');
+    const d = await startDaemon({ dataDir });
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dataDir, 'run')).mode & 0o777).toBe(0o700);
+    for (const f of readdirSync(dataDir)) {
+      if (f !== 'run') expect([f, statSync(join(dataDir, f)).mode & 0o777]).toEqual([f, 0o600]);
+    }
+    expect(d.ownerToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(d.mcpToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(d.info).toMatchObject({
+      pid: d.child.pid,
+      url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+    });
+    expect(Object.keys(d.info).sort()).toEqual([
+      'mcp_url',
+      'owner_url',
+      'pid',
+      'started_at',
+      'url',
+      'version',
+    ]);
+    await waitFor(() => d.stdout().includes('/login#token='), 'login URL on stdout');
+    expect(d.stdout()).toContain(`${d.url}/login#token=${d.ownerToken}`);
+    // Logs are JSON lines and never hold a token.
+    for (const line of d.stderr().trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
+    expect(d.stderr()).not.toContain(d.ownerToken);
+    expect(d.stderr()).not.toContain(d.mcpToken);
+
+    const status = cli(['status', '--data-dir', dataDir]);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain(d.url);
+
+    // A second start on the same data dir refuses: already running.
+    expectUsage(cli(['start', '--data-dir', dataDir, '--port', '0']), 'already running');
+
+    expect(await d.stop()).toBe(0);
+    expect(existsSync(join(dataDir, 'daemon.json'))).toBe(false);
+    expect(cli(['status', '--data-dir', dataDir]).code).toBe(1);
+  });
+
+  it('replaces a stale daemon.json left by a kill', async () => {
+    const d = await startDaemon();
+    await d.kill();
+    expect(existsSync(join(d.dataDir, 'daemon.json'))).toBe(true);
+    const again = await startDaemon({ dataDir: d.dataDir });
+    daemons.push(again);
+    expect(again.info.pid).not.toBe(d.info.pid);
+    expect(again.ownerToken).toBe(d.ownerToken); // tokens survive restarts
+  });
+
+  it('token owner/mcp print the URL or token as the last line; --rotate replaces; a fixed local token refuses rotation', async () => {
+    const dataDir = join(makeDataDir(), 'd');
+    const owner = cli(['token', 'owner', '--data-dir', dataDir]);
+    expect(owner.code).toBe(0);
+    const ownerToken = readFileSync(join(dataDir, 'owner.token'), 'utf8').trim();
+    expect(owner.stdout.trim().split('\n').at(-1)).toBe(`http://127.0.0.1:7719/login#token=${ownerToken}`);
+    const local = cli(['token', 'mcp', '--data-dir', dataDir]).stdout.trim().split('\n').at(-1);
+    expect(local).toBe(readFileSync(join(dataDir, 'mcp.token'), 'utf8').trim());
+    const rotated = cli(['token', 'mcp', '--data-dir', dataDir, '--rotate']).stdout.trim().split('\n').at(-1);
+    expect(rotated).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(rotated).not.toBe(local);
+    const other = cli(['token', 'mcp', '--client', 'chatgpt', '--data-dir', dataDir]);
+    expect(other.code).toBe(0);
+    expect(
+      readFileSync(join(dataDir, 'broker.db')).includes(Buffer.from(other.stdout.trim().split('\n').at(-1)!)),
+    ).toBe(false);
+    expectUsage(
+      cli(['token', 'mcp', '--rotate', '--data-dir', dataDir], { OGF_BROKER_MCP_TOKEN: 'x'.repeat(40) }),
+      'OGF_BROKER_MCP_TOKEN',
+    );
+    // With a running daemon, `token owner` prints its real address.
+    const d = await startDaemon({ dataDir });
+    daemons.push(d);
+    expect(cli(['token', 'owner', '--data-dir', dataDir]).stdout.trim().split('\n').at(-1)).toBe(
+      `${d.url}/login#token=${ownerToken}`,
+    );
+  });
+
+  it('sweeps leftover session files at start', async () => {
+    const dataDir = makeDataDir();
+    mkdirSync(join(dataDir, 'run'), { mode: 0o700 });
+    writeFileSync(join(dataDir, 'run', 'cue-leftoverleftoverleft.json'), '{}', { mode: 0o600 });
+    const d = await startDaemon({ dataDir });
+    daemons.push(d);
+    expect(readdirSync(join(dataDir, 'run'))).toEqual([]);
+  });
+});

@@ -9,5 +9,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     maxWorkers: 2,
+    reporters: ['default', 'json'],
+    outputFile: { json: 'test-output/vitest.json' },
   },
 });

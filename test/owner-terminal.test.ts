@@ -1,0 +1,186 @@
+/**
+ * The owner's terminal commands (contracts.md 1.1, 5) and the login exchange, against the real daemon:
+ * `list`, `approve`, `deny --note`, `reconcile`, their exit codes and messages, and `POST /login`.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, makeDataDir, type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
+import { callTool, mcpClient, OwnerSocket, ownerCatalog, queue, upgradeStatus } from './helpers/owner.js';
+
+let d: RunningDaemon;
+let ai: Client;
+let markFile: string;
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { ...process.env, OGF_BROKER_DATA_DIR: undefined, OGF_BROKER_OWNER_TOKEN: undefined, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (b: Buffer) => {
+    stdout += b.toString();
+  });
+  child.stderr.on('data', (b: Buffer) => {
+    stderr += b.toString();
+  });
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+function marks(): string[] {
+  try {
+    return readFileSync(markFile, 'utf8').split('\n').filter(Boolean);
+  } catch {
+    return [];
+  }
+}
+
+beforeAll(async () => {
+  const dataDir = makeDataDir('ogf-owner-term-');
+  markFile = join(dataDir, 'marks.txt');
+  d = await startDaemon({ dataDir, config: ownerCatalog(markFile, { review_timeout_s: 600 }) });
+  ai = await mcpClient(d);
+});
+
+afterAll(async () => {
+  await ai?.close();
+  await d?.stop();
+  if (d) rmSync(d.dataDir, { recursive: true, force: true });
+});
+
+describe('terminal owner commands', () => {
+  it('list shows waiting commands with their argv; approve launches; a second approve is AlreadyDecided', async () => {
+    const id = await queue(ai, 'mark', { word: 'terminal' }, 'from the terminal test');
+    const list = await cli(['list', '--data-dir', d.dataDir]);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toContain(id);
+    expect(list.stdout).toContain('PENDING');
+    expect(list.stdout).toContain('terminal');
+    expect(list.stdout).toContain('from the terminal test');
+    const ok = await cli(['approve', id, '--data-dir', d.dataDir]);
+    expect(ok).toMatchObject({ code: 0, stderr: '' });
+    expect(ok.stdout).toContain(`approved ${id}`);
+    await waitFor(() => marks().includes('terminal'), 'the launch');
+    const again = await cli(['approve', id], { OGF_BROKER_DATA_DIR: d.dataDir });
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/^AlreadyDecided: /);
+    const all = await cli(['list', '--all', '--data-dir', d.dataDir]);
+    expect(all.stdout).toContain(id);
+  });
+
+  it('deny --note reaches the AI; reconcile needs ERROR/UNKNOWN; unknown ids are NotFound', async () => {
+    const id = await queue(ai, 'mark', { word: 'nope' });
+    const r = await cli(['deny', id, '--note', 'use the other file', '--data-dir', d.dataDir]);
+    expect(r.code).toBe(0);
+    expect(await callTool(ai, 'await_command_result', { pending_id: id, wait_seconds: 0 })).toMatchObject({
+      status: 'DENIED',
+      owner_note: 'use the other file',
+    });
+    const rec = await cli(['reconcile', id, '--outcome', 'delivered', '--data-dir', d.dataDir]);
+    expect(rec.code).toBe(1);
+    expect(rec.stderr).toMatch(/^NotReconcilable: /);
+    const nf = await cli(['deny', 'c_nosuchcommand', '--data-dir', d.dataDir]);
+    expect(nf.code).toBe(1);
+    expect(nf.stderr).toMatch(/^NotFound: /);
+  });
+
+  it('bad flags exit 2 with one line naming the flag', async () => {
+    const cases: Array<[string[], RegExp]> = [
+      [['approve', '--bogus', 'x'], /--bogus/],
+      [['approve'], /^ID: /],
+      [['approve', 'a b'], /^ID: /],
+      [['reconcile', 'c_abcdefgh'], /^--outcome: /],
+      [['reconcile', 'c_abcdefgh', '--outcome', 'maybe'], /^--outcome: .*delivered, not_delivered/],
+      [['deny', 'c_abcdefgh', '--note'], /^--note: /],
+      [['list', '--all=yes'], /^--all: /],
+      [['list', 'extra'], /unexpected argument/],
+    ];
+    for (const [args, re] of cases) {
+      const r = await cli(args, { OGF_BROKER_DATA_DIR: d.dataDir });
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
+      expect(r.stderr, args.join(' ')).toMatch(re);
+    }
+  });
+
+  it('exits 1 with a clear message when no daemon runs or the token is wrong', async () => {
+    const empty = makeDataDir('ogf-owner-none-');
+    try {
+      const r = await cli(['list', '--data-dir', empty]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/no daemon is running/);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+    const wrong = await cli(['list', '--data-dir', d.dataDir], { OGF_BROKER_OWNER_TOKEN: 'x'.repeat(43) });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(/refused the owner token/);
+  });
+});
+
+describe('login', () => {
+  const post = (body: string, headers: Record<string, string> = { 'Content-Type': 'application/json' }) =>
+    fetch(`${d.url}/login`, { method: 'POST', headers, body });
+
+  it('without a session, / is a login page holding no command data', async () => {
+    const id = await queue(ai, 'mark', { word: 'secretdata' });
+    const page = await (await fetch(`${d.url}/`)).text();
+    expect(page).toContain('login');
+    expect(page).not.toContain(id);
+    expect(page).not.toContain('data-pending-id');
+    expect(page).not.toContain('secretdata');
+  });
+
+  it('exchanges the token for an HttpOnly SameSite=Strict cookie that opens the panel and the socket', async () => {
+    const r = await post(JSON.stringify({ token: d.ownerToken }));
+    expect(r.status).toBe(200);
+    const cookie = r.headers.get('set-cookie') ?? '';
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Strict/);
+    expect(cookie).toMatch(/Path=\//);
+    expect(cookie).not.toContain(d.ownerToken);
+    const pair = cookie.split(';')[0]!;
+    const panel = await fetch(`${d.url}/`, { headers: { Cookie: pair } });
+    expect(panel.headers.get('content-security-policy')).toMatch(/script-src 'self'/);
+    expect(await panel.text()).toContain('/ui/app.js');
+    const o = await OwnerSocket.open(d, { Cookie: pair, Origin: d.url });
+    expect(o.frames[0]?.type).toBe('hello');
+    await o.close();
+    expect(await upgradeStatus(d, { Cookie: pair, Origin: 'http://evil.example' })).toBe(403);
+    expect((await fetch(`${d.url}/owner/session`, { headers: { Cookie: pair } })).status).toBe(200);
+  });
+
+  it('refuses a wrong token (401), then slows the next attempt down (429 with Retry-After)', async () => {
+    expect((await post('{"token":"not-the-token-not-the-token-not-the"}')).status).toBe(401);
+    const slowed = await post(JSON.stringify({ token: d.ownerToken }));
+    expect(slowed.status).toBe(429);
+    expect(Number(slowed.headers.get('retry-after'))).toBeGreaterThan(0);
+    // After the wait the right token works again.
+    const ok = await waitFor(async () => {
+      const r = await post(JSON.stringify({ token: d.ownerToken }));
+      return r.status === 200 ? r : undefined;
+    }, 'the throttle to lift');
+    expect(ok.status).toBe(200);
+    expect(d.stderr()).not.toContain(d.ownerToken);
+  });
+
+  it('refuses a non-JSON body and a foreign Origin', async () => {
+    expect(
+      (await post(`token=${d.ownerToken}`, { 'Content-Type': 'application/x-www-form-urlencoded' })).status,
+    ).toBe(415);
+    const foreign = await post(JSON.stringify({ token: d.ownerToken }), {
+      'Content-Type': 'application/json',
+      Origin: 'http://evil.example',
+    });
+    expect(foreign.status).toBe(403);
+  });
+});

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { ACTIONS, EMOTIONS, GAZES } from '../../bridge-client/protocol.js';
+import { parseToolInput } from './input.js';
+import { TOOLS } from './schemas.js';
+
+const UUID = 'A1B2C3D4-E5F6-4789-8ABC-DEF012345678';
+const cue = { session_id: UUID, action: 'nod', emotion: 'proud', intensity: 0.3, gaze: 'away' };
+
+describe('parseToolInput', () => {
+  it('lower-cases the session UUID and fills the defaults', () => {
+    const r = parseToolInput('ogf_cue', cue);
+    expect(r).toEqual({
+      ok: true,
+      value: { ...cue, session_id: UUID.toLowerCase(), ttl_ms: 3000, wait_seconds: 50 },
+    });
+  });
+
+  it('names an unknown property and what the tool accepts, without echoing values', () => {
+    const r = parseToolInput('ogf_cue', { ...cue, note: 'secret-ish' });
+    expect(r).toEqual({
+      ok: false,
+      message:
+        'note must be absent (ogf_cue accepts only session_id, action, emotion, intensity, gaze, ttl_ms, message, wait_seconds), got a string',
+    });
+  });
+
+  it('never echoes a bad session_id', () => {
+    const r = parseToolInput('ogf_cue', { ...cue, session_id: `${UUID}0` });
+    expect(r.ok).toBe(false);
+    expect(JSON.stringify(r)).not.toContain(UUID);
+  });
+
+  it('counts justification in code points and refuses control characters but not newlines', () => {
+    const base = { command: 'x', args: {} };
+    expect(parseToolInput('run_command_wait', { ...base, justification: '😀'.repeat(500) }).ok).toBe(true);
+    expect(parseToolInput('run_command_wait', { ...base, justification: '😀'.repeat(501) }).ok).toBe(false);
+    expect(parseToolInput('run_command_wait', { ...base, justification: 'line\nline\tend' }).ok).toBe(true);
+    expect(parseToolInput('run_command_wait', { ...base, justification: 'bell\u0007' }).ok).toBe(false);
+  });
+
+  it('publishes the same lists it enforces', () => {
+    const props = TOOLS.find((t) => t.name === 'ogf_cue')!.inputSchema.properties as Record<
+      string,
+      { enum?: unknown }
+    >;
+    expect(props.action!.enum).toEqual([...ACTIONS]);
+    expect(props.emotion!.enum).toEqual([...EMOTIONS]);
+    expect(props.gaze!.enum).toEqual([...GAZES]);
+  });
+});

@@ -113,6 +113,36 @@ describe('mcp-stdio against a running daemon', () => {
   });
 });
 
+describe('mcp-stdio across a daemon restart', () => {
+  it('reconnects to the new daemon of its data dir on the next call', async () => {
+    let d = await startDaemon({ config: echoConfig() });
+    const child = await stdioClient(d.dataDir);
+    try {
+      const first = structured(
+        await call(child.client, 'run_command_wait', {
+          command: 'echo',
+          args: { word: 'before' },
+          wait_seconds: 0,
+        }),
+      );
+      expect(first.status).toBe('PENDING');
+      await d.stop();
+      d = await startDaemon({ dataDir: d.dataDir });
+      // The old session is gone with the old daemon (and its port); the relay finds the new one.
+      const again = await call(child.client, 'await_command_result', {
+        pending_id: first.pending_id,
+        wait_seconds: 0,
+      });
+      expect(again.isError, textOf(again)).toBeFalsy();
+      expect(structured(again)).toMatchObject({ pending_id: first.pending_id, status: 'PENDING' });
+      expect(child.stderr()).toContain('mcp_stdio_reconnect');
+    } finally {
+      await child.client.close();
+      await d.stop();
+    }
+  });
+});
+
 describe('mcp-stdio without a running daemon', () => {
   const dataDir = join(makeDataDir('ogf-stdio-'), 'state');
   let started: number | undefined;

@@ -62,8 +62,10 @@ function onlyKeys(o: Obj, allowed: readonly string[], where: string): void {
 }
 function str(o: Obj, k: string, max: number, min = 0): string {
   const v = o[k];
-  if (typeof v !== 'string' || v.length > max || v.length < min)
-    fail(k, `a string of ${min} to ${max} characters`, v);
+  // Lengths in code points, as zod 4 measures them.
+  if (typeof v !== 'string') fail(k, `a string of ${min} to ${max} characters`, v);
+  const n = v.length > max || v.length < min * 2 ? codePoints(v) : v.length;
+  if (n > max || n < min) fail(k, `a string of ${min} to ${max} characters`, v);
   return v;
 }
 function oneOf(o: Obj, k: string, values: readonly string[]): string {

@@ -1,0 +1,135 @@
+/**
+ * The requirements map (issue 6 item 1): one id per numbered rule of contracts.md section 2 and per
+ * security or robustness promise the product makes. `requirements.test.ts` fails when an id is cited by
+ * no test, or when a test cites an id that is not here.
+ *
+ * HOW TESTS CITE AN ID — one convention, greppable:
+ *   put the id in square brackets in the title of the `it(...)` or `describe(...)` that verifies it:
+ *       it('[R2.5] two owners approving at once launch once', ...)
+ *   A title built at run time (a loop, `it.each`) carries the token in a comment on the line above:
+ *       // covers: [R2.3]
+ * Either way the checker looks for `[<id>]` in the test files (`*.test.ts` under test/, daemon/,
+ * bridge-client/), so `grep -rn '\[R2.5\]' test daemon bridge-client` lists every test of rule 5.
+ */
+
+export interface Requirement {
+  /** Where the promise is written in contracts.md. */
+  source: string;
+  /** The promise in one line. */
+  statement: string;
+}
+
+export const REQUIREMENTS = {
+  // ---- contracts.md section 2: the command lifecycle ----------------------------------------------
+  'R2.1': {
+    source: 'contracts.md 2 rule 1',
+    statement:
+      'Nothing is launched and no session file is written unless the owner approved; denied, expired or cancelled commands never launch.',
+  },
+  'R2.2': {
+    source: 'contracts.md 2 rule 2',
+    statement:
+      'failed means the effect certainly did not happen, unknown that it may have; neither is retried or replayed; a reconciliation is recorded without changing state or status.',
+  },
+  'R2.3': {
+    source: 'contracts.md 2 rule 3',
+    statement:
+      'running is durable before the spawn; a daemon that dies mid-run marks the command unknown/DaemonRestarted at its next start and never launches it again.',
+  },
+  'R2.4': {
+    source: 'contracts.md 2 rule 4',
+    statement:
+      'awaiting_review commands survive a restart with their deadline, cues become denied/SessionSecretNotRetained; approved-not-spawned commands launch after it, approved cues fail with SessionSecretNotRetained.',
+  },
+  'R2.5': {
+    source: 'contracts.md 2 rule 5',
+    statement: 'Approval happens once: two owners approving at once give one launch and one AlreadyDecided.',
+  },
+  'R2.6': {
+    source: 'contracts.md 2 rule 6',
+    statement: 'Cues for the same OGF session never overlap: they launch one at a time, in approval order.',
+  },
+  'R2.7': {
+    source: 'contracts.md 2 rule 7',
+    statement: 'There is no timed-out status: a wait that ends before a final state returns PENDING.',
+  },
+  'R2.8': {
+    source: 'contracts.md 2 rule 8',
+    statement:
+      'Every command has a version starting at 1 and increased by every change; times are ISO-8601 UTC with milliseconds.',
+  },
+
+  // ---- security promises ---------------------------------------------------------------------------
+  'S.secret': {
+    source: 'contracts.md 3.3, 1.2; preamble "Secrets"',
+    statement:
+      'A cue session UUID never reaches argv, an environment, a log line, the database (WAL included), the owner panel or frames, nor any result.',
+  },
+  'S.tokens': {
+    source: 'contracts.md 1.1, 1.2',
+    statement:
+      'Owner and MCP tokens are never logged, never in the database, results or owner frames; only owner.token and mcp.token hold them in clear, other clients only as hashes.',
+  },
+  'S.auth': {
+    source: 'contracts.md 3, 5',
+    statement:
+      'MCP without a valid token gets 401; the owner WebSocket without cookie or owner bearer gets 401; a pending_id is visible only to the client that created it.',
+  },
+  'S.host': {
+    source: 'contracts.md 5',
+    statement:
+      'Every HTTP route and upgrade checks Host against loopback names and public_url (DNS rebinding) and answers 403 otherwise.',
+  },
+  'S.origin': {
+    source: 'contracts.md 5',
+    statement:
+      "A browser Origin other than the daemon's own (or public_url) is refused (403), after Host and auth.",
+  },
+  'S.login': {
+    source: 'contracts.md 5',
+    statement:
+      'The owner token never travels in a query string; login yields an HttpOnly SameSite=Strict cookie; the login page holds no command data.',
+  },
+  'S.no-shell': {
+    source: 'contracts.md 1.3, 4',
+    statement:
+      'No shell is ever involved: argv comes from the template, a placeholder is one whole element, hostile argument text stays one literal argument.',
+  },
+  'S.child-env': {
+    source: 'contracts.md 1.3, 4',
+    statement:
+      'Children get an environment reduced to PATH/HOME/LANG (plus a catalog command’s own env); the bridge client gets no secret in argv or environment.',
+  },
+  'S.modes': {
+    source: 'contracts.md 1.1, 1.2',
+    statement:
+      'The data dir and run/ are 0700, every file the daemon creates is 0600 (SQLite -wal/-shm included); a group/other accessible data dir is refused at start.',
+  },
+  'S.session-file': {
+    source: 'contracts.md 4',
+    statement:
+      'The session file is created O_EXCL|O_NOFOLLOW 0600 only on approval, read once by the bridge client (refused unless a regular 0600 file of its uid, unlinked before connecting), and removed by the daemon if left.',
+  },
+
+  // ---- robustness promises (issue 6) -----------------------------------------------------------------
+  'Q.bad-input': {
+    source: 'contracts.md 1.1, 3.2, 5, 6; issue 6 item 4',
+    statement:
+      'Bad input on every edge (MCP arguments, owner frames, bridge frames, session files, config, flags) gets a clear error naming the field, changes nothing, and never crashes the daemon.',
+  },
+  'Q.load': {
+    source: 'contracts.md 5; issue 6 item 6',
+    statement:
+      'Under many concurrent clients and owners every waiter gets its final result, every owner sees every change in commit order, and memory returns near its baseline.',
+  },
+  'Q.crash-safety': {
+    source: 'issue 6 item 2',
+    statement:
+      'A daemon killed at any point of a command’s life loses no command, launches none twice, leaves no session file behind and ends in a state the contract allows.',
+  },
+} as const satisfies Record<string, Requirement>;
+
+export type RequirementId = keyof typeof REQUIREMENTS;
+
+/** Every id, in the order above. */
+export const REQUIREMENT_IDS = Object.keys(REQUIREMENTS) as RequirementId[];

@@ -155,7 +155,7 @@ export function createMcpHttpRoute(deps: Deps): HttpRoute {
 
     const origin = req.headers.origin;
     if (origin !== undefined && !origins.isAllowedOrigin(origin)) {
-      log.log('info', 'mcp_origin_refused', { route, client });
+      log.log('info', 'mcp_origin_refused', { route, client, origin: origin.slice(0, 200) });
       sendJson(res, 403, rpcError(-32002, 'Forbidden: this Origin may not use the MCP endpoint.'));
       return true;
     }
@@ -192,8 +192,11 @@ export function createMcpHttpRoute(deps: Deps): HttpRoute {
         sendJson(res, 404, rpcError(-32001, 'Session not found: initialize a new MCP session.'));
         return true;
       }
-      // Busy until the response closes: a POST answered as an SSE stream, or a GET stream, stays in flight.
-      res.once('close', sessions.begin(session));
+      // A POST is busy until its response closes (a tool call may wait 90 s on its SSE stream). A GET
+      // stream only carries server-initiated notifications, which we never send, so it does not keep an
+      // idle session alive: evicting it just makes the client initialize again.
+      if (req.method === 'GET') sessions.touch(session);
+      else res.once('close', sessions.begin(session));
       try {
         await session.transport.handleRequest(req, res, body);
       } catch (e) {

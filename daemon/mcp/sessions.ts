@@ -13,7 +13,7 @@ export interface McpSession {
   server: Server;
   transport: StreamableHTTPServerTransport;
   lastSeen: number;
-  /** Requests (including open GET streams) now being handled. */
+  /** POST/DELETE requests now being handled (a waiting tool call keeps its session busy). */
   active: number;
 }
 
@@ -69,6 +69,11 @@ export class SessionRegistry {
   /** Forgets a session whose transport closed (DELETE, eviction, shutdown). */
   forget(id: string): void {
     if (this.#sessions.delete(id)) this.#log.log('info', 'mcp_session_closed', { session: sessionTag(id) });
+  }
+
+  /** Marks the session used now (a GET stream: it carries nothing we need to keep a session alive for). */
+  touch(session: McpSession): void {
+    session.lastSeen = this.#now();
   }
 
   /** Marks a request on the session as started; call the returned function when it ends. */

@@ -35,6 +35,17 @@ function config(marker: string) {
         ],
         timeout_s: 60,
       },
+      // Takes a moment, then exits 0: a clean shutdown lets it finish.
+      brief: {
+        description: 'Mark after a moment',
+        argv: [
+          process.execPath,
+          '-e',
+          'setTimeout(() => require("fs").appendFileSync(process.argv[1], "brief\\n"), 1500)',
+          marker,
+        ],
+        timeout_s: 30,
+      },
       quick: { description: 'Exit 0', argv: [process.execPath, '-e', 'process.exit(0)'], timeout_s: 10 },
     },
   };
@@ -97,5 +108,30 @@ describe('a daemon killed with SIGKILL while a command runs (rule 3)', () => {
     expect(readFileSync(marker, 'utf8').trim().split('\n')).toEqual([String(pid)]); // ran exactly once
     await ai2.close();
     await owner2.close();
+  });
+});
+
+describe('a clean shutdown (SIGTERM)', () => {
+  it('stops accepting, lets a running child finish, records its outcome, and removes daemon.json', async () => {
+    const dataDir = makeDataDir();
+    const marker = join(dataDir, 'marker');
+    const d = await startDaemon({ dataDir, config: config(marker) });
+    const ai = await mcpClient(d);
+    const owner = await OwnerSocket.open(d);
+    const id = await queue(ai, 'brief', {});
+    expect((await owner.request({ type: 'approve', id, version: 1 })).ok).toBe(true);
+    await owner.upsert(id, (v) => v.state === 'running', 'running');
+    await ai.close().catch(() => {});
+    expect(await d.stop()).toBe(0);
+    expect(readFileSync(marker, 'utf8')).toBe('brief\n');
+    expect(existsSync(join(dataDir, 'daemon.json'))).toBe(false);
+
+    const again = await startDaemon({ dataDir });
+    daemons.push(again);
+    const ai2 = await mcpClient(again);
+    expect(await callTool(ai2, 'await_command_result', { pending_id: id, wait_seconds: 0 })).toMatchObject({
+      status: 'SUCCEEDED',
+    });
+    await ai2.close();
   });
 });

@@ -6,19 +6,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import type { DaemonInfo } from '../../daemon/daemon-info.js';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 export const CLI = join(ROOT, 'dist', 'daemon', 'cli.js');
+export type { DaemonInfo };
 export const BRIDGE_CLI = join(ROOT, 'dist', 'bridge-client', 'cli.js');
-
-export interface DaemonInfo {
-  pid: number;
-  version: string;
-  url: string;
-  mcp_url: string;
-  owner_url: string;
-  started_at: string;
-}
 
 export interface RunningDaemon {
   info: DaemonInfo;

@@ -1,5 +1,152 @@
-// Placeholder until issue 5 lands.
-export async function runDoctor(_argv: string[]): Promise<number> {
-  process.stderr.write('doctor: not built yet\n');
-  return 1;
+/**
+ * `ogf-broker doctor` (contracts.md 1.1): one line per check — config, data dir permissions, port, and a
+ * real `ogf-bridge/1` handshake with the configured avatar app — each saying what it found. Exit 0 when
+ * every check is ok, 1 otherwise; bad flags exit 2 (UsageError) like every subcommand.
+ */
+import { readdirSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { probeBridge } from '../bridge-client/probe.js';
+import { parseFlags, stringFlag } from './args.js';
+import { type Config, loadConfig, resolveDataDir } from './config.js';
+import { runningDaemon } from './daemon-info.js';
+import { dataDirPaths, inspectDataDir } from './datadir.js';
+import { VERSION } from './version.js';
+
+export interface Check {
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
+function mode(m: number): string {
+  return (m & 0o777).toString(8).padStart(4, '0');
+}
+
+/** The data dir and everything in it must be private (contract 1.2). Missing is fine: start creates it. */
+export function checkDataDir(root: string): Check {
+  const problem = inspectDataDir(root);
+  if (problem?.endsWith('does not exist yet')) {
+    return {
+      name: 'data dir',
+      ok: true,
+      detail: `${root} does not exist yet; start creates it with mode 0700`,
+    };
+  }
+  if (problem) return { name: 'data dir', ok: false, detail: problem };
+  const open: string[] = [];
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name);
+      const st = statSync(path);
+      if ((st.mode & 0o077) !== 0) open.push(`${path} (mode ${mode(st.mode)})`);
+      if (st.isDirectory()) walk(path);
+    }
+  };
+  try {
+    walk(root);
+  } catch (e) {
+    return {
+      name: 'data dir',
+      ok: false,
+      detail: `cannot read ${root}: ${(e as NodeJS.ErrnoException).code}`,
+    };
+  }
+  if (open.length > 0) {
+    return {
+      name: 'data dir',
+      ok: false,
+      detail: `group/other can reach ${open.join(', ')}; fix with chmod 600 (dirs 700)`,
+    };
+  }
+  return {
+    name: 'data dir',
+    ok: true,
+    detail: `${root} is private (mode 0700) and every file in it is 0600`,
+  };
+}
+
+function portFree(host: string, port: number): Promise<NodeJS.ErrnoException | undefined> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.once('error', (e: NodeJS.ErrnoException) => resolve(e));
+    s.listen({ host, port, exclusive: true }, () => s.close(() => resolve(undefined)));
+  });
+}
+
+export async function checkPort(root: string, host: string, port: number): Promise<Check> {
+  const running = runningDaemon(dataDirPaths(root).daemonJson);
+  if (running)
+    return {
+      name: 'port',
+      ok: true,
+      detail: `a daemon runs for this data dir: pid ${running.pid} at ${running.url}`,
+    };
+  if (port === 0) return { name: 'port', ok: true, detail: 'port 0: start picks a free port' };
+  const err = await portFree(host, port);
+  if (!err) return { name: 'port', ok: true, detail: `${host}:${port} is free for start` };
+  const why =
+    err.code === 'EADDRINUSE'
+      ? 'is in use by another program (not a daemon of this data dir)'
+      : `cannot be bound (${err.code})`;
+  return { name: 'port', ok: false, detail: `${host}:${port} ${why}; choose another with --port` };
+}
+
+export async function checkBridge(config: Config): Promise<Check> {
+  const bridge = config.ogf_bridge;
+  if (bridge === null) {
+    return {
+      name: 'avatar app',
+      ok: true,
+      detail:
+        'the OGF bridge is off (no ogf_bridge in config, no OGF_BRIDGE_URL): ogf_cue answers OgfBridgeNotConfigured',
+    };
+  }
+  const r = await probeBridge(
+    bridge.url,
+    Math.max(bridge.delivery_timeout_ms, 2000),
+    `ogf-broker/${VERSION}`,
+  );
+  return { name: 'avatar app', ok: r.ok, detail: r.detail };
+}
+
+/** Runs every check, prints one line each, returns the exit code. */
+export async function runDoctor(argv: string[]): Promise<number> {
+  const p = parseFlags('doctor', argv, {
+    'data-dir': { type: 'string' },
+    host: { type: 'string' },
+    port: { type: 'string' },
+    config: { type: 'string' },
+  });
+  const flags = {
+    dataDir: stringFlag(p, 'data-dir'),
+    host: stringFlag(p, 'host'),
+    port: stringFlag(p, 'port'),
+    config: stringFlag(p, 'config'),
+  };
+  const checks: Check[] = [];
+  let config: Config | undefined;
+  try {
+    config = loadConfig(flags);
+    const source = config.configFile ?? 'embedded defaults (no config file)';
+    const n = Object.keys(config.commands).length;
+    checks.push({
+      name: 'config',
+      ok: true,
+      detail: `${source} is valid: ${n} catalog command${n === 1 ? '' : 's'}, OGF bridge ${config.ogf_bridge ? `at ${config.ogf_bridge.url}` : 'off'}`,
+    });
+  } catch (e) {
+    checks.push({ name: 'config', ok: false, detail: (e as Error).message });
+  }
+  const root = config?.dataDir ?? resolveDataDir(flags.dataDir);
+  checks.push(checkDataDir(root));
+  if (config) {
+    checks.push(await checkPort(root, config.host, config.port));
+    checks.push(await checkBridge(config));
+  } else {
+    checks.push({ name: 'port', ok: false, detail: 'not checked: the config is invalid' });
+    checks.push({ name: 'avatar app', ok: false, detail: 'not checked: the config is invalid' });
+  }
+  for (const c of checks) process.stdout.write(`${c.ok ? 'ok  ' : 'FAIL'} ${c.name}: ${c.detail}\n`);
+  return checks.every((c) => c.ok) ? 0 : 1;
 }

@@ -11,7 +11,10 @@ import { type ConnectionState, OwnerConnection } from './connection.js';
 import { byId, el } from './dom.js';
 
 const views = new Map<string, View>();
-const cards = new Map<string, { node: HTMLElement; version: number; message: string | undefined }>();
+const cards = new Map<
+  string,
+  { node: HTMLElement; version: number; key: string; message: string | undefined }
+>();
 const requests = new Map<string, { id: string; action: string }>();
 const notified = new Set<string>();
 let skewMs = 0;
@@ -46,13 +49,16 @@ function typedNote(node: HTMLElement | undefined): string {
 function cardFor(v: View): HTMLElement {
   const existing = cards.get(v.id);
   if (existing !== undefined && existing.version === v.version) return existing.node;
-  const node = buildCard(v, skewMs, typedNote(existing?.node), existing?.message);
+  // A typed note survives a rebuild only while the card asks the same question (same state, same record).
+  const key = `${v.state}|${v.reconciliation?.at ?? ''}`;
+  const note = existing?.key === key ? typedNote(existing.node) : '';
+  const node = buildCard(v, skewMs, note, existing?.message);
   if (existing !== undefined) {
     const hadFocus = existing.node.contains(document.activeElement);
     existing.node.replaceWith(node);
     if (hadFocus) node.focus();
   }
-  cards.set(v.id, { node, version: v.version, message: existing?.message });
+  cards.set(v.id, { node, version: v.version, key, message: existing?.message });
   return node;
 }
 

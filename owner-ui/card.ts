@@ -242,7 +242,15 @@ export function buildCard(v: View, skewMs: number, note: string, message: string
     outcomeBlock(v),
     el('p', { class: 'card-msg', role: 'status', 'aria-live': 'polite' }, message ?? ''),
     v.state === 'awaiting_review' ? decideControls(v, note) : null,
-    attention ? reconcileControls(v, note) : null,
+    attention && v.reconciliation === undefined ? reconcileControls(v, note) : null,
+    attention && v.reconciliation !== undefined
+      ? el(
+          'details',
+          { class: 'again' },
+          el('summary', {}, 'Record a different outcome'),
+          reconcileControls(v, note),
+        )
+      : null,
   );
   return card;
 }

@@ -50,7 +50,7 @@ afterAll(async () => {
   }
 });
 
-it('delivers an approved ogf_cue to the avatar app and answers SUCCEEDED with the delivery', async () => {
+it('[S.secret] delivers an approved ogf_cue to the avatar app and answers SUCCEEDED with the delivery', async () => {
   const { session_id } = await appState();
   const upper = session_id.toUpperCase();
   const queued = await call(mcp, 'ogf_cue', {

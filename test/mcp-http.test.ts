@@ -83,7 +83,7 @@ afterAll(async () => {
 describe('HTTP auth, Host, Origin and body size', () => {
   const body = JSON.stringify(INIT);
 
-  it('answers 401 (JSON, no detail of why) without a token, with a wrong one, or a malformed header', async () => {
+  it('[S.auth] answers 401 (JSON, no detail of why) without a token, with a wrong one, or a malformed header', async () => {
     for (const headers of [
       {},
       { authorization: 'Bearer wrong-token-wrong-token-wrong-token-00' },
@@ -100,7 +100,7 @@ describe('HTTP auth, Host, Origin and body size', () => {
     }
   });
 
-  it('answers 401 on a capability URL with a wrong token, and serves MCP on the right one', async () => {
+  it('[S.auth] [S.tokens] answers 401 on a capability URL with a wrong token, and serves MCP on the right one', async () => {
     expect((await raw(d.url, '/mcp/not-the-token-not-the-token-not-the-tok', { body })).status).toBe(401);
     expect((await raw(d.url, `/mcp/${d.mcpToken}x`, { body })).status).toBe(401);
     // The SDK client on the capability URL, no header at all (how ChatGPT connects).
@@ -122,7 +122,7 @@ describe('HTTP auth, Host, Origin and body size', () => {
     expect(d.stderr()).toContain('/mcp/<token>');
   });
 
-  it('answers 403 for a foreign Host (DNS rebinding) even with a valid token', async () => {
+  it('[S.host] answers 403 for a foreign Host (DNS rebinding) even with a valid token', async () => {
     const r = await raw(d.url, '/mcp', {
       headers: { authorization: `Bearer ${d.mcpToken}`, host: 'evil.example:80' },
       body,
@@ -130,7 +130,7 @@ describe('HTTP auth, Host, Origin and body size', () => {
     expect(r.status).toBe(403);
   });
 
-  it("answers 403 for a foreign browser Origin, and accepts the daemon's own", async () => {
+  it("[S.origin] answers 403 for a foreign browser Origin, and accepts the daemon's own", async () => {
     const auth = { authorization: `Bearer ${d.mcpToken}` };
     const bad = await raw(d.url, '/mcp', { headers: { ...auth, origin: 'https://evil.example' }, body });
     expect(bad.status).toBe(403);
@@ -141,7 +141,7 @@ describe('HTTP auth, Host, Origin and body size', () => {
     expect((await raw(d.url, '/mcp', { headers: auth, body })).status).toBe(200);
   });
 
-  it('answers 413 for a body over 1 MiB, and 400 for a body that is not JSON', async () => {
+  it('[Q.bad-input] answers 413 for a body over 1 MiB, and 400 for a body that is not JSON', async () => {
     const auth = { authorization: `Bearer ${d.mcpToken}` };
     const big = JSON.stringify({ ...INIT, params: { ...INIT.params, pad: 'x'.repeat(1024 * 1024) } });
     expect((await raw(d.url, '/mcp', { headers: auth, body: big })).status).toBe(413);

@@ -101,7 +101,7 @@ describe('tools/list', () => {
   });
 });
 
-describe('ogf_cue refusals (contract 3.3): InvalidArguments naming the field, nothing queued', () => {
+describe('[Q.bad-input] ogf_cue refusals (contract 3.3): InvalidArguments naming the field, nothing queued', () => {
   const refusals: Array<[string, Record<string, unknown>, string]> = [
     ['session_id not a UUID', { session_id: 'not-a-uuid' }, 'session_id'],
     ['session_id a number', { session_id: 42 }, 'session_id'],
@@ -187,7 +187,7 @@ describe('ogf_cue refusals (contract 3.3): InvalidArguments naming the field, no
   });
 });
 
-describe('run_command_wait, await_command_result, cancel_command refusals', () => {
+describe('[Q.bad-input] run_command_wait, await_command_result, cancel_command refusals', () => {
   const cases: Array<[string, string, Record<string, unknown>, RegExp]> = [
     ['unknown command', 'run_command_wait', { command: 'rm', args: {} }, /^UnknownCommand: command must be /],
     [
@@ -302,7 +302,7 @@ describe('request_id (contract 3.1)', () => {
 });
 
 describe('client isolation (contract 3)', () => {
-  it("a second client cannot see, await or cancel the first client's pending_id, nor collide on request_id", async () => {
+  it("[S.auth] a second client cannot see, await or cancel the first client's pending_id, nor collide on request_id", async () => {
     const mine = structured(
       await call(mcp, 'run_command_wait', {
         command: 'echo',
@@ -377,7 +377,7 @@ describe('waiting (contract 2 rule 7, 3.1)', () => {
     expect(JSON.parse(textOf(r).split('\n').slice(1).join('\n'))).toEqual(structured(r));
   });
 
-  it('ends a wait with PENDING (no reason, nothing "timed out") and the hint to await', async () => {
+  it('[R2.7] ends a wait with PENDING (no reason, nothing "timed out") and the hint to await', async () => {
     const r = await call(mcp, 'run_command_wait', {
       command: 'echo',
       args: { word: 'slow' },

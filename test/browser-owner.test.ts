@@ -191,4 +191,44 @@ describe('owner panel in Chromium', () => {
     expect(routes.length).toBeGreaterThanOrEqual(2);
     await tab.close();
   });
+
+  it('raises a desktop notification and a title badge when something new waits', async () => {
+    await context.grantPermissions(['notifications'], { origin: d.url });
+    const tab = await context.newPage();
+    await tab.addInitScript(() => {
+      // Record what the panel shows; the real Notification still runs underneath.
+      const w = window as unknown as { __shown: Array<{ title: string; body?: string }> };
+      w.__shown = [];
+      const Real = window.Notification;
+      class Recording extends Real {
+        constructor(title: string, options?: NotificationOptions) {
+          super(title, options);
+          w.__shown.push({ title, body: options?.body });
+        }
+      }
+      window.Notification = Recording;
+    });
+    await tab.goto(`${d.url}/`);
+    await tab.locator('#connection[data-state="live"]').waitFor();
+    expect(await tab.locator('#enable-notifications').isHidden()).toBe(true);
+    const id = await queue(ai, 'mark', { word: 'notify' });
+    await card(tab, id).waitFor();
+    const shown = await tab.waitForFunction(() => {
+      const list = (window as unknown as { __shown: Array<{ title: string; body?: string }> }).__shown;
+      return list.length > 0 ? list : undefined;
+    });
+    const notes = (await shown.jsonValue()) as Array<{ title: string; body?: string }>;
+    expect(notes).toHaveLength(1);
+    expect(notes[0]?.title).toBe('Approval needed');
+    expect(notes[0]?.body).toContain('local');
+    expect(notes[0]?.body).toContain('notify');
+    const waiting = await tab.locator('#queue article.state-awaiting_review').count();
+    expect(waiting).toBeGreaterThanOrEqual(1);
+    expect(await tab.title()).toBe(`(${waiting}) ogf-broker owner`);
+    await card(tab, id).focus();
+    await tab.keyboard.press('a');
+    await tab.locator(`article[data-pending-id="${id}"][data-status="SUCCEEDED"]`).waitFor();
+    expect(await tab.title()).toBe(waiting === 1 ? 'ogf-broker owner' : `(${waiting - 1}) ogf-broker owner`);
+    await tab.close();
+  });
 });

@@ -193,7 +193,8 @@ export function deliverCue(file: CheckedSessionFile, opts: DeliverOptions): Prom
         );
         ws.send(JSON.stringify(frame), (err) => {
           write = err ? 'failed' : 'written';
-          if (pendingFailure !== undefined) lost(pendingFailure);
+          if (err) lost(pendingFailure ?? 'the connection failed while the cue frame was being written');
+          else if (pendingFailure !== undefined) lost(pendingFailure);
         });
         return;
       }

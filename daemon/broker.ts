@@ -9,6 +9,7 @@ import { nanoid } from 'nanoid';
 import { type Clock, iso, systemClock } from './clock.js';
 import type { ActionResult, BrokerApi, SubmitRequest, SubmitResult } from './context.js';
 import type { ExecutionReport, Executor } from './executor.js';
+import { faultPoint } from './fault.js';
 import { type Actor, type Command, type Event, isFinal, type State, transition } from './lifecycle.js';
 import { type Logger, silentLogger } from './log.js';
 import type { AuditEntry, Store } from './store.js';
@@ -421,7 +422,10 @@ export class Broker implements BrokerApi {
         const cur = this.#active.get(id);
         if (!cur) return false;
         try {
-          return this.#apply(cur, { type: 'start', at: iso(this.#clock.now()) }, DAEMON).ok;
+          faultPoint('before_mark_running');
+          const ok = this.#apply(cur, { type: 'start', at: iso(this.#clock.now()) }, DAEMON).ok;
+          if (ok) faultPoint('after_mark_running');
+          return ok;
         } catch (e) {
           // Rule 3: if `running` cannot be made durable, nothing is spawned.
           this.#log.log('error', 'commit_failed', { id, error: (e as Error).message });
@@ -448,6 +452,7 @@ export class Broker implements BrokerApi {
       }
       return;
     }
+    faultPoint('before_finish_commit');
     this.#apply(cur, { type: 'finish', at, result: report }, DAEMON);
   }
 }

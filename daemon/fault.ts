@@ -1,0 +1,36 @@
+/**
+ * Test-only crash points (issue 6, fault injection). The fault suites must kill the daemon inside
+ * windows too narrow for a signal sent from outside to hit reliably: between writing a cue's session
+ * file and committing `running`, between that commit and the spawn, and between a child's exit and the
+ * commit of its outcome (rule 3).
+ *
+ * Inert in production: it is armed only by the environment variable `OGF_BROKER_FAULT`, read once when
+ * the daemon process loads this module, and nothing a client sends (MCP, owner frames, bridge frames,
+ * config file) can set or change it. Value: `<point>` or `<point>:<n>` — at the n-th time (default 1)
+ * the daemon reaches that point it SIGKILLs itself, exactly as `kill -9` would, with no cleanup.
+ */
+
+/** The named points, in a command's life. */
+export type FaultPoint =
+  /** Approved and about to commit `running` (for a cue: its session file is already written). */
+  | 'before_mark_running'
+  /** `running` is durable; the child is not spawned yet. */
+  | 'after_mark_running'
+  /** The child has exited (its outcome is known); the outcome is not committed yet. */
+  | 'before_finish_commit';
+
+const armed = parse(process.env.OGF_BROKER_FAULT);
+let hits = 0;
+
+function parse(value: string | undefined): { point: string; n: number } | undefined {
+  if (value === undefined || value === '') return undefined;
+  const [point, n] = value.split(':');
+  return { point: point ?? '', n: n === undefined ? 1 : Number(n) };
+}
+
+/** Crashes the process here when the test environment armed this point; otherwise does nothing. */
+export function faultPoint(point: FaultPoint): void {
+  if (armed === undefined || armed.point !== point) return;
+  hits++;
+  if (hits === armed.n) process.kill(process.pid, 'SIGKILL');
+}

@@ -144,7 +144,8 @@ export const cueFrame = z.strictObject({
 export const cueAckFrame = z.object({
   type: z.literal('cue_ack'),
   cue_id: z.string(),
-  applied_at: z.string(),
+  // Stored and shown by the daemon: an ISO time only, so an app can never smuggle text (or a UUID) in.
+  applied_at: isoTime,
   duplicate: z.boolean(),
 });
 export const cueNackFrame = z.object({

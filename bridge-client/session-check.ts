@@ -180,7 +180,9 @@ export function checkAppFrame(raw: unknown): Checked<AppFrameChecked> {
       case 'cue_ack': {
         if (typeof raw.duplicate !== 'boolean') fail('duplicate', 'a boolean', raw.duplicate);
         const cue_id = str(raw, 'cue_id', Number.MAX_SAFE_INTEGER);
-        const applied_at = str(raw, 'applied_at', Number.MAX_SAFE_INTEGER);
+        // The daemon stores and shows applied_at (result.delivery): only an ISO time may pass, never
+        // free text from the app, which knows the session UUID and could echo it (contract 3.3, rule 8).
+        const applied_at = isoTime(raw, 'applied_at');
         return { ok: true, value: { type: 'cue_ack', cue_id, applied_at, duplicate: raw.duplicate } };
       }
       case 'cue_nack': {

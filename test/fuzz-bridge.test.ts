@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { BridgeEndpoint } from '../bridge-client/endpoint.js';
 import { BRIDGE_CLI } from './helpers/daemon.js';
-import { type FieldOracle, hostileValue, mutated, offending } from './helpers/fuzz.js';
+import { CUE_FIELDS, type FieldOracle, hostileValue, mutated, offending } from './helpers/fuzz.js';
 
 const ENDPOINT_RUNS = 200;
 const CLIENT_RUNS = 14;
@@ -40,11 +40,7 @@ const CUE_FRAME: FieldOracle = {
   intensity: (v) => typeof v === 'number' && v >= 0 && v <= 1,
   gaze: (v) => ['neutral', 'user', 'content', 'away'].includes(v as string),
   ttl_ms: (v) => Number.isInteger(v) && (v as number) >= 100 && (v as number) <= 10_000,
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: contract 3.3 refuses control characters.
-  message: (v) =>
-    v === undefined ||
-    v === null ||
-    (typeof v === 'string' && [...v].length <= 120 && !/[\u0000-\u001f\u007f-\u009f]/.test(v)),
+  message: CUE_FIELDS.message!,
   deliver_by: isIso,
 };
 // A valid cue whose deliver_by has passed: a frame the generator leaves valid gets `Expired`, changing nothing.

@@ -45,7 +45,7 @@ afterAll(async () => {
 });
 
 describe('owner panel in Chromium', () => {
-  it('logs in from the printed URL: the token leaves the address bar, the cookie is HttpOnly', async () => {
+  it('[S.login] [S.tokens] logs in from the printed URL: the token leaves the address bar, the cookie is HttpOnly', async () => {
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     page.on('console', (m) => {

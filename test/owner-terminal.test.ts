@@ -93,7 +93,7 @@ describe('terminal owner commands', () => {
     expect(nf.stderr).toMatch(/^NotFound: /);
   });
 
-  it('bad flags exit 2 with one line naming the flag', async () => {
+  it('[Q.bad-input] bad flags exit 2 with one line naming the flag', async () => {
     const cases: Array<[string[], RegExp]> = [
       [['approve', '--bogus', 'x'], /--bogus/],
       [['approve'], /^ID: /],
@@ -127,7 +127,7 @@ describe('terminal owner commands', () => {
   });
 });
 
-describe('login', () => {
+describe('[S.login] login', () => {
   const post = (body: string, headers: Record<string, string> = { 'Content-Type': 'application/json' }) =>
     fetch(`${d.url}/login`, { method: 'POST', headers, body });
 

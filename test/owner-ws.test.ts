@@ -66,7 +66,7 @@ describe('owner WebSocket', () => {
     expect(v?.display).toContain('greet');
   });
 
-  it('two owners approving the same command at once: one launch, one AlreadyDecided', async () => {
+  it('[R2.5] two owners approving the same command at once: one launch, one AlreadyDecided', async () => {
     const id = await queue(ai, 'mark', { word: 'race' });
     const [a, b] = [await owner(), await owner()];
     const version = a.snapshotView(id)?.version;
@@ -84,7 +84,7 @@ describe('owner WebSocket', () => {
     expect(marks().filter((l) => l === 'race')).toHaveLength(1);
   });
 
-  it('a stale version gets VersionConflict and changes nothing; an unknown id gets NotFound', async () => {
+  it('[R2.8] a stale version gets VersionConflict and changes nothing; an unknown id gets NotFound', async () => {
     const id = await queue(ai, 'mark', { word: 'stale' });
     const o = await owner();
     const version = o.snapshotView(id)?.version as number;
@@ -101,7 +101,7 @@ describe('owner WebSocket', () => {
     expect(ok).toMatchObject({ ok: true });
   });
 
-  it('a deny note reaches the AI as owner_note; deciding a decided command is AlreadyDecided', async () => {
+  it('[R2.1] a deny note reaches the AI as owner_note; deciding a decided command is AlreadyDecided', async () => {
     const id = await queue(ai, 'mark', { word: 'denied' });
     const o = await owner();
     const version = o.snapshotView(id)?.version;
@@ -122,7 +122,7 @@ describe('owner WebSocket', () => {
     expect(marks()).not.toContain('denied');
   });
 
-  it('malformed, unknown and schema-failing frames get BadMessage and the socket stays open', async () => {
+  it('[Q.bad-input] malformed, unknown and schema-failing frames get BadMessage and the socket stays open', async () => {
     const o = await owner();
     const notJson = await o.sendRaw('{not json');
     expect(notJson).toEqual({
@@ -168,7 +168,7 @@ describe('owner WebSocket', () => {
     expect(o.closeCode).toBe(1009);
   });
 
-  it('refuses upgrades: no or wrong auth 401, foreign Origin 403 (after auth), foreign Host 403 (first)', async () => {
+  it('[S.auth] [S.origin] [S.host] refuses upgrades: no or wrong auth 401, foreign Origin 403 (after auth), foreign Host 403 (first)', async () => {
     const bearer = { Authorization: `Bearer ${d.ownerToken}` };
     expect(await upgradeStatus(d, {})).toBe(401);
     expect(await upgradeStatus(d, { Authorization: 'Bearer wrong-token-wrong-token-wrong-token' })).toBe(401);
@@ -183,7 +183,7 @@ describe('owner WebSocket', () => {
     expect(await upgradeStatus(d, bearer)).toBe(101);
   });
 
-  it('upserts reach every owner, in commit order, with increasing versions', async () => {
+  it('[R2.8] upserts reach every owner, in commit order, with increasing versions', async () => {
     const [a, b, c] = [await owner(), await owner(), await owner()];
     const id = await queue(ai, 'mark', { word: 'fanout' });
     const created = await a.upsert(id, (v) => v.version === 1, 'created');

@@ -1,0 +1,126 @@
+/**
+ * The bench's clients: the real SDK `Client` over Streamable HTTP, and a lean owner on `/owner/ws` that
+ * stamps every frame with `performance.now()` before parsing it, so latencies are not inflated by our
+ * own JSON work, and can approve what it sees.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import WebSocket from 'ws';
+import type { Daemon } from './procs.js';
+
+/** An SDK client connected to `url` (bearer token when given). */
+export async function connectMcp(url: string, token?: string): Promise<Client> {
+  const client = new Client({ name: 'ogf-bench', version: '1.0.0' });
+  const headers: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` };
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+  return client;
+}
+
+/** Closes clients, ending their sessions (DELETE) so the daemon's session cap is not reached. */
+export async function closeMcp(clients: readonly Client[]): Promise<void> {
+  await Promise.all(
+    clients.map(async (c) => {
+      const t = c.transport as StreamableHTTPClientTransport | undefined;
+      await t?.terminateSession().catch(() => {});
+      await c.close().catch(() => {});
+    }),
+  );
+}
+
+/** Calls a tool and returns its structured content; throws on a tool error. */
+export async function callTool(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+  timeoutMs = 120_000,
+): Promise<Record<string, unknown>> {
+  const r = (await client.callTool({ name, arguments: args }, undefined, {
+    timeout: timeoutMs,
+  })) as CallToolResult;
+  if (r.isError) throw new Error(`${name} refused: ${JSON.stringify(r.content)}`);
+  return (r.structuredContent ?? {}) as Record<string, unknown>;
+}
+
+export interface View {
+  id: string;
+  version: number;
+  state: string;
+  args: Record<string, unknown>;
+}
+
+/** A frame as received: its arrival time (before parsing) and the parsed message. */
+export interface Stamped {
+  at: number;
+  // biome-ignore lint/suspicious/noExplicitAny: owner frames are JSON read back by the bench.
+  msg: Record<string, any>;
+}
+
+/** An owner over the real `/owner/ws` with the owner bearer token. */
+export class Owner {
+  readonly ws: WebSocket;
+  /** Called for every upsert, with its arrival time. */
+  onUpsert: (view: View, at: number) => void = () => {};
+  #snapshot: ((s: Stamped) => void) | undefined;
+  #replies = new Map<string, (msg: Record<string, unknown>) => void>();
+  #next = 0;
+  /** Arrival time of the hello frame and of the snapshot frame, and the snapshot's size in bytes. */
+  helloAt = 0;
+  snapshotAt = 0;
+  snapshotBytes = 0;
+  snapshotCount = 0;
+
+  private constructor(ws: WebSocket) {
+    this.ws = ws;
+    ws.on('message', (data) => {
+      const at = performance.now();
+      const text = String(data);
+      const msg = JSON.parse(text) as Stamped['msg'];
+      if (msg.type === 'upsert') this.onUpsert(msg.command as View, at);
+      else if (msg.type === 'reply') this.#replies.get(String(msg.req_id))?.(msg);
+      else if (msg.type === 'hello') this.helloAt = at;
+      else if (msg.type === 'snapshot') {
+        this.snapshotAt = at;
+        this.snapshotBytes = Buffer.byteLength(text);
+        this.snapshotCount = (msg.commands as unknown[]).length;
+        this.#snapshot?.({ at, msg });
+      }
+    });
+    ws.on('error', () => {});
+  }
+
+  /** Connects and resolves once the snapshot has arrived. */
+  static async open(d: Daemon): Promise<Owner> {
+    const ws = new WebSocket(`${d.url.replace(/^http/, 'ws')}/owner/ws`, {
+      headers: { authorization: `Bearer ${d.ownerToken}` },
+      perMessageDeflate: false,
+    });
+    const owner = new Owner(ws);
+    await new Promise<void>((resolve, reject) => {
+      owner.#snapshot = () => resolve();
+      ws.once('error', reject);
+      ws.once('close', (code) => reject(new Error(`owner socket closed ${code}`)));
+    });
+    return owner;
+  }
+
+  /** Sends approve for `view` (at its version); resolves with the reply. */
+  approve(view: View): Promise<Record<string, unknown>> {
+    const req_id = `a${++this.#next}`;
+    return new Promise((resolve) => {
+      this.#replies.set(req_id, (msg) => {
+        this.#replies.delete(req_id);
+        resolve(msg);
+      });
+      this.ws.send(JSON.stringify({ type: 'approve', req_id, id: view.id, version: view.version }));
+    });
+  }
+
+  close(): Promise<void> {
+    if (this.ws.readyState === WebSocket.CLOSED) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.ws.once('close', () => resolve());
+      this.ws.close();
+    });
+  }
+}

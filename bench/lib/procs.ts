@@ -1,0 +1,168 @@
+/**
+ * Real processes for the bench: the daemon (`node dist/daemon/cli.js start --port 0 --data-dir D`), its
+ * RSS and open descriptors read from /proc, and the bare baseline server. Logs go to a file in the data
+ * dir, never to an undrained pipe (a full pipe would stall the daemon and the measurement with it).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import {
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const ROOT = resolve(import.meta.dirname, '..', '..', '..');
+export const DAEMON_CLI = join(ROOT, 'dist', 'daemon', 'cli.js');
+export const BRIDGE_CLI = join(ROOT, 'dist', 'bridge-client', 'cli.js');
+export const BARE_SERVER = join(ROOT, 'dist', 'bench', 'bare-server.js');
+
+export interface Daemon {
+  pid: number;
+  url: string;
+  mcpUrl: string;
+  dataDir: string;
+  ownerToken: string;
+  mcpToken: string;
+  child: ChildProcess;
+  /** ms from spawn to the "listening" line on stdout (printed after daemon.json is written). */
+  startMs: number;
+  stop(): Promise<void>;
+}
+
+/** A fresh 0700 data dir; under /dev/shm when `memory` (fsync then costs nothing; see growth). */
+export function makeDataDir(memory = false): string {
+  const base = memory && existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
+  return mkdtempSync(join(base, 'ogf-bench-'));
+}
+
+/** The catalog every row uses: `noop` runs /bin/true with a tag that makes each request distinct. */
+export function benchConfig(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const trueBin = existsSync('/bin/true') ? '/bin/true' : '/usr/bin/true';
+  return {
+    review_timeout_s: 3600,
+    commands: {
+      noop: {
+        description: 'Does nothing (bench)',
+        argv: [trueBin, '{tag}'],
+        params: { tag: { type: 'string', max_length: 32, pattern: '^[a-z0-9]+$' } },
+        timeout_s: 30,
+      },
+    },
+    ...extra,
+  };
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((r) => child.once('exit', () => r()));
+}
+
+/** Starts the daemon on `dataDir` (writing `config` first when given) and waits for its ready line. */
+export async function startDaemon(dataDir: string, config?: Record<string, unknown>): Promise<Daemon> {
+  if (config) writeFileSync(join(dataDir, 'config.json'), JSON.stringify(config), { mode: 0o600 });
+  const env = { ...process.env };
+  delete env.OGF_BROKER_CONFIG;
+  delete env.OGF_BRIDGE_URL;
+  delete env.OGF_BROKER_DATA_DIR;
+  const logFd = openSync(join(dataDir, 'daemon.log'), 'a', 0o600);
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [DAEMON_CLI, 'start', '--data-dir', dataDir, '--port', '0'], {
+    env,
+    stdio: ['ignore', 'pipe', logFd],
+  });
+  closeSync(logFd);
+  let out = '';
+  const startMs = await new Promise<number>((resolvePromise, reject) => {
+    const onExit = (code: number | null) =>
+      reject(new Error(`daemon exited ${code}; see ${join(dataDir, 'daemon.log')}`));
+    child.once('exit', onExit);
+    child.stdout!.on('data', (d: Buffer) => {
+      const first = out === '';
+      out += d.toString();
+      if (first) {
+        child.off('exit', onExit);
+        resolvePromise(performance.now() - t0);
+      }
+    });
+  });
+  const info = JSON.parse(readFileSync(join(dataDir, 'daemon.json'), 'utf8')) as {
+    pid: number;
+    url: string;
+    mcp_url: string;
+  };
+  return {
+    pid: info.pid,
+    url: info.url,
+    mcpUrl: info.mcp_url,
+    dataDir,
+    ownerToken: readFileSync(join(dataDir, 'owner.token'), 'utf8').trim(),
+    mcpToken: readFileSync(join(dataDir, 'mcp.token'), 'utf8').trim(),
+    child,
+    startMs,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      const t = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited(child);
+      clearTimeout(t);
+    },
+  };
+}
+
+/** Resident set size of `pid` in MiB (VmRSS). */
+export function rssMiB(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : Number.NaN;
+}
+
+/** Open file descriptors of `pid` (sockets, files, pipes): the entries of /proc/<pid>/fd. */
+export function openFds(pid: number): number {
+  return readdirSync(`/proc/${pid}/fd`).length;
+}
+
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+export interface BareServer {
+  /** The bare SDK server's Streamable HTTP endpoint (echo tool). */
+  mcpUrl: string;
+  /** A bare `ws` server that sends one frame of `?bytes=N` on connect. */
+  wsUrl: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Starts `dist/bench/bare-server.js` in its own process, like the daemon. */
+export async function startBareServer(): Promise<BareServer> {
+  const child = spawn(process.execPath, [BARE_SERVER], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const line = await new Promise<string>((resolvePromise, reject) => {
+    let out = '';
+    child.once('exit', (code) => reject(new Error(`bare server exited ${code}`)));
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const nl = out.indexOf('\n');
+      if (nl >= 0) resolvePromise(out.slice(0, nl));
+    });
+  });
+  const { mcp, ws } = JSON.parse(line) as { mcp: string; ws: string };
+  return {
+    mcpUrl: mcp,
+    wsUrl: ws,
+    child,
+    async stop() {
+      child.removeAllListeners('exit');
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited(child);
+    },
+  };
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}

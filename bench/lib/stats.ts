@@ -1,0 +1,62 @@
+/**
+ * Small statistics and the one table the bench prints. Times are milliseconds from
+ * `performance.now()` (monotonic, sub-millisecond) unless a row says otherwise.
+ */
+
+/** The q-quantile (0..1) of `xs` by nearest rank; NaN for an empty list. */
+export function quantile(xs: readonly number[], q: number): number {
+  if (xs.length === 0) return Number.NaN;
+  const sorted = [...xs].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[rank]!;
+}
+
+export function median(xs: readonly number[]): number {
+  return quantile(xs, 0.5);
+}
+
+/** One line of the table: a figure, the baseline measured in the same run, their ratio and the goal. */
+export interface Row {
+  /** Issue 7's row number and a short name, e.g. `1 mcp overhead`. */
+  id: string;
+  figure: string;
+  value: number;
+  unit: string;
+  baseline: number | null;
+  baselineLabel: string;
+  ratio: number | null;
+  /** Human-readable goal, `—` when the row is informational. */
+  goal: string;
+  /** `pass` / `miss` against the goal, `info` when the row has none. */
+  result: 'pass' | 'miss' | 'info';
+  /** Samples, counts and anything the doc needs to explain the figure. */
+  detail?: Record<string, unknown>;
+}
+
+export function ratioOf(value: number, baseline: number | null): number | null {
+  if (baseline === null || !Number.isFinite(baseline) || baseline === 0) return null;
+  return value / baseline;
+}
+
+function num(v: number | null, unit = ''): string {
+  if (v === null || !Number.isFinite(v)) return '—';
+  const digits = Math.abs(v) >= 100 ? 0 : Math.abs(v) >= 10 ? 1 : 2;
+  return `${v.toFixed(digits)}${unit ? ` ${unit}` : ''}`;
+}
+
+/** The table as fixed-width text (also valid Markdown). */
+export function formatTable(rows: readonly Row[]): string {
+  const head = ['row', 'figure', 'value', 'baseline', 'ratio', 'goal', 'result'];
+  const body = rows.map((r) => [
+    r.id,
+    r.figure,
+    num(r.value, r.unit),
+    r.baseline === null ? '—' : `${num(r.baseline, r.unit)} (${r.baselineLabel})`,
+    r.ratio === null ? '—' : `${r.ratio.toFixed(2)}×`,
+    r.goal,
+    r.result,
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+  return [line(head), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...body.map(line)].join('\n');
+}

@@ -1,0 +1,167 @@
+/**
+ * Row 4, durable throughput: `run_command_wait` submissions committed per second (a call returns only
+ * after its transaction committed) with 1, 10 and 100 concurrent submitters, each its own MCP session,
+ * back to back for a fixed time. Baseline, measured just before each level: a bare better-sqlite3 loop
+ * inserting the same rows (the command row and its audit row, copied from the daemon's own database)
+ * into a file created by the product's Store (same schema, same pragmas: WAL, synchronous=FULL), one
+ * transaction per submission as the store does. A second, informational baseline batches 100
+ * submissions per transaction: the ceiling group commit would approach.
+ */
+
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import Database from 'better-sqlite3';
+import { Store } from '../../daemon/store.js';
+import { callTool, closeMcp, connectMcp } from '../lib/clients.js';
+import { benchConfig, type Daemon, makeDataDir, removeDir, startDaemon } from '../lib/procs.js';
+import { type Row, ratioOf } from '../lib/stats.js';
+
+interface Template {
+  command: Record<string, unknown>;
+  body: Record<string, unknown>;
+  audit: Record<string, unknown>;
+}
+
+function readTemplate(dataDir: string): Template {
+  const db = new Database(join(dataDir, 'broker.db'), { readonly: true, fileMustExist: true });
+  try {
+    const command = db.prepare('SELECT * FROM commands ORDER BY seq DESC LIMIT 1').get() as Record<
+      string,
+      unknown
+    >;
+    const audit = db.prepare('SELECT * FROM audit ORDER BY seq DESC LIMIT 1').get() as Record<
+      string,
+      unknown
+    >;
+    return { command, body: JSON.parse(String(command.body)) as Record<string, unknown>, audit };
+  } finally {
+    db.close();
+  }
+}
+
+/** Rows per second of the bare loop for `ms`, `batch` submissions per transaction. */
+function bareLoop(t: Template, ms: number, batch: number): number {
+  const dir = makeDataDir();
+  const path = join(dir, 'bare.db');
+  new Store(path).close(); // the product's schema and migrations
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma('busy_timeout = 5000');
+  db.pragma('foreign_keys = ON');
+  const insert = db.prepare(
+    'INSERT INTO commands (id, client, request_id, state, version, created_at, body) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  );
+  const audit = db.prepare(
+    'INSERT INTO audit (at, actor_kind, actor, action, command_id, version, detail) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  );
+  let n = 0;
+  const one = () => {
+    const id = `c_bare${String(n++).padStart(16, '0')}`;
+    const at = new Date().toISOString();
+    insert.run(
+      id,
+      t.command.client,
+      null,
+      t.command.state,
+      1,
+      at,
+      JSON.stringify({ ...t.body, id, created_at: at }),
+    );
+    audit.run(at, t.audit.actor_kind, t.audit.actor, t.audit.action, id, 1, t.audit.detail);
+  };
+  const tx = db.transaction((k: number) => {
+    for (let i = 0; i < k; i++) one();
+  });
+  const t0 = performance.now();
+  while (performance.now() - t0 < ms) tx(batch);
+  const rate = (n / (performance.now() - t0)) * 1000;
+  db.close();
+  removeDir(dir);
+  return rate;
+}
+
+async function submitFor(d: Daemon, submitters: number, ms: number): Promise<number> {
+  const clients: Client[] = [];
+  for (let i = 0; i < submitters; i++) clients.push(await connectMcp(d.mcpUrl, d.mcpToken));
+  try {
+    await Promise.all(
+      clients.map((c, s) =>
+        callTool(c, 'run_command_wait', {
+          command: 'noop',
+          args: { tag: `w${submitters}s${s}` },
+          wait_seconds: 0,
+        }),
+      ),
+    );
+    let n = 0;
+    const t0 = performance.now();
+    const end = t0 + ms;
+    await Promise.all(
+      clients.map(async (c, s) => {
+        for (let k = 0; performance.now() < end; k++) {
+          await callTool(c, 'run_command_wait', {
+            command: 'noop',
+            args: { tag: `t${submitters}s${s}n${k}` },
+            wait_seconds: 0,
+          });
+          n++;
+        }
+      }),
+    );
+    return (n / (performance.now() - t0)) * 1000;
+  } finally {
+    await closeMcp(clients);
+  }
+}
+
+export async function throughput(quick: boolean): Promise<Row[]> {
+  const dir = makeDataDir();
+  const d = await startDaemon(dir, benchConfig());
+  const ms = quick ? 1500 : 4000;
+  const rows: Row[] = [];
+  try {
+    const probe = await connectMcp(d.mcpUrl, d.mcpToken);
+    await callTool(probe, 'run_command_wait', {
+      command: 'noop',
+      args: { tag: 'template' },
+      wait_seconds: 0,
+    });
+    await closeMcp([probe]);
+    const t = readTemplate(dir);
+    for (const submitters of [1, 10, 100]) {
+      const bare = bareLoop(t, quick ? 1000 : 2000, 1);
+      const value = await submitFor(d, submitters, ms);
+      const ratio = ratioOf(value, bare);
+      const pass = value >= 1000 && ratio !== null && ratio >= 0.5;
+      rows.push({
+        id: '4 durable throughput',
+        figure: `submissions committed/s @${submitters} submitter${submitters > 1 ? 's' : ''}`,
+        value,
+        unit: '/s',
+        baseline: bare,
+        baselineLabel: 'bare loop, 1 tx each',
+        ratio,
+        goal: '≥ 1000/s and ≥ 0.5×',
+        result: pass ? 'pass' : 'miss',
+      });
+    }
+    const batched = bareLoop(t, quick ? 1000 : 2000, 100);
+    const single = rows[rows.length - 1]!.baseline!;
+    rows.push({
+      id: '4 durable throughput',
+      figure: 'bare loop, 100 submissions per tx (group-commit ceiling)',
+      value: batched,
+      unit: '/s',
+      baseline: single,
+      baselineLabel: 'bare loop, 1 tx each',
+      ratio: ratioOf(batched, single),
+      goal: '—',
+      result: 'info',
+    });
+    return rows;
+  } finally {
+    await d.stop();
+    removeDir(dir);
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * `npm run bench` (issue 7): six measurements of the real daemon, each beside a baseline measured in the
+ * same run, printed as one table and written to bench/results/latest.json. Never part of `npm test`.
+ *
+ *   node dist/bench/run.js [--quick] [--only 1,2,...] [--budget-s 510]
+ *
+ * Everything runs on loopback against real processes: `ogf-broker start --port 0` in temp data dirs, the
+ * SDK client over Streamable HTTP, owner WebSockets, the real bridge client and the avatar app's server.
+ * The budget bounds the whole run (growth takes what is left), so a fresh clone finishes in 10 minutes
+ * including `npm run build`.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { benchConfig, makeDataDir, ROOT, removeDir, startBareServer, startDaemon } from './lib/procs.js';
+import { formatTable, type Row } from './lib/stats.js';
+import { cueLatency } from './rows/cue.js';
+import { growth } from './rows/growth.js';
+import { mcpOverhead } from './rows/mcp-overhead.js';
+import { pushLatency } from './rows/push-latency.js';
+import { scale } from './rows/scale.js';
+import { throughput } from './rows/throughput.js';
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    'budget-s': { type: 'string', default: '510' },
+    out: { type: 'string', default: join(ROOT, 'bench', 'results', 'latest.json') },
+  },
+});
+const quick = values.quick ?? false;
+const only = new Set((values.only ?? '1,2,3,4,5,6').split(',').map((s) => s.trim()));
+const started = performance.now();
+const deadline = started + Number(values['budget-s']) * 1000;
+
+function gitCommit(): string {
+  // Read .git directly: the bench spawns no shell or git (architecture rule 9).
+  try {
+    const head = readFileSync(join(ROOT, '.git', 'HEAD'), 'utf8').trim();
+    const ref = /^ref: (.+)$/.exec(head)?.[1];
+    if (ref === undefined) return head.slice(0, 7);
+    try {
+      return readFileSync(join(ROOT, '.git', ref), 'utf8')
+        .trim()
+        .slice(0, 7);
+    } catch {
+      const packed = readFileSync(join(ROOT, '.git', 'packed-refs'), 'utf8');
+      return new RegExp(`^([0-9a-f]{40}) ${ref}$`, 'm').exec(packed)?.[1]?.slice(0, 7) ?? 'unknown';
+    }
+  } catch {
+    return 'unknown';
+  }
+}
+
+function progress(what: string): void {
+  process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(0)}s] ${what}\n`);
+}
+
+async function main(): Promise<void> {
+  const rows: Row[] = [];
+  const loadStart = loadavg();
+  const bare = await startBareServer();
+  try {
+    if (only.has('1') || only.has('2')) {
+      const dir = makeDataDir();
+      const d = await startDaemon(dir, benchConfig());
+      try {
+        if (only.has('1')) {
+          progress('1 mcp overhead');
+          rows.push(await mcpOverhead(d, bare, quick));
+        }
+        if (only.has('2')) {
+          progress('2 push latency');
+          rows.push(...(await pushLatency(d, bare, quick)));
+        }
+      } finally {
+        await d.stop();
+        removeDir(dir);
+      }
+    }
+    if (only.has('3')) {
+      progress('3 cue: approve → spawn / ack');
+      rows.push(...(await cueLatency(quick)));
+    }
+    if (only.has('4')) {
+      progress('4 durable throughput');
+      rows.push(...(await throughput(quick)));
+    }
+    if (only.has('5')) {
+      progress('5 scale');
+      rows.push(...(await scale(bare, quick)));
+    }
+    if (only.has('6')) {
+      const budget = Math.max(30_000, deadline - performance.now() - 20_000);
+      progress(`6 growth (budget ${(budget / 1000).toFixed(0)} s)`);
+      rows.push(...(await growth(budget, quick)));
+    }
+  } finally {
+    await bare.stop();
+  }
+  const table = formatTable(rows);
+  process.stdout.write(`${table}\n`);
+  const result = {
+    date: new Date().toISOString(),
+    commit: gitCommit(),
+    node: process.version,
+    cpus: cpus().length,
+    cpu_model: cpus()[0]?.model ?? 'unknown',
+    loadavg_start: loadStart,
+    loadavg_end: loadavg(),
+    quick,
+    seconds: (performance.now() - started) / 1000,
+    table,
+    rows,
+  };
+  mkdirSync(join(values.out!, '..'), { recursive: true });
+  writeFileSync(values.out!, `${JSON.stringify(result, null, 2)}\n`);
+  progress(`done; wrote ${values.out}`);
+}
+
+main().then(
+  () => process.exit(0),
+  (e: unknown) => {
+    process.stderr.write(`bench failed: ${(e as Error).stack ?? String(e)}\n`);
+    process.exit(1);
+  },
+);

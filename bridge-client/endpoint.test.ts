@@ -7,7 +7,7 @@ import WebSocket from 'ws';
 import type { AppliedCue } from './avatar-state.js';
 import { BridgeEndpoint, type BridgeEndpointOptions } from './endpoint.js';
 
-const SESSION = randomUUID();
+const SESSION: string = randomUUID();
 let server: Server | undefined;
 let endpoint: BridgeEndpoint | undefined;
 
@@ -65,7 +65,7 @@ async function until(pred: () => boolean): Promise<void> {
   while (!pred()) await new Promise((r) => setTimeout(r, 5));
 }
 
-const hello = (session = SESSION, protocol = 'ogf-bridge/1') => ({
+const hello = (session: string = SESSION, protocol = 'ogf-bridge/1') => ({
   type: 'hello',
   protocol,
   session_id: session,

@@ -85,7 +85,9 @@ beforeAll(async () => {
     out += b.toString();
   });
   const m = await waitFor(
-    () => /^ogf avatar app ready: page (http:\/\/127\.0\.0\.1:(\d+)\/) bridge (ws:\/\/\S+)$/m.exec(out),
+    () =>
+      /^ogf avatar app ready: page (http:\/\/127\.0\.0\.1:(\d+)\/) bridge (ws:\/\/\S+)$/m.exec(out) ??
+      undefined,
     'the ready line',
   );
   pageUrl = m[1]!;
@@ -226,7 +228,7 @@ describe('the avatar page', () => {
     await expect
       .poll(() =>
         fetch(new URL('/state', pageUrl))
-          .then((r) => r.json())
+          .then((r) => r.json() as Promise<{ ready: boolean }>)
           .then((s) => s.ready),
       )
       .toBe(false);
@@ -238,7 +240,7 @@ describe('the avatar page', () => {
     await expect
       .poll(() =>
         fetch(new URL('/state', pageUrl))
-          .then((r) => r.json())
+          .then((r) => r.json() as Promise<{ ready: boolean }>)
           .then((s) => s.ready),
       )
       .toBe(true);

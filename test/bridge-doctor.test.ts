@@ -58,7 +58,7 @@ beforeAll(async () => {
   app.stdout!.on('data', (b: Buffer) => {
     out += b.toString();
   });
-  bridgeUrl = (await waitFor(() => /bridge (\S+)/.exec(out), 'the avatar app'))[1]!;
+  bridgeUrl = (await waitFor(() => /bridge (\S+)/.exec(out) ?? undefined, 'the avatar app'))[1]!;
 });
 
 afterAll(async () => {

@@ -28,7 +28,10 @@ beforeAll(async () => {
   app.stdout!.on('data', (b: Buffer) => {
     out += b.toString();
   });
-  const [, pageUrl, bridgeUrl] = await waitFor(() => /page (\S+) bridge (\S+)/.exec(out), 'the avatar app');
+  const [, pageUrl, bridgeUrl] = await waitFor(
+    () => /page (\S+) bridge (\S+)/.exec(out) ?? undefined,
+    'the avatar app',
+  );
   d = await startDaemon({ config: { ogf_bridge: { url: bridgeUrl, delivery_timeout_ms: 5000 } } });
   mcp = await httpClient(d.info.mcp_url, d.mcpToken);
   browser = await launchBrowser();
@@ -73,7 +76,8 @@ it('MCP ogf_cue → owner approves in the panel → the avatar page plays it →
 
   const c = card(owner, id);
   await c.waitFor();
-  const shown = await c.textContent();
+  // biome-ignore lint/performance/useDomNodeTextContent: Playwright's innerText, the text a person sees.
+  const shown = await c.innerText();
   expect(shown).toContain('ogf-bridge-client');
   expect(shown).toMatch(/sess·[0-9a-f]{6}/);
   expect(shown.toLowerCase()).not.toContain(session);

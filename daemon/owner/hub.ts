@@ -32,8 +32,12 @@ import type { OwnerSessions } from './sessions.js';
 export const OWNER_WS_PATH = '/owner/ws';
 /** Final commands in the snapshot besides every non-final one (contract 5). */
 const SNAPSHOT_FINAL = 200;
-/** A socket with this much unsent data is too slow to follow; it is cut and resyncs on reconnect. */
-const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
+/**
+ * A socket with this much unsent data is too slow to follow; it is cut and resyncs on reconnect. Far above
+ * a worst-case snapshot (200 final commands with 2 x output_limit_bytes of output each at the default), so
+ * a healthy tab is never cut just for having received a big snapshot.
+ */
+const MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
 
 interface Owner {
   ws: WebSocket;

@@ -175,6 +175,21 @@ export function describeZodError(error: z.ZodError, prefix = ''): string {
   return `${prefix}${field}: ${issue.message}`;
 }
 
+/** The path of the first own `__proto__` key in parsed JSON, or undefined. Iterative: depth is the input's. */
+function protoKeyPath(raw: unknown): string | undefined {
+  const stack: Array<[unknown, string]> = [[raw, '']];
+  while (stack.length > 0) {
+    const [v, path] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    for (const [k, child] of Object.entries(v)) {
+      const p = Array.isArray(v) ? `${path}[${k}]` : path === '' ? k : `${path}.${k}`;
+      if (k === '__proto__' && !Array.isArray(v)) return p;
+      stack.push([child, p]);
+    }
+  }
+  return undefined;
+}
+
 function parsePort(raw: string, source: string): number {
   if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) {
     throw new UsageError(`${source}: port must be an integer from 0 to 65535, got ${JSON.stringify(raw)}`);
@@ -224,6 +239,12 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
   }
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     throw new UsageError(`config ${configFile}: must be a JSON object`);
+  }
+  // zod records silently drop a `__proto__` key (a command named so would vanish, and start would
+  // succeed); refuse it like any other unknown key (contract 1.3: unknown keys are errors).
+  const proto = protoKeyPath(raw);
+  if (proto !== undefined) {
+    throw new UsageError(`config ${configFile}: ${proto}: unknown key (not accepted here)`);
   }
   const parsed = fileSchema.safeParse(raw);
   if (!parsed.success) throw new UsageError(describeZodError(parsed.error, `config ${configFile}: `));

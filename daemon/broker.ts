@@ -24,6 +24,9 @@ export interface BrokerDeps {
   randomId?: () => string;
 }
 
+/** How often an outcome the store refused (disk full, read-only) is committed again. */
+const COMMIT_RETRY_MS = 1000;
+
 /** How long `close()` lets running children finish before it returns (issue 2: up to 10 s). */
 export const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -393,8 +396,8 @@ export class Broker implements BrokerApi {
   #launch(id: string, after?: () => void): void {
     const run = this.#execute(id)
       .catch((e: unknown) => {
-        // A failed commit after the child ran leaves it `running` in the store: the next start marks it
-        // unknown/DaemonRestarted (rule 3), which is the truth — the effect may have happened.
+        // Outcome commits retry (#commitOutcome); anything else that throws leaves the store as it was,
+        // and the next start tells the truth from it (rules 3 and 4).
         this.#log.log('error', 'commit_failed', { id, error: (e as Error).message });
       })
       .finally(() => {
@@ -417,6 +420,7 @@ export class Broker implements BrokerApi {
         detail: `No executor is configured for ${c.command}.`,
       };
     } else {
+      let commitError: string | undefined;
       const markRunning = (): boolean => {
         if (this.#closing) return false;
         const cur = this.#active.get(id);
@@ -428,7 +432,8 @@ export class Broker implements BrokerApi {
           return ok;
         } catch (e) {
           // Rule 3: if `running` cannot be made durable, nothing is spawned.
-          this.#log.log('error', 'commit_failed', { id, error: (e as Error).message });
+          commitError = (e as Error).message;
+          this.#log.log('error', 'commit_failed', { id, error: commitError });
           return false;
         }
       };
@@ -441,18 +446,50 @@ export class Broker implements BrokerApi {
           detail: `The launch failed: ${(e as Error).message}.`,
         };
       }
+      if (report.kind === 'aborted' && commitError !== undefined) {
+        // The executor only saw `false`; say what really stopped the launch.
+        report = {
+          kind: 'aborted',
+          reason: 'LaunchFailed',
+          detail: `The daemon could not record the launch in its database (${commitError}), so nothing was launched.`,
+        };
+      }
     }
-    const cur = this.#active.get(id);
-    if (!cur) return;
     const at = iso(this.#clock.now());
     if (report.kind === 'aborted') {
+      const aborted = report;
       // A shutdown abort leaves the command approved: it never ran, so it launches after the restart.
-      if (cur.phase.state === 'approved' && !this.#closing) {
-        this.#apply(cur, { type: 'abort', at, reason: report.reason, detail: report.detail }, DAEMON);
-      }
+      await this.#commitOutcome(id, (cur) =>
+        cur.phase.state === 'approved' && !this.#closing
+          ? { type: 'abort', at, reason: aborted.reason, detail: aborted.detail }
+          : undefined,
+      );
       return;
     }
     faultPoint('before_finish_commit');
-    this.#apply(cur, { type: 'finish', at, result: report }, DAEMON);
+    const finished = report;
+    await this.#commitOutcome(id, () => ({ type: 'finish', at, result: finished }));
+  }
+
+  /**
+   * Commits a launch's outcome, retrying while the store refuses the write (disk full, read-only): the
+   * outcome is known and must not be lost, nor the command left `approved`/`running` for the rest of the
+   * daemon's life once space returns. If the daemon stops first, the next start tells the truth from the
+   * file (rule 3: running → unknown/DaemonRestarted; rule 4: approved, never ran → launched).
+   */
+  async #commitOutcome(id: string, eventFor: (cur: Command) => Event | undefined): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const cur = this.#active.get(id);
+      const event = cur && eventFor(cur);
+      if (!cur || !event) return;
+      try {
+        this.#apply(cur, event, DAEMON);
+        return;
+      } catch (e) {
+        this.#log.log('error', 'commit_failed', { id, attempt, error: (e as Error).message });
+        if (this.#closing) return;
+        await new Promise<void>((r) => this.#clock.setTimeout(r, COMMIT_RETRY_MS));
+      }
+    }
   }
 }

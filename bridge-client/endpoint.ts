@@ -160,7 +160,13 @@ export class BridgeEndpoint {
     this.#conns.add(ws);
     this.#emit({ type: 'open', conn });
     let welcomed = false;
-    const helloTimer = setTimeout(() => ws.close(1008, 'no hello'), this.#opts.helloTimeoutMs ?? 10_000);
+    // Until hello: helloTimeoutMs. After welcome a bridge client sends its cue at once; an idle
+    // connection is closed after a minute so a stuck peer cannot hold resources forever.
+    let helloTimer = setTimeout(() => ws.close(1008, 'no hello'), this.#opts.helloTimeoutMs ?? 10_000);
+    const idle = () => {
+      clearTimeout(helloTimer);
+      helloTimer = setTimeout(() => ws.close(1000, 'idle'), 60_000);
+    };
     const send = (frame: object) => {
       if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame));
     };
@@ -182,8 +188,8 @@ export class BridgeEndpoint {
       } catch {
         raw = undefined;
       }
+      idle();
       if (!welcomed) {
-        clearTimeout(helloTimer);
         const hello = helloFrame.safeParse(raw);
         if (!hello.success) return refuse('ProtocolUnsupported', `expected a hello frame of ${PROTOCOL}`);
         if (hello.data.protocol !== PROTOCOL) {

@@ -68,7 +68,7 @@ function render(s: Snapshot): void {
   avatar.dataset.intensity = String(st.intensity);
   avatar.style.setProperty('--i', String(st.intensity));
   aura.style.setProperty('--i', String(st.intensity));
-  const atRest = st.action === 'none' && st.emotion === 'neutral' && st.gaze === 'neutral';
+  const atRest = st.cue_id === null;
   caption.textContent = atRest
     ? 'at rest'
     : `${ACTION_WORDS[st.action] ?? st.action} · ${st.emotion} · ${GAZE_WORDS[st.gaze] ?? st.gaze} · intensity ${st.intensity.toFixed(2)}`;

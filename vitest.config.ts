@@ -5,6 +5,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['daemon/**/*.test.ts', 'bridge-client/**/*.test.ts', 'test/**/*.test.ts'],
+    setupFiles: ['test/helpers/setup.ts'],
     pool: 'forks',
     testTimeout: 60_000,
     hookTimeout: 60_000,

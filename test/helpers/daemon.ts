@@ -63,6 +63,17 @@ export function exited(child: ChildProcess): Promise<number | null> {
   return new Promise((r) => child.once('exit', (code) => r(code)));
 }
 
+/** Every daemon started in this test file; test/helpers/setup.ts stops the survivors after the file. */
+const started = new Set<ChildProcess>();
+
+/** SIGKILLs every daemon this file started that is still running (a failed test may skip its stop). */
+export async function killAllDaemons(): Promise<void> {
+  const alive = [...started].filter((c) => c.exitCode === null && c.signalCode === null);
+  for (const c of alive) c.kill('SIGKILL');
+  await Promise.all(alive.map(exited));
+  started.clear();
+}
+
 export async function startDaemon(opts: StartOptions = {}): Promise<RunningDaemon> {
   const dataDir = opts.dataDir ?? makeDataDir();
   if (opts.config) writeFileSync(join(dataDir, 'config.json'), JSON.stringify(opts.config), { mode: 0o600 });

@@ -18,12 +18,18 @@
  *
  * Imports stay small (no zod): the client is spawned once per cue.
  */
-import WebSocket from 'ws';
+import { createRequire } from 'node:module';
+import type WebSocketClass from 'ws';
 import { type CheckedSessionFile, checkAppFrame } from './session-check.js';
 import type { DeliverLine } from './vocabulary.js';
 import { MAX_FRAME_BYTES, PROTOCOL } from './vocabulary.js';
 
 export type { DeliverLine };
+
+// `ws` is CommonJS. `import WebSocket from 'ws'` sends it through Node's ESM→CJS translator, whose export
+// lexer costs the spawned client ~100 ms of CPU at start-up on the bench machine (Node 20); `require`
+// loads the same module without it (docs/performance.md, row 3).
+const WebSocket = createRequire(import.meta.url)('ws') as typeof WebSocketClass;
 
 export interface DeliverOptions {
   /** Sent in `hello` as `client` (contract 6 step 1): `ogf-broker/<version>`. */

@@ -29,7 +29,7 @@ function documented(doc: string, heading: string): string[] {
   const rest = doc.slice(start + heading.length);
   const end = rest.search(/\n#{2,3} /);
   const section = end === -1 ? rest : rest.slice(0, end);
-  return [...section.matchAll(/^\| `([A-Za-z]+)` \|/gm)].map((m) => m[1]!);
+  return [...section.matchAll(/^\|\s*`([A-Za-z]+)`\s*\|/gm)].map((m) => m[1]!);
 }
 
 describe('the error catalog', () => {

@@ -25,6 +25,41 @@ import { Store } from './store.js';
 import { Tokens } from './tokens.js';
 import { VERSION } from './version.js';
 
+/** Errors that mean the data dir cannot be written (a read-only mount, a full disk, no permission). */
+const UNWRITABLE = new Set([
+  'EROFS',
+  'EACCES',
+  'EPERM',
+  'ENOSPC',
+  'EDQUOT',
+  'SQLITE_READONLY',
+  'SQLITE_CANTOPEN',
+  'SQLITE_FULL',
+]);
+
+/**
+ * Runs one start-up step on the data dir; an unwritable data dir becomes one clear line and exit 2
+ * (contract 1.1: bad values exit 2 naming the field), not a stack trace. On a read-only mount Node's
+ * recursive mkdir reports ENOENT for a missing child, so that counts too.
+ */
+function unwritable<T>(dataDir: string, step: () => T): T {
+  try {
+    return step();
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (e instanceof UsageError || code === undefined || !(UNWRITABLE.has(code) || code === 'ENOENT'))
+      throw e;
+    throw new UsageError(
+      `--data-dir: ${dataDir} must be a writable directory on a writable file system with free space; ${detail(code, (e as Error).message)}`,
+      { cause: e },
+    );
+  }
+}
+
+function detail(code: string, message: string): string {
+  return message.startsWith(code) ? message : `${code}: ${message}`;
+}
+
 export interface DaemonOptions {
   env?: NodeJS.ProcessEnv;
   log: Logger;
@@ -64,17 +99,17 @@ export class Daemon {
     if (this.#started) throw new Error('Daemon.start() called twice');
     this.#started = true;
     const config = this.#config;
-    const paths = openDataDir(config.dataDir);
+    const paths = unwritable(config.dataDir, () => openDataDir(config.dataDir));
     this.#paths = paths;
     const other = runningDaemon(paths.daemonJson);
     if (other && other.pid !== process.pid) {
       throw new UsageError(`already running: pid ${other.pid} serves this data dir at ${other.url}`);
     }
-    const store = new Store(paths.db);
+    const store = unwritable(config.dataDir, () => new Store(paths.db));
     this.#store = store;
-    const tokens = new Tokens(paths, store, this.#env);
+    const tokens = unwritable(config.dataDir, () => new Tokens(paths, store, this.#env));
     this.#tokens = tokens;
-    const swept = sweepRunDir(paths.run);
+    const swept = unwritable(config.dataDir, () => sweepRunDir(paths.run));
     if (swept > 0) this.#log.log('warn', 'session_files_swept', { count: swept });
 
     const catalog = new Catalog(config);

@@ -4,7 +4,7 @@
  * a denied cue (rule 1), and `run/` is empty after every run (the file never survives).
  */
 import { randomUUID } from 'node:crypto';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -14,7 +14,7 @@ import WebSocket, { WebSocketServer } from 'ws';
 import { type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
 import { call, httpClient, structured, TestOwner, textOf } from './mcp-helpers.js';
 
-type Mode = 'no-ack' | 'not-ready' | 'down';
+type Mode = 'no-ack' | 'not-ready' | 'down' | 'freeze';
 let mode: Mode = 'no-ack';
 const hellos: Array<{ session_id: string; protocol: string; client: string }> = [];
 const server = createServer();
@@ -34,6 +34,11 @@ beforeAll(async () => {
         const f = JSON.parse(String(data));
         if (f.type === 'hello') {
           hellos.push(f);
+          if (mode === 'freeze') {
+            // Freeze the bridge client mid-handshake: only the daemon's deadline can end it now.
+            for (const pid of bridgeClientPids()) process.kill(pid, 'SIGSTOP');
+            return;
+          }
           ws.send(JSON.stringify({ type: 'welcome', instance_id: 'raw', ready: mode !== 'not-ready' }));
         }
         // 'no-ack': the cue is received and never acknowledged.
@@ -80,6 +85,26 @@ async function approvedCue(session: string, action: string) {
   return { id, result: structured(r) };
 }
 
+/** Pids of bridge clients launched by this test's daemon (their argv names a file in its run/). */
+function bridgeClientPids(): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const argv = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0');
+      if (
+        argv.some((a) => a.endsWith('bridge-client/cli.js')) &&
+        argv.some((a) => a.startsWith(join(d.dataDir, 'run')))
+      ) {
+        pids.push(Number(name));
+      }
+    } catch {
+      // gone
+    }
+  }
+  return pids;
+}
+
 const runDir = () => readdirSync(join(d.dataDir, 'run'));
 
 describe('cue outcomes through the daemon', () => {
@@ -115,6 +140,15 @@ describe('cue outcomes through the daemon', () => {
       reason: 'BridgeUnreachable',
     });
     expect(hellos).toEqual([]);
+    expect(runDir()).toEqual([]);
+  });
+
+  it('a client that hangs is stopped at delivery_timeout_ms + 10 s: UNKNOWN/KilledAtDeadline', async () => {
+    mode = 'freeze';
+    const { result } = await approvedCue(randomUUID(), 'wave');
+    expect(result).toMatchObject({ status: 'UNKNOWN', reason: 'KilledAtDeadline', signal: 'SIGKILL' });
+    expect(hellos).toHaveLength(1);
+    expect(bridgeClientPids()).toEqual([]);
     expect(runDir()).toEqual([]);
   });
 

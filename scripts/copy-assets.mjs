@@ -17,3 +17,8 @@ function walk(dir) {
   }
 }
 for (const root of ROOTS) if (existsSync(root)) walk(root);
+
+// The package's bins are run directly too (`dist/daemon/cli.js start`): make them executable.
+import { chmodSync as chmod } from 'node:fs';
+
+for (const bin of ['dist/daemon/cli.js', 'dist/bridge-client/cli.js']) if (existsSync(bin)) chmod(bin, 0o755);

@@ -13,6 +13,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { retries } from './lib/clients.js';
 import { benchConfig, makeDataDir, ROOT, removeDir, startBareServer, startDaemon } from './lib/procs.js';
 import { formatTable, type Row } from './lib/stats.js';
 import { cueLatency } from './rows/cue.js';
@@ -112,6 +113,7 @@ async function main(): Promise<void> {
     loadavg_end: loadavg(),
     quick,
     seconds: (performance.now() - started) / 1000,
+    fetch_retries: retries.count,
     table,
     rows,
   };
@@ -123,7 +125,10 @@ async function main(): Promise<void> {
 main().then(
   () => process.exit(0),
   (e: unknown) => {
-    process.stderr.write(`bench failed: ${(e as Error).stack ?? String(e)}\n`);
+    const cause = (e as Error).cause as Error | undefined;
+    process.stderr.write(
+      `bench failed: ${(e as Error).stack ?? String(e)}${cause ? `\ncause: ${cause.stack ?? String(cause)}` : ''}\n`,
+    );
     process.exit(1);
   },
 );

@@ -28,16 +28,30 @@ export async function closeMcp(clients: readonly Client[]): Promise<void> {
   );
 }
 
-/** Calls a tool and returns its structured content; throws on a tool error. */
+/** How many calls were retried after `fetch failed` (reported in the JSON). */
+export const retries = { count: 0 };
+
+/**
+ * Calls a tool and returns its structured content; throws on a tool error. A `fetch failed` (a pooled
+ * keep-alive connection the server closed just as it was reused: the request never left) is retried
+ * once and counted; at worst a retried submission queues one extra bench command.
+ */
 export async function callTool(
   client: Client,
   name: string,
   args: Record<string, unknown>,
   timeoutMs = 120_000,
 ): Promise<Record<string, unknown>> {
-  const r = (await client.callTool({ name, arguments: args }, undefined, {
-    timeout: timeoutMs,
-  })) as CallToolResult;
+  const call = () =>
+    client.callTool({ name, arguments: args }, undefined, { timeout: timeoutMs }) as Promise<CallToolResult>;
+  let r: CallToolResult;
+  try {
+    r = await call();
+  } catch (e) {
+    if (!(e instanceof TypeError) || e.message !== 'fetch failed') throw e;
+    retries.count++;
+    r = await call();
+  }
   if (r.isError) throw new Error(`${name} refused: ${JSON.stringify(r.content)}`);
   return (r.structuredContent ?? {}) as Record<string, unknown>;
 }

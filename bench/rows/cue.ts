@@ -7,15 +7,24 @@
  * the same monotonic clock as the owner socket that sends `approve`. Broker cycles and floor cycles
  * alternate, so drift hits both. "Spawn" is observed where it can be from outside: the spawned client's
  * WebSocket connecting to the app (node start-up + imports + session file + connect), in both cases.
+ * The floor is also measured with the client as it was before its start-up fix (see esmWsClient).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeSessionFile } from '../../daemon/session-file.js';
 import { type AvatarServer, startAvatarServer } from '../../examples/avatar-app/server.js';
 import { callTool, closeMcp, connectMcp, Owner, type View } from '../lib/clients.js';
-import { BRIDGE_CLI, benchConfig, type Daemon, makeDataDir, removeDir, startDaemon } from '../lib/procs.js';
+import {
+  BRIDGE_CLI,
+  benchConfig,
+  type Daemon,
+  makeDataDir,
+  ROOT,
+  removeDir,
+  startDaemon,
+} from '../lib/procs.js';
 import { median, type Row, ratioOf } from '../lib/stats.js';
 
 const CUE = { action: 'wave', emotion: 'happy', intensity: 0.5, gaze: 'user', ttl_ms: 100 } as const;
@@ -36,6 +45,29 @@ function runChild(args: string[]): Promise<number> {
     child.stderr.resume();
     child.once('close', (code) => resolve(code ?? -1));
   });
+}
+
+/**
+ * The client as it was before it loaded `ws` through `require`: a copy of dist/bridge-client whose
+ * deliver.js imports `ws` as an ES module again, so every run can report the floor before and after.
+ */
+function esmWsClient(): string {
+  const src = join(ROOT, 'dist', 'bridge-client');
+  const dst = join(ROOT, 'dist', 'bench', 'esm-ws-client');
+  mkdirSync(dst, { recursive: true });
+  for (const f of readdirSync(src).filter((n) => n.endsWith('.js'))) {
+    let text = readFileSync(join(src, f), 'utf8');
+    if (f === 'deliver.js') {
+      const patched = text.replace(
+        /const WebSocket = createRequire\(import\.meta\.url\)\('ws'\);/,
+        "import WebSocketEsm from 'ws';\nconst WebSocket = WebSocketEsm;",
+      );
+      if (patched === text) throw new Error('deliver.js no longer loads ws through createRequire');
+      text = patched;
+    }
+    writeFileSync(join(dst, f), text);
+  }
+  return join(dst, 'cli.js');
 }
 
 /** Spawn → exit of `args` (median of n), for the client's start-up cost against bare node. */
@@ -84,8 +116,10 @@ export async function cueLatency(quick: boolean): Promise<Row[]> {
     done: [] as number[],
   };
   const floor = { spawn: [] as number[], ack: [] as number[], exit: [] as number[] };
+  const floorBefore = { spawn: [] as number[], ack: [] as number[], exit: [] as number[] };
+  const beforeCli = esmWsClient();
   try {
-    const n = quick ? 4 : 15;
+    const n = quick ? 4 : 12;
     for (let i = -1; i < n; i++) {
       // Through the broker: queue, wait for the owner to see it, approve, watch the app.
       const awaiting = new Promise<View>((resolve) => {
@@ -121,34 +155,38 @@ export async function cueLatency(quick: boolean): Promise<Row[]> {
       }
 
       // By hand: write the session file ourselves, spawn the same client, watch the same app.
-      const cueId = `c_floor${String(i + 1).padStart(4, '0')}benchxx`;
-      const path = join(handDir, `cue-${cueId}.json`);
-      writeSessionFile(path, {
-        v: 1,
-        pending_id: cueId,
-        bridge_url: app.bridgeUrl,
-        session_id: app.endpoint.sessionId,
-        cue: { ...CUE, message: `floor ${i + 1}` },
-        deliver_by: new Date(Date.now() + DELIVERY_TIMEOUT_MS + 5000).toISOString(),
-        delivery_timeout_ms: DELIVERY_TIMEOUT_MS,
-      });
-      const f0 = performance.now();
-      const code = await runChild([BRIDGE_CLI, 'deliver', '--session-file', path]);
-      const f1 = performance.now();
-      const fm = marks.get(cueId);
-      if (code !== 0 || fm?.open === undefined || fm.ack === undefined)
-        throw new Error(`hand-spawned client exited ${code} without delivering`);
-      if (i >= 0) {
-        floor.spawn.push(fm.open - f0);
-        floor.ack.push(fm.ack - f0);
-        floor.exit.push(f1 - f0);
+      for (const [which, cli] of [
+        ['now', BRIDGE_CLI],
+        ['before', beforeCli],
+      ] as const) {
+        const cueId = `c_${which}${String(i + 1).padStart(4, '0')}benchxxxx`;
+        const path = join(handDir, `cue-${cueId}.json`);
+        writeSessionFile(path, {
+          v: 1,
+          pending_id: cueId,
+          bridge_url: app.bridgeUrl,
+          session_id: app.endpoint.sessionId,
+          cue: { ...CUE, message: `floor ${i + 1}` },
+          deliver_by: new Date(Date.now() + DELIVERY_TIMEOUT_MS + 5000).toISOString(),
+          delivery_timeout_ms: DELIVERY_TIMEOUT_MS,
+        });
+        const f0 = performance.now();
+        const code = await runChild([cli, 'deliver', '--session-file', path]);
+        const f1 = performance.now();
+        const fm = marks.get(cueId);
+        if (code !== 0 || fm?.open === undefined || fm.ack === undefined)
+          throw new Error(`hand-spawned client (${which}) exited ${code} without delivering`);
+        if (i < 0) continue;
+        const into = which === 'now' ? floor : floorBefore;
+        into.spawn.push(fm.open - f0);
+        into.ack.push(fm.ack - f0);
+        into.exit.push(f1 - f0);
       }
     }
     const bareNode = await startup(['-e', '0'], quick ? 3 : 10);
-    const clientOnly = await startup(
-      [BRIDGE_CLI, 'deliver', '--session-file', join(handDir, 'absent.json')],
-      quick ? 3 : 10,
-    );
+    const absent = join(handDir, 'absent.json');
+    const clientOnly = await startup([BRIDGE_CLI, 'deliver', '--session-file', absent], quick ? 3 : 10);
+    const clientBefore = await startup([beforeCli, 'deliver', '--session-file', absent], quick ? 3 : 10);
     const row = (figure: string, value: number, baseline: number, label: string, gated: boolean): Row => {
       const ratio = ratioOf(value, baseline);
       return {
@@ -179,7 +217,15 @@ export async function cueLatency(quick: boolean): Promise<Row[]> {
         ratio: null,
         detail: { approve_to_final_ms: median(broker.done), hand_spawn_to_exit_ms: median(floor.exit) },
       },
+      row(
+        'floor: spawn by hand → ack, client now',
+        median(floor.ack),
+        median(floorBefore.ack),
+        'client before',
+        false,
+      ),
       row('bridge-client start-up (spawn → exit, no delivery)', clientOnly, bareNode, 'node -e 0', false),
+      row('bridge-client start-up before (ws as ES module)', clientBefore, bareNode, 'node -e 0', false),
     ];
   } finally {
     owner.onUpsert = () => {};

@@ -268,6 +268,14 @@ describe('[S.secret] [S.tokens] [S.child-env] secret scan after a full end-to-en
     expect(findIn(stdout.filter((l) => !l.includes('/login#token=')).join('\n'), secrets)).toEqual([]);
   });
 
+  it('[S.modes] after the run every file in the data dir is 0600 (broker.db-wal/-shm too), the dirs 0700', () => {
+    const files = filesUnder(d.dataDir);
+    expect(files.some((f) => f.endsWith('-wal'))).toBe(true);
+    for (const f of files) expect([f, statSync(f).mode & 0o777]).toEqual([f, 0o600]);
+    for (const dir of [d.dataDir, join(d.dataDir, 'run')])
+      expect([dir, statSync(dir).mode & 0o777]).toEqual([dir, 0o700]);
+  });
+
   it('no session UUID anywhere in the data dir, no token outside owner.token/mcp.token, run/ empty (running and after stop)', async () => {
     const scan = (when: string) => {
       const files = filesUnder(d.dataDir);

@@ -270,7 +270,10 @@ function onKey(e: KeyboardEvent): void {
   e.preventDefault();
 }
 
+let connection: ConnectionState = { kind: 'connecting' };
+
 function showConnection(s: ConnectionState): void {
+  connection = s;
   connEl.dataset.state = s.kind;
   retryBtn.hidden = s.kind !== 'waiting';
   byId('logged-out').hidden = s.kind !== 'logged-out';
@@ -279,12 +282,16 @@ function showConnection(s: ConnectionState): void {
   else if (s.kind === 'logged-out') connEl.textContent = 'Logged out';
   else
     connEl.textContent = `Disconnected: reconnecting in ${Math.max(0, Math.ceil((s.retryAt - Date.now()) / 1000))} s`;
-  if (s.kind !== 'live')
-    for (const b of document.querySelectorAll<HTMLButtonElement>('article.card button'))
-      b.disabled = s.kind === 'logged-out';
+  if (s.kind === 'logged-out') {
+    // What is on screen is no longer live: take it away rather than let it look current.
+    views.clear();
+    render();
+    document.title = 'Logged out · ogf-broker owner';
+  }
 }
 
 function tick(): void {
+  if (connection.kind === 'waiting') showConnection(connection);
   const now = Date.now() + skewMs;
   for (const span of document.querySelectorAll<HTMLElement>('.countdown')) {
     const left = Date.parse(span.dataset.expires ?? '') - now;

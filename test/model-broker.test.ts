@@ -192,7 +192,7 @@ class SubmitJob implements Cmd {
 class SubmitCue implements Cmd {
   constructor(
     readonly session: number,
-    readonly action: 'wave' | 'nod',
+    readonly action: 'wave' | 'nod' | 'celebrate',
   ) {}
   check = () => true;
   async run(m: ModelState, r: Real) {
@@ -222,11 +222,32 @@ class SubmitCue implements Cmd {
   toString = () => `submitCue(${this.session},${this.action})`;
 }
 
+/** Several distinct cues for one session, approved at once: the per-session FIFO (rule 6) must order them. */
+class CueBurst implements Cmd {
+  constructor(
+    readonly session: number,
+    readonly actions: ReadonlyArray<'wave' | 'nod' | 'celebrate'>,
+  ) {}
+  check = () => true;
+  async run(m: ModelState, r: Real) {
+    for (const action of new Set(this.actions)) {
+      await new SubmitCue(this.session, action).run(m, r);
+      const c = M.twinOf(m, this.session, action)!;
+      if (c.state !== 'awaiting_review') continue;
+      await new Decide(m.commands.indexOf(c) * 5 + 1, 'approve', false).runOn(m, r, c);
+    }
+  }
+  toString = () => `cueBurst(${this.session},${this.actions.join('+')})`;
+}
+
 abstract class OnCommand implements Cmd {
   constructor(readonly pick: number) {}
   check = (m: Readonly<ModelState>) => m.commands.length > 0;
-  target(m: ModelState): ModelCommand {
-    return m.commands[this.pick % m.commands.length]!;
+  /** Mostly a command in the states this operation is meant for; sometimes any (to probe refusals). */
+  target(m: ModelState, prefer?: ReadonlyArray<string>): ModelCommand {
+    const fit = prefer ? m.commands.filter((c) => prefer.includes(c.state)) : [];
+    const pool = fit.length > 0 && this.pick % 5 !== 0 ? fit : m.commands;
+    return pool[Math.floor(this.pick / 5) % pool.length]!;
   }
   abstract run(m: ModelState, r: Real): Promise<void>;
 }
@@ -240,7 +261,9 @@ class Decide extends OnCommand {
     super(pick);
   }
   async run(m: ModelState, r: Real) {
-    const c = this.target(m);
+    await this.runOn(m, r, this.target(m, ['awaiting_review']));
+  }
+  async runOn(m: ModelState, r: Real, c: ModelCommand) {
     const version = this.stale ? c.version - 1 : c.version;
     const res =
       this.how === 'approve'
@@ -255,7 +278,7 @@ class Decide extends OnCommand {
 
 class Cancel extends OnCommand {
   async run(m: ModelState, r: Real) {
-    const c = this.target(m);
+    const c = this.target(m, ['awaiting_review', 'approved', 'running']);
     const res = r.broker.cancel(c.id, 'local');
     expect(res.ok).toBe(true);
     M.cancel(m, c);
@@ -266,7 +289,7 @@ class Cancel extends OnCommand {
 
 class Reconcile extends OnCommand {
   async run(m: ModelState, r: Real) {
-    const c = this.target(m);
+    const c = this.target(m, ['failed', 'unknown']);
     const res = r.broker.reconcile(c.id, 'delivered', 'owner', 'seen it');
     expect(res.ok ? 'ok' : res.code).toBe(M.reconcile(m, c));
     await agree(m, r, false);
@@ -327,27 +350,47 @@ class CrashRestart implements Cmd {
   toString = () => `crashRestart(${this.downMs})`;
 }
 
+const submitJob = fc.constant(new SubmitJob());
+const submitCue = fc
+  .tuple(fc.integer({ min: 0, max: 1 }), fc.constantFrom<'wave' | 'nod'>('wave', 'nod'))
+  .map(([s, a]) => new SubmitCue(s, a));
+const cueBurst = fc
+  .tuple(
+    fc.integer({ min: 0, max: 1 }),
+    fc.array(fc.constantFrom<'wave' | 'nod' | 'celebrate'>('wave', 'nod', 'celebrate'), {
+      minLength: 2,
+      maxLength: 3,
+    }),
+  )
+  .map(([s, a]) => new CueBurst(s, a));
+const decide = fc
+  .tuple(fc.nat(), fc.constantFrom<'approve' | 'deny'>('approve', 'approve', 'approve', 'deny'), fc.nat(9))
+  .map(([p, h, s]) => new Decide(p, h, s === 0));
+const exit = fc
+  .tuple(fc.nat(), fc.constantFrom<'ok' | 'fail' | 'unknown'>('ok', 'fail', 'unknown'))
+  .map(([p, h]) => new Exit(p, h));
+// Repeats weight the draw: launches and exits are where the rules live; crashes are rarer but land anywhere.
 const commandArb = fc.commands(
   [
-    fc.constant(new SubmitJob()),
-    fc
-      .tuple(fc.integer({ min: 0, max: 1 }), fc.constantFrom<'wave' | 'nod'>('wave', 'nod'))
-      .map(([s, a]) => new SubmitCue(s, a)),
-    fc
-      .tuple(fc.nat(), fc.constantFrom<'approve' | 'deny'>('approve', 'approve', 'deny'), fc.boolean())
-      .map(([p, h, s]) => new Decide(p, h, s && p % 4 === 0)),
+    submitJob,
+    submitJob,
+    submitCue,
+    cueBurst,
+    decide,
+    decide,
+    decide,
     fc.nat().map((p) => new Cancel(p)),
     fc.nat().map((p) => new Reconcile(p)),
     fc.integer({ min: 1, max: 200_000 }).map((ms) => new Advance(ms)),
-    fc
-      .tuple(fc.nat(), fc.constantFrom<'ok' | 'fail' | 'unknown'>('ok', 'fail', 'unknown'))
-      .map(([p, h]) => new Exit(p, h)),
+    exit,
+    exit,
+    exit,
     fc.integer({ min: 0, max: 400_000 }).map((ms) => new CrashRestart(ms % 3 === 0 ? 0 : ms)),
   ],
   { maxCommands: 20, size: 'max' },
 );
 
-const RUNS = 50;
+const RUNS = 30;
 let trials = 0;
 let steps = 0;
 const ops = new Map<string, number>();

@@ -170,7 +170,9 @@ describe('owner panel lifecycle in Chromium', () => {
       await (await fetch(`${d.url}/`)).text(),
       await (await fetch(`${d.url}/login`)).text(),
     ];
-    const everything = [...received, ...owner.raw, ...again.raw, list, ...pages].join('\n');
+    const everything = [...received, ...owner.raw, ...again.raw, list, ...pages, d.stderr(), d.stdout()].join(
+      '\n',
+    );
     expect(received.length).toBeGreaterThan(5);
     expect(everything).toContain(id);
     expect(everything.toLowerCase()).not.toContain(SESSION_UUID);

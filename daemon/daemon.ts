@@ -124,7 +124,7 @@ export class Daemon {
       log: this.#log,
     });
     this.#broker = broker;
-    broker.start();
+    unwritable(config.dataDir, () => broker.start());
 
     let port = config.port;
     const origins = createOrigins(config.public_url, () => port, config.host);

@@ -286,6 +286,57 @@ describe.skipIf(SKIP !== undefined)('the disk full exactly at a commit point (re
   }
 });
 
+describe.skipIf(SKIP !== undefined)('a restart onto a full disk (rule 3 recovery cannot be written)', () => {
+  it('refuses to start with one clear line, then recovers the command as unknown/DaemonRestarted once space returns', async () => {
+    const dir = join((mount as { mnt: string }).mnt, 'restart-full');
+    mkdirSync(dir, { mode: 0o700 });
+    const word = `restartfull${randomInt(1e6)}`;
+    const first = await startDaemon({ dataDir: dir, config: markCatalog(mark) });
+    const client = await mcpClient(first);
+    const o = await OwnerSocket.open(first);
+    const id = idOf(
+      (await client.callTool({
+        name: 'run_command_wait',
+        arguments: { command: 'mark', args: { word, ms: 3000 }, wait_seconds: 0 },
+      })) as CallToolResult,
+    )!;
+    expect((await o.request({ type: 'approve', id, version: 1 })).ok).toBe(true);
+    await o.upsert(id, (v) => v.state === 'running', 'running');
+    await waitFor(() => launches(mark).get(word), 'the child to start');
+    o.ws.terminate();
+    await client.close().catch(() => {});
+    await first.kill();
+    fill();
+    try {
+      const r = spawnSync(process.execPath, [CLI, 'start', '--data-dir', dir, '--port', '0'], {
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
+      const lines = r.stderr
+        .trim()
+        .split('\n')
+        .filter((l) => !l.startsWith('{'));
+      console.log(
+        `fault-disk (restart onto a full disk): exit ${r.status}: ${lines.join(' | ').slice(0, 240)}`,
+      );
+      expect(r.status, 'refused, not crashed').toBe(2);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/--data-dir: .* must be a writable directory/);
+      expect(readRows(dir, [id]).get(id)!.state, 'nothing half-written').toBe('running');
+    } finally {
+      unlinkSync(filler);
+    }
+    const second = await startDaemon({ dataDir: dir });
+    try {
+      expect(readRows(dir, [id]).get(id)).toMatchObject({ state: 'unknown', reason: 'DaemonRestarted' });
+      await sleep(300);
+      expect(launches(mark).get(word), 'never launched again').toBe(1);
+    } finally {
+      await second.stop();
+    }
+  }, 60_000);
+});
+
 describe.skipIf(SKIP !== undefined)('a read-only data dir', () => {
   for (const kind of ['new', 'existing'] as const) {
     it(`(${kind}) is refused at start with one clear line naming the data dir (exit 2), not a stack trace`, async () => {

@@ -15,6 +15,7 @@
 import { randomInt } from 'node:crypto';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { exited, makeDataDir, type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
 import {
@@ -130,6 +131,18 @@ interface Tracked {
   deadline?: string;
 }
 
+/** How many commands the file holds for a request_id (client `local`). */
+function requestRows(requestId: string): number {
+  const db = new Database(join(dataDir, 'broker.db'), { readonly: true });
+  try {
+    return (
+      db.prepare('SELECT COUNT(*) AS n FROM commands WHERE request_id = ?').get(requestId) as { n: number }
+    ).n;
+  } finally {
+    db.close();
+  }
+}
+
 const FINAL = new Set(['succeeded', 'denied', 'failed', 'unknown']);
 
 /**
@@ -223,10 +236,39 @@ describe('SIGKILL at random moments of a command’s life (rules 1–4, 8)', () 
       for (const t of plan)
         if (t.kind === 'job')
           t.deadline = (await p.owner.upsert(t.id, () => true, 'upsert')).review_expires_at;
-      await sleep(randomInt(0, 400));
+      const killAt = randomInt(0, 400);
+      // A submit in flight when the daemon dies: the client retries with its request_id after the restart.
+      const requestId = `rq${trial}x${randomInt(1e9)}`;
+      const rqWord = word(9);
+      const send = () =>
+        callTool(p.ai, 'run_command_wait', {
+          command: 'mark',
+          args: { word: rqWord, ms: 0 },
+          wait_seconds: 0,
+          request_id: requestId,
+        });
+      setTimeout(() => void send().catch(() => {}), randomInt(0, killAt + 1));
+      await sleep(killAt);
       await kill(d);
       await disconnect(p);
       d = await start();
+      const q = await connect(d);
+      const retried = await callTool(q.ai, 'run_command_wait', {
+        command: 'mark',
+        args: { word: rqWord, ms: 0 },
+        wait_seconds: 0,
+        request_id: requestId,
+      });
+      expect(retried.pending_id, JSON.stringify(retried)).toBeTypeOf('string');
+      expect(requestRows(requestId), 'one command per request_id across the crash').toBe(1);
+      tracked.push({
+        id: retried.pending_id as string,
+        kind: 'job',
+        word: rqWord,
+        approved: false,
+        deadline: retried.review_expires_at as string,
+      });
+      await disconnect(q);
       await verify(tracked);
     }
     await d.stop();

@@ -182,5 +182,6 @@ describe('[S.login] login', () => {
       Origin: 'http://evil.example',
     });
     expect(foreign.status).toBe(403);
+    expect((await post(JSON.stringify({ token: 'x'.repeat(10_000) }))).status).toBe(413);
   });
 });

@@ -44,18 +44,24 @@ function refuse(
   json(req, res, status, { error: { code, message } }, extra);
 }
 
-/** Reads a small body; resolves undefined when it is larger than `max` bytes. */
+/**
+ * Reads a small body; resolves undefined as soon as it grows past `max` bytes (the caller answers 413 and
+ * closes the connection, so nobody can stream an endless body at the login).
+ */
 function readBody(req: IncomingMessage, max: number): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let over = false;
-    req.on('data', (c: Buffer) => {
+    const onData = (c: Buffer) => {
       size += c.length;
-      if (size > max) over = true;
-      else chunks.push(c);
-    });
-    req.on('end', () => resolve(over ? undefined : Buffer.concat(chunks).toString('utf8')));
+      if (size <= max) chunks.push(c);
+      else {
+        req.off('data', onData);
+        resolve(undefined);
+      }
+    };
+    req.on('data', onData);
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
 }
@@ -95,9 +101,14 @@ async function postLogin({ ctx, sessions, throttle }: LoginDeps, req: IncomingMe
     return;
   }
   const text = await readBody(req, BODY_MAX);
+  if (text === undefined) {
+    res.once('finish', () => req.destroy());
+    refuse(req, res, 413, 'BadRequest', `body must be at most ${BODY_MAX} bytes`, { Connection: 'close' });
+    return;
+  }
   let token: unknown;
   try {
-    token = text === undefined ? undefined : (JSON.parse(text) as { token?: unknown }).token;
+    token = (JSON.parse(text) as { token?: unknown }).token;
   } catch {
     token = undefined;
   }

@@ -205,7 +205,7 @@ async function verify(tracked: Tracked[]): Promise<Map<string, Row>> {
   return rows;
 }
 
-describe('SIGKILL at random moments of a command’s life (rules 1–4, 8)', () => {
+describe('[R2.1] [R2.3] [R2.4] [R2.8] [S.session-file] [Q.crash-safety] SIGKILL at random moments of a command’s life', () => {
   const TRIALS = 6;
   it(`keeps every command, launches nothing twice, leaves no session file (${TRIALS} trials)`, async () => {
     let d = await start();
@@ -276,7 +276,7 @@ describe('SIGKILL at random moments of a command’s life (rules 1–4, 8)', () 
   }, 150_000);
 });
 
-describe('SIGKILL pinned to the narrow windows (test-only crash points)', () => {
+describe('[R2.3] [R2.4] [S.session-file] [Q.crash-safety] SIGKILL pinned to the narrow windows (test-only crash points)', () => {
   // [point, kind, the one outcome the contract allows, launches/applies expected]. The daemon that
   // verifies one trial is already armed for the next (its recovery launches nothing), so each trial
   // costs one start; the approved-never-ran job comes last because its recovery does launch it.

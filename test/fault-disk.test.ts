@@ -133,7 +133,7 @@ function spawnedOnlyIfRunningWasDurable(ids: Map<string, string>): void {
   }
 }
 
-describe.skipIf(SKIP !== undefined)('the data dir full (real daemon)', () => {
+describe.skipIf(SKIP !== undefined)('[R2.3] [Q.crash-safety] the data dir full (real daemon)', () => {
   for (const fault of ['disk full'] as const) {
     it(`${fault}: no crash, nothing spawned unmarked, clear refusals, recovery afterwards`, async () => {
       const ids = new Map<string, string>();
@@ -223,121 +223,127 @@ function fillingExecutor(inner: Executor, at: 'before_mark_running' | 'after_exi
   };
 }
 
-describe.skipIf(SKIP !== undefined)('the disk full exactly at a commit point (real Broker and Store)', () => {
-  for (const at of ['before_mark_running', 'after_exit'] as const) {
-    it(`${at}: nothing spawned unmarked; once space returns the command ends truthfully, not stuck`, async () => {
-      const dir = join((mount as { mnt: string }).mnt, `broker-${at}`);
-      mkdirSync(dir, { mode: 0o700 });
-      const word = `b${at.replace(/_/g, '')}${randomInt(1e6)}`;
-      const config = markCatalog(mark) as { commands: Record<string, CatalogEntry> };
-      const catalog = new Catalog({ commands: config.commands });
-      const store = new Store(join(dir, 'broker.db'));
-      const broker = new Broker({
-        store,
-        reviewTimeoutS: 300,
-        executors: { run_command_wait: fillingExecutor(new CatalogExecutor(catalog, 4096), at) },
-      });
-      broker.start();
-      try {
-        const p = catalog.prepare('mark', { word, ms: 0 }, 'local');
-        if (!p.ok) throw new Error(p.message);
-        const sub = broker.submit(p.request);
-        if (!sub.ok) throw new Error(sub.message);
-        const id = sub.command.id;
-        expect(broker.approve(id, 1, 'owner').ok).toBe(true);
-        await sleep(800);
-        const during = broker.get(id)!;
-        // Rule 3 from the file's point of view: a child ran only if `running` was durable.
-        const durable = store.get(id)!;
-        const ran = launches(mark).get(word) ?? 0;
-        if (at === 'before_mark_running') expect(ran, 'spawned without a durable running').toBe(0);
-        if (ran > 0) expect(['running', 'succeeded']).toContain(durable.phase.state);
-        rmSync(filler, { force: true }); // space returns
-        const final = await waitFor(
-          () => {
-            const c = broker.get(id)!;
-            return ['succeeded', 'failed', 'unknown'].includes(c.phase.state) ? c : undefined;
-          },
-          `${at}: the command to end once space returned (it was ${during.phase.state})`,
-          8000,
-        );
-        const stored = store.get(id)!;
-        expect(stored.phase.state, 'the file agrees with the broker').toBe(final.phase.state);
-        expect(stored.version).toBe(final.version);
-        console.log(
-          `fault-disk (broker, ${at}): during the fault ${during.phase.state}; after: ${final.phase.state}${'reason' in final.phase ? `/${final.phase.reason}: ${final.phase.detail}` : ''}`,
-        );
-        if (at === 'before_mark_running') {
-          // Nothing ran: only a certain failure (or a later real launch) is the truth.
-          expect(final.phase).toMatchObject({ state: 'failed', reason: 'LaunchFailed' });
-          expect('detail' in final.phase && final.phase.detail).not.toMatch(/shutting down/);
-          expect(launches(mark).get(word) ?? 0).toBe(0);
-        } else {
-          // The child ran and exited 0: its known outcome is committed once the disk allows it.
-          expect(final.phase.state).toBe('succeeded');
-          expect(launches(mark).get(word)).toBe(1);
+describe.skipIf(SKIP !== undefined)(
+  '[R2.3] [Q.crash-safety] the disk full exactly at a commit point (real Broker and Store)',
+  () => {
+    for (const at of ['before_mark_running', 'after_exit'] as const) {
+      it(`${at}: nothing spawned unmarked; once space returns the command ends truthfully, not stuck`, async () => {
+        const dir = join((mount as { mnt: string }).mnt, `broker-${at}`);
+        mkdirSync(dir, { mode: 0o700 });
+        const word = `b${at.replace(/_/g, '')}${randomInt(1e6)}`;
+        const config = markCatalog(mark) as { commands: Record<string, CatalogEntry> };
+        const catalog = new Catalog({ commands: config.commands });
+        const store = new Store(join(dir, 'broker.db'));
+        const broker = new Broker({
+          store,
+          reviewTimeoutS: 300,
+          executors: { run_command_wait: fillingExecutor(new CatalogExecutor(catalog, 4096), at) },
+        });
+        broker.start();
+        try {
+          const p = catalog.prepare('mark', { word, ms: 0 }, 'local');
+          if (!p.ok) throw new Error(p.message);
+          const sub = broker.submit(p.request);
+          if (!sub.ok) throw new Error(sub.message);
+          const id = sub.command.id;
+          expect(broker.approve(id, 1, 'owner').ok).toBe(true);
+          await sleep(800);
+          const during = broker.get(id)!;
+          // Rule 3 from the file's point of view: a child ran only if `running` was durable.
+          const durable = store.get(id)!;
+          const ran = launches(mark).get(word) ?? 0;
+          if (at === 'before_mark_running') expect(ran, 'spawned without a durable running').toBe(0);
+          if (ran > 0) expect(['running', 'succeeded']).toContain(durable.phase.state);
+          rmSync(filler, { force: true }); // space returns
+          const final = await waitFor(
+            () => {
+              const c = broker.get(id)!;
+              return ['succeeded', 'failed', 'unknown'].includes(c.phase.state) ? c : undefined;
+            },
+            `${at}: the command to end once space returned (it was ${during.phase.state})`,
+            8000,
+          );
+          const stored = store.get(id)!;
+          expect(stored.phase.state, 'the file agrees with the broker').toBe(final.phase.state);
+          expect(stored.version).toBe(final.version);
+          console.log(
+            `fault-disk (broker, ${at}): during the fault ${during.phase.state}; after: ${final.phase.state}${'reason' in final.phase ? `/${final.phase.reason}: ${final.phase.detail}` : ''}`,
+          );
+          if (at === 'before_mark_running') {
+            // Nothing ran: only a certain failure (or a later real launch) is the truth.
+            expect(final.phase).toMatchObject({ state: 'failed', reason: 'LaunchFailed' });
+            expect('detail' in final.phase && final.phase.detail).not.toMatch(/shutting down/);
+            expect(launches(mark).get(word) ?? 0).toBe(0);
+          } else {
+            // The child ran and exited 0: its known outcome is committed once the disk allows it.
+            expect(final.phase.state).toBe('succeeded');
+            expect(launches(mark).get(word)).toBe(1);
+          }
+        } finally {
+          rmSync(filler, { force: true });
+          await broker.close(1000);
+          store.close();
         }
+      }, 30_000);
+    }
+  },
+);
+
+describe.skipIf(SKIP !== undefined)(
+  '[R2.3] [Q.crash-safety] a restart onto a full disk (recovery cannot be written)',
+  () => {
+    it('refuses to start with one clear line, then recovers the command as unknown/DaemonRestarted once space returns', async () => {
+      const dir = join((mount as { mnt: string }).mnt, 'restart-full');
+      mkdirSync(dir, { mode: 0o700 });
+      const word = `restartfull${randomInt(1e6)}`;
+      const first = await startDaemon({ dataDir: dir, config: markCatalog(mark) });
+      const client = await mcpClient(first);
+      const o = await OwnerSocket.open(first);
+      const id = idOf(
+        (await client.callTool({
+          name: 'run_command_wait',
+          arguments: { command: 'mark', args: { word, ms: 3000 }, wait_seconds: 0 },
+        })) as CallToolResult,
+      )!;
+      expect((await o.request({ type: 'approve', id, version: 1 })).ok).toBe(true);
+      await o.upsert(id, (v) => v.state === 'running', 'running');
+      await waitFor(() => launches(mark).get(word), 'the child to start');
+      o.ws.terminate();
+      await client.close().catch(() => {});
+      await first.kill();
+      fill();
+      try {
+        const r = spawnSync(process.execPath, [CLI, 'start', '--data-dir', dir, '--port', '0'], {
+          encoding: 'utf8',
+          timeout: 20_000,
+        });
+        const lines = r.stderr
+          .trim()
+          .split('\n')
+          .filter((l) => !l.startsWith('{'));
+        console.log(
+          `fault-disk (restart onto a full disk): exit ${r.status}: ${lines.join(' | ').slice(0, 240)}`,
+        );
+        expect(r.status, 'refused, not crashed').toBe(2);
+        expect(lines).toHaveLength(1);
+        expect(lines[0]).toMatch(/--data-dir: .* must be a writable directory/);
+        expect(readRows(dir, [id]).get(id)!.state, 'nothing half-written').toBe('running');
       } finally {
-        rmSync(filler, { force: true });
-        await broker.close(1000);
-        store.close();
+        unlinkSync(filler);
       }
-    }, 30_000);
-  }
-});
+      const second = await startDaemon({ dataDir: dir });
+      try {
+        expect(readRows(dir, [id]).get(id)).toMatchObject({ state: 'unknown', reason: 'DaemonRestarted' });
+        await sleep(300);
+        expect(launches(mark).get(word), 'never launched again').toBe(1);
+      } finally {
+        await second.stop();
+      }
+    }, 60_000);
+  },
+);
 
-describe.skipIf(SKIP !== undefined)('a restart onto a full disk (rule 3 recovery cannot be written)', () => {
-  it('refuses to start with one clear line, then recovers the command as unknown/DaemonRestarted once space returns', async () => {
-    const dir = join((mount as { mnt: string }).mnt, 'restart-full');
-    mkdirSync(dir, { mode: 0o700 });
-    const word = `restartfull${randomInt(1e6)}`;
-    const first = await startDaemon({ dataDir: dir, config: markCatalog(mark) });
-    const client = await mcpClient(first);
-    const o = await OwnerSocket.open(first);
-    const id = idOf(
-      (await client.callTool({
-        name: 'run_command_wait',
-        arguments: { command: 'mark', args: { word, ms: 3000 }, wait_seconds: 0 },
-      })) as CallToolResult,
-    )!;
-    expect((await o.request({ type: 'approve', id, version: 1 })).ok).toBe(true);
-    await o.upsert(id, (v) => v.state === 'running', 'running');
-    await waitFor(() => launches(mark).get(word), 'the child to start');
-    o.ws.terminate();
-    await client.close().catch(() => {});
-    await first.kill();
-    fill();
-    try {
-      const r = spawnSync(process.execPath, [CLI, 'start', '--data-dir', dir, '--port', '0'], {
-        encoding: 'utf8',
-        timeout: 20_000,
-      });
-      const lines = r.stderr
-        .trim()
-        .split('\n')
-        .filter((l) => !l.startsWith('{'));
-      console.log(
-        `fault-disk (restart onto a full disk): exit ${r.status}: ${lines.join(' | ').slice(0, 240)}`,
-      );
-      expect(r.status, 'refused, not crashed').toBe(2);
-      expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatch(/--data-dir: .* must be a writable directory/);
-      expect(readRows(dir, [id]).get(id)!.state, 'nothing half-written').toBe('running');
-    } finally {
-      unlinkSync(filler);
-    }
-    const second = await startDaemon({ dataDir: dir });
-    try {
-      expect(readRows(dir, [id]).get(id)).toMatchObject({ state: 'unknown', reason: 'DaemonRestarted' });
-      await sleep(300);
-      expect(launches(mark).get(word), 'never launched again').toBe(1);
-    } finally {
-      await second.stop();
-    }
-  }, 60_000);
-});
-
-describe.skipIf(SKIP !== undefined)('a read-only data dir', () => {
+describe.skipIf(SKIP !== undefined)('[Q.bad-input] a read-only data dir', () => {
   for (const kind of ['new', 'existing'] as const) {
     it(`(${kind}) is refused at start with one clear line naming the data dir (exit 2), not a stack trace`, async () => {
       const mnt = (mount as { mnt: string }).mnt;

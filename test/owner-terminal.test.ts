@@ -173,6 +173,15 @@ describe('[S.login] login', () => {
     expect(d.stderr()).not.toContain(d.ownerToken);
   });
 
+  it('never takes the token from a query string', async () => {
+    for (const path of [`/login?token=${d.ownerToken}`, `/?token=${d.ownerToken}`]) {
+      const r = await fetch(`${d.url}${path}`);
+      expect(r.headers.get('set-cookie')).toBeNull();
+      expect(await r.text()).not.toContain('data-pending-id');
+    }
+    expect(await upgradeStatus(d, {})).toBe(401);
+  });
+
   it('refuses a non-JSON body and a foreign Origin', async () => {
     expect(
       (await post(`token=${d.ownerToken}`, { 'Content-Type': 'application/x-www-form-urlencoded' })).status,

@@ -219,7 +219,8 @@ describe('[S.secret] [S.tokens] [S.child-env] secret scan after a full end-to-en
   it('the bridge client was sampled while it ran: no secret in any argv or environment, env reduced to PATH/HOME/LANG', () => {
     const all = samples.flat();
     const child = all.filter(
-      (p) => p.cmdline.includes('bridge-client/cli.js') && p.cmdline.includes(' deliver '),
+      // This daemon's bridge clients only (other suites may run their own in parallel).
+      (p) => p.cmdline.includes('bridge-client/cli.js') && p.cmdline.includes(join(d.dataDir, 'run')),
     );
     expect(child.length, 'the bridge client was never seen running').toBeGreaterThan(0);
     const secrets = { SESSION, ownerToken: d.ownerToken, mcpToken: d.mcpToken, otherToken };

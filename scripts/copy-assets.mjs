@@ -1,24 +1,30 @@
-// Copies the browser assets (HTML, CSS, SVG, ...) next to the compiled scripts in dist/.
-import { cpSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+// Puts the browser side next to the daemon in dist/: the static assets (HTML, CSS, SVG, ...) from the
+// source folders, and the scripts tsc -p tsconfig.ui.json compiled into dist/.ui/. The browser build has
+// its own outDir so the daemon files it type-checks against (view, lifecycle, ...) are never emitted
+// over the Node build's output.
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { dirname, extname, join, relative } from 'node:path';
 
 const ROOTS = ['owner-ui', 'examples/avatar-app/web'];
-const SKIP = new Set(['.ts']);
+const UI_OUT = join('dist', '.ui');
 
-function walk(dir) {
+function walk(dir, keep, targetOf) {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
-    if (statSync(path).isDirectory()) walk(path);
-    else if (!SKIP.has(extname(name))) {
-      const target = join('dist', relative('.', path));
+    if (statSync(path).isDirectory()) walk(path, keep, targetOf);
+    else if (keep(name)) {
+      const target = targetOf(path);
       mkdirSync(dirname(target), { recursive: true });
       cpSync(path, target);
     }
   }
 }
-for (const root of ROOTS) if (existsSync(root)) walk(root);
+
+for (const root of ROOTS) {
+  if (existsSync(root)) walk(root, (n) => extname(n) !== '.ts', (p) => join('dist', relative('.', p)));
+  const compiled = join(UI_OUT, root);
+  if (existsSync(compiled)) walk(compiled, (n) => n.endsWith('.js'), (p) => join('dist', relative(UI_OUT, p)));
+}
 
 // The package's bins are run directly too (`dist/daemon/cli.js start`): make them executable.
-import { chmodSync as chmod } from 'node:fs';
-
-for (const bin of ['dist/daemon/cli.js', 'dist/bridge-client/cli.js']) if (existsSync(bin)) chmod(bin, 0o755);
+for (const bin of ['dist/daemon/cli.js', 'dist/bridge-client/cli.js']) if (existsSync(bin)) chmodSync(bin, 0o755);

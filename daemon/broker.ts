@@ -93,6 +93,7 @@ export class Broker implements BrokerApi {
     }
     if (recovered.length > 0) this.#store.updateMany(recovered);
     for (const { next } of recovered) this.#logChange(next, DAEMON);
+    for (const { next } of recovered) this.#holdForOrphan(next);
     for (const c of survivors) {
       this.#active.set(c.id, c);
       if (c.phase.state === 'awaiting_review') this.#armExpiry(c);
@@ -366,6 +367,28 @@ export class Broker implements BrokerApi {
         if (current && !this.#closing) this.#armExpiry(current);
       }, 1000),
     );
+  }
+
+  /**
+   * Rule 6 across a crash: a cue that was running when the daemon died may still be delivering (its
+   * client is an orphan in its own process group). Hold its session's launches until the time the dead
+   * daemon would have killed that client, so a cue approved now cannot overlap it.
+   */
+  #holdForOrphan(c: Command): void {
+    const key = c.session_key;
+    const p = c.phase;
+    const maxRun = this.#executors[c.tool]?.maxRunMs?.(c);
+    if (key === undefined || maxRun === undefined || p.state !== 'unknown' || p.started_at === undefined)
+      return;
+    const ms = Date.parse(p.started_at) + maxRun - this.#clock.now();
+    if (ms <= 0 || this.#busySessions.has(key)) return;
+    this.#busySessions.add(key);
+    const timer = this.#clock.setTimeout(() => {
+      this.#timers.delete(`orphan:${key}`);
+      this.#busySessions.delete(key);
+      if (!this.#closing) this.#pumpSession(key);
+    }, ms);
+    this.#timers.set(`orphan:${key}`, timer);
   }
 
   #scheduleLaunch(c: Command): void {

@@ -133,6 +133,11 @@ export class CueExecutor implements Executor {
     this.#now = deps.now ?? Date.now;
   }
 
+  /** Spawn + delivery_timeout_ms + 10 s is when the client is killed (contract 4 step 4), plus the kill grace. */
+  maxRunMs(): number {
+    return this.#deps.bridge.delivery_timeout_ms + KILL_AFTER_MS + KILL_GRACE_MS;
+  }
+
   async execute(command: Command, io: ExecutionIo): Promise<ExecutionReport> {
     const path = command.session_file;
     if (!isSecret(io.secret)) {

@@ -29,4 +29,10 @@ export type ExecutionReport = FinishResult | Aborted;
 export interface Executor {
   /** Runs one approved command. Never rejects: every failure is a report. */
   execute(command: Command, io: ExecutionIo): Promise<ExecutionReport>;
+  /**
+   * The longest a launch of this command can live after its spawn (its hard deadline). A daemon that
+   * died leaves its children running as orphans; for commands with a per-session order (rule 6) the
+   * next daemon holds that session's launches until this much time after the orphan's `started_at`.
+   */
+  maxRunMs?(command: Command): number;
 }

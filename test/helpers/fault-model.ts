@@ -29,6 +29,7 @@ export interface ModelCommand {
   /** Its child was released and the outcome recorded: it certainly launched, once. */
   mustHaveRun: boolean;
   orphan?: boolean;
+  startedAt?: number;
 }
 
 export interface ModelState {
@@ -37,6 +38,8 @@ export interface ModelState {
   /** Rule 6: approved cues waiting for their session's current launch, in approval order. */
   queues: Map<number, string[]>;
   busy: Map<number, string>;
+  /** Rule 6 across a crash: sessions held until an orphaned delivery's deadline (model time). */
+  held: Map<number, number>;
   nonce: string;
   log: string[];
 }
@@ -49,6 +52,8 @@ export interface Expected {
 }
 
 const REVIEW_MS = 300_000;
+/** A cue client's hard deadline after spawn: delivery_timeout_ms (20 s in the suite) + 10 s + 2 s grace. */
+export const CUE_MAX_RUN_MS = 32_000;
 const START = Date.parse('2026-11-30T10:00:00.000Z');
 
 const STATUS: Record<MState, string> = {
@@ -67,6 +72,7 @@ export function initial(): ModelState {
     commands: [],
     queues: new Map(),
     busy: new Map(),
+    held: new Map(),
     nonce: Math.random().toString(36).slice(2, 8),
     log: [],
   };
@@ -117,6 +123,7 @@ export function twinOf(m: ModelState, session: number, action: string): ModelCom
 function launch(m: ModelState, c: ModelCommand): void {
   move(c, 'running');
   c.mayRun = true;
+  c.startedAt = m.now;
   if (c.kind === 'cue') m.busy.set(c.session!, c.id);
 }
 
@@ -131,7 +138,8 @@ export function decide(m: ModelState, c: ModelCommand, how: 'approve' | 'deny', 
   }
   move(c, 'approved');
   if (c.kind === 'job') launch(m, c);
-  else if (m.busy.has(c.session!)) m.queues.set(c.session!, [...(m.queues.get(c.session!) ?? []), c.id]);
+  else if (m.busy.has(c.session!) || m.held.has(c.session!))
+    m.queues.set(c.session!, [...(m.queues.get(c.session!) ?? []), c.id]);
   else launch(m, c);
   return 'ok';
 }
@@ -153,6 +161,22 @@ export function advance(m: ModelState, ms: number): void {
   m.log.push(`advance ${ms}`);
   m.now += ms;
   expireDue(m);
+  releaseHolds(m);
+}
+
+/** A hold ends at its deadline; the session's queue then launches in approval order. */
+function releaseHolds(m: ModelState): void {
+  for (const [session, until] of [...m.held]) {
+    if (until > m.now) continue;
+    m.held.delete(session);
+    pump(m, session);
+  }
+}
+
+function pump(m: ModelState, session: number): void {
+  if (m.busy.has(session) || m.held.has(session)) return;
+  const nextId = (m.queues.get(session) ?? []).shift();
+  if (nextId !== undefined) launch(m, m.commands.find((x) => x.id === nextId)!);
 }
 
 function expireDue(m: ModelState): void {
@@ -173,16 +197,17 @@ export function exit(m: ModelState, c: ModelCommand, how: 'ok' | 'fail' | 'unkno
   else if (how === 'fail') move(c, 'failed', 'AvatarNotReady');
   else move(c, 'unknown', 'DeliveryUnconfirmed');
   m.busy.delete(c.session!);
-  const queue = m.queues.get(c.session!) ?? [];
-  const nextId = queue.shift();
-  if (nextId !== undefined) launch(m, m.commands.find((x) => x.id === nextId)!);
+  pump(m, c.session!);
 }
 
 /** Rules 3 and 4, after `downMs` with no daemon: then overdue reviews expire (original deadlines). */
 export function restart(m: ModelState, downMs: number): void {
   m.log.push(`crash+restart after ${downMs}`);
   m.now += downMs;
+  m.held.clear();
   for (const c of m.commands) {
+    if (c.state === 'running' && c.kind === 'cue' && c.startedAt! + CUE_MAX_RUN_MS > m.now)
+      m.held.set(c.session!, c.startedAt! + CUE_MAX_RUN_MS);
     if (c.state === 'running') move(c, 'unknown', 'DaemonRestarted');
     else if (c.kind === 'cue' && c.state === 'awaiting_review') move(c, 'denied', 'SessionSecretNotRetained');
     else if (c.kind === 'cue' && c.state === 'approved') move(c, 'failed', 'SessionSecretNotRetained');

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI } from './helpers/daemon.js';
-import { hostileValue, nastyString, strayKey } from './helpers/fuzz.js';
+import { FUZZ_SEED, hostileValue, nastyString, strayKey } from './helpers/fuzz.js';
 
 const CONFIG_RUNS = 10;
 /** CLI processes at once: each is mostly Node start-up, so a few overlap well even on 2 cores. */
@@ -167,7 +167,7 @@ describe('[Q.bad-input] config files and flags through the real CLI', () => {
           })
           .map(({ where, key, value }) => ({ path: [...where, key], value, stray: key })),
       );
-      const cases = fc.sample(arb, { numRuns: CONFIG_RUNS, seed: 5 });
+      const cases = fc.sample(arb, { numRuns: CONFIG_RUNS, seed: FUZZ_SEED + 5 });
       await eachConcurrently(cases, async (c) => {
         const config = JSON.parse(JSON.stringify(VALID_CONFIG)) as Record<string, unknown>;
         // A stray key that happens to be a known one is not stray: skip it.
@@ -263,7 +263,7 @@ describe('[Q.bad-input] config files and flags through the real CLI', () => {
     async () => {
       const bad = fc.sample(
         nastyString.filter((s) => s.length < 5000),
-        { numRuns: 1, seed: 3 },
+        { numRuns: 1, seed: FUZZ_SEED + 3 },
       );
       const dataDir = freshDataDir();
       const d = ['--data-dir', dataDir];

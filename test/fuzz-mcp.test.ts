@@ -15,6 +15,7 @@ import { parseToolInput } from '../daemon/mcp/input.js';
 import { makeDataDir, type RunningDaemon, startDaemon } from './helpers/daemon.js';
 import {
   CUE_FIELDS,
+  FUZZ_SEED,
   hostileValue,
   mutated,
   offending,
@@ -51,7 +52,7 @@ describe('[Q.bad-input] MCP tool input parser against the contract oracle', () =
         if (!r.ok) expectNamesField(r.message, bad);
         else expect(r.value.session_id).toBe(VALID_CUE.session_id.toLowerCase());
       }),
-      { numRuns: DIRECT_RUNS },
+      { numRuns: DIRECT_RUNS, seed: FUZZ_SEED },
     );
     // Nothing leaked onto Object.prototype from `__proto__` keys.
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
@@ -75,7 +76,7 @@ describe('[Q.bad-input] MCP tool input parser against the contract oracle', () =
           expect(prepared.code).toBe(bad.includes('command') ? 'UnknownCommand' : 'InvalidArguments');
         }
       }),
-      { numRuns: DIRECT_RUNS },
+      { numRuns: DIRECT_RUNS, seed: FUZZ_SEED },
     );
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
@@ -95,7 +96,7 @@ describe('[Q.bad-input] MCP tool input parser against the contract oracle', () =
           expect(c.ok).toBe(cancelBad.length === 0);
         },
       ),
-      { numRuns: DIRECT_RUNS },
+      { numRuns: DIRECT_RUNS, seed: FUZZ_SEED },
     );
   });
 
@@ -106,7 +107,7 @@ describe('[Q.bad-input] MCP tool input parser against the contract oracle', () =
         const r = parseToolInput('list_commands', input);
         expect(r.ok).toBe(Object.keys(input).length === 0);
       }),
-      { numRuns: 200 },
+      { numRuns: 200, seed: FUZZ_SEED },
     );
   });
 });
@@ -160,7 +161,7 @@ describe('[Q.bad-input] MCP tools over real Streamable HTTP with hostile argumen
     let calls = 0;
     for (const [tool, arb, fields] of tools) {
       const inputs = fc
-        .sample(arb, WIRE_RUNS * 3)
+        .sample(arb, { numRuns: WIRE_RUNS * 3, seed: FUZZ_SEED })
         .map(asTransmitted)
         .filter((i) => offending(i, fields).length > 0)
         .slice(0, WIRE_RUNS);

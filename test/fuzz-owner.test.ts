@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { makeDataDir, type RunningDaemon, startDaemon } from './helpers/daemon.js';
-import { deep, type FieldOracle, mutated, offending } from './helpers/fuzz.js';
+import { deep, type FieldOracle, FUZZ_SEED, mutated, offending } from './helpers/fuzz.js';
 import { type Frame, mcpClient, OwnerSocket, ownerCatalog, queue, wsUrl } from './helpers/owner.js';
 
 const RUNS_PER_TYPE = 120;
@@ -17,7 +17,8 @@ const MAX_FRAME = 64 * 1024;
 
 const str = (min: number, max: number) => (v: unknown) =>
   typeof v === 'string' && v.length >= min && v.length <= max;
-const intAtLeast1 = (v: unknown) => Number.isInteger(v) && (v as number) >= 1;
+// JSON numbers past 2^53 are not exact, so a version (an equality check) must be a safe integer.
+const intAtLeast1 = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 1;
 const common: FieldOracle = { type: () => true, req_id: str(0, 64), id: str(1, 128) };
 /** What each owner frame accepts (contract 5), written from the contract, not from the product. */
 const ORACLES: Record<string, FieldOracle> = {
@@ -145,7 +146,7 @@ describe('[Q.bad-input] owner WebSocket frames', () => {
       const oracle = ORACLES[type]!;
       const frames = fc.sample(mutated(BASES[type]!, oracle), {
         numRuns: RUNS_PER_TYPE,
-        seed: type.length * 7919,
+        seed: FUZZ_SEED + type.length * 7919,
       });
       for (const frame of frames) {
         const text = JSON.stringify(frame);

@@ -196,3 +196,10 @@ export function offending(input: Record<string, unknown>, fields: FieldOracle): 
   }
   return bad;
 }
+
+/**
+ * The seed of every `fc.sample` in the fuzz suites: fresh each run (so runs explore new input), printed
+ * so a failure can be replayed exactly with `OGF_FUZZ_SEED=<n> npx vitest run <file>`.
+ */
+export const FUZZ_SEED = Number(process.env.OGF_FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
+process.stdout.write(`fuzz seed ${FUZZ_SEED} (replay: OGF_FUZZ_SEED=${FUZZ_SEED})\n`);

@@ -77,3 +77,21 @@ export function toView(command: Command): View {
   if (view.result?.reconciliation !== undefined) view.reconciliation = view.result.reconciliation;
   return view;
 }
+
+/**
+ * A command's View as JSON text, serialised once per command object. The broker never changes a command
+ * it has published (every change is a new object, lifecycle.ts), so the text cannot go stale, and the
+ * WeakMap lets it go with the command. The owner hub sends the same text in the upsert and in every later
+ * snapshot: with 10,000 commands awaiting review a snapshot no longer rebuilds and re-serialises 10,000
+ * Views (bench row 5, docs/performance.md).
+ */
+const viewJsonCache = new WeakMap<Command, string>();
+
+export function viewJson(command: Command): string {
+  let text = viewJsonCache.get(command);
+  if (text === undefined) {
+    text = JSON.stringify(toView(command));
+    viewJsonCache.set(command, text);
+  }
+  return text;
+}

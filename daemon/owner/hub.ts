@@ -24,7 +24,7 @@ import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { ActionResult, EdgeContext, UpgradeRoute } from '../context.js';
 import type { Command } from '../lifecycle.js';
-import { toView } from '../view.js';
+import { toView, viewJson } from '../view.js';
 import { PROTOCOL, type ReplyCode, type ServerMessage } from './messages.js';
 import { type ClientFrame, HISTORY_DEFAULT, MAX_FRAME_BYTES, parseClientFrame } from './protocol.js';
 import type { OwnerSessions } from './sessions.js';
@@ -139,7 +139,9 @@ export class OwnerHub {
     });
     // Same turn as joining the fan-out set: nothing can commit in between (see the module comment).
     this.#send(owner, { type: 'hello', protocol: PROTOCOL, server_time: new Date().toISOString() });
-    this.#send(owner, { type: 'snapshot', commands: this.#ctx.broker.snapshot(SNAPSHOT_FINAL).map(toView) });
+    // The same bytes as JSON.stringify({type, commands: views}), from each View's cached text (view.ts).
+    const views = this.#ctx.broker.snapshot(SNAPSHOT_FINAL).map(viewJson).join(',');
+    this.#sendText(owner, `{"type":"snapshot","commands":[${views}]}`);
   }
 
   #send(owner: Owner, message: ServerMessage): void {
@@ -159,7 +161,7 @@ export class OwnerHub {
   #fanOut(command: Command): void {
     if (this.#closed) return;
     try {
-      const text = JSON.stringify({ type: 'upsert', command: toView(command) } satisfies ServerMessage);
+      const text = `{"type":"upsert","command":${viewJson(command)}}`;
       for (const owner of this.#owners) this.#sendText(owner, text);
     } catch (e) {
       // Called inside the broker right after its commit: never throw back into it.

@@ -70,12 +70,19 @@ export async function startDaemon(dataDir: string, config?: Record<string, unkno
   delete env.OGF_BROKER_CONFIG;
   delete env.OGF_BRIDGE_URL;
   delete env.OGF_BROKER_DATA_DIR;
+  delete env.OGF_BENCH_DAEMON_NODE_ARGS;
   const logFd = openSync(join(dataDir, 'daemon.log'), 'a', 0o600);
   const t0 = performance.now();
-  const child = spawn(process.execPath, [DAEMON_CLI, 'start', '--data-dir', dataDir, '--port', '0'], {
-    env,
-    stdio: ['ignore', 'pipe', logFd],
-  });
+  // e.g. OGF_BENCH_DAEMON_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the daemon under a row.
+  const nodeArgs = (process.env.OGF_BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, DAEMON_CLI, 'start', '--data-dir', dataDir, '--port', '0'],
+    {
+      env,
+      stdio: ['ignore', 'pipe', logFd],
+    },
+  );
   closeSync(logFd);
   let out = '';
   const startMs = await new Promise<number>((resolvePromise, reject) => {

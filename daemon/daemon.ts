@@ -26,16 +26,7 @@ import { Tokens } from './tokens.js';
 import { VERSION } from './version.js';
 
 /** Errors that mean the data dir cannot be written (a read-only mount, a full disk, no permission). */
-const UNWRITABLE = new Set([
-  'EROFS',
-  'EACCES',
-  'EPERM',
-  'ENOSPC',
-  'EDQUOT',
-  'SQLITE_READONLY',
-  'SQLITE_CANTOPEN',
-  'SQLITE_FULL',
-]);
+const UNWRITABLE = new Set(['EROFS', 'EACCES', 'EPERM', 'ENOSPC', 'EDQUOT']);
 
 /**
  * Runs one start-up step on the data dir; an unwritable data dir becomes one clear line and exit 2
@@ -47,7 +38,13 @@ function unwritable<T>(dataDir: string, step: () => T): T {
     return step();
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (e instanceof UsageError || code === undefined || !(UNWRITABLE.has(code) || code === 'ENOENT'))
+    // SQLite reports a full or read-only disk under several extended codes (SQLITE_IOERR_WRITE, …).
+    const sqlite = code !== undefined && /^SQLITE_(FULL|READONLY|IOERR|CANTOPEN)/.test(code);
+    if (
+      e instanceof UsageError ||
+      code === undefined ||
+      !(UNWRITABLE.has(code) || code === 'ENOENT' || sqlite)
+    )
       throw e;
     throw new UsageError(
       `--data-dir: ${dataDir} must be a writable directory on a writable file system with free space; ${detail(code, (e as Error).message)}`,
@@ -169,7 +166,7 @@ export class Daemon {
       owner_url: `${url}/`,
       started_at: new Date().toISOString(),
     };
-    writeDaemonInfo(paths.daemonJson, this.#info);
+    unwritable(config.dataDir, () => writeDaemonInfo(paths.daemonJson, this.#info!));
     this.#log.log('info', 'daemon_ready', {
       url,
       pid: process.pid,

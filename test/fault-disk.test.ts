@@ -343,35 +343,40 @@ describe.skipIf(SKIP !== undefined)(
   },
 );
 
-describe.skipIf(SKIP !== undefined)('[Q.bad-input] a read-only data dir', () => {
-  for (const kind of ['new', 'existing'] as const) {
-    it(`(${kind}) is refused at start with one clear line naming the data dir (exit 2), not a stack trace`, async () => {
+describe.skipIf(SKIP !== undefined)('[Q.bad-input] a read-only or full data dir at start', () => {
+  for (const kind of ['new, read-only', 'existing, read-only', 'existing, disk full'] as const) {
+    it(`(${kind}) is refused with one clear line naming the data dir (exit 2), not a stack trace`, async () => {
       const mnt = (mount as { mnt: string }).mnt;
-      const name = `ro-${kind}`;
+      const name = `start-${kind.replace(/\W+/g, '-')}`;
       const dir = join(mnt, name);
       mkdirSync(dir, { mode: 0o700 });
-      if (kind === 'existing') {
-        // A data dir a daemon already used: run/, broker.db with its schema.
-        new Store(openDataDir(dir).db).close();
-      }
-      const view = mkdtempSync(join(tmpdir(), 'ogf-ro-'));
-      expect(spawnSync('mount', ['--bind', mnt, view]).status).toBe(0);
+      // A data dir a daemon already used (run/, broker.db with its schema), cleanly closed.
+      if (kind.startsWith('existing')) new Store(openDataDir(dir).db).close();
+      const full = kind.endsWith('disk full');
+      const view = full ? mnt : mkdtempSync(join(tmpdir(), 'ogf-ro-'));
       try {
-        expect(spawnSync('mount', ['-o', 'remount,ro,bind', view]).status).toBe(0);
+        if (full) fill();
+        else {
+          expect(spawnSync('mount', ['--bind', mnt, view]).status).toBe(0);
+          expect(spawnSync('mount', ['-o', 'remount,ro,bind', view]).status).toBe(0);
+        }
         const r = spawnSync(process.execPath, [CLI, 'start', '--data-dir', join(view, name), '--port', '0'], {
           encoding: 'utf8',
           timeout: 20_000,
         });
         const lines = r.stderr.trim().split('\n');
         console.log(
-          `fault-disk (read-only ${kind} data dir at start): exit ${r.status}: ${lines.join(' | ').slice(0, 240)}`,
+          `fault-disk (${kind} data dir at start): exit ${r.status}: ${lines.join(' | ').slice(0, 240)}`,
         );
         expect(r.status).toBe(2);
         expect(lines).toHaveLength(1);
         expect(lines[0]).toMatch(/--data-dir: .* must be a writable directory/);
       } finally {
-        spawnSync('umount', [view]);
-        rmSync(view, { recursive: true, force: true });
+        if (full) rmSync(filler, { force: true });
+        else {
+          spawnSync('umount', [view]);
+          rmSync(view, { recursive: true, force: true });
+        }
       }
     }, 30_000);
   }

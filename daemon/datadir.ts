@@ -10,6 +10,7 @@ import {
   mkdirSync,
   openSync,
   readFileSync,
+  rmSync,
   statSync,
   writeSync,
 } from 'node:fs';
@@ -80,7 +81,11 @@ export function inspectDataDir(root: string): string | undefined {
   }
 }
 
-/** Writes a new private file exclusively (0600); fails if it exists. */
+/**
+ * Writes a new private file exclusively (0600); fails if it exists. All or nothing: a write that fails
+ * (a full disk) removes the file it created, so no empty or partial file — which may hold part of a
+ * secret — is left behind (contract 4: no session file outlives its cue).
+ */
 export function writePrivateFileExclusive(path: string, content: string): void {
   const fd = openSync(
     path,
@@ -88,10 +93,15 @@ export function writePrivateFileExclusive(path: string, content: string): void {
     0o600,
   );
   try {
-    writeSync(fd, content);
-  } finally {
+    const buf = Buffer.from(content, 'utf8');
+    // writeSync may write less than asked; keep going until all of it is written.
+    for (let off = 0; off < buf.length; ) off += writeSync(fd, buf, off, buf.length - off);
+  } catch (e) {
     closeSync(fd);
+    rmSync(path, { force: true });
+    throw e;
   }
+  closeSync(fd);
 }
 
 /** Reads a small secret file, or creates it with `make()` when absent (race-safe: O_EXCL). */

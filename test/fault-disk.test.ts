@@ -21,12 +21,14 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Broker } from '../daemon/broker.js';
 import { Catalog } from '../daemon/catalog.js';
 import { CatalogExecutor } from '../daemon/catalog-executor.js';
-import type { CatalogEntry } from '../daemon/config.js';
+import type { CatalogEntry, Config } from '../daemon/config.js';
+import { createCueFeature } from '../daemon/cues.js';
 import { openDataDir } from '../daemon/datadir.js';
 import type { Executor } from '../daemon/executor.js';
+import { silentLogger } from '../daemon/log.js';
 import { Store } from '../daemon/store.js';
 import { CLI, type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
-import { launches, markCatalog, readRows, sleep } from './helpers/fault-daemon.js';
+import { launches, markCatalog, readRows, sessionFiles, sleep } from './helpers/fault-daemon.js';
 import { mcpClient, OwnerSocket } from './helpers/owner.js';
 
 function tryMount(): { mnt: string } | { skip: string } {
@@ -288,6 +290,66 @@ describe.skipIf(SKIP !== undefined)(
     }
   },
 );
+
+describe.skipIf(SKIP !== undefined)('[R2.1] [S.session-file] a cue approved when the disk is full', () => {
+  it('fails LaunchFailed once space returns, and leaves no (partial) session file in run/', async () => {
+    const dir = join((mount as { mnt: string }).mnt, 'cue-full');
+    mkdirSync(dir, { mode: 0o700 });
+    const paths = openDataDir(dir);
+    const config = {
+      ogf_bridge: { url: 'ws://127.0.0.1:9/ogf-bridge', delivery_timeout_ms: 1000 },
+      output_limit_bytes: 4096,
+      commands: {},
+    } as unknown as Config;
+    const feature = createCueFeature({ config, paths, log: silentLogger })!;
+    const store = new Store(paths.db);
+    const broker = new Broker({
+      store,
+      reviewTimeoutS: 300,
+      executors: { ogf_cue: fillingExecutor(feature.executor, 'before_mark_running') },
+    });
+    broker.start();
+    try {
+      const req = feature.cues.prepare(
+        {
+          session_id: '7e6d5c4b-3a29-4817-8695-a4b3c2d1e0f9',
+          action: 'nod',
+          emotion: 'proud',
+          intensity: 1,
+          gaze: 'user',
+          ttl_ms: 1000,
+          wait_seconds: 0,
+        },
+        'local',
+      );
+      const sub = broker.submit(req);
+      if (!sub.ok) throw new Error(sub.message);
+      const id = sub.command.id;
+      expect(broker.approve(id, 1, 'owner').ok).toBe(true); // fills the disk, then writes the file
+      await sleep(300);
+      const leftDuring = sessionFiles(dir);
+      rmSync(filler, { force: true });
+      const final = await waitFor(
+        () => {
+          const c = broker.get(id)!;
+          return c.phase.state === 'failed' ? c : undefined;
+        },
+        'the cue to fail once space returned',
+        8000,
+      );
+      console.log(
+        `fault-disk (cue on a full disk): ${final.phase.state}/${'reason' in final.phase ? final.phase.reason : ''}; session files left while full: ${leftDuring.length}`,
+      );
+      expect(final.phase).toMatchObject({ state: 'failed', reason: 'LaunchFailed' });
+      expect(leftDuring, 'no session file (not even an empty or partial one) left in run/').toEqual([]);
+      expect(sessionFiles(dir)).toEqual([]);
+    } finally {
+      rmSync(filler, { force: true });
+      await broker.close(1000);
+      store.close();
+    }
+  }, 30_000);
+});
 
 describe.skipIf(SKIP !== undefined)(
   '[R2.3] [Q.crash-safety] a restart onto a full disk (recovery cannot be written)',

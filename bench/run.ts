@@ -2,7 +2,7 @@
  * `npm run bench` (issue 7): six measurements of the real daemon, each beside a baseline measured in the
  * same run, printed as one table and written to bench/results/latest.json. Never part of `npm test`.
  *
- *   node dist/bench/run.js [--quick] [--only 1,2,...] [--budget-s 510]
+ *   node dist/bench/run.js [--quick] [--only 1,2,...] [--budget-s 480]
  *
  * Everything runs on loopback against real processes: `ogf-broker start --port 0` in temp data dirs, the
  * SDK client over Streamable HTTP, owner WebSockets, the real bridge client and the avatar app's server.
@@ -27,7 +27,7 @@ const { values } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
     only: { type: 'string' },
-    'budget-s': { type: 'string', default: '510' },
+    'budget-s': { type: 'string', default: '480' },
     out: { type: 'string', default: join(ROOT, 'bench', 'results', 'latest.json') },
   },
 });

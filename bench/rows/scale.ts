@@ -190,6 +190,8 @@ export async function scale(bare: BareServer, quick: boolean): Promise<Row[]> {
       for (let i = 0; i < sessions; i++) clients.push(await connectMcp(d.mcpUrl, d.mcpToken));
     }
 
+    await sleep(1000);
+    const rssBeforeWaiters = rssMiB(d.pid);
     const fdsBefore = openFds(d.pid);
     const calls: Array<Promise<unknown>> = [];
     for (let i = 0; i < waiters; i++) {
@@ -222,6 +224,7 @@ export async function scale(bare: BareServer, quick: boolean): Promise<Row[]> {
       goal: '≤ 200 MB',
       result: Math.max(loadedRss, rssAfterSnapshots) * 1.048576 <= 200 ? 'pass' : 'miss',
       detail: {
+        rss_awaiting_only_mib: rssBeforeWaiters,
         rss_with_waiters_mib: loadedRss,
         rss_after_snapshots_mib: rssAfterSnapshots,
         open_fds: fdsLoaded,

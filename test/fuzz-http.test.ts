@@ -79,7 +79,7 @@ describe('[Q.bad-input] [S.host] hostile HTTP requests and upgrades', () => {
     await d?.stop();
   });
 
-  it(`${RUNS} generated requests: a 4xx, never a 5xx or a hang, no token echoed, nothing queued`, async () => {
+  it(`${RUNS} generated requests: never a 5xx or a hang, no token echoed, nothing queued`, async () => {
     const port = new URL(d.url).port;
     const arb = fc.record({
       method: fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD', 'TRACE'),

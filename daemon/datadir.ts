@@ -104,10 +104,16 @@ export function writePrivateFileExclusive(path: string, content: string): void {
   closeSync(fd);
 }
 
-/** Reads a small secret file, or creates it with `make()` when absent (race-safe: O_EXCL). */
+/**
+ * Reads a small secret file, or creates it with `make()` when absent (race-safe: O_EXCL). An empty file
+ * counts as absent: it is what a daemon killed between creating and writing it leaves behind, and an
+ * empty token would lock the owner out (or make an empty HMAC key).
+ */
 export function readOrCreateSecret(path: string, make: () => string): string {
   try {
-    return readFileSync(path, 'utf8').trim();
+    const value = readFileSync(path, 'utf8').trim();
+    if (value !== '') return value;
+    rmSync(path, { force: true });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }

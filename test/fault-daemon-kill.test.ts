@@ -13,6 +13,7 @@
  *   committed but nothing spawned, child exited but outcome not committed.
  */
 import { randomInt } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import Database from 'better-sqlite3';
@@ -44,7 +45,6 @@ beforeAll(async () => {
   app = await startAvatarApp();
   dataDir = makeDataDir('ogf-fault-');
   mark = join(dataDir, 'marks');
-  const { writeFileSync } = await import('node:fs');
   writeFileSync(
     join(dataDir, 'config.json'),
     JSON.stringify(markCatalog(mark, { ogf_bridge: { url: app.url, delivery_timeout_ms: 3000 } })),
@@ -324,4 +324,35 @@ describe('[R2.3] [R2.4] [S.session-file] [Q.crash-safety] SIGKILL pinned to the 
     await d.stop();
     live.splice(live.indexOf(d), 1);
   }, 150_000);
+});
+
+describe('[Q.crash-safety] [S.tokens] a first start killed between creating a secret file and writing it', () => {
+  it('leaves empty owner.token, mcp.token and fingerprint.key; the next start replaces them with real secrets', async () => {
+    const dir = makeDataDir('ogf-fault-empty-');
+    for (const f of ['owner.token', 'mcp.token', 'fingerprint.key'])
+      writeFileSync(join(dir, f), '', { mode: 0o600 });
+    const d = await startDaemon({
+      dataDir: dir,
+      config: { ogf_bridge: { url: app.url, delivery_timeout_ms: 1000 } },
+    });
+    try {
+      const login = await waitFor(
+        () => /\S*\/login#token=\S*/.exec(d.stdout())?.[0],
+        'the login URL on stdout',
+      );
+      expect(login, 'the login URL carries a real token').toMatch(/\/login#token=[A-Za-z0-9_-]{43}$/);
+      for (const f of ['owner.token', 'mcp.token', 'fingerprint.key'])
+        expect(readFileSync(join(dir, f), 'utf8').trim().length, f).toBeGreaterThanOrEqual(32);
+      // The owner and the local client get in with the tokens now in the files.
+      const owner = await OwnerSocket.open({
+        ...d,
+        ownerToken: readFileSync(join(dir, 'owner.token'), 'utf8').trim(),
+      });
+      await owner.close();
+      const ai = await mcpClient({ ...d, mcpToken: readFileSync(join(dir, 'mcp.token'), 'utf8').trim() });
+      await ai.close();
+    } finally {
+      await d.stop();
+    }
+  }, 60_000);
 });

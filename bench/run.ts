@@ -87,7 +87,7 @@ async function main(): Promise<void> {
     }
     if (only.has('4')) {
       progress('4 durable throughput');
-      rows.push(...(await throughput(quick)));
+      rows.push(...(await throughput(bare, quick)));
     }
     if (only.has('5')) {
       progress('5 scale');

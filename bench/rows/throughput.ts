@@ -4,8 +4,9 @@
  * back to back for a fixed time. Baseline, measured just before each level: a bare better-sqlite3 loop
  * inserting the same rows (the command row and its audit row, copied from the daemon's own database)
  * into a file created by the product's Store (same schema, same pragmas: WAL, synchronous=FULL), one
- * transaction per submission as the store does. A second, informational baseline batches 100
- * submissions per transaction: the ceiling group commit would approach.
+ * transaction per submission as the store does. Informational lines: the same rates against a bare SDK
+ * echo server at the same concurrency (what the MCP transport itself can carry on this machine), and the
+ * bare loop batching 100 submissions per transaction (the ceiling group commit would approach).
  */
 
 import { join } from 'node:path';
@@ -13,7 +14,14 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import Database from 'better-sqlite3';
 import { Store } from '../../daemon/store.js';
 import { callTool, closeMcp, connectMcp } from '../lib/clients.js';
-import { benchConfig, type Daemon, makeDataDir, removeDir, startDaemon } from '../lib/procs.js';
+import {
+  type BareServer,
+  benchConfig,
+  type Daemon,
+  makeDataDir,
+  removeDir,
+  startDaemon,
+} from '../lib/procs.js';
 import { type Row, ratioOf } from '../lib/stats.js';
 
 interface Template {
@@ -81,13 +89,17 @@ function bareLoop(t: Template, ms: number, batch: number): number {
   return rate;
 }
 
-async function submitFor(d: Daemon, submitters: number, ms: number): Promise<number> {
+/** Calls per second of `submitters` sessions back to back for `ms`: the daemon's tool, or the bare echo. */
+async function submitFor(d: Daemon | BareServer, submitters: number, ms: number): Promise<number> {
+  const bare = !('mcpToken' in d);
+  const tool = bare ? 'echo' : 'run_command_wait';
   const clients: Client[] = [];
-  for (let i = 0; i < submitters; i++) clients.push(await connectMcp(d.mcpUrl, d.mcpToken));
+  for (let i = 0; i < submitters; i++)
+    clients.push(await connectMcp(d.mcpUrl, bare ? undefined : d.mcpToken));
   try {
     await Promise.all(
       clients.map((c, s) =>
-        callTool(c, 'run_command_wait', {
+        callTool(c, tool, {
           command: 'noop',
           args: { tag: `w${submitters}s${s}` },
           wait_seconds: 0,
@@ -100,7 +112,7 @@ async function submitFor(d: Daemon, submitters: number, ms: number): Promise<num
     await Promise.all(
       clients.map(async (c, s) => {
         for (let k = 0; performance.now() < end; k++) {
-          await callTool(c, 'run_command_wait', {
+          await callTool(c, tool, {
             command: 'noop',
             args: { tag: `t${submitters}s${s}n${k}` },
             wait_seconds: 0,
@@ -115,7 +127,7 @@ async function submitFor(d: Daemon, submitters: number, ms: number): Promise<num
   }
 }
 
-export async function throughput(quick: boolean): Promise<Row[]> {
+export async function throughput(bareServer: BareServer, quick: boolean): Promise<Row[]> {
   const dir = makeDataDir();
   const d = await startDaemon(dir, benchConfig());
   const ms = quick ? 1500 : 4000;
@@ -146,8 +158,23 @@ export async function throughput(quick: boolean): Promise<Row[]> {
         result: pass ? 'pass' : 'miss',
       });
     }
+    for (const [i, submitters] of [1, 10, 100].entries()) {
+      const echo = await submitFor(bareServer, submitters, quick ? 1000 : 2500);
+      const value = rows[i]!.value;
+      rows.push({
+        id: '4 durable throughput',
+        figure: `same calls/s vs the MCP transport's ceiling @${submitters}`,
+        value,
+        unit: '/s',
+        baseline: echo,
+        baselineLabel: 'bare SDK echo calls/s',
+        ratio: ratioOf(value, echo),
+        goal: '—',
+        result: 'info',
+      });
+    }
     const batched = bareLoop(t, quick ? 1000 : 2000, 100);
-    const single = rows[rows.length - 1]!.baseline!;
+    const single = rows[2]!.baseline!;
     rows.push({
       id: '4 durable throughput',
       figure: 'bare loop, 100 submissions per tx (group-commit ceiling)',

@@ -236,7 +236,8 @@ describe('[R2.1] [R2.3] [R2.4] [R2.8] [S.session-file] [Q.crash-safety] SIGKILL 
       for (const t of plan)
         if (t.kind === 'job')
           t.deadline = (await p.owner.upsert(t.id, () => true, 'upsert')).review_expires_at;
-      const killAt = randomInt(0, 400);
+      // Half the kills land while launches are starting, half later (deliveries done or in their last steps).
+      const killAt = trial % 2 === 0 ? randomInt(0, 400) : randomInt(400, 2500);
       // A submit in flight when the daemon dies: the client retries with its request_id after the restart.
       const requestId = `rq${trial}x${randomInt(1e9)}`;
       const rqWord = word(9);

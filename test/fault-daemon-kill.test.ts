@@ -37,7 +37,7 @@ let app: AvatarApp;
 let dataDir: string;
 let mark: string;
 const live: RunningDaemon[] = [];
-const counts = { random: 0, pinned: 0, commands: 0, restarts: 0 };
+const counts = { random: 0, termThenKill: 0, pinned: 0, commands: 0, restarts: 0 };
 /** Which end states the random kills produced (shows which windows they reached). */
 const seen = new Map<string, number>();
 
@@ -60,7 +60,7 @@ afterEach(async () => {
 afterAll(async () => {
   await app?.close();
   console.log(
-    `fault-daemon-kill: ${counts.random} randomised kill trials, ${counts.pinned} pinned crash-point trials, ${counts.commands} commands checked across ${counts.restarts} restarts; end states: ${[...seen].map(([k, v]) => `${k} ${v}`).join(', ')}`,
+    `fault-daemon-kill: ${counts.random} randomised kill trials (${counts.termThenKill} of them SIGKILL during a SIGTERM stop), ${counts.pinned} pinned crash-point trials, ${counts.commands} commands checked across ${counts.restarts} restarts; end states: ${[...seen].map(([k, v]) => `${k} ${v}`).join(', ')}`,
   );
 });
 
@@ -250,6 +250,12 @@ describe('[R2.1] [R2.3] [R2.4] [R2.8] [S.session-file] [Q.crash-safety] SIGKILL 
         });
       setTimeout(() => void send().catch(() => {}), randomInt(0, killAt + 1));
       await sleep(killAt);
+      if (trial % 3 === 2) {
+        // SIGKILL in the middle of a graceful stop (SIGTERM: no new launches, children get a grace).
+        counts.termThenKill++;
+        d.child.kill('SIGTERM');
+        await sleep(randomInt(0, 300));
+      }
       await kill(d);
       await disconnect(p);
       d = await start();

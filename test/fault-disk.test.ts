@@ -164,6 +164,16 @@ describe.skipIf(SKIP !== undefined)('[R2.3] [Q.crash-safety] the data dir full (
         if (r.isError) expect(text.length, 'a refusal says why').toBeGreaterThan(10);
         expect(alive(), 'the daemon survives a refused write').toBe(true);
       }
+      // Reads need no space: the client still learns the truth of what it queued.
+      const read = (await ai.callTool({
+        name: 'await_command_result',
+        arguments: { pending_id: waiting, wait_seconds: 0 },
+      })) as CallToolResult;
+      expect(read.structuredContent).toMatchObject({
+        pending_id: waiting,
+        status: 'PENDING',
+        phase: 'awaiting_review',
+      });
       // The owner approves the waiting one: a reply or a resync close, never a crash, never an unmarked spawn.
       const o2 = await OwnerSocket.open(d);
       const approve = await o2

@@ -93,7 +93,8 @@ export class Broker implements BrokerApi {
     }
     if (recovered.length > 0) this.#store.updateMany(recovered);
     for (const { next } of recovered) this.#logChange(next, DAEMON);
-    for (const { next } of recovered) this.#holdForOrphan(next);
+    // Older restarts' orphans count too, in case the daemon died again within the window.
+    this.#holdForOrphans(this.#store.recentFinal(200));
     for (const c of survivors) {
       this.#active.set(c.id, c);
       if (c.phase.state === 'awaiting_review') this.#armExpiry(c);
@@ -374,21 +375,27 @@ export class Broker implements BrokerApi {
    * client is an orphan in its own process group). Hold its session's launches until the time the dead
    * daemon would have killed that client, so a cue approved now cannot overlap it.
    */
-  #holdForOrphan(c: Command): void {
-    const key = c.session_key;
-    const p = c.phase;
-    const maxRun = this.#executors[c.tool]?.maxRunMs?.(c);
-    if (key === undefined || maxRun === undefined || p.state !== 'unknown' || p.started_at === undefined)
-      return;
-    const ms = Date.parse(p.started_at) + maxRun - this.#clock.now();
-    if (ms <= 0 || this.#busySessions.has(key)) return;
-    this.#busySessions.add(key);
-    const timer = this.#clock.setTimeout(() => {
-      this.#timers.delete(`orphan:${key}`);
-      this.#busySessions.delete(key);
-      if (!this.#closing) this.#pumpSession(key);
-    }, ms);
-    this.#timers.set(`orphan:${key}`, timer);
+  #holdForOrphans(commands: readonly Command[]): void {
+    const until = new Map<string, number>();
+    for (const c of commands) {
+      const p = c.phase;
+      const maxRun = this.#executors[c.tool]?.maxRunMs?.(c);
+      if (c.session_key === undefined || maxRun === undefined || p.state !== 'unknown') continue;
+      if (p.reason !== 'DaemonRestarted' || p.started_at === undefined) continue;
+      const end = Date.parse(p.started_at) + maxRun;
+      if (end > (until.get(c.session_key) ?? 0)) until.set(c.session_key, end);
+    }
+    for (const [key, end] of until) {
+      const ms = end - this.#clock.now();
+      if (ms <= 0) continue;
+      this.#busySessions.add(key);
+      const timer = this.#clock.setTimeout(() => {
+        this.#timers.delete(`orphan:${key}`);
+        this.#busySessions.delete(key);
+        if (!this.#closing) this.#pumpSession(key);
+      }, ms);
+      this.#timers.set(`orphan:${key}`, timer);
+    }
   }
 
   #scheduleLaunch(c: Command): void {

@@ -417,4 +417,34 @@ describe('[R2.1] [R2.2] [R2.3] [R2.4] [R2.6] [R2.8] [Q.crash-safety] the real br
       { numRuns: RUNS, endOnFailure: true },
     );
   }, 170_000);
+
+  // Pinned sequences the random draw reaches only rarely, run through the same model and checks.
+  const PINNED: Array<[string, Cmd[]]> = [
+    [
+      'a cue cut off by two crashes in a row still holds its session (rule 6)',
+      [
+        new CueBurst(0, ['wave']),
+        new CrashRestart(0),
+        new CrashRestart(5000),
+        new CueBurst(0, ['nod']),
+        new Advance(20_000),
+        new Advance(20_000),
+        new Exit(0, 'ok'),
+      ],
+    ],
+    [
+      'approved cues queued behind a running one all fail with SessionSecretNotRetained at a restart',
+      [new CueBurst(1, ['wave', 'nod', 'celebrate']), new CrashRestart(40_000), new CueBurst(1, ['wave'])],
+    ],
+  ];
+  for (const [title, cmds] of PINNED) {
+    it(title, async () => {
+      const r = await setup();
+      try {
+        await fc.asyncModelRun(() => ({ model: M.initial(), real: r }), cmds);
+      } finally {
+        await teardown(r);
+      }
+    }, 60_000);
+  }
 });

@@ -206,13 +206,17 @@ export function restart(m: ModelState, downMs: number): void {
   m.now += downMs;
   m.held.clear();
   for (const c of m.commands) {
-    if (c.state === 'running' && c.kind === 'cue' && c.startedAt! + CUE_MAX_RUN_MS > m.now)
-      m.held.set(c.session!, c.startedAt! + CUE_MAX_RUN_MS);
     if (c.state === 'running') move(c, 'unknown', 'DaemonRestarted');
     else if (c.kind === 'cue' && c.state === 'awaiting_review') move(c, 'denied', 'SessionSecretNotRetained');
     else if (c.kind === 'cue' && c.state === 'approved') move(c, 'failed', 'SessionSecretNotRetained');
   }
   m.queues.clear();
   m.busy.clear();
+  // Rule 6: any cue that was cut off by a restart (this one or an earlier one) may still be delivering.
+  for (const c of m.commands) {
+    if (c.kind !== 'cue' || c.state !== 'unknown' || c.reason !== 'DaemonRestarted') continue;
+    const until = c.startedAt! + CUE_MAX_RUN_MS;
+    if (until > m.now && until > (m.held.get(c.session!) ?? 0)) m.held.set(c.session!, until);
+  }
   expireDue(m);
 }

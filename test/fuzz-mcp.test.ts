@@ -184,7 +184,7 @@ describe('[Q.bad-input] MCP tools over real Streamable HTTP with hostile argumen
 
   it('arguments that are not an object, unknown tools and raw garbage bodies get errors, never a crash', async () => {
     const base = new URL(d.info.mcp_url);
-    const bodies = [
+    const bodies: Array<string | Buffer> = [
       '{',
       '[]',
       'null',
@@ -196,7 +196,15 @@ describe('[Q.bad-input] MCP tools over real Streamable HTTP with hostile argumen
         method: 'tools/call',
         params: { name: 'ogf_cue', arguments: 'x'.repeat(500_000) },
       }),
-      Buffer.from([0x7b, 0xff, 0xfe, 0x7d]).toString('latin1'),
+      // Invalid UTF-8 bytes, sent raw.
+      Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]),
+      Buffer.concat([
+        Buffer.from(
+          '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ogf_cue","arguments":{"message":"',
+        ),
+        Buffer.from([0xc0, 0xaf, 0xed, 0xa0, 0x80]),
+        Buffer.from('"}}}'),
+      ]),
     ];
     for (const body of bodies) {
       const res = await fetch(base, {
@@ -208,7 +216,7 @@ describe('[Q.bad-input] MCP tools over real Streamable HTTP with hostile argumen
         },
         body,
       });
-      expect(res.status, body.slice(0, 60)).toBeGreaterThanOrEqual(400);
+      expect(res.status, String(body).slice(0, 60)).toBeGreaterThanOrEqual(400);
       expect(res.status).toBeLessThan(500);
       await res.text();
     }

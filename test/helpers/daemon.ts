@@ -45,7 +45,7 @@ export interface StartOptions {
 
 /** Waits until `pred()` is truthy, polling; throws with `what` after `timeoutMs`. */
 export async function waitFor<T>(
-  pred: () => T | undefined | false | Promise<T | undefined | false>,
+  pred: () => T | undefined | null | false | Promise<T | undefined | null | false>,
   what: string,
   timeoutMs = 15_000,
 ): Promise<T> {

@@ -15,10 +15,11 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BridgeEndpoint } from '../bridge-client/endpoint.js';
-import { makeDataDir, type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
+import { CLI, makeDataDir, ROOT, type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
 import { OwnerSocket } from './helpers/owner.js';
 import { httpClient, makeClientToken } from './mcp-helpers.js';
 
@@ -77,6 +78,8 @@ function sampleProc(): ProcSample[] {
 describe('[S.secret] [S.tokens] [S.child-env] secret scan after a full end-to-end run with the bridge on', () => {
   const SESSION = randomUUID();
   const OTHER_SESSIONS = [randomUUID(), randomUUID(), randomUUID()];
+  /** Sent through `ogf-broker mcp-stdio` (client `local`), then denied. */
+  const STDIO_SESSION = randomUUID();
   let server: Server;
   let endpoint: BridgeEndpoint;
   let d: RunningDaemon;
@@ -213,6 +216,28 @@ describe('[S.secret] [S.tokens] [S.child-env] secret scan after a full end-to-en
     await tool('await_command_result', { pending_id: delivered.pending_id, wait_seconds: 0 }, other);
     await tool('list_commands', {}, other);
     await other.close();
+    // Through the stdio front end too: its argv and environment are sampled while it runs.
+    const stdio = new Client({ name: 'secret-scan-stdio', version: '1.0.0' });
+    await stdio.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, 'mcp-stdio', '--data-dir', d.dataDir],
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+        stderr: 'pipe',
+      }),
+    );
+    const viaStdio = await tool('ogf_cue', cue(STDIO_SESSION, { gaze: 'away' }), stdio);
+    samples.push(sampleProc());
+    const sv = await owner.upsert(String(viaStdio.pending_id), () => true, 'stdio cue upsert');
+    expect((await owner.request({ type: 'deny', id: sv.id, version: sv.version })).ok).toBe(true);
+    expect(
+      await tool('await_command_result', { pending_id: viaStdio.pending_id, wait_seconds: 5 }, stdio),
+    ).toMatchObject({
+      status: 'DENIED',
+    });
+    samples.push(sampleProc());
+    await stdio.close();
     await owner.request({ type: 'history', limit: 500 });
   });
 
@@ -223,7 +248,11 @@ describe('[S.secret] [S.tokens] [S.child-env] secret scan after a full end-to-en
       (p) => p.cmdline.includes('bridge-client/cli.js') && p.cmdline.includes(join(d.dataDir, 'run')),
     );
     expect(child.length, 'the bridge client was never seen running').toBeGreaterThan(0);
-    const secrets = { SESSION, ownerToken: d.ownerToken, mcpToken: d.mcpToken, otherToken };
+    expect(
+      all.some((p) => p.cmdline.includes(' mcp-stdio ') && p.cmdline.includes(d.dataDir)),
+      'the mcp-stdio front end was never sampled',
+    ).toBe(true);
+    const secrets = { SESSION, STDIO_SESSION, ownerToken: d.ownerToken, mcpToken: d.mcpToken, otherToken };
     for (const p of all) {
       expect(findIn(p.cmdline, secrets), `argv of pid ${p.pid}: ${p.cmdline.slice(0, 120)}`).toEqual([]);
       expect(findIn(p.environ, secrets), `environment of pid ${p.pid}: ${p.cmdline.slice(0, 120)}`).toEqual(
@@ -253,6 +282,7 @@ describe('[S.secret] [S.tokens] [S.child-env] secret scan after a full end-to-en
       session2: OTHER_SESSIONS[0]!,
       session3: OTHER_SESSIONS[1]!,
       session4: OTHER_SESSIONS[2]!,
+      stdio: STDIO_SESSION,
       ownerToken: d.ownerToken,
       mcpToken: d.mcpToken,
       otherToken,
@@ -284,7 +314,13 @@ describe('[S.secret] [S.tokens] [S.child-env] secret scan after a full end-to-en
       for (const f of files) {
         const bytes = readFileSync(f);
         const base = f.slice(d.dataDir.length + 1);
-        const sessions = { SESSION, s2: OTHER_SESSIONS[0]!, s3: OTHER_SESSIONS[1]!, s4: OTHER_SESSIONS[2]! };
+        const sessions = {
+          SESSION,
+          s2: OTHER_SESSIONS[0]!,
+          s3: OTHER_SESSIONS[1]!,
+          s4: OTHER_SESSIONS[2]!,
+          s5: STDIO_SESSION,
+        };
         expect(findIn(bytes, sessions), `${when}: ${base}`).toEqual([]);
         const tokens: Record<string, string> = { otherToken };
         if (base !== 'owner.token') tokens.ownerToken = d.ownerToken;

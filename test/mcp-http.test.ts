@@ -84,7 +84,7 @@ describe('HTTP auth, Host, Origin and body size', () => {
   const body = JSON.stringify(INIT);
 
   it('[S.auth] answers 401 (JSON, no detail of why) without a token, with a wrong one, or a malformed header', async () => {
-    for (const headers of [
+    for (const headers of <Array<Record<string, string>>>[
       {},
       { authorization: 'Bearer wrong-token-wrong-token-wrong-token-00' },
       { authorization: `Basic ${d.mcpToken}` },

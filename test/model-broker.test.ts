@@ -148,7 +148,7 @@ function diff(m: ModelState, r: Real): string[] {
   const once = new Set(ran);
   if (once.size !== ran.length) out.push(`a child launched twice: ${ran.join(',')}`);
   for (const mc of m.commands) {
-    const key = mc.kind === 'job' ? mc.tag : mc.id;
+    const key = mc.kind === 'job' && mc.tag !== undefined ? mc.tag : mc.id;
     // The model knows when something MUST have launched (released and finished) and when it must NOT
     // (it never went running: rule 1, and rule 3's durable mark before the spawn).
     if (mc.mustHaveRun && !once.has(key)) out.push(`${mc.id} should have launched`);
@@ -273,7 +273,7 @@ class Decide extends OnCommand {
     expect(res.ok ? 'ok' : res.code, `${this} on ${c.id}`).toBe(want);
     await agree(m, r, false);
   }
-  toString = () => `${this.how}(${this.pick}${this.stale ? ',stale' : ''})`;
+  override toString = () => `${this.how}(${this.pick}${this.stale ? ',stale' : ''})`;
 }
 
 class Cancel extends OnCommand {
@@ -284,7 +284,7 @@ class Cancel extends OnCommand {
     M.cancel(m, c);
     await agree(m, r, false);
   }
-  toString = () => `cancel(${this.pick})`;
+  override toString = () => `cancel(${this.pick})`;
 }
 
 class Reconcile extends OnCommand {
@@ -294,7 +294,7 @@ class Reconcile extends OnCommand {
     expect(res.ok ? 'ok' : res.code).toBe(M.reconcile(m, c));
     await agree(m, r, false);
   }
-  toString = () => `reconcile(${this.pick})`;
+  override toString = () => `reconcile(${this.pick})`;
 }
 
 class Advance implements Cmd {

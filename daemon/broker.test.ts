@@ -103,7 +103,7 @@ describe('decisions', () => {
     expect(b.get(c.id)!.phase).toMatchObject({ state: 'denied', reason: 'OwnerDenied', owner_note: 'no' });
   });
 
-  it('two approvals of one command: one launch, the other AlreadyDecided (rule 5)', async () => {
+  it('[R2.5] two approvals of one command: one launch, the other AlreadyDecided (rule 5)', async () => {
     const marker = join(dir, 'ran');
     const cmds = { once: entry(`require('fs').appendFileSync(${JSON.stringify(marker)}, 'x')`) };
     const b = makeBroker(cmds);
@@ -114,7 +114,7 @@ describe('decisions', () => {
     expect(readFileSync(marker, 'utf8')).toBe('x');
   });
 
-  it('a denied, expired or cancelled command never launches (rule 1)', async () => {
+  it('[R2.1] a denied, expired or cancelled command never launches (rule 1)', async () => {
     const marker = join(dir, 'ran');
     const cmds = { touch: entry(`require('fs').appendFileSync(${JSON.stringify(marker)}, 'x')`) };
     const b = makeBroker(cmds);
@@ -144,7 +144,7 @@ describe('decisions', () => {
     expect((await final(b, c.id)).phase.state).toBe('succeeded');
   });
 
-  it('reconcile only failed/unknown; the state stays and the record is added (rule 2)', async () => {
+  it('[R2.2] reconcile only failed/unknown; the state stays and the record is added (rule 2)', async () => {
     const cmds = { fail: entry('process.exit(3)'), ok: entry('') };
     const b = makeBroker(cmds);
     const f = submit(b, cmds, 'fail');
@@ -165,7 +165,7 @@ describe('decisions', () => {
 });
 
 describe('launching real processes (contract 4)', () => {
-  it('exit 0 → succeeded with output; events in commit order with rising versions (rule 8)', async () => {
+  it('[R2.8] exit 0 → succeeded with output; events in commit order with rising versions (rule 8)', async () => {
     const cmds = { hello: entry("process.stdout.write('hi'); process.stderr.write('err')") };
     const b = makeBroker(cmds);
     const seen: Array<[string, number]> = [];
@@ -234,7 +234,7 @@ describe('launching real processes (contract 4)', () => {
     expect(done.phase.outcome.output_truncated).toBe(true);
   });
 
-  it('runs with PATH/HOME/LANG plus the entry env only', async () => {
+  it('[S.child-env] runs with PATH/HOME/LANG plus the entry env only', async () => {
     process.env.OGF_SHOULD_NOT_LEAK = 'leak';
     const cmds = {
       env: entry('process.stdout.write(Object.keys(process.env).sort().join(","))', { env: { EXTRA: '1' } }),
@@ -247,7 +247,7 @@ describe('launching real processes (contract 4)', () => {
     expect(done.phase.state === 'succeeded' && done.phase.outcome.stdout).toBe('EXTRA,HOME,LANG,PATH');
   });
 
-  it('per-session FIFO: launches of one session never overlap and follow approval order (rule 6)', async () => {
+  it('[R2.6] per-session FIFO: launches of one session never overlap and follow approval order (rule 6)', async () => {
     const log = join(dir, 'log');
     const script = (tag: string) =>
       `const fs=require('fs');fs.appendFileSync(${JSON.stringify(log)},'start ${tag}\\n');setTimeout(()=>fs.appendFileSync(${JSON.stringify(log)},'end ${tag}\\n'),150)`;
@@ -269,7 +269,7 @@ describe('launching real processes (contract 4)', () => {
 });
 
 describe('waiting and idempotency', () => {
-  it('wait resolves at the first final state, or at its deadline with the PENDING command (rule 7)', async () => {
+  it('[R2.7] wait resolves at the first final state, or at its deadline with the PENDING command (rule 7)', async () => {
     const cmds = { ok: entry('') };
     const b = makeBroker(cmds);
     const c = submit(b, cmds, 'ok');
@@ -321,7 +321,7 @@ describe('waiting and idempotency', () => {
   });
 });
 
-describe('restart recovery (rules 3 and 4)', () => {
+describe('[R2.3] [R2.4] restart recovery (rules 3 and 4)', () => {
   it('running → unknown/DaemonRestarted; cues lose their secret; approved catalog commands launch; others keep their deadline', async () => {
     const marker = join(dir, 'ran');
     const cmds = { touch: entry(`require('fs').appendFileSync(${JSON.stringify(marker)}, 'x')`) };

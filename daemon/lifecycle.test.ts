@@ -147,7 +147,7 @@ describe('transition (rules 1–8)', () => {
     });
   });
 
-  it('reconcile keeps state and status and adds a record (rule 2)', () => {
+  it('[R2.2] reconcile keeps state and status and adds a record (rule 2)', () => {
     const r = transition(command('unknown'), EVENTS.reconcile);
     expect(r.ok).toBe(true);
     if (!r.ok || r.command.phase.state !== 'unknown') return;
@@ -159,7 +159,7 @@ describe('transition (rules 1–8)', () => {
     expect(again.ok && toResult(again.command).reconciliation).toEqual({ outcome: 'not_delivered', at: T1 });
   });
 
-  it('recovers per rules 3 and 4', () => {
+  it('[R2.3] [R2.4] recovers per rules 3 and 4', () => {
     const run = transition(command('running'), EVENTS.restart);
     expect(run.ok && run.command.phase).toMatchObject({ state: 'unknown', reason: 'DaemonRestarted' });
     const cueWaiting = transition(command('awaiting_review', 'ogf_cue'), EVENTS.restart);

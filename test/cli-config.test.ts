@@ -36,7 +36,7 @@ afterEach(async () => {
   for (const d of daemons.splice(0)) await d.stop();
 });
 
-describe('bad flags and bad config: one line naming the field, exit 2, nothing created', () => {
+describe('[Q.bad-input] bad flags and bad config: one line naming the field, exit 2, nothing created', () => {
   it('unknown flag, bad port, bad host, unknown subcommand', () => {
     const dir = join(makeDataDir(), 'never');
     expectUsage(cli(['start', '--data-dir', dir, '--bogus']), '--bogus');
@@ -110,7 +110,7 @@ describe('bad flags and bad config: one line naming the field, exit 2, nothing c
     expect(existsSync(join(dir, 'd'))).toBe(false);
   });
 
-  it('refuses a group/other accessible data dir and says how to fix it', () => {
+  it('[S.modes] refuses a group/other accessible data dir and says how to fix it', () => {
     const dir = makeDataDir();
     chmodSync(dir, 0o755);
     expectUsage(cli(['start', '--data-dir', dir, '--port', '0']), 'chmod 700');
@@ -126,7 +126,7 @@ describe('bad flags and bad config: one line naming the field, exit 2, nothing c
 });
 
 describe('start, daemon.json, tokens, status', () => {
-  it('creates a private data dir with tokens, writes daemon.json, prints the login URL, removes it on SIGTERM', async () => {
+  it('[S.modes] creates a private data dir with tokens, writes daemon.json, prints the login URL, removes it on SIGTERM', async () => {
     const parent = makeDataDir();
     const dataDir = join(parent, 'state', 'ogf');
     const d = await startDaemon({ dataDir });
@@ -206,7 +206,7 @@ describe('start, daemon.json, tokens, status', () => {
     );
   });
 
-  it('sweeps leftover session files at start', async () => {
+  it('[S.session-file] sweeps leftover session files at start', async () => {
     const dataDir = makeDataDir();
     mkdirSync(join(dataDir, 'run'), { mode: 0o700 });
     writeFileSync(join(dataDir, 'run', 'cue-leftoverleftoverleft.json'), '{}', { mode: 0o600 });

@@ -21,10 +21,21 @@ function walk(dir, keep, targetOf) {
 }
 
 for (const root of ROOTS) {
-  if (existsSync(root)) walk(root, (n) => extname(n) !== '.ts', (p) => join('dist', relative('.', p)));
+  if (existsSync(root))
+    walk(
+      root,
+      (n) => extname(n) !== '.ts',
+      (p) => join('dist', relative('.', p)),
+    );
   const compiled = join(UI_OUT, root);
-  if (existsSync(compiled)) walk(compiled, (n) => n.endsWith('.js'), (p) => join('dist', relative(UI_OUT, p)));
+  if (existsSync(compiled))
+    walk(
+      compiled,
+      (n) => n.endsWith('.js'),
+      (p) => join('dist', relative(UI_OUT, p)),
+    );
 }
 
 // The package's bins are run directly too (`dist/daemon/cli.js start`): make them executable.
-for (const bin of ['dist/daemon/cli.js', 'dist/bridge-client/cli.js']) if (existsSync(bin)) chmodSync(bin, 0o755);
+for (const bin of ['dist/daemon/cli.js', 'dist/bridge-client/cli.js'])
+  if (existsSync(bin)) chmodSync(bin, 0o755);

@@ -214,7 +214,7 @@ describe('[Q.bad-input] MCP tools over real Streamable HTTP with hostile argumen
           'content-type': 'application/json',
           accept: 'application/json, text/event-stream',
         },
-        body,
+        body: typeof body === 'string' ? body : new Uint8Array(body),
       });
       expect(res.status, String(body).slice(0, 60)).toBeGreaterThanOrEqual(400);
       expect(res.status).toBeLessThan(500);

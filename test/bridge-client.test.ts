@@ -3,7 +3,6 @@
  * must misbehave, a small raw `ws` server): every outcome of contracts.md 4 and 6, its exit code, its one
  * line, that the session file never survives an accepted run, and that the UUID is never printed.
  */
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -14,7 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { AppliedCue } from '../bridge-client/avatar-state.js';
 import { BridgeEndpoint } from '../bridge-client/endpoint.js';
-import { BRIDGE_CLI } from './helpers/daemon.js';
+import { runDeliver } from './helpers/deliver.js';
 
 interface Run {
   code: number | null;
@@ -28,27 +27,10 @@ interface Run {
   stderr: string;
 }
 
-function runClient(path: string): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BRIDGE_CLI, 'deliver', '--session-file', path], {
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/', LANG: 'C.UTF-8' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const lines = stdout.split('\n').filter((l) => l !== '');
-      expect(lines, `exactly one line on stdout, got ${JSON.stringify(stdout)}`).toHaveLength(1);
-      resolve({ code, line: JSON.parse(lines[0]!), stdout, stderr });
-    });
-  });
+async function runClient(path: string): Promise<Run> {
+  const { code, lines, stdout, stderr } = await runDeliver(path);
+  expect(lines, `exactly one line on stdout, got ${JSON.stringify(stdout)}`).toHaveLength(1);
+  return { code, line: JSON.parse(lines[0]!), stdout, stderr };
 }
 
 let dir: string;

@@ -8,7 +8,6 @@
  *    cue was written → not_delivered/BridgeRejected, after → unknown/DeliveryUnconfirmed) and never prints
  *    the session UUID, even when the app echoes it.
  */
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -19,7 +18,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { BridgeEndpoint } from '../bridge-client/endpoint.js';
-import { BRIDGE_CLI } from './helpers/daemon.js';
+import { type DeliverRun, runDeliver } from './helpers/deliver.js';
 import { CUE_FIELDS, type FieldOracle, FUZZ_SEED, hostileValue, mutated, offending } from './helpers/fuzz.js';
 
 const ENDPOINT_RUNS = 200;
@@ -196,33 +195,6 @@ describe('[Q.bad-input] a fake client against the real app-side endpoint', () =>
 
 // ---- the real bridge client against a fake app --------------------------------------------------------
 
-interface ClientRun {
-  code: number | null;
-  lines: string[];
-  stderr: string;
-}
-
-function runDeliver(path: string): Promise<ClientRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BRIDGE_CLI, 'deliver', '--session-file', path], {
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/', LANG: 'C.UTF-8' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      err += d.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (code) =>
-      resolve({ code, lines: out.split('\n').filter((l) => l !== ''), stderr: err }),
-    );
-  });
-}
-
 describe('[Q.bad-input] the real bridge client against a fake app sending hostile frames', () => {
   let dir: string;
   let wss: WebSocketServer;
@@ -269,7 +241,7 @@ describe('[Q.bad-input] the real bridge client against a fake app sending hostil
     return path;
   }
 
-  function checkRun(r: ClientRun, context: string): Record<string, unknown> {
+  function checkRun(r: DeliverRun, context: string): Record<string, unknown> {
     expect(r.lines, `${context}: exactly one line`).toHaveLength(1);
     const line = JSON.parse(r.lines[0]!) as Record<string, unknown>;
     expect(r.code, context).toBe({ delivered: 0, not_delivered: 2, unknown: 3 }[line.outcome as string]);

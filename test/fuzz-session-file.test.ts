@@ -14,33 +14,12 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
-import { BRIDGE_CLI } from './helpers/daemon.js';
+import { runDeliver } from './helpers/deliver.js';
 import { CUE_FIELDS, type FieldOracle, FUZZ_SEED, mutated, offending } from './helpers/fuzz.js';
 
 const RUNS = 24;
 const SESSION = randomUUID();
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
-function runDeliver(path: string): Promise<{ code: number | null; lines: string[]; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BRIDGE_CLI, 'deliver', '--session-file', path], {
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/', LANG: 'C.UTF-8' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      err += d.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (code) =>
-      resolve({ code, lines: out.split('\n').filter((l) => l !== ''), stderr: err }),
-    );
-  });
-}
 
 describe('[Q.bad-input] [S.session-file] the real bridge client against generated session files', () => {
   let dir: string;

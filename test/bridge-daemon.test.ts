@@ -12,7 +12,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
-import { call, httpClient, structured, TestOwner, textOf } from './mcp-helpers.js';
+import { call, httpClient, structured, TestOwner, textOf } from './helpers/mcp.js';
 
 type Mode = 'no-ack' | 'not-ready' | 'down' | 'freeze';
 let mode: Mode = 'no-ack';

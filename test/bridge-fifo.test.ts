@@ -12,7 +12,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { BridgeEndpoint, type EndpointEvent } from '../bridge-client/endpoint.js';
 import type { RunningDaemon } from './helpers/daemon.js';
 import { startDaemon, waitFor } from './helpers/daemon.js';
-import { call, httpClient, structured, TestOwner, textOf } from './mcp-helpers.js';
+import { call, httpClient, structured, TestOwner, textOf } from './helpers/mcp.js';
 
 const SESSION = randomUUID();
 const events: EndpointEvent[] = [];

@@ -11,7 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { card, launchBrowser, loginPage, screenshot } from './helpers/browser.js';
 import { exited, ROOT, type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
-import { call, httpClient, structured, textOf } from './mcp-helpers.js';
+import { call, httpClient, structured, textOf } from './helpers/mcp.js';
 
 let app: ChildProcess;
 let d: RunningDaemon;

@@ -9,8 +9,8 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningDaemon, startDaemon } from './helpers/daemon.js';
 import { FUZZ_SEED } from './helpers/fuzz.js';
+import { commandCount, echoConfig } from './helpers/mcp.js';
 import { OwnerSocket } from './helpers/owner.js';
-import { commandCount, echoConfig } from './mcp-helpers.js';
 
 const RUNS = 400;
 

@@ -25,8 +25,8 @@ import {
   VALID_CUE,
   VALID_RUN,
 } from './helpers/fuzz.js';
+import { call, commandCount, echoConfig, httpClient, textOf } from './helpers/mcp.js';
 import { OwnerSocket } from './helpers/owner.js';
-import { call, commandCount, echoConfig, httpClient, textOf } from './mcp-helpers.js';
 
 const DIRECT_RUNS = 600;
 const WIRE_RUNS = 40;

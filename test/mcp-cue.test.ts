@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { exited, ROOT, type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
-import { call, httpClient, structured, TestOwner, textOf } from './mcp-helpers.js';
+import { call, httpClient, structured, TestOwner, textOf } from './helpers/mcp.js';
 
 let app: ChildProcess;
 let pageUrl: string;

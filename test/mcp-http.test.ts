@@ -17,7 +17,7 @@ import {
   structured,
   TestOwner,
   textOf,
-} from './mcp-helpers.js';
+} from './helpers/mcp.js';
 
 const UUID = '0f1e2d3c-4b5a-4697-8877-665544332211';
 const INIT = {

@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, makeDataDir, ROOT, type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
-import { call, echoConfig, httpClient, structured, TestOwner, textOf } from './mcp-helpers.js';
+import { call, echoConfig, httpClient, structured, TestOwner, textOf } from './helpers/mcp.js';
 
 interface StdioChild {
   client: Client;

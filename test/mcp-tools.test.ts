@@ -15,7 +15,7 @@ import {
   structured,
   TestOwner,
   textOf,
-} from './mcp-helpers.js';
+} from './helpers/mcp.js';
 
 const UUID = 'a1b2c3d4-e5f6-4789-8abc-def012345678';
 const CUE = {

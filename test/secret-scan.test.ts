@@ -20,8 +20,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BridgeEndpoint } from '../bridge-client/endpoint.js';
 import { CLI, makeDataDir, ROOT, type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
+import { httpClient, makeClientToken } from './helpers/mcp.js';
 import { OwnerSocket } from './helpers/owner.js';
-import { httpClient, makeClientToken } from './mcp-helpers.js';
 
 /** Every form a secret could be written in: as given, lower, upper, and a UUID without dashes. */
 function forms(secret: string): string[] {

@@ -9,7 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import Database from 'better-sqlite3';
 import WebSocket from 'ws';
-import { CLI, type RunningDaemon } from './helpers/daemon.js';
+import { CLI, type RunningDaemon } from './daemon.js';
 
 /** A catalog command that prints its argument: a real process, no shell. */
 export function echoConfig(extra: Record<string, unknown> = {}): Record<string, unknown> {

@@ -1,5 +1,5 @@
 /**
- * Helpers for the MCP integration suites: the SDK's real Client over Streamable HTTP, a minimal owner over the
+ * Helpers for the MCP integration suites: the SDK's real Client over Streamable HTTP, the owner over the
  * contract's owner WebSocket (section 5), a read-only look into broker.db, and the text/structure of a result.
  */
 import { spawn } from 'node:child_process';
@@ -8,8 +8,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import Database from 'better-sqlite3';
-import WebSocket from 'ws';
-import { CLI, type RunningDaemon } from './daemon.js';
+import { CLI, type RunningDaemon, waitFor } from './daemon.js';
+import { OwnerSocket } from './owner.js';
 
 /** A catalog command that prints its argument: a real process, no shell. */
 export function echoConfig(extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -91,62 +91,39 @@ export interface OwnerView {
   state: string;
 }
 
-/** A terminal-style owner on `/owner/ws` (contract 5), authenticated by the owner bearer token. */
+/**
+ * The MCP suites' owner: the recording OwnerSocket of ./owner.ts seen as "the latest View of each command"
+ * plus an approve that waits until the owner has seen the command.
+ */
 export class TestOwner {
-  readonly #ws: WebSocket;
-  readonly views = new Map<string, OwnerView>();
-  snapshot: OwnerView[] | undefined;
-  readonly #replies = new Map<string, (r: Record<string, unknown>) => void>();
-  #seq = 0;
+  readonly #socket: OwnerSocket;
 
-  private constructor(ws: WebSocket) {
-    this.#ws = ws;
-    ws.on('message', (data) => {
-      const msg = JSON.parse(String(data)) as Record<string, unknown>;
-      if (msg.type === 'snapshot') {
-        this.snapshot = msg.commands as OwnerView[];
-        for (const v of this.snapshot) this.views.set(v.id, v);
-      } else if (msg.type === 'upsert') {
-        const v = msg.command as OwnerView;
-        this.views.set(v.id, v);
-      } else if (msg.type === 'reply') {
-        this.#replies.get(String(msg.req_id))?.(msg);
-      }
-    });
+  private constructor(socket: OwnerSocket) {
+    this.#socket = socket;
   }
 
   static async connect(d: RunningDaemon): Promise<TestOwner> {
-    const ws = new WebSocket(`${d.url.replace(/^http/, 'ws')}/owner/ws`, {
-      headers: { authorization: `Bearer ${d.ownerToken}` },
-    });
-    await new Promise<void>((resolve, reject) => {
-      ws.once('open', () => resolve());
-      ws.once('error', reject);
-    });
-    const owner = new TestOwner(ws);
-    const end = Date.now() + 10_000;
-    while (owner.snapshot === undefined && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
-    return owner;
+    return new TestOwner(await OwnerSocket.open(d));
   }
 
-  async #send(frame: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const req_id = `r${++this.#seq}`;
-    const reply = new Promise<Record<string, unknown>>((resolve) => this.#replies.set(req_id, resolve));
-    this.#ws.send(JSON.stringify({ ...frame, req_id }));
-    return reply;
+  /** The latest View of every command this owner has seen (snapshot, then upserts in order). */
+  get views(): Map<string, OwnerView> {
+    const views = new Map<string, OwnerView>();
+    for (const f of this.#socket.frames) {
+      if (f.type === 'snapshot') for (const v of f.commands as OwnerView[]) views.set(v.id, v);
+      else if (f.type === 'upsert') views.set(f.command.id, f.command as OwnerView);
+    }
+    return views;
   }
 
-  /** Approves a command once the owner has seen it. */
+  /** Approves a command once the owner has seen it; resolves to the reply frame. */
   async approve(id: string): Promise<Record<string, unknown>> {
-    const end = Date.now() + 10_000;
-    while (!this.views.has(id) && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
-    const v = this.views.get(id);
-    if (v === undefined) throw new Error(`owner never saw ${id}`);
-    return this.#send({ type: 'approve', id, version: v.version });
+    const v = await waitFor(() => this.views.get(id), `the owner to see ${id}`, 10_000);
+    return this.#socket.request({ type: 'approve', id, version: v.version });
   }
 
   close(): void {
-    this.#ws.close();
+    void this.#socket.close();
   }
 }
 

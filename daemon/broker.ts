@@ -12,6 +12,7 @@ import type { ExecutionReport, Executor } from './executor.js';
 import { faultPoint } from './fault.js';
 import { type Actor, type Command, type Event, isFinal, type State, transition } from './lifecycle.js';
 import { type Logger, silentLogger } from './log.js';
+import { SessionLanes } from './session-lanes.js';
 import type { AuditEntry, Store } from './store.js';
 
 export interface BrokerDeps {
@@ -55,8 +56,7 @@ export class Broker implements BrokerApi {
   readonly #secrets = new Map<string, unknown>();
   readonly #timers = new Map<string, { cancel(): void }>();
   /** Per-session FIFO (rule 6): approved ids waiting for their session's current launch to end. */
-  readonly #sessionQueues = new Map<string, string[]>();
-  readonly #busySessions = new Set<string>();
+  readonly #lanes = new SessionLanes((id, done) => this.#launch(id, done));
   readonly #inFlight = new Set<Promise<void>>();
   readonly #listeners = new Set<(c: Command) => void>();
   /** `wait()` callers by command id, released when it turns final (or on their deadline). */
@@ -387,40 +387,18 @@ export class Broker implements BrokerApi {
     }
     for (const [key, end] of until) {
       const ms = end - this.#clock.now();
-      if (ms <= 0) continue;
-      this.#busySessions.add(key);
+      if (ms <= 0 || !this.#lanes.hold(key)) continue;
       const timer = this.#clock.setTimeout(() => {
         this.#timers.delete(`orphan:${key}`);
-        this.#busySessions.delete(key);
-        if (!this.#closing) this.#pumpSession(key);
+        if (!this.#closing) this.#lanes.release(key);
       }, ms);
       this.#timers.set(`orphan:${key}`, timer);
     }
   }
 
   #scheduleLaunch(c: Command): void {
-    const key = c.session_key;
-    if (key === undefined) {
-      this.#launch(c.id);
-      return;
-    }
-    const queue = this.#sessionQueues.get(key) ?? [];
-    queue.push(c.id);
-    this.#sessionQueues.set(key, queue);
-    this.#pumpSession(key);
-  }
-
-  #pumpSession(key: string): void {
-    if (this.#busySessions.has(key)) return;
-    const queue = this.#sessionQueues.get(key);
-    const id = queue?.shift();
-    if (queue && queue.length === 0) this.#sessionQueues.delete(key);
-    if (id === undefined) return;
-    this.#busySessions.add(key);
-    this.#launch(id, () => {
-      this.#busySessions.delete(key);
-      this.#pumpSession(key);
-    });
+    if (c.session_key === undefined) this.#launch(c.id);
+    else this.#lanes.enqueue(c.session_key, c.id);
   }
 
   #launch(id: string, after?: () => void): void {

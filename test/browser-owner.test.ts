@@ -3,14 +3,14 @@
  * printed URL, see requests arrive live, approve by click, deny with a note by keyboard, a decision made
  * elsewhere explained, history filters, and the panel at phone width. Screenshots go to test-output/.
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Browser, BrowserContext, Page, WebSocketRoute } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { card, launchBrowser, loginPage, printedLoginUrl, screenshot } from './helpers/browser.js';
 import { makeDataDir, type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
-import { callTool, mcpClient, ownerCatalog, queue } from './helpers/owner.js';
+import { callTool, mcpClient, ownerCatalog, queue, readMarks } from './helpers/owner.js';
 
 let d: RunningDaemon;
 let ai: Client;
@@ -20,11 +20,7 @@ let page: Page;
 let markFile: string;
 
 function marks(): string[] {
-  try {
-    return readFileSync(markFile, 'utf8').split('\n').filter(Boolean);
-  } catch {
-    return [];
-  }
+  return readMarks(markFile);
 }
 
 beforeAll(async () => {

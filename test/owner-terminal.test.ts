@@ -3,12 +3,20 @@
  * `list`, `approve`, `deny --note`, `reconcile`, their exit codes and messages, and `POST /login`.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, makeDataDir, type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
-import { callTool, mcpClient, OwnerSocket, ownerCatalog, queue, upgradeStatus } from './helpers/owner.js';
+import {
+  callTool,
+  mcpClient,
+  OwnerSocket,
+  ownerCatalog,
+  queue,
+  readMarks,
+  upgradeStatus,
+} from './helpers/owner.js';
 
 let d: RunningDaemon;
 let ai: Client;
@@ -37,11 +45,7 @@ function cli(args: string[], env: Record<string, string | undefined> = {}): Prom
 }
 
 function marks(): string[] {
-  try {
-    return readFileSync(markFile, 'utf8').split('\n').filter(Boolean);
-  } catch {
-    return [];
-  }
+  return readMarks(markFile);
 }
 
 beforeAll(async () => {

@@ -3,12 +3,20 @@
  * approval races, version conflicts, malformed and oversized frames, the upgrade refusals in their order,
  * ordered fan-out to every owner, reconnect resync and history.
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeDataDir, type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
-import { callTool, mcpClient, OwnerSocket, ownerCatalog, queue, upgradeStatus } from './helpers/owner.js';
+import {
+  callTool,
+  mcpClient,
+  OwnerSocket,
+  ownerCatalog,
+  queue,
+  readMarks,
+  upgradeStatus,
+} from './helpers/owner.js';
 
 let d: RunningDaemon;
 let ai: Client;
@@ -22,11 +30,7 @@ async function owner(headers?: Record<string, string>): Promise<OwnerSocket> {
 }
 
 function marks(): string[] {
-  try {
-    return readFileSync(markFile, 'utf8').split('\n').filter(Boolean);
-  } catch {
-    return [];
-  }
+  return readMarks(markFile);
 }
 
 beforeAll(async () => {

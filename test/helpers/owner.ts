@@ -3,6 +3,7 @@
  * assert order and scan for secrets), a raw upgrade probe for the HTTP refusals, an MCP client that
  * queues commands the way an AI does, and a catalog whose command leaves a trace we can count.
  */
+import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -37,6 +38,15 @@ export function ownerCatalog(markFile: string, extra: Record<string, unknown> = 
     },
     ...extra,
   };
+}
+
+/** The lines `mark` appended to FILE so far: one per launch (none when it never ran). */
+export function readMarks(markFile: string): string[] {
+  try {
+    return readFileSync(markFile, 'utf8').split('\n').filter(Boolean);
+  } catch {
+    return [];
+  }
 }
 
 /** The AI side: the SDK client over Streamable HTTP with the MCP bearer token. */

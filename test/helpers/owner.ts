@@ -144,7 +144,27 @@ export class OwnerSocket {
     }
   }
 
-  /** The newest upsert for `id` matching `pred`. */
+  /**
+   * The state of `id` as this owner knows it, once it matches `pred`: its View in the snapshot or in any
+   * upsert, received already or arriving later. Use this, not `upsert`, when the socket may have connected
+   * after the change happened (a reconnect, a restart): the snapshot then already shows it and no upsert
+   * will come (architecture.md, Tests: wait for the state, never for an event that may have happened).
+   */
+  view(id: string, pred: (v: Frame) => boolean, what: string): Promise<Frame> {
+    return this.waitFor((f) => {
+      const v: Frame | undefined =
+        f.type === 'upsert'
+          ? f.command
+          : f.type === 'snapshot'
+            ? (f.commands as Frame[]).find((c) => c.id === id)
+            : undefined;
+      return v !== undefined && v.id === id && pred(v);
+    }, what).then((f) =>
+      f.type === 'upsert' ? (f.command as Frame) : (f.commands as Frame[]).find((c) => c.id === id)!,
+    );
+  }
+
+  /** The newest upsert for `id` matching `pred` (an event: only for sockets open before the change). */
   upsert(id: string, pred: (v: Frame) => boolean, what: string): Promise<Frame> {
     return this.waitFor((f) => f.type === 'upsert' && f.command.id === id && pred(f.command), what).then(
       (f) => f.command as Frame,

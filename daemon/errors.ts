@@ -24,11 +24,21 @@ export const FAIL_REASONS = [
   'CueExpired',
   'SessionFileRejected',
   'SessionSecretNotRetained',
+  // v2, contract 7: an upstream MCP server's answers (the upstream executor produces them).
+  'UpstreamUnavailable',
+  'UpstreamRejected',
+  'UpstreamToolError',
 ] as const;
 export type FailReason = (typeof FAIL_REASONS)[number];
 
 /** `reason` codes of an `unknown` command (status UNKNOWN): the effect may have happened. */
-export const UNKNOWN_REASONS = ['DeliveryUnconfirmed', 'KilledAtDeadline', 'DaemonRestarted'] as const;
+export const UNKNOWN_REASONS = [
+  'DeliveryUnconfirmed',
+  'KilledAtDeadline',
+  'DaemonRestarted',
+  // v2, contract 7: an upstream answered a JSON-RPC error that does not prove the call was refused.
+  'UpstreamError',
+] as const;
 export type UnknownReason = (typeof UNKNOWN_REASONS)[number];
 
 /** Tool-level MCP error codes (contract 3.2): the text of an `isError` result starts with one of them. */
@@ -37,6 +47,8 @@ export const TOOL_ERROR_CODES = [
   'UnknownCommand',
   'UnknownPendingId',
   'RequestIdReused',
+  // v2, contract 1.3/3.2: the client's (or everyone's) PENDING commands are at their cap.
+  'TooManyPending',
 ] as const;
 export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[number];
 
@@ -47,6 +59,10 @@ export const OWNER_ERROR_CODES = [
   'NotFound',
   'NotReconcilable',
   'BadMessage',
+  // v2, contract 5/8/9: quorum (a second approval by the same owner) and grants.
+  'AlreadyApproved',
+  'NotGrantable',
+  'NotRevocable',
 ] as const;
 export type OwnerErrorCode = (typeof OWNER_ERROR_CODES)[number];
 

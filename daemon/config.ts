@@ -27,6 +27,9 @@ const stringParam = z.strictObject({
       }
     }, 'must be a valid regular expression')
     .optional(),
+  // Contract 1.3 (v2): values refuse control and bidi characters; true admits newline and tab, nothing else.
+  // Absent means false (kept optional so catalog entries built in code need not spell it out).
+  allow_newlines: z.boolean('must be true or false').optional(),
 });
 const integerParam = z
   .strictObject({ type: z.literal('integer'), min: z.number().int(), max: z.number().int() })
@@ -37,7 +40,7 @@ const enumParam = z.strictObject({
 });
 const paramSchema = z.union([stringParam, integerParam, enumParam], {
   error:
-    'must be {"type":"string","max_length":N,"pattern"?}, {"type":"integer","min":A,"max":B} or {"type":"enum","values":[...]}',
+    'must be {"type":"string","max_length":N,"pattern"?,"allow_newlines"?}, {"type":"integer","min":A,"max":B} or {"type":"enum","values":[...]}',
 });
 export type ParamSpec = z.infer<typeof paramSchema>;
 

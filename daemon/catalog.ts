@@ -4,10 +4,12 @@
  * involved, so a param value is always exactly one argv element.
  *
  * A string value must also pass the character rule (daemon/text-rules.ts: no control or bidi characters,
- * newline and tab only with `allow_newlines`) and the owner's pattern, compiled once when the catalog is built.
+ * newline and tab only with `allow_newlines`) and the owner's pattern, anchored and matched in linear time
+ * by RE2 (daemon/patterns.ts) — compiled once, here, when the catalog is built.
  */
 import type { CatalogEntry, Config, ParamSpec } from './config.js';
 import type { CatalogApi, CatalogListing, PrepareResult } from './context.js';
+import { anchorPattern, compilePattern, type OwnerPattern } from './patterns.js';
 import { charactersAccepted, hasForbiddenCharacter } from './text-rules.js';
 
 const PLACEHOLDER_RE = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
@@ -27,14 +29,14 @@ type StringSpec = Extract<ParamSpec, { type: 'string' }>;
 /** A param with its pattern compiled (string params only). */
 interface Param {
   spec: ParamSpec;
-  pattern: RegExp | undefined;
+  pattern: OwnerPattern | undefined;
 }
 
-function accepts({ spec }: Param): string {
+function accepts({ spec, pattern }: Param): string {
   switch (spec.type) {
     case 'string': {
       const chars = charactersAccepted(spec.allow_newlines === true);
-      return `a string of at most ${spec.max_length} characters ${chars}${spec.pattern ? ` matching ${spec.pattern}` : ''}`;
+      return `a string of at most ${spec.max_length} characters ${chars}${pattern ? ` matching ${pattern.anchored}` : ''}`;
     }
     case 'integer':
       return `an integer from ${spec.min} to ${spec.max}`;
@@ -50,7 +52,7 @@ function refusal({ spec, pattern }: Param, value: unknown): string | undefined {
       if (typeof value !== 'string' || [...value].length > spec.max_length) return describe(value);
       // Before the pattern: a pattern that admits anything must not admit a terminal escape (contract 1.3).
       if (hasForbiddenCharacter(value, spec.allow_newlines === true)) return 'a control character';
-      return pattern === undefined || pattern.test(value) ? undefined : describe(value);
+      return pattern === undefined || pattern.matches(value) ? undefined : describe(value);
     case 'integer':
       return typeof value === 'number' && Number.isInteger(value) && value >= spec.min && value <= spec.max
         ? undefined
@@ -60,9 +62,12 @@ function refusal({ spec, pattern }: Param, value: unknown): string | undefined {
   }
 }
 
-/** Compiles a string param's pattern; config.ts refused every pattern that does not compile. */
-function compiled(spec: StringSpec): RegExp | undefined {
-  return spec.pattern === undefined ? undefined : new RegExp(spec.pattern, 'u');
+/** Compiles a string param's pattern; config.ts refused every pattern RE2 cannot compile. */
+function compiled(spec: StringSpec): OwnerPattern | undefined {
+  if (spec.pattern === undefined) return undefined;
+  const c = compilePattern(spec.pattern);
+  if (!c.ok) throw new Error(`pattern refused after config validation: ${c.why}`);
+  return c.pattern;
 }
 
 /** The JSON Schema of a command's params, for `list_commands`. */
@@ -70,11 +75,12 @@ export function paramsJsonSchema(entry: CatalogEntry): Record<string, unknown> {
   const properties: Record<string, unknown> = {};
   for (const [name, spec] of Object.entries(entry.params)) {
     if (spec.type === 'string') {
-      // The character rule JSON Schema cannot say without a pattern of its own, so it is said in words.
+      // The pattern as it is applied (anchored, contract 1.3); the character rule JSON Schema cannot say
+      // without a pattern of its own, so it is said in words.
       properties[name] = {
         type: 'string',
         maxLength: spec.max_length,
-        ...(spec.pattern === undefined ? {} : { pattern: spec.pattern }),
+        ...(spec.pattern === undefined ? {} : { pattern: anchorPattern(spec.pattern) }),
         description: `At most ${spec.max_length} characters, ${charactersAccepted(spec.allow_newlines === true)}.`,
       };
     } else if (spec.type === 'integer') {

@@ -120,6 +120,11 @@ export const REQUIREMENTS = {
     statement:
       'ogf-broker list prints every AI-supplied text with control and bidi characters escaped (\\u001b, \\n), rows stored before the input rule included, so no request can redraw the terminal or fake a line.',
   },
+  'S.linear-patterns': {
+    source: 'contracts.md 1.3 (v2)',
+    statement:
+      'A param pattern is anchored as ^(?:…)$ and matched in linear time (RE2), so no value can stall the daemon; a pattern RE2 cannot compile is a config error naming the field.',
+  },
 
   // ---- robustness promises (issue 6) -----------------------------------------------------------------
   'Q.bad-input': {

@@ -9,7 +9,7 @@
  * cannot compile (backreferences, lookaround) stops `start` with a config error naming the field.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -117,12 +117,20 @@ function startWith(pattern: string) {
   const file = join(dir, 'cfg.json');
   writeFileSync(file, JSON.stringify({ commands: { x: command('p', { max_length: 10, pattern }) } }));
   const data = join(dir, 'data');
-  const r = spawnSync(process.execPath, [CLI, 'start', '--data-dir', data, '--port', '0', '--config', file], {
-    encoding: 'utf8',
-    env: { ...process.env, OGF_BROKER_CONFIG: '', OGF_BRIDGE_URL: '' },
-    timeout: 20_000,
-  });
-  return { code: r.status, stderr: r.stderr, created: existsSync(data) };
+  try {
+    const r = spawnSync(
+      process.execPath,
+      [CLI, 'start', '--data-dir', data, '--port', '0', '--config', file],
+      {
+        encoding: 'utf8',
+        env: { ...process.env, OGF_BROKER_CONFIG: '', OGF_BRIDGE_URL: '' },
+        timeout: 20_000,
+      },
+    );
+    return { code: r.status, stderr: r.stderr, created: existsSync(data) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 describe('[S.linear-patterns] a pattern RE2 cannot compile is a config error (contract 1.3)', () => {

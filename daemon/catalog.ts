@@ -2,9 +2,15 @@
  * The owner's command catalog (contracts.md 1.3): validates a caller's `args` against a command's params
  * and builds the exact argv — literals, or one whole `{name}` placeholder per element; no shell is ever
  * involved, so a param value is always exactly one argv element.
+ *
+ * A string value must also pass the character rule (daemon/text-rules.ts: no control or bidi characters,
+ * newline and tab only with `allow_newlines`) and the owner's pattern, anchored and matched in linear time
+ * by RE2 (daemon/patterns.ts) — compiled once, here, when the catalog is built.
  */
 import type { CatalogEntry, Config, ParamSpec } from './config.js';
 import type { CatalogApi, CatalogListing, PrepareResult } from './context.js';
+import { anchorPattern, compilePattern, type OwnerPattern } from './patterns.js';
+import { charactersAccepted, hasForbiddenCharacter } from './text-rules.js';
 
 const PLACEHOLDER_RE = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
 
@@ -18,10 +24,20 @@ function describe(value: unknown): string {
   return `an ${typeof value}`;
 }
 
-function accepts(spec: ParamSpec): string {
+type StringSpec = Extract<ParamSpec, { type: 'string' }>;
+
+/** A param with its pattern compiled (string params only). */
+interface Param {
+  spec: ParamSpec;
+  pattern: OwnerPattern | undefined;
+}
+
+function accepts({ spec, pattern }: Param): string {
   switch (spec.type) {
-    case 'string':
-      return `a string of at most ${spec.max_length} characters${spec.pattern ? ` matching ${spec.pattern}` : ''}`;
+    case 'string': {
+      const chars = charactersAccepted(spec.allow_newlines === true);
+      return `a string of at most ${spec.max_length} characters ${chars}${pattern ? ` matching ${pattern.anchored}` : ''}`;
+    }
     case 'integer':
       return `an integer from ${spec.min} to ${spec.max}`;
     case 'enum':
@@ -29,20 +45,29 @@ function accepts(spec: ParamSpec): string {
   }
 }
 
-function valid(spec: ParamSpec, value: unknown): boolean {
+/** Why a value is refused (the end of the message, never the value itself), or undefined when valid. */
+function refusal({ spec, pattern }: Param, value: unknown): string | undefined {
   switch (spec.type) {
     case 'string':
-      return (
-        typeof value === 'string' &&
-        [...value].length <= spec.max_length &&
-        !value.includes('\0') &&
-        (spec.pattern === undefined || new RegExp(spec.pattern, 'u').test(value))
-      );
+      if (typeof value !== 'string' || [...value].length > spec.max_length) return describe(value);
+      // Before the pattern: a pattern that admits anything must not admit a terminal escape (contract 1.3).
+      if (hasForbiddenCharacter(value, spec.allow_newlines === true)) return 'a control character';
+      return pattern === undefined || pattern.matches(value) ? undefined : describe(value);
     case 'integer':
-      return typeof value === 'number' && Number.isInteger(value) && value >= spec.min && value <= spec.max;
+      return typeof value === 'number' && Number.isInteger(value) && value >= spec.min && value <= spec.max
+        ? undefined
+        : describe(value);
     case 'enum':
-      return typeof value === 'string' && spec.values.includes(value);
+      return typeof value === 'string' && spec.values.includes(value) ? undefined : describe(value);
   }
+}
+
+/** Compiles a string param's pattern; config.ts refused every pattern RE2 cannot compile. */
+function compiled(spec: StringSpec): OwnerPattern | undefined {
+  if (spec.pattern === undefined) return undefined;
+  const c = compilePattern(spec.pattern);
+  if (!c.ok) throw new Error(`pattern refused after config validation: ${c.why}`);
+  return c.pattern;
 }
 
 /** The JSON Schema of a command's params, for `list_commands`. */
@@ -50,10 +75,13 @@ export function paramsJsonSchema(entry: CatalogEntry): Record<string, unknown> {
   const properties: Record<string, unknown> = {};
   for (const [name, spec] of Object.entries(entry.params)) {
     if (spec.type === 'string') {
+      // The pattern as it is applied (anchored, contract 1.3); the character rule JSON Schema cannot say
+      // without a pattern of its own, so it is said in words.
       properties[name] = {
         type: 'string',
         maxLength: spec.max_length,
-        ...(spec.pattern ? { pattern: spec.pattern } : {}),
+        ...(spec.pattern === undefined ? {} : { pattern: anchorPattern(spec.pattern) }),
+        description: `At most ${spec.max_length} characters, ${charactersAccepted(spec.allow_newlines === true)}.`,
       };
     } else if (spec.type === 'integer') {
       properties[name] = { type: 'integer', minimum: spec.min, maximum: spec.max };
@@ -66,9 +94,20 @@ export function paramsJsonSchema(entry: CatalogEntry): Record<string, unknown> {
 
 export class Catalog implements CatalogApi {
   readonly #commands: Record<string, CatalogEntry>;
+  /** Each command's params with their patterns compiled once, here, never per call. */
+  readonly #params = new Map<string, Array<[string, Param]>>();
 
   constructor(config: Pick<Config, 'commands'>) {
     this.#commands = config.commands;
+    for (const [name, entry] of Object.entries(config.commands)) {
+      this.#params.set(
+        name,
+        Object.entries(entry.params).map(([param, spec]) => [
+          param,
+          { spec, pattern: spec.type === 'string' ? compiled(spec) : undefined },
+        ]),
+      );
+    }
   }
 
   entry(name: string): CatalogEntry | undefined {
@@ -113,13 +152,14 @@ export class Catalog implements CatalogApi {
       }
     }
     const clean: Record<string, unknown> = {};
-    for (const [param, spec] of Object.entries(entry.params)) {
+    for (const [param, p] of this.#params.get(name) ?? []) {
       const value = given[param];
-      if (!valid(spec, value)) {
+      const got = refusal(p, value);
+      if (got !== undefined) {
         return {
           ok: false,
           code: 'InvalidArguments',
-          message: `args.${param} must be ${accepts(spec)}, got ${describe(value)}`,
+          message: `args.${param} must be ${accepts(p)}, got ${got}`,
         };
       }
       clean[param] = value;

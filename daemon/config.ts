@@ -8,6 +8,7 @@ import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from './errors.js';
+import { compilePattern } from './patterns.js';
 
 const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const PLACEHOLDER_RE = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
@@ -15,18 +16,18 @@ const PLACEHOLDER_RE = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
 const stringParam = z.strictObject({
   type: z.literal('string'),
   max_length: z.number().int().min(1).max(4096),
+  // Anchored and compiled by RE2 (daemon/patterns.ts, contract 1.3 (v2)): what RE2 cannot compile is refused
+  // here, naming the field, rather than at the first call.
   pattern: z
     .string()
-    .refine((p) => p.startsWith('^') && p.endsWith('$'), 'must be anchored as ^...$')
-    .refine((p) => {
-      try {
-        new RegExp(p, 'u');
-        return true;
-      } catch {
-        return false;
-      }
-    }, 'must be a valid regular expression')
+    .superRefine((p, ctx) => {
+      const compiled = compilePattern(p);
+      if (!compiled.ok) ctx.addIssue({ code: 'custom', message: compiled.why });
+    })
     .optional(),
+  // Contract 1.3 (v2): values refuse control and bidi characters; true admits newline and tab, nothing else.
+  // Absent means false (kept optional so catalog entries built in code need not spell it out).
+  allow_newlines: z.boolean('must be true or false').optional(),
 });
 const integerParam = z
   .strictObject({ type: z.literal('integer'), min: z.number().int(), max: z.number().int() })
@@ -37,7 +38,7 @@ const enumParam = z.strictObject({
 });
 const paramSchema = z.union([stringParam, integerParam, enumParam], {
   error:
-    'must be {"type":"string","max_length":N,"pattern"?}, {"type":"integer","min":A,"max":B} or {"type":"enum","values":[...]}',
+    'must be {"type":"string","max_length":N,"pattern"?,"allow_newlines"?}, {"type":"integer","min":A,"max":B} or {"type":"enum","values":[...]}',
 });
 export type ParamSpec = z.infer<typeof paramSchema>;
 

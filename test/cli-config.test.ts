@@ -81,6 +81,32 @@ describe('[Q.bad-input] bad flags and bad config: one line naming the field, exi
       ['commands.say.params.text'],
     ],
     [
+      'allow_newlines not a boolean',
+      {
+        commands: {
+          say: {
+            description: 'x',
+            argv: ['echo', '{text}'],
+            params: { text: { type: 'string', max_length: 5, allow_newlines: 'yes' } },
+          },
+        },
+      },
+      ['commands.say.params.text', 'allow_newlines'],
+    ],
+    [
+      'a pattern RE2 cannot compile (backreference)',
+      {
+        commands: {
+          say: {
+            description: 'x',
+            argv: ['echo', '{text}'],
+            params: { text: { type: 'string', max_length: 5, pattern: '^(a)\\1$' } },
+          },
+        },
+      },
+      ['commands.say.params.text.pattern', 'RE2', 'backreferences'],
+    ],
+    [
       'timeout_s too big',
       { commands: { s: { description: 'x', argv: ['true'], timeout_s: 4000 } } },
       ['commands.s.timeout_s', '3600'],

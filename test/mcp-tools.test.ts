@@ -222,6 +222,18 @@ describe('[Q.bad-input] run_command_wait, await_command_result, cancel_command r
       /^InvalidArguments: justification must be /,
     ],
     [
+      'a param holding a terminal escape',
+      'run_command_wait',
+      { command: 'echo', args: { word: 'a\u001b[2J' } },
+      /^InvalidArguments: args\.word must be .* without control or bidirectional characters matching .*, got a control character$/,
+    ],
+    [
+      'a justification holding a bidi override',
+      'run_command_wait',
+      { command: 'echo', args: { word: 'a' }, justification: 'fine \u202e' },
+      /^InvalidArguments: justification must be .*bidirectional.*, got a control character$/,
+    ],
+    [
       'an unknown property',
       'run_command_wait',
       { command: 'echo', args: { word: 'a' }, shell: true },

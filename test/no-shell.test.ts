@@ -51,7 +51,8 @@ describe('[S.no-shell] no shell is ever involved', () => {
               '--',
               '{text}',
             ],
-            params: { text: { type: 'string', max_length: 200 } },
+            // allow_newlines: the tab in 'a b\tc' is shell-significant, and v2 refuses it otherwise (1.3).
+            params: { text: { type: 'string', max_length: 200, allow_newlines: true } },
             timeout_s: 30,
           },
         },

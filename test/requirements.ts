@@ -110,6 +110,21 @@ export const REQUIREMENTS = {
     statement:
       'The session file is created O_EXCL|O_NOFOLLOW 0600 only on approval, read once by the bridge client (refused unless a regular 0600 file of its uid, unlinked before connecting), and removed by the daemon if left.',
   },
+  'S.text-controls': {
+    source: 'contracts.md 1.3 (v2), 3.2',
+    statement:
+      'A catalog string value holds no control (C0, DEL, C1) or bidi control character, except newline and tab where allow_newlines is true; a justification none but newline and tab; the refusal names the field and never echoes the value.',
+  },
+  'S.terminal-escaped': {
+    source: 'contracts.md 5 (v2)',
+    statement:
+      'ogf-broker list prints every AI-supplied text with control and bidi characters escaped (\\u001b, \\n), rows stored before the input rule included, so no request can redraw the terminal or fake a line.',
+  },
+  'S.linear-patterns': {
+    source: 'contracts.md 1.3 (v2)',
+    statement:
+      'A param pattern is anchored as ^(?:…)$ and matched in linear time (RE2), so no value can stall the daemon; a pattern RE2 cannot compile is a config error naming the field.',
+  },
 
   // ---- robustness promises (issue 6) -----------------------------------------------------------------
   'Q.bad-input': {

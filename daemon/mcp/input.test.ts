@@ -38,6 +38,18 @@ describe('parseToolInput', () => {
     expect(parseToolInput('run_command_wait', { ...base, justification: 'bell\u0007' }).ok).toBe(false);
   });
 
+  it('[S.text-controls] refuses bidi controls in a justification (contract 3.2), naming what it accepts', () => {
+    const base = { command: 'x', args: {} };
+    for (const bidi of ['\u061c', '\u200e', '\u200f', '\u202a', '\u202e', '\u2066', '\u2069']) {
+      expect(parseToolInput('run_command_wait', { ...base, justification: `a${bidi}b` })).toEqual({
+        ok: false,
+        message:
+          'justification must be a string of at most 500 characters without control or bidirectional characters other than newline and tab, got a control character',
+      });
+    }
+    expect(parseToolInput('run_command_wait', { ...base, justification: 'עברית and English' }).ok).toBe(true);
+  });
+
   it('publishes the same lists it enforces', () => {
     const props = TOOLS.find((t) => t.name === 'ogf_cue')!.inputSchema.properties as Record<
       string,

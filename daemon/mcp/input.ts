@@ -11,11 +11,9 @@ import {
   ogfCueInputSchema,
   waitSecondsSchema,
 } from '../../bridge-client/protocol.js';
+import { charactersAccepted, hasForbiddenCharacter } from '../text-rules.js';
 import { JUSTIFICATION_MAX, REQUEST_ID_PATTERN, TOOLS, type ToolName, WAIT_DEFAULT_S } from './schemas.js';
 
-// Justifications may be several lines; other C0, DEL and C1 controls could disguise what the owner reads.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point.
-const CONTROL_EXCEPT_NEWLINE_TAB_RE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/u;
 const REQUEST_ID_RE = new RegExp(REQUEST_ID_PATTERN);
 const PENDING_ID_RE = /^[A-Za-z0-9_-]{8,64}$/;
 
@@ -27,7 +25,9 @@ function codePoints(s: string): number {
 
 const COMMAND = 'a catalog command name of 1 to 64 characters (see list_commands)';
 const ARGS = "an object holding the command's params ({} when it has none)";
-const JUSTIFICATION = `a string of at most ${JUSTIFICATION_MAX} characters without control characters other than newline and tab`;
+// Contract 3.2: the justification follows the string params' character rule. It may be several lines
+// (newline and tab); any other control or a bidi control could disguise what the owner reads.
+const JUSTIFICATION = `a string of at most ${JUSTIFICATION_MAX} characters ${charactersAccepted(true)}`;
 const REQUEST_ID = `a string matching ${REQUEST_ID_PATTERN}`;
 const PENDING_ID = 'a pending_id matching ^[A-Za-z0-9_-]{8,64}$';
 
@@ -45,7 +45,7 @@ export const runCommandInputSchema = z.strictObject({
       error: (issue) =>
         `justification must be ${JUSTIFICATION}, got ${codePoints(String(issue.input))} characters`,
     })
-    .refine((s) => !CONTROL_EXCEPT_NEWLINE_TAB_RE.test(s), {
+    .refine((s) => !hasForbiddenCharacter(s, true), {
       error: `justification must be ${JUSTIFICATION}, got a control character`,
     })
     .optional(),

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveDataDir } from '../config.js';
 import { UsageError } from '../errors.js';
+import { escapeForTerminal } from '../text-rules.js';
 import { OwnerClient, OwnerConnectError } from './client.js';
 import { formatView } from './format.js';
 import type { View } from './messages.js';
@@ -148,11 +149,12 @@ async function act(client: OwnerClient, sub: string, id: string, flags: Parsed['
           });
   if (reply.type !== 'reply') throw new OwnerConnectError(`unexpected ${reply.type} frame from the daemon`);
   if (!reply.ok) {
-    process.stderr.write(`${reply.error.code}: ${reply.error.message}\n`);
+    // The daemon's words, but a message may quote stored text: printed as inert as the list (contract 5).
+    process.stderr.write(`${escapeForTerminal(`${reply.error.code}: ${reply.error.message}`)}\n`);
     return 1;
   }
   const done = { approve: 'approved', deny: 'denied', reconcile: 'reconciled' }[sub as 'approve'];
-  process.stdout.write(`${done} ${id}${current ? ` (${current.command})` : ''}\n`);
+  process.stdout.write(`${done} ${id}${current ? ` (${escapeForTerminal(current.command)})` : ''}\n`);
   return 0;
 }
 

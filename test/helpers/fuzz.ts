@@ -88,8 +88,10 @@ export const strayKey: fc.Arbitrary<string> = fc.oneof(
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: contract 3.3 refuses C0, DEL and C1.
 const CONTROLS = /[\u0000-\u001f\u007f-\u009f]/;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: justification allows newline and tab only.
-const CONTROLS_BUT_NL_TAB = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+// Justification: newline and tab only, and (v2, contract 3.2) no bidi controls either.
+const CONTROLS_BUT_NL_TAB =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point.
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 const cp = (s: string) => [...s].length;
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 

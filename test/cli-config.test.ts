@@ -125,6 +125,39 @@ describe('[Q.bad-input] bad flags and bad config: one line naming the field, exi
   });
 });
 
+describe('[S.loopback-only] --host takes loopback addresses only', () => {
+  it('refuses 0.0.0.0, ::, a LAN address and a host name, from the flag and from OGF_BROKER_HOST', () => {
+    const dir = join(makeDataDir(), 'never');
+    for (const host of ['0.0.0.0', '::', '192.168.1.20', '10.0.0.1', '127.0.0.2', 'example.com', '[::1]']) {
+      const r = cli(['start', '--data-dir', dir, '--port', '0', '--host', host]);
+      expectUsage(r, '--host', '127.0.0.1, ::1 or localhost', JSON.stringify(host), 'tunnel', 'public_url');
+      expect(r.stdout).toBe('');
+    }
+    expectUsage(
+      cli(['start', '--data-dir', dir, '--port', '0'], { OGF_BROKER_HOST: '0.0.0.0' }),
+      'OGF_BROKER_HOST',
+      'loopback',
+    );
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('accepts 127.0.0.1, localhost and ::1, and prints the address it really listens on', async () => {
+    for (const [host, url] of [
+      ['127.0.0.1', /^http:\/\/127\.0\.0\.1:\d+$/],
+      ['localhost', /^http:\/\/localhost:\d+$/],
+      ['::1', /^http:\/\/\[::1\]:\d+$/],
+    ] as const) {
+      const d = await startDaemon({ args: ['--host', host] });
+      daemons.push(d);
+      expect(d.url).toMatch(url);
+      await waitFor(() => d.stdout().includes('/login#token='), 'login URL on stdout');
+      expect(d.stdout()).toContain(`listening on ${d.url} `);
+      expect((await fetch(`${d.url}/login`)).status).toBe(200);
+      await d.stop();
+    }
+  });
+});
+
 describe('start, daemon.json, tokens, status', () => {
   it('[S.modes] creates a private data dir with tokens, writes daemon.json, prints the login URL, removes it on SIGTERM', async () => {
     const parent = makeDataDir();

@@ -90,6 +90,11 @@ export const REQUIREMENTS = {
     statement:
       'The owner token never travels in a query string; login yields an HttpOnly SameSite=Strict cookie; the login page holds no command data.',
   },
+  'S.loopback-only': {
+    source: 'contracts.md 1.1 (v2)',
+    statement:
+      '--host / OGF_BROKER_HOST accept only 127.0.0.1, ::1 and localhost; anything else exits 2 with one line pointing to a tunnel or reverse proxy and public_url.',
+  },
   'S.no-shell': {
     source: 'contracts.md 1.3, 4',
     statement:

@@ -95,6 +95,11 @@ export const REQUIREMENTS = {
     statement:
       '--host / OGF_BROKER_HOST accept only 127.0.0.1, ::1 and localhost; anything else exits 2 with one line pointing to a tunnel or reverse proxy and public_url.',
   },
+  'S.token-distinct': {
+    source: 'contracts.md 1.1 (v2)',
+    statement:
+      'start refuses (exit 2, one line) an owner token equal to any MCP token, compared by hash; generated tokens never repeat the owner token.',
+  },
   'S.no-shell': {
     source: 'contracts.md 1.3, 4',
     statement:

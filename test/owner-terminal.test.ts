@@ -163,17 +163,9 @@ describe('[S.login] login', () => {
     expect((await fetch(`${d.url}/owner/session`, { headers: { Cookie: pair } })).status).toBe(200);
   });
 
-  it('refuses a wrong token (401), then slows the next attempt down (429 with Retry-After)', async () => {
+  it('[S.login-throttle] refuses a wrong token (401); the right token right after is accepted: no lockout', async () => {
     expect((await post('{"token":"not-the-token-not-the-token-not-the"}')).status).toBe(401);
-    const slowed = await post(JSON.stringify({ token: d.ownerToken }));
-    expect(slowed.status).toBe(429);
-    expect(Number(slowed.headers.get('retry-after'))).toBeGreaterThan(0);
-    // After the wait the right token works again.
-    const ok = await waitFor(async () => {
-      const r = await post(JSON.stringify({ token: d.ownerToken }));
-      return r.status === 200 ? r : undefined;
-    }, 'the throttle to lift');
-    expect(ok.status).toBe(200);
+    expect((await post(JSON.stringify({ token: d.ownerToken }))).status).toBe(200);
     expect(d.stderr()).not.toContain(d.ownerToken);
   });
 

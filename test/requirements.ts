@@ -90,6 +90,11 @@ export const REQUIREMENTS = {
     statement:
       'The owner token never travels in a query string; login yields an HttpOnly SameSite=Strict cookie; the login page holds no command data.',
   },
+  'S.login-throttle': {
+    source: 'contracts.md 5 (v2)',
+    statement:
+      'Login attempts are checked at most 4 at a time (global, not per address), a wrong token is answered after 1 s, and a correct token is never locked out by failures.',
+  },
   'S.loopback-only': {
     source: 'contracts.md 1.1 (v2)',
     statement:

@@ -2,8 +2,10 @@
  * Login (contracts.md 5): `GET /login#token=T` serves a page whose script reads the token from the URL
  * fragment (which browsers never send to a server, so it stays out of logs and query strings) and POSTs it
  * as JSON to `POST /login`. A right token gets an `HttpOnly; SameSite=Strict` session cookie; a wrong one
- * gets 401 and slows the next try down (throttle.ts). The token is compared in constant time and never
- * logged or audited — only the fact of a refused attempt and the remote address.
+ * gets 401 after a 1 s hold. Attempts go through the login gate (throttle.ts): at most 4 are checked at a time,
+ * and the body is read before an attempt queues, so a slow body cannot hold a slot. The token is compared
+ * in constant time and never logged or audited — only the fact of a refused attempt and the remote
+ * address.
  *
  * Requiring `Content-Type: application/json` means a cross-site HTML form cannot post here without a
  * CORS preflight we never grant, and a browser `Origin` must be one of ours.
@@ -87,14 +89,6 @@ async function postLogin({ ctx, sessions, throttle }: LoginDeps, req: IncomingMe
     refuse(req, res, 403, 'Forbidden', 'Origin: this page may only be posted from the daemon’s own origin');
     return;
   }
-  const wait = throttle.waitMs(address);
-  if (wait > 0) {
-    const s = Math.ceil(wait / 1000);
-    refuse(req, res, 429, 'TooManyAttempts', `too many wrong tokens: try again in ${s} s`, {
-      'Retry-After': String(s),
-    });
-    return;
-  }
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/json') {
     refuse(req, res, 415, 'BadRequest', 'Content-Type must be application/json');
@@ -116,28 +110,55 @@ async function postLogin({ ctx, sessions, throttle }: LoginDeps, req: IncomingMe
     refuse(req, res, 400, 'BadRequest', 'body must be {"token": "<owner token>"}');
     return;
   }
-  if (!ctx.tokens.isOwnerToken(token)) {
-    const delay = throttle.fail(address);
+  // The client hanging up while its attempt waits takes it out of the queue unchecked.
+  const gone = new AbortController();
+  res.once('close', () => gone.abort());
+  const outcome = await throttle.attempt(() => {
+    if (ctx.tokens.isOwnerToken(token)) return true;
+    // Audited when checked, so the audit log counts the attempts the gate let through.
     ctx.broker.audit({
       at: new Date().toISOString(),
       actor: { kind: 'owner', name: 'owner:browser' },
       action: 'owner_login_refused',
       detail: { address },
     });
-    ctx.log.log('warn', 'owner_login_refused', { address, retry_after_ms: delay });
-    refuse(
-      req,
-      res,
-      401,
-      'Unauthorized',
-      'that is not the owner token: open the URL `ogf-broker token owner` prints',
-    );
-    return;
+    ctx.log.log('warn', 'owner_login_refused', { address });
+    return false;
+  }, gone.signal);
+  switch (outcome) {
+    case 'gone':
+      return;
+    case 'busy': {
+      // Unchecked: this token was not tried. Busy is nobody's failure, so no 429 and no lockout.
+      const s = throttle.retryAfterS();
+      refuse(
+        req,
+        res,
+        503,
+        'TooManyAttempts',
+        `the daemon is checking other login attempts: try again in ${s} s`,
+        {
+          'Retry-After': String(s),
+        },
+      );
+      return;
+    }
+    case 'refused':
+      refuse(
+        req,
+        res,
+        401,
+        'Unauthorized',
+        'that is not the owner token: open the URL `ogf-broker token owner` prints',
+      );
+      return;
+    case 'accepted': {
+      const id = sessions.create();
+      ctx.log.log('info', 'owner_login', { address });
+      json(req, res, 200, { ok: true }, { 'Set-Cookie': OwnerSessions.cookie(id, viaPublicUrl(ctx, req)) });
+      return;
+    }
   }
-  throttle.succeed(address);
-  const id = sessions.create();
-  ctx.log.log('info', 'owner_login', { address });
-  json(req, res, 200, { ok: true }, { 'Set-Cookie': OwnerSessions.cookie(id, viaPublicUrl(ctx, req)) });
 }
 
 /** The login, logout and session-probe routes, and `GET /` (the panel, or the login page without a session). */

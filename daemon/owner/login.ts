@@ -1,11 +1,12 @@
 /**
  * Login (contracts.md 5): `GET /login#token=T` serves a page whose script reads the token from the URL
  * fragment (which browsers never send to a server, so it stays out of logs and query strings) and POSTs it
- * as JSON to `POST /login`. A right token gets an `HttpOnly; SameSite=Strict` session cookie; a wrong one
- * gets 401 after a 1 s hold. Attempts go through the login gate (throttle.ts): at most 4 are checked at a time,
+ * as JSON to `POST /login`. A right token gets an `HttpOnly; SameSite=Strict` session cookie and, in the
+ * body, the session's panel key (v2: the page keeps it in `localStorage`, see sessions.ts); a wrong one gets
+ * 401 after a 1 s hold. Attempts go through the login gate (throttle.ts): at most 4 are checked at a time,
  * and the body is read before an attempt queues, so a slow body cannot hold a slot. The token is compared
  * in constant time and never logged or audited — only the fact of a refused attempt and the remote
- * address.
+ * address. The panel key is never logged either, and never travels in a URL.
  *
  * Requiring `Content-Type: application/json` means a cross-site HTML form cannot post here without a
  * CORS preflight we never grant, and a browser `Origin` must be one of ours.
@@ -67,6 +68,9 @@ function readBody(req: IncomingMessage, max: number): Promise<string | undefined
     req.on('error', reject);
   });
 }
+
+/** The panel key a request carries in this header (the session probe; the socket takes a subprotocol). */
+export const PANEL_KEY_HEADER = 'x-ogf-owner-key';
 
 /** True when the page is served through the https public_url (then the cookie is `Secure`). */
 function viaPublicUrl(ctx: EdgeContext, req: IncomingMessage): boolean {
@@ -153,9 +157,15 @@ async function postLogin({ ctx, sessions, throttle }: LoginDeps, req: IncomingMe
       );
       return;
     case 'accepted': {
-      const id = sessions.create();
+      const session = sessions.create();
       ctx.log.log('info', 'owner_login', { address });
-      json(req, res, 200, { ok: true }, { 'Set-Cookie': OwnerSessions.cookie(id, viaPublicUrl(ctx, req)) });
+      json(
+        req,
+        res,
+        200,
+        { ok: true, key: session.key },
+        { 'Set-Cookie': sessions.cookie(session.id, viaPublicUrl(ctx, req)) },
+      );
       return;
     }
   }
@@ -170,7 +180,7 @@ export function loginRoutes(deps: LoginDeps): HttpRoute[] {
       const m = req.method;
       if (path === '/' && (m === 'GET' || m === 'HEAD')) {
         // Without a session `/` is the login page: it holds no command data (contract 5).
-        await sendPage(req, res, sessions.isValid(req) ? 'index.html' : 'login.html');
+        await sendPage(req, res, sessions.session(req) !== undefined ? 'index.html' : 'login.html');
         return true;
       }
       if (path === '/login' && (m === 'GET' || m === 'HEAD')) {
@@ -182,14 +192,18 @@ export function loginRoutes(deps: LoginDeps): HttpRoute[] {
         return true;
       }
       if (path === '/logout' && m === 'POST') {
+        // Ending the session closes its sockets at once (contract 5 v2; edge.ts wires sessions to the hub).
         sessions.end(req);
         json(req, res, 200, { ok: true }, { 'Set-Cookie': OwnerSessions.clearCookie() });
         return true;
       }
       if (path === '/owner/session' && m === 'GET') {
-        // Lets a tab whose WebSocket keeps failing tell "logged out" (daemon restarted) from "daemon down".
-        if (sessions.isValid(req)) json(req, res, 200, { ok: true });
-        else refuse(req, res, 401, 'Unauthorized', 'no owner session: log in again');
+        // Lets a tab whose WebSocket keeps failing tell "logged out" (daemon restarted, or this tab's key is
+        // not its session's) from "daemon down". Cookie and key, like the socket.
+        const key = req.headers[PANEL_KEY_HEADER];
+        if (sessions.authenticate(req, typeof key === 'string' ? key : undefined) !== undefined)
+          json(req, res, 200, { ok: true });
+        else refuse(req, res, 401, 'Unauthorized', 'no owner session with this panel key: log in again');
         return true;
       }
       return false;

@@ -198,9 +198,18 @@ function parsePort(raw: string, source: string): number {
   return Number(raw);
 }
 
+/**
+ * Loopback only (contract 1.1 v2): a daemon bound to 0.0.0.0 or a LAN address would be reachable by any
+ * peer, which passes the Host check by simply sending `Host: 127.0.0.1:PORT`. Remote owners come in
+ * through a tunnel or reverse proxy on this machine and `public_url`.
+ */
+const LOOPBACK_HOSTS = ['127.0.0.1', '::1', 'localhost'];
+
 function parseHost(raw: string, source: string): string {
-  if (!/^[A-Za-z0-9.:[\]-]{1,253}$/.test(raw)) {
-    throw new UsageError(`${source}: host must be a host name or IP address, got ${JSON.stringify(raw)}`);
+  if (!LOOPBACK_HOSTS.includes(raw)) {
+    throw new UsageError(
+      `${source}: must be a loopback address (127.0.0.1, ::1 or localhost), got ${JSON.stringify(raw)}; to reach the daemon from elsewhere, use a tunnel or reverse proxy and set public_url`,
+    );
   }
   return raw;
 }

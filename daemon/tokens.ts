@@ -65,6 +65,31 @@ export class Tokens {
     }
   }
 
+  /**
+   * Refuses an owner token that is also some client's MCP token (contract 1.1 v2): the AI holding that MCP
+   * token could then open the owner WebSocket and approve its own commands. Only equal fixed tokens (or a
+   * token copied between files) can cause it — generated ones are 256 random bits. Compares hashes, as the
+   * store keeps other clients' tokens only as hashes. `start` calls this; the `token` commands do not, so
+   * `token mcp --client NAME --rotate` stays available as the fix.
+   */
+  assertDistinct(): void {
+    const client = this.#store.clientByTokenHash(hashToken(this.ownerToken));
+    if (client === undefined) return;
+    const owner =
+      fixedToken(this.#env, 'OGF_BROKER_OWNER_TOKEN') !== undefined
+        ? 'OGF_BROKER_OWNER_TOKEN'
+        : 'owner.token';
+    const fix =
+      client !== LOCAL_CLIENT
+        ? `rotate that client's: ogf-broker token mcp --client ${client} --rotate`
+        : fixedToken(this.#env, 'OGF_BROKER_MCP_TOKEN') !== undefined
+          ? 'set OGF_BROKER_OWNER_TOKEN and OGF_BROKER_MCP_TOKEN to different values'
+          : 'rotate the MCP token: ogf-broker token mcp --rotate';
+    throw new UsageError(
+      `${owner}: the owner token must differ from every MCP token, but it equals client ${client}'s; ${fix}`,
+    );
+  }
+
   /** Client `local`'s MCP token (fixed by OGF_BROKER_MCP_TOKEN, else mcp.token, created when absent). */
   localMcpToken(): string {
     return (
@@ -84,6 +109,14 @@ export class Tokens {
     return this.#store.clientByTokenHash(hashToken(candidate));
   }
 
+  /** A new MCP token; never the owner token (contract 1.1 v2; 256 random bits make a repeat moot, but cheap). */
+  #freshToken(): string {
+    for (;;) {
+      const token = newToken();
+      if (!this.isOwnerToken(token)) return token;
+    }
+  }
+
   /**
    * `token mcp [--client NAME] [--rotate]`: returns the token to print. Client `local` keeps its token in
    * mcp.token; any other client's token is shown once, when created or rotated, and kept only as a hash.
@@ -97,7 +130,7 @@ export class Tokens {
             '--rotate: client local is fixed by OGF_BROKER_MCP_TOKEN; change that variable instead',
           );
         }
-        const token = newToken();
+        const token = this.#freshToken();
         writeSecretAtomically(this.#paths.mcpToken, token);
         this.#store.setClientTokenHash(LOCAL_CLIENT, hashToken(token), iso(Date.now()), {
           kind: 'owner',
@@ -112,7 +145,7 @@ export class Tokens {
         `--client ${name}: that client's token exists and is kept only as a hash; pass --rotate to replace it and print the new one`,
       );
     }
-    const token = newToken();
+    const token = this.#freshToken();
     this.#store.setClientTokenHash(name, hashToken(token), iso(Date.now()), { kind: 'owner', name: actor });
     return token;
   }

@@ -1,13 +1,37 @@
 /**
- * The panel's owner WebSocket: connects to `/owner/ws` on the page's own host (the session cookie
- * authenticates it), reconnects with a growing delay when it drops, and tells the page its state so
- * the owner always sees whether the queue on screen is live. Each (re)connect starts with a fresh
- * `snapshot`, so a tab that was away misses nothing (contract 5).
+ * The panel's owner WebSocket: connects to `/owner/ws` on the page's own host, reconnects with a growing
+ * delay when it drops, and tells the page its state so the owner always sees whether the queue on screen
+ * is live. Each (re)connect starts with a fresh `snapshot`, so a tab that was away misses nothing
+ * (contract 5).
  *
- * A browser cannot read the 401 of a refused upgrade, so after a failed connect we ask `/owner/session`:
- * 401 there means the login ended (e.g. the daemon restarted) and reconnecting is pointless.
+ * Authentication (contract 5 v2) is the session cookie together with the panel key, which the login page
+ * stored in `localStorage` and we offer as the subprotocol `ogf-owner.<key>`. localStorage is scoped by
+ * port, cookies are not: a page on another 127.0.0.1 port gets the cookie but never the key. Every tab of
+ * this origin shares the key, so a new tab just works. The key never goes into a URL.
+ *
+ * A browser cannot read the 401 of a refused upgrade, so after a failed connect we ask `/owner/session`
+ * (with the key in a header): 401 there means the login ended (e.g. the daemon restarted, or the owner
+ * logged out in another tab) and reconnecting is pointless.
  */
-import type { ServerMessage } from '../daemon/owner/messages.js';
+import type { OwnerSubprotocol, ServerMessage } from '../daemon/owner/messages.js';
+
+/** Where the login page keeps the panel key: this origin's localStorage. */
+const KEY_ITEM = 'ogf-owner-key';
+const SUBPROTOCOL: OwnerSubprotocol = 'ogf-owner';
+
+/** Stores the panel key POST /login returned (the login page, just before it moves on to `/`). */
+export function storePanelKey(key: string): void {
+  localStorage.setItem(KEY_ITEM, key);
+}
+
+function panelKey(): string | null {
+  try {
+    return localStorage.getItem(KEY_ITEM);
+  } catch {
+    // Storage disabled: there is no key, so no login this tab can use.
+    return null;
+  }
+}
 
 export type ConnectionState =
   | { kind: 'connecting' }
@@ -36,9 +60,16 @@ export class OwnerConnection {
   /** Opens the socket (again). */
   connect(): void {
     window.clearTimeout(this.#timer);
+    const key = panelKey();
+    if (key === null) {
+      // Never logged in from this origin (or storage was cleared): the cookie alone opens nothing.
+      this.#events.onState({ kind: 'logged-out' });
+      return;
+    }
     this.#events.onState({ kind: 'connecting' });
     const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
-    const ws = new WebSocket(`${scheme}//${location.host}/owner/ws`);
+    // The bare name first: the daemon selects it, so the 101 does not echo the key.
+    const ws = new WebSocket(`${scheme}//${location.host}/owner/ws`, [SUBPROTOCOL, `${SUBPROTOCOL}.${key}`]);
     this.#ws = ws;
     let opened = false;
     ws.addEventListener('open', () => {
@@ -57,14 +88,18 @@ export class OwnerConnection {
     ws.addEventListener('close', () => {
       if (this.#ws !== ws) return;
       this.#ws = undefined;
-      void this.#afterClose(opened);
+      void this.#afterClose(opened, key);
     });
   }
 
-  async #afterClose(wasOpen: boolean): Promise<void> {
+  async #afterClose(wasOpen: boolean, key: string): Promise<void> {
     if (!wasOpen) {
       try {
-        const r = await fetch('/owner/session', { credentials: 'same-origin', cache: 'no-store' });
+        const r = await fetch('/owner/session', {
+          credentials: 'same-origin',
+          cache: 'no-store',
+          headers: { 'X-OGF-Owner-Key': key },
+        });
         if (r.status === 401) {
           this.#events.onState({ kind: 'logged-out' });
           return;

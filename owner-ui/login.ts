@@ -1,8 +1,13 @@
 /**
  * The login page (contracts.md 5): the token arrives in the URL fragment (`/login#token=T`), which the
- * browser never sends to the server; we take it out of the address bar at once, POST it as JSON, and move
- * on to `/` once the daemon set the session cookie. A pasted token goes the same way.
+ * browser never sends to the server; we take it out of the address bar at once, POST it as JSON, keep the
+ * panel key from the answer in this origin's localStorage (v2: the owner socket needs it besides the
+ * cookie), and move on to `/`. A pasted token goes the same way.
+ *
+ * When the daemon is busy checking other attempts (503, contract 5: at most 4 at a time) the page waits
+ * the `Retry-After` it was given and tries again by itself, so one click still logs the owner in.
  */
+import { storePanelKey } from './connection.js';
 import { byId } from './dom.js';
 
 const status = byId('login-status');
@@ -25,7 +30,24 @@ async function login(token: string): Promise<void> {
     return;
   }
   if (r.ok) {
+    let key: unknown;
+    try {
+      key = ((await r.json()) as { key?: unknown }).key;
+    } catch {
+      key = undefined;
+    }
+    if (typeof key !== 'string' || key === '') {
+      status.textContent = 'Login failed: the daemon sent no panel key. Is it an older version?';
+      return;
+    }
+    storePanelKey(key);
     location.replace('/');
+    return;
+  }
+  if (r.status === 503) {
+    const s = Math.min(60, Math.max(1, Number(r.headers.get('Retry-After')) || 1));
+    status.textContent = `The daemon is busy checking other login attempts; trying again in ${s} s…`;
+    window.setTimeout(() => void login(token), s * 1000);
     return;
   }
   let message = `Login refused (HTTP ${r.status}).`;

@@ -61,6 +61,26 @@ describe('owner panel in Chromium', () => {
     await screenshot(page, 'owner-01-logged-in-empty');
   });
 
+  it('[S.owner-key] a new tab needs no login (the key is in localStorage); the cookie alone, in another browser, shows nothing', async () => {
+    const id = await queue(ai, 'mark', { word: 'cookieonly' });
+    const tab = await context.newPage();
+    await tab.goto(`${d.url}/`);
+    await tab.locator('#connection[data-state="live"]').waitFor();
+    await card(tab, id).waitFor();
+    await tab.close();
+    // Another browser profile holding just the cookie — what a server on another port receives.
+    const thief = await browser.newContext();
+    await thief.addCookies(await context.cookies());
+    const stolen = await thief.newPage();
+    await stolen.goto(`${d.url}/`);
+    await stolen.locator('#connection[data-state="logged-out"]').waitFor();
+    expect(await stolen.locator('article.card').count()).toBe(0);
+    await screenshot(stolen, 'owner-01b-cookie-alone-logged-out');
+    await thief.close();
+    await card(page, id).getByRole('button', { name: /^Deny/ }).click();
+    await page.locator(`article[data-pending-id="${id}"][data-status="DENIED"]`).waitFor();
+  });
+
   it('shows a new request without reload and approves it by click', async () => {
     const id = await queue(ai, 'mark', { word: 'clicked' }, 'Testing that a click approves.');
     const c = card(page, id);

@@ -1,6 +1,8 @@
 /**
  * A daemon restart ends every browser session (sessions live in memory): the open panel must say it is
- * logged out instead of reconnecting forever, and the login URL printed by the new daemon gets it back.
+ * logged out instead of reconnecting forever, and the login URL printed by the new daemon gets it back —
+ * with one click, in this tab and in a new one (the panel key is shared by the origin's localStorage).
+ * Logging out in one tab ends the session's sockets at once, so every other tab says so too (contract 5 v2).
  */
 import { rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -45,4 +47,19 @@ it('[S.login] shows "Logged out" after a daemon restart, and the new login URL b
   await screenshot(page, 'owner-20-logged-out');
   await loginPage(page, d);
   expect(await page.locator('#logged-out').isHidden()).toBe(true);
+});
+
+it('[S.owner-key] [S.logout-closes] a new tab works without logging in; Log out in one tab logs every tab out', async () => {
+  const context = await browser!.newContext();
+  const page = await context.newPage();
+  await loginPage(page, d!);
+  const tab = await context.newPage();
+  await tab.goto(`${d!.url}/`);
+  await tab.locator('#connection[data-state="live"]').waitFor();
+  await page.locator('#logout').click();
+  await page.waitForURL(`${d!.url}/login`);
+  await tab.locator('#connection[data-state="logged-out"]').waitFor();
+  expect(await tab.locator('#logged-out').isVisible()).toBe(true);
+  await screenshot(tab, 'owner-21-logged-out-elsewhere');
+  await context.close();
 });

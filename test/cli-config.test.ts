@@ -151,6 +151,94 @@ describe('[Q.bad-input] bad flags and bad config: one line naming the field, exi
   });
 });
 
+describe('[S.loopback-only] --host takes loopback addresses only', () => {
+  it('refuses 0.0.0.0, ::, a LAN address and a host name, from the flag and from OGF_BROKER_HOST', () => {
+    const dir = join(makeDataDir(), 'never');
+    for (const host of ['0.0.0.0', '::', '192.168.1.20', '10.0.0.1', '127.0.0.2', 'example.com', '[::1]']) {
+      const r = cli(['start', '--data-dir', dir, '--port', '0', '--host', host]);
+      expectUsage(r, '--host', '127.0.0.1, ::1 or localhost', JSON.stringify(host), 'tunnel', 'public_url');
+      expect(r.stdout).toBe('');
+    }
+    expectUsage(
+      cli(['start', '--data-dir', dir, '--port', '0'], { OGF_BROKER_HOST: '0.0.0.0' }),
+      'OGF_BROKER_HOST',
+      'loopback',
+    );
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('accepts 127.0.0.1, localhost and ::1, and prints the address it really listens on', async () => {
+    for (const [host, url] of [
+      ['127.0.0.1', /^http:\/\/127\.0\.0\.1:\d+$/],
+      ['localhost', /^http:\/\/localhost:\d+$/],
+      ['::1', /^http:\/\/\[::1\]:\d+$/],
+    ] as const) {
+      const d = await startDaemon({ args: ['--host', host] });
+      daemons.push(d);
+      expect(d.url).toMatch(url);
+      await waitFor(() => d.stdout().includes('/login#token='), 'login URL on stdout');
+      expect(d.stdout()).toContain(`listening on ${d.url} `);
+      expect((await fetch(`${d.url}/login`)).status).toBe(200);
+      await d.stop();
+    }
+  });
+});
+
+describe('[S.token-distinct] the owner token must differ from every MCP token', () => {
+  it('start refuses OGF_BROKER_OWNER_TOKEN equal to OGF_BROKER_MCP_TOKEN, in one line, and the AI token then opens nothing', () => {
+    const dataDir = makeDataDir();
+    const same = 'same-token-for-both-same-token-for-both-xx';
+    const r = cli(['start', '--data-dir', dataDir, '--port', '0'], {
+      OGF_BROKER_OWNER_TOKEN: same,
+      OGF_BROKER_MCP_TOKEN: same,
+    });
+    expectUsage(r, 'OGF_BROKER_OWNER_TOKEN', 'must differ from every MCP token', 'client local');
+    expect(r.stderr).not.toContain(same);
+    expect(existsSync(join(dataDir, 'daemon.json'))).toBe(false);
+  });
+
+  it('start refuses an owner token equal to another client’s MCP token (compared by hash), and says how to fix it', () => {
+    const dataDir = join(makeDataDir(), 'd');
+    const chatgpt = cli(['token', 'mcp', '--client', 'chatgpt', '--data-dir', dataDir]);
+    expect(chatgpt.code).toBe(0);
+    const token = chatgpt.stdout.trim().split('\n').at(-1)!;
+    const r = cli(['start', '--data-dir', dataDir, '--port', '0'], { OGF_BROKER_OWNER_TOKEN: token });
+    expectUsage(r, 'OGF_BROKER_OWNER_TOKEN', 'client chatgpt', 'token mcp --client chatgpt --rotate');
+    expect(r.stderr).not.toContain(token);
+    // The owner token copied into mcp.token is refused the same way.
+    const other = join(makeDataDir(), 'd');
+    expect(cli(['token', 'owner', '--data-dir', other]).code).toBe(0);
+    writeFileSync(join(other, 'mcp.token'), readFileSync(join(other, 'owner.token')));
+    expectUsage(
+      cli(['start', '--data-dir', other, '--port', '0']),
+      'owner.token',
+      'client local',
+      'token mcp --rotate',
+    );
+  });
+
+  it('generated and rotated tokens are all distinct from the owner token', () => {
+    const dataDir = join(makeDataDir(), 'd');
+    expect(cli(['token', 'owner', '--data-dir', dataDir]).code).toBe(0);
+    const owner = readFileSync(join(dataDir, 'owner.token'), 'utf8').trim();
+    const seen = new Set([owner]);
+    for (const args of [
+      ['token', 'mcp'],
+      ['token', 'mcp', '--rotate'],
+      ['token', 'mcp', '--client', 'bot'],
+      ['token', 'mcp', '--client', 'bot', '--rotate'],
+    ]) {
+      const t = cli([...args, '--data-dir', dataDir])
+        .stdout.trim()
+        .split('\n')
+        .at(-1)!;
+      expect(t).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(seen.has(t)).toBe(false);
+      seen.add(t);
+    }
+  });
+});
+
 describe('start, daemon.json, tokens, status', () => {
   it('[S.modes] creates a private data dir with tokens, writes daemon.json, prints the login URL, removes it on SIGTERM', async () => {
     const parent = makeDataDir();

@@ -17,6 +17,7 @@ import {
   readMarks,
   upgradeStatus,
 } from './helpers/owner.js';
+import { openPanelSocket, panelLogin, panelProtocols } from './helpers/panel.js';
 
 let d: RunningDaemon;
 let ai: Client;
@@ -48,10 +49,10 @@ afterAll(async () => {
 });
 
 describe('owner WebSocket', () => {
-  it('greets with hello then snapshot, the snapshot holding waiting commands as Views', async () => {
+  it('greets with hello (naming the owner) then snapshot, the snapshot holding waiting commands as Views', async () => {
     const id = await queue(ai, 'mark', { word: 'greet' }, 'to test the greeting');
     const o = await owner();
-    expect(o.frames[0]).toMatchObject({ type: 'hello', protocol: 'ogf-broker-owner/1' });
+    expect(o.frames[0]).toMatchObject({ type: 'hello', protocol: 'ogf-broker-owner/1', owner: 'owner' });
     expect(o.frames[0]?.server_time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(o.frames[1]?.type).toBe('snapshot');
     const v = o.snapshotView(id);
@@ -174,7 +175,26 @@ describe('owner WebSocket', () => {
 
   it('[S.auth] [S.origin] [S.host] refuses upgrades: no or wrong auth 401, foreign Origin 403 (after auth), foreign Host 403 (first)', async () => {
     const bearer = { Authorization: `Bearer ${d.ownerToken}` };
+    const login = await panelLogin(d);
+    const other = await panelLogin(d);
+    const keyed = (key: string) => ({ 'Sec-WebSocket-Protocol': panelProtocols(key).join(', ') });
     expect(await upgradeStatus(d, {})).toBe(401);
+    // A browser session: the cookie together with its own key, nothing less (contract 5 v2).
+    expect(await upgradeStatus(d, { Cookie: login.cookie, ...keyed(login.key), Origin: d.url })).toBe(101);
+    expect(await upgradeStatus(d, { Cookie: login.cookie, ...keyed(login.key) })).toBe(101);
+    expect(await upgradeStatus(d, { Cookie: login.cookie, Origin: d.url })).toBe(401);
+    expect(await upgradeStatus(d, { Cookie: login.cookie, ...keyed(other.key), Origin: d.url })).toBe(401);
+    expect(await upgradeStatus(d, { ...keyed(login.key), Origin: d.url })).toBe(401);
+    expect(
+      await upgradeStatus(d, { Cookie: login.cookie, 'Sec-WebSocket-Protocol': 'ogf-owner', Origin: d.url }),
+    ).toBe(401);
+    expect(
+      await upgradeStatus(d, { Cookie: login.cookie, ...keyed(login.key), Origin: 'http://127.0.0.1:1' }),
+    ).toBe(403);
+    const panel = await openPanelSocket(d, login);
+    expect(panel.ws.protocol).toBe('ogf-owner'); // the key is not echoed back
+    expect(panel.frames[0]).toMatchObject({ type: 'hello', owner: 'owner' });
+    await panel.close();
     expect(await upgradeStatus(d, { Authorization: 'Bearer wrong-token-wrong-token-wrong-token' })).toBe(401);
     expect(await upgradeStatus(d, { Authorization: `Bearer ${d.mcpToken}` })).toBe(401);
     expect(await upgradeStatus(d, { Cookie: 'ogf_owner_session=forged' })).toBe(401);

@@ -73,7 +73,7 @@ export const REQUIREMENTS = {
   'S.auth': {
     source: 'contracts.md 3, 5',
     statement:
-      'MCP without a valid token gets 401; the owner WebSocket without cookie or owner bearer gets 401; a pending_id is visible only to the client that created it.',
+      'MCP without a valid token gets 401; the owner WebSocket without cookie and panel key or owner bearer gets 401; a pending_id is visible only to the client that created it.',
   },
   'S.host': {
     source: 'contracts.md 5',
@@ -89,6 +89,31 @@ export const REQUIREMENTS = {
     source: 'contracts.md 5',
     statement:
       'The owner token never travels in a query string; login yields an HttpOnly SameSite=Strict cookie; the login page holds no command data.',
+  },
+  'S.owner-key': {
+    source: 'contracts.md 5 (v2)',
+    statement:
+      'Login also returns a panel key kept in localStorage; the owner WebSocket needs the session cookie together with that session’s key (subprotocol ogf-owner.<key>), a cookie alone gets 401; the key is never logged or in a URL.',
+  },
+  'S.login-throttle': {
+    source: 'contracts.md 5 (v2)',
+    statement:
+      'Login attempts are checked at most 4 at a time (global, not per address), a wrong token is answered after 1 s, and a correct token is never locked out by failures.',
+  },
+  'S.logout-closes': {
+    source: 'contracts.md 5 (v2)',
+    statement:
+      'Logging out and a session’s expiry close that session’s owner sockets at once; its cookie and key open nothing after.',
+  },
+  'S.loopback-only': {
+    source: 'contracts.md 1.1 (v2)',
+    statement:
+      '--host / OGF_BROKER_HOST accept only 127.0.0.1, ::1 and localhost; anything else exits 2 with one line pointing to a tunnel or reverse proxy and public_url.',
+  },
+  'S.token-distinct': {
+    source: 'contracts.md 1.1 (v2)',
+    statement:
+      'start refuses (exit 2, one line) an owner token equal to any MCP token, compared by hash; generated tokens never repeat the owner token.',
   },
   'S.no-shell': {
     source: 'contracts.md 1.3, 4',

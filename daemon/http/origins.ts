@@ -1,6 +1,8 @@
 /**
  * Which Host headers and browser Origins the daemon answers (contract 5; DNS rebinding): loopback names
  * on the daemon's port, and `public_url` when the owner put the daemon behind a tunnel or reverse proxy.
+ * The daemon only ever listens on loopback (contract 1.1 v2, config.ts), so a Host of `127.0.0.1:PORT`
+ * can only arrive from this machine: a LAN peer cannot reach the socket to send it.
  */
 import type { Origins } from '../context.js';
 
@@ -16,12 +18,7 @@ export function createOrigins(publicUrl: string | null, port: () => number, bind
   };
   return {
     url() {
-      const h =
-        bindHost === '0.0.0.0' || bindHost === '::'
-          ? '127.0.0.1'
-          : bindHost.includes(':')
-            ? `[${bindHost}]`
-            : bindHost;
+      const h = bindHost.includes(':') ? `[${bindHost}]` : bindHost;
       return `http://${h}:${port()}`;
     },
     isAllowedHost(host) {

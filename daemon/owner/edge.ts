@@ -6,11 +6,14 @@
 import type { Edge, EdgeContext } from '../context.js';
 import { OwnerHub, type OwnerHubOptions } from './hub.js';
 import { loginRoutes } from './login.js';
-import { OwnerSessions } from './sessions.js';
+import { OwnerSessions, SESSION_TTL_MS } from './sessions.js';
 import { serveAsset } from './static.js';
 import { LoginThrottle } from './throttle.js';
 
 const HEARTBEAT_ENV = 'OGF_BROKER_OWNER_HEARTBEAT_MS';
+const SESSION_TTL_ENV = 'OGF_BROKER_OWNER_SESSION_TTL_MS';
+/** How often expired sessions are ended (and their sockets closed, contract 5 v2). */
+const SWEEP_MS = 1000;
 
 /**
  * The heartbeat interval: 15 s, or `OGF_BROKER_OWNER_HEARTBEAT_MS` (100..600000) — a tuning knob for
@@ -27,14 +30,38 @@ function heartbeatMs(ctx: EdgeContext, env: NodeJS.ProcessEnv): number | undefin
   return undefined;
 }
 
+/**
+ * How long a panel login lasts: 12 h, or `OGF_BROKER_OWNER_SESSION_TTL_MS` (1000..43200000) — it can only
+ * shorten a session, never lengthen it; for owners who want shorter logins and for tests that watch an
+ * expiry close a socket.
+ */
+function sessionTtlMs(ctx: EdgeContext, env: NodeJS.ProcessEnv): number {
+  const raw = env[SESSION_TTL_ENV];
+  if (raw === undefined || raw === '') return SESSION_TTL_MS;
+  const n = Number(raw);
+  if (Number.isInteger(n) && n >= 1000 && n <= SESSION_TTL_MS) return n;
+  ctx.log.log('warn', 'owner_session_ttl_ignored', {
+    reason: `${SESSION_TTL_ENV} must be an integer from 1000 to ${SESSION_TTL_MS}`,
+  });
+  return SESSION_TTL_MS;
+}
+
 /** Builds the owner edge; one hub (one broker subscription) per edge. */
 export function createOwnerEdge(ctx: EdgeContext, opts: OwnerHubOptions = {}, env = process.env): Edge {
-  const sessions = new OwnerSessions();
+  const sessions = new OwnerSessions(Date.now, sessionTtlMs(ctx, env));
   const beat = opts.heartbeatMs ?? heartbeatMs(ctx, env);
   const hub = new OwnerHub(ctx, sessions, beat === undefined ? {} : { heartbeatMs: beat });
+  // Logout, expiry and eviction close that session's sockets at once (contract 5 v2).
+  const unsubscribe = sessions.onEnd((handle, why) => hub.closeSession(handle, why));
+  const sweep = setInterval(() => sessions.sweep(), SWEEP_MS);
+  sweep.unref();
   return {
     routes: [...loginRoutes({ ctx, sessions, throttle: new LoginThrottle() }), serveAsset],
     upgrades: [hub.upgrade],
-    close: () => hub.close(),
+    close: () => {
+      clearInterval(sweep);
+      unsubscribe();
+      return hub.close();
+    },
   };
 }

@@ -4,7 +4,10 @@
  * maps `approve` / `deny` / `reconcile` / `history` onto the broker.
  *
  * Order on the upgrade (contract 5): Host (403) is checked by the daemon's HTTP server before any route;
- * here auth (401: session cookie or `Authorization: Bearer <owner token>`), then a browser `Origin` (403).
+ * here auth (401: the session cookie together with its panel key as the subprotocol `ogf-owner.<key>`, or
+ * `Authorization: Bearer <owner token>`), then a browser `Origin` (403). A cookie alone is refused (v2):
+ * any server on another 127.0.0.1 port receives the owner's cookies, never the key (sessions.ts). A
+ * session's sockets are closed the moment it ends (logout, expiry: `closeSession`).
  *
  * Commit order: the broker calls our one subscription synchronously after each commit, and a new socket
  * gets its snapshot synchronously in the same turn it joins the fan-out set, so no change can fall between
@@ -25,9 +28,16 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import type { ActionResult, EdgeContext, UpgradeRoute } from '../context.js';
 import type { Command } from '../lifecycle.js';
 import { toView, viewJson } from '../view.js';
-import { PROTOCOL, type ReplyCode, type ServerMessage } from './messages.js';
+import {
+  OWNER_NAME,
+  OWNER_SUBPROTOCOL,
+  PANEL_KEY_PREFIX,
+  PROTOCOL,
+  type ReplyCode,
+  type ServerMessage,
+} from './messages.js';
 import { type ClientFrame, HISTORY_DEFAULT, MAX_FRAME_BYTES, parseClientFrame } from './protocol.js';
-import type { OwnerSessions } from './sessions.js';
+import type { OwnerSessions, SessionEnd } from './sessions.js';
 
 export const OWNER_WS_PATH = '/owner/ws';
 /** Final commands in the snapshot besides every non-final one (contract 5). */
@@ -61,11 +71,35 @@ function refuseUpgrade(socket: Duplex, status: 401 | 403 | 503, message: string)
   );
 }
 
+/** The panel key a browser offers as the subprotocol `ogf-owner.<key>`, or undefined. */
+function panelKey(req: IncomingMessage): string | undefined {
+  const offered = req.headers['sec-websocket-protocol'];
+  if (offered === undefined) return undefined;
+  for (const p of offered.split(',')) {
+    const name = p.trim();
+    if (name.startsWith(PANEL_KEY_PREFIX)) return name.slice(PANEL_KEY_PREFIX.length);
+  }
+  return undefined;
+}
+
+/** Selects the bare `ogf-owner` when offered, so the 101 does not echo the key; else the first offered. */
+function selectProtocol(offered: Set<string>): string | false {
+  if (offered.has(OWNER_SUBPROTOCOL)) return OWNER_SUBPROTOCOL;
+  return offered.values().next().value ?? false;
+}
+
 export class OwnerHub {
   readonly #ctx: EdgeContext;
   readonly #sessions: OwnerSessions;
-  readonly #wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES, clientTracking: false });
+  readonly #wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: MAX_FRAME_BYTES,
+    clientTracking: false,
+    handleProtocols: selectProtocol,
+  });
   readonly #owners = new Set<Owner>();
+  /** The open sockets of each browser session (by session handle), closed when the session ends. */
+  readonly #bySession = new Map<string, Set<WebSocket>>();
   readonly #unsubscribe: () => void;
   readonly #heartbeat: NodeJS.Timeout;
   #closed = false;
@@ -86,12 +120,12 @@ export class OwnerHub {
       refuseUpgrade(socket, 503, 'the daemon is stopping');
       return true;
     }
-    const by = this.#authenticate(req);
-    if (by === undefined) {
+    const who = this.#authenticate(req);
+    if (who === undefined) {
       refuseUpgrade(
         socket,
         401,
-        'owner WebSocket: log in (session cookie) or send Authorization: Bearer <owner token>',
+        'owner WebSocket: send the session cookie with its panel key as the subprotocol ogf-owner.<key> (log in at /login), or Authorization: Bearer <owner token>',
       );
       return true;
     }
@@ -100,7 +134,10 @@ export class OwnerHub {
       refuseUpgrade(socket, 403, 'owner WebSocket: Origin is not one of the daemon’s own origins');
       return true;
     }
-    this.#wss.handleUpgrade(req, socket, head, (ws) => this.#join(ws, by, req));
+    this.#wss.handleUpgrade(req, socket, head, (ws) => {
+      if (who.session !== undefined) this.#track(who.session, ws);
+      this.#join(ws, who.by, req);
+    });
     return true;
   };
 
@@ -109,14 +146,44 @@ export class OwnerHub {
     return this.#owners.size;
   }
 
-  #authenticate(req: IncomingMessage): string | undefined {
+  /** Who connects (`by` as the broker records it) and, for a browser, its session; undefined → 401. */
+  #authenticate(req: IncomingMessage): { by: string; session?: string } | undefined {
     const auth = req.headers.authorization;
     if (auth !== undefined) {
       const m = /^Bearer\s+(\S{1,512})\s*$/i.exec(auth);
       // A wrong bearer is refused even alongside a valid cookie: the caller meant the token.
-      return m && this.#ctx.tokens.isOwnerToken(m[1]!) ? 'owner:terminal' : undefined;
+      return m && this.#ctx.tokens.isOwnerToken(m[1]!) ? { by: 'owner:terminal' } : undefined;
     }
-    return this.#sessions.isValid(req) ? 'owner:browser' : undefined;
+    // Cookie and key of the same session, never the cookie alone (contract 5 v2).
+    const session = this.#sessions.authenticate(req, panelKey(req));
+    return session === undefined ? undefined : { by: 'owner:browser', session };
+  }
+
+  #track(session: string, ws: WebSocket): void {
+    const open = this.#bySession.get(session) ?? new Set<WebSocket>();
+    this.#bySession.set(session, open);
+    open.add(ws);
+    ws.once('close', () => {
+      open.delete(ws);
+      if (open.size === 0 && this.#bySession.get(session) === open) this.#bySession.delete(session);
+    });
+  }
+
+  /**
+   * Closes every socket of a browser session that ended (logout, expiry; contract 5 v2), at once: from
+   * this moment they get no upsert and nothing they send is acted on, and they are told why (1008).
+   */
+  closeSession(session: string, why: SessionEnd): void {
+    const open = this.#bySession.get(session);
+    if (open === undefined) return;
+    this.#bySession.delete(session);
+    for (const owner of this.#owners) {
+      if (!open.has(owner.ws)) continue;
+      this.#owners.delete(owner);
+      owner.ws.removeAllListeners('message');
+      owner.ws.close(1008, why);
+    }
+    this.#ctx.log.log('info', 'owner_session_closed', { why, sockets: open.size });
   }
 
   #join(ws: WebSocket, by: string, req: IncomingMessage): void {
@@ -138,7 +205,12 @@ export class OwnerHub {
       this.#ctx.log.log('info', 'owner_disconnected', { by, owners: this.#owners.size });
     });
     // Same turn as joining the fan-out set: nothing can commit in between (see the module comment).
-    this.#send(owner, { type: 'hello', protocol: PROTOCOL, server_time: new Date().toISOString() });
+    this.#send(owner, {
+      type: 'hello',
+      protocol: PROTOCOL,
+      server_time: new Date().toISOString(),
+      owner: OWNER_NAME,
+    });
     // The same bytes as JSON.stringify({type, commands: views}), from each View's cached text (view.ts).
     const views = this.#ctx.broker.snapshot(SNAPSHOT_FINAL).map(viewJson).join(',');
     this.#sendText(owner, `{"type":"snapshot","commands":[${views}]}`);

@@ -1,9 +1,12 @@
 /**
  * Login (contracts.md 5): `GET /login#token=T` serves a page whose script reads the token from the URL
  * fragment (which browsers never send to a server, so it stays out of logs and query strings) and POSTs it
- * as JSON to `POST /login`. A right token gets an `HttpOnly; SameSite=Strict` session cookie; a wrong one
- * gets 401 and slows the next try down (throttle.ts). The token is compared in constant time and never
- * logged or audited — only the fact of a refused attempt and the remote address.
+ * as JSON to `POST /login`. A right token gets an `HttpOnly; SameSite=Strict` session cookie and, in the
+ * body, the session's panel key (v2: the page keeps it in `localStorage`, see sessions.ts); a wrong one gets
+ * 401 after a 1 s hold. Attempts go through the login gate (throttle.ts): at most 4 are checked at a time,
+ * and the body is read before an attempt queues, so a slow body cannot hold a slot. The token is compared
+ * in constant time and never logged or audited — only the fact of a refused attempt and the remote
+ * address. The panel key is never logged either, and never travels in a URL.
  *
  * Requiring `Content-Type: application/json` means a cross-site HTML form cannot post here without a
  * CORS preflight we never grant, and a browser `Origin` must be one of ours.
@@ -66,6 +69,9 @@ function readBody(req: IncomingMessage, max: number): Promise<string | undefined
   });
 }
 
+/** The panel key a request carries in this header (the session probe; the socket takes a subprotocol). */
+export const PANEL_KEY_HEADER = 'x-ogf-owner-key';
+
 /** True when the page is served through the https public_url (then the cookie is `Secure`). */
 function viaPublicUrl(ctx: EdgeContext, req: IncomingMessage): boolean {
   const pub = ctx.config.public_url;
@@ -85,14 +91,6 @@ async function postLogin({ ctx, sessions, throttle }: LoginDeps, req: IncomingMe
   const origin = req.headers.origin;
   if (origin !== undefined && !ctx.origins.isAllowedOrigin(origin)) {
     refuse(req, res, 403, 'Forbidden', 'Origin: this page may only be posted from the daemon’s own origin');
-    return;
-  }
-  const wait = throttle.waitMs(address);
-  if (wait > 0) {
-    const s = Math.ceil(wait / 1000);
-    refuse(req, res, 429, 'TooManyAttempts', `too many wrong tokens: try again in ${s} s`, {
-      'Retry-After': String(s),
-    });
     return;
   }
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
@@ -116,28 +114,61 @@ async function postLogin({ ctx, sessions, throttle }: LoginDeps, req: IncomingMe
     refuse(req, res, 400, 'BadRequest', 'body must be {"token": "<owner token>"}');
     return;
   }
-  if (!ctx.tokens.isOwnerToken(token)) {
-    const delay = throttle.fail(address);
+  // The client hanging up while its attempt waits takes it out of the queue unchecked.
+  const gone = new AbortController();
+  res.once('close', () => gone.abort());
+  const outcome = await throttle.attempt(() => {
+    if (ctx.tokens.isOwnerToken(token)) return true;
+    // Audited when checked, so the audit log counts the attempts the gate let through.
     ctx.broker.audit({
       at: new Date().toISOString(),
       actor: { kind: 'owner', name: 'owner:browser' },
       action: 'owner_login_refused',
       detail: { address },
     });
-    ctx.log.log('warn', 'owner_login_refused', { address, retry_after_ms: delay });
-    refuse(
-      req,
-      res,
-      401,
-      'Unauthorized',
-      'that is not the owner token: open the URL `ogf-broker token owner` prints',
-    );
-    return;
+    ctx.log.log('warn', 'owner_login_refused', { address });
+    return false;
+  }, gone.signal);
+  switch (outcome) {
+    case 'gone':
+      return;
+    case 'busy': {
+      // Unchecked: this token was not tried. Busy is nobody's failure, so no 429 and no lockout.
+      const s = throttle.retryAfterS();
+      refuse(
+        req,
+        res,
+        503,
+        'TooManyAttempts',
+        `the daemon is checking other login attempts: try again in ${s} s`,
+        {
+          'Retry-After': String(s),
+        },
+      );
+      return;
+    }
+    case 'refused':
+      refuse(
+        req,
+        res,
+        401,
+        'Unauthorized',
+        'that is not the owner token: open the URL `ogf-broker token owner` prints',
+      );
+      return;
+    case 'accepted': {
+      const session = sessions.create();
+      ctx.log.log('info', 'owner_login', { address });
+      json(
+        req,
+        res,
+        200,
+        { ok: true, key: session.key },
+        { 'Set-Cookie': sessions.cookie(session.id, viaPublicUrl(ctx, req)) },
+      );
+      return;
+    }
   }
-  throttle.succeed(address);
-  const id = sessions.create();
-  ctx.log.log('info', 'owner_login', { address });
-  json(req, res, 200, { ok: true }, { 'Set-Cookie': OwnerSessions.cookie(id, viaPublicUrl(ctx, req)) });
 }
 
 /** The login, logout and session-probe routes, and `GET /` (the panel, or the login page without a session). */
@@ -149,7 +180,7 @@ export function loginRoutes(deps: LoginDeps): HttpRoute[] {
       const m = req.method;
       if (path === '/' && (m === 'GET' || m === 'HEAD')) {
         // Without a session `/` is the login page: it holds no command data (contract 5).
-        await sendPage(req, res, sessions.isValid(req) ? 'index.html' : 'login.html');
+        await sendPage(req, res, sessions.session(req) !== undefined ? 'index.html' : 'login.html');
         return true;
       }
       if (path === '/login' && (m === 'GET' || m === 'HEAD')) {
@@ -161,14 +192,18 @@ export function loginRoutes(deps: LoginDeps): HttpRoute[] {
         return true;
       }
       if (path === '/logout' && m === 'POST') {
+        // Ending the session closes its sockets at once (contract 5 v2; edge.ts wires sessions to the hub).
         sessions.end(req);
         json(req, res, 200, { ok: true }, { 'Set-Cookie': OwnerSessions.clearCookie() });
         return true;
       }
       if (path === '/owner/session' && m === 'GET') {
-        // Lets a tab whose WebSocket keeps failing tell "logged out" (daemon restarted) from "daemon down".
-        if (sessions.isValid(req)) json(req, res, 200, { ok: true });
-        else refuse(req, res, 401, 'Unauthorized', 'no owner session: log in again');
+        // Lets a tab whose WebSocket keeps failing tell "logged out" (daemon restarted, or this tab's key is
+        // not its session's) from "daemon down". Cookie and key, like the socket.
+        const key = req.headers[PANEL_KEY_HEADER];
+        if (sessions.authenticate(req, typeof key === 'string' ? key : undefined) !== undefined)
+          json(req, res, 200, { ok: true });
+        else refuse(req, res, 401, 'Unauthorized', 'no owner session with this panel key: log in again');
         return true;
       }
       return false;

@@ -7,6 +7,20 @@ import type { View } from '../view.js';
 
 export const PROTOCOL = 'ogf-broker-owner/1';
 
+/**
+ * WebSocket subprotocols of the panel (contract 5 v2): it offers `ogf-owner.<panel key>` to authenticate,
+ * together with the bare `ogf-owner`, which the daemon then selects so the key is not echoed back.
+ */
+export const OWNER_SUBPROTOCOL = 'ogf-owner';
+export const PANEL_KEY_PREFIX = `${OWNER_SUBPROTOCOL}.`;
+export type OwnerSubprotocol = typeof OWNER_SUBPROTOCOL;
+
+/**
+ * The one owner there is for now: contract 9's first owner, `owner` (whose token is owner.token). Named
+ * owners will put the signed-in owner's name in `hello.owner` instead.
+ */
+export const OWNER_NAME = 'owner';
+
 /** The codes a `reply` may carry. */
 export type ReplyCode = OwnerErrorCode;
 
@@ -14,6 +28,8 @@ export interface HelloMessage {
   type: 'hello';
   protocol: typeof PROTOCOL;
   server_time: string;
+  /** The signed-in owner's name (contract 5 v2). */
+  owner: string;
 }
 export interface SnapshotMessage {
   type: 'snapshot';

@@ -1,8 +1,16 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { OwnerSessions, readCookie, SESSION_COOKIE } from './sessions.js';
+import { OwnerSessions, readCookie, SESSION_COOKIE, type SessionEnd } from './sessions.js';
 
 const req = (cookie?: string) => ({ headers: cookie === undefined ? {} : { cookie } }) as IncomingMessage;
+const withCookie = (id: string) => req(`${SESSION_COOKIE}=${id}`);
+const HOUR = 60 * 60 * 1000;
+
+function recording(s: OwnerSessions): Array<[string, SessionEnd]> {
+  const ended: Array<[string, SessionEnd]> = [];
+  s.onEnd((handle, why) => ended.push([handle, why]));
+  return ended;
+}
 
 describe('OwnerSessions', () => {
   it('reads one cookie among several', () => {
@@ -14,22 +22,76 @@ describe('OwnerSessions', () => {
   it('accepts its own random session ids until they expire or end', () => {
     let now = 0;
     const s = new OwnerSessions(() => now);
-    const id = s.create();
+    const { id, key } = s.create();
     expect(id).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(s.create()).not.toBe(id);
-    expect(s.isValid(req(`${SESSION_COOKIE}=${id}`))).toBe(true);
-    expect(s.isValid(req(`${SESSION_COOKIE}=${id}x`))).toBe(false);
-    expect(s.isValid(req())).toBe(false);
-    s.end(req(`${SESSION_COOKIE}=${id}`));
-    expect(s.isValid(req(`${SESSION_COOKIE}=${id}`))).toBe(false);
+    expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(key).not.toBe(id);
+    expect(s.create().id).not.toBe(id);
+    expect(s.session(withCookie(id))).toMatch(/^[0-9a-f]{64}$/);
+    expect(s.session(withCookie(`${id}x`))).toBeUndefined();
+    expect(s.session(req())).toBeUndefined();
+    s.end(withCookie(id));
+    expect(s.session(withCookie(id))).toBeUndefined();
     const later = s.create();
-    now += 13 * 60 * 60 * 1000;
-    expect(s.isValid(req(`${SESSION_COOKIE}=${later}`))).toBe(false);
+    now += 13 * HOUR;
+    expect(s.session(withCookie(later.id))).toBeUndefined();
   });
 
-  it('sets an HttpOnly, SameSite=Strict cookie on path /', () => {
-    const c = OwnerSessions.cookie('abc', false);
-    expect(c).toMatch(/^ogf_owner_session=abc; HttpOnly; SameSite=Strict; Path=\/; Max-Age=\d+$/);
-    expect(OwnerSessions.cookie('abc', true)).toMatch(/; Secure$/);
+  it('[S.owner-key] authenticates only the cookie together with its own session’s panel key', () => {
+    const s = new OwnerSessions(() => 0);
+    const a = s.create();
+    const b = s.create();
+    const handle = s.session(withCookie(a.id));
+    expect(s.authenticate(withCookie(a.id), a.key)).toBe(handle);
+    // The cookie alone, a guessed key, the key of another session, the key alone: nothing.
+    expect(s.authenticate(withCookie(a.id), undefined)).toBeUndefined();
+    expect(s.authenticate(withCookie(a.id), '')).toBeUndefined();
+    expect(s.authenticate(withCookie(a.id), 'A'.repeat(43))).toBeUndefined();
+    expect(s.authenticate(withCookie(a.id), b.key)).toBeUndefined();
+    expect(s.authenticate(withCookie(b.id), a.key)).toBeUndefined();
+    expect(s.authenticate(req(), a.key)).toBeUndefined();
+    expect(s.authenticate(withCookie(a.id), 'x'.repeat(10_000))).toBeUndefined();
+  });
+
+  it('[S.logout-closes] tells its listeners when a session is logged out, expires (sweep) or is evicted', () => {
+    let now = 0;
+    const s = new OwnerSessions(() => now, 2 * HOUR);
+    const ended = recording(s);
+    const out = s.create();
+    const outHandle = s.session(withCookie(out.id))!;
+    s.end(withCookie(out.id));
+    s.end(withCookie(out.id)); // twice: told once
+    expect(ended).toEqual([[outHandle, 'logged out']]);
+
+    const early = s.create();
+    now += HOUR;
+    const late = s.create();
+    const [earlyHandle, lateHandle] = [s.session(withCookie(early.id)), s.session(withCookie(late.id))];
+    expect(s.sweep()).toBe(0);
+    now += HOUR; // early is 2 h old: expired; late is 1 h old
+    expect(s.sweep()).toBe(1);
+    expect(ended.at(-1)).toEqual([earlyHandle, 'session expired']);
+    expect(s.authenticate(withCookie(early.id), early.key)).toBeUndefined();
+    expect(s.authenticate(withCookie(late.id), late.key)).toBe(lateHandle);
+    // Expired but not yet swept: refused, and told at that moment.
+    now += HOUR;
+    expect(s.authenticate(withCookie(late.id), late.key)).toBeUndefined();
+    expect(ended.at(-1)).toEqual([lateHandle, 'session expired']);
+    expect(s.sweep()).toBe(0);
+
+    const first = s.create();
+    const firstHandle = s.session(withCookie(first.id));
+    for (let i = 0; i < 255; i++) s.create();
+    expect(ended.filter(([, why]) => why === 'session evicted')).toEqual([]);
+    s.create();
+    expect(ended.at(-1)).toEqual([firstHandle, 'session evicted']);
+  });
+
+  it('sets an HttpOnly, SameSite=Strict cookie on path / that lasts as long as the session', () => {
+    const s = new OwnerSessions(() => 0, 90_000);
+    const c = s.cookie('abc', false);
+    expect(c).toBe('ogf_owner_session=abc; HttpOnly; SameSite=Strict; Path=/; Max-Age=90');
+    expect(s.cookie('abc', true)).toMatch(/; Secure$/);
+    expect(new OwnerSessions().cookie('abc', false)).toMatch(/; Max-Age=43200$/);
   });
 });

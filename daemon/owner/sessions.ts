@@ -3,15 +3,42 @@
  * carried in an `HttpOnly; SameSite=Strict` cookie, so the token itself never sits in the browser's
  * cookie jar, history or a query string. Sessions live in memory only: a daemon restart logs every tab
  * out, which is the safe side for a gate that launches processes.
+ *
+ * **(v2) The panel key.** Browsers scope cookies by host, not by port, and `SameSite=Strict` counts another
+ * 127.0.0.1 port as the same site: any local server the AI gets started receives this cookie the moment
+ * the owner opens it. So each session also has a panel key, handed out once in the login response body;
+ * the login page keeps it in `localStorage` (scoped by port) and the panel sends it as the WebSocket
+ * subprotocol `ogf-owner.<key>`. The owner socket needs the cookie **and** its own session's key
+ * (`authenticate`); neither alone opens it. Only digests of both are kept here.
+ *
+ * Ending a session (logout, expiry, eviction) tells the `onEnd` listeners, so the hub closes that
+ * session's sockets at once (contract 5 v2).
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
 export const SESSION_COOKIE = 'ogf_owner_session';
 /** A login lasts a working day; the owner logs in again from `ogf-broker token owner` after that. */
-const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
+export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 /** Bounded so a flood of logins cannot grow memory without limit; the oldest session goes first. */
 const MAX_SESSIONS = 256;
+/** Session ids and panel keys are 32 random bytes, base64url: 43 characters. */
+const SECRET_MAX = 128;
+
+/** Why a session ended; the hub says it in the close frame it sends that session's sockets. */
+export type SessionEnd = 'logged out' | 'session expired' | 'session evicted';
+
+/** What a login hands the browser: the cookie value and the panel key (shown once, never stored clear). */
+export interface NewSession {
+  id: string;
+  key: string;
+}
+
+interface Session {
+  digest: Buffer;
+  keyDigest: Buffer;
+  expires: number;
+}
 
 /** Reads one cookie's value from a Cookie header, or undefined. */
 export function readCookie(header: string | undefined, name: string): string | undefined {
@@ -24,59 +51,115 @@ export function readCookie(header: string | undefined, name: string): string | u
   return undefined;
 }
 
-function digest(id: string): Buffer {
-  return createHash('sha256').update(id).digest();
+function digest(secret: string): Buffer {
+  return createHash('sha256').update(secret).digest();
+}
+
+function secret(): string {
+  return randomBytes(32).toString('base64url');
 }
 
 export class OwnerSessions {
-  /** Keyed by the SHA-256 of the session id, so the map holds no usable cookie value either. */
-  readonly #sessions = new Map<string, { digest: Buffer; expires: number }>();
+  /**
+   * Keyed by the hex SHA-256 of the session id — the session's handle, which the hub keeps beside each
+   * socket. The map holds no usable cookie value or key.
+   */
+  readonly #sessions = new Map<string, Session>();
+  readonly #listeners = new Set<(handle: string, why: SessionEnd) => void>();
   readonly #now: () => number;
+  readonly #ttlMs: number;
 
-  constructor(now: () => number = Date.now) {
+  constructor(now: () => number = Date.now, ttlMs: number = SESSION_TTL_MS) {
     this.#now = now;
+    this.#ttlMs = ttlMs;
   }
 
-  /** Creates a session and returns its id (32 random bytes, base64url): the cookie value. */
-  create(): string {
-    const id = randomBytes(32).toString('base64url');
-    const d = digest(id);
+  /** Creates a session: its id (the cookie value) and its panel key. */
+  create(): NewSession {
+    const id = secret();
+    const key = secret();
     if (this.#sessions.size >= MAX_SESSIONS) {
       const oldest = this.#sessions.keys().next().value;
-      if (oldest !== undefined) this.#sessions.delete(oldest);
+      if (oldest !== undefined) this.#end(oldest, 'session evicted');
     }
-    this.#sessions.set(d.toString('hex'), { digest: d, expires: this.#now() + SESSION_TTL_MS });
-    return id;
+    const d = digest(id);
+    this.#sessions.set(d.toString('hex'), {
+      digest: d,
+      keyDigest: digest(key),
+      expires: this.#now() + this.#ttlMs,
+    });
+    return { id, key };
   }
 
-  /** True when the request carries a live session cookie. Compares digests in constant time. */
-  isValid(req: IncomingMessage): boolean {
+  /**
+   * The handle of the live session a request's cookie names, or undefined. The cookie alone only chooses
+   * between the panel page and the login page (neither holds command data); it opens nothing.
+   */
+  session(req: IncomingMessage): string | undefined {
     const id = readCookie(req.headers.cookie, SESSION_COOKIE);
-    if (id === undefined || id.length === 0 || id.length > 128) return false;
+    if (id === undefined || id.length === 0 || id.length > SECRET_MAX) return undefined;
     const d = digest(id);
-    const entry = this.#sessions.get(d.toString('hex'));
-    if (entry === undefined || !timingSafeEqual(entry.digest, d)) return false;
+    const handle = d.toString('hex');
+    const entry = this.#sessions.get(handle);
+    if (entry === undefined || !timingSafeEqual(entry.digest, d)) return undefined;
     if (entry.expires <= this.#now()) {
-      this.#sessions.delete(d.toString('hex'));
-      return false;
+      this.#end(handle, 'session expired');
+      return undefined;
     }
-    return true;
+    return handle;
+  }
+
+  /**
+   * The handle of the session when the request carries its cookie **and** `key` is that same session's
+   * panel key (contract 5 v2); else undefined. Compares digests in constant time.
+   */
+  authenticate(req: IncomingMessage, key: string | undefined): string | undefined {
+    if (key === undefined || key.length === 0 || key.length > SECRET_MAX) return undefined;
+    const handle = this.session(req);
+    if (handle === undefined) return undefined;
+    const entry = this.#sessions.get(handle)!;
+    return timingSafeEqual(entry.keyDigest, digest(key)) ? handle : undefined;
   }
 
   /** Ends the session a request carries (logout). */
   end(req: IncomingMessage): void {
     const id = readCookie(req.headers.cookie, SESSION_COOKIE);
-    if (id !== undefined) this.#sessions.delete(digest(id).toString('hex'));
+    if (id === undefined || id.length > SECRET_MAX) return;
+    const handle = digest(id).toString('hex');
+    if (this.#sessions.has(handle)) this.#end(handle, 'logged out');
+  }
+
+  /** Ends every expired session (the edge runs this every second) and returns how many ended. */
+  sweep(): number {
+    const now = this.#now();
+    let ended = 0;
+    for (const [handle, s] of this.#sessions) {
+      if (s.expires > now) continue;
+      this.#end(handle, 'session expired');
+      ended++;
+    }
+    return ended;
+  }
+
+  /** Calls `listener` with the handle of every session that ends, as it ends. Returns unsubscribe. */
+  onEnd(listener: (handle: string, why: SessionEnd) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   /** The Set-Cookie value for a new session; `secure` when served over https (public_url). */
-  static cookie(id: string, secure: boolean): string {
-    const maxAge = Math.floor(SESSION_TTL_MS / 1000);
+  cookie(id: string, secure: boolean): string {
+    const maxAge = Math.floor(this.#ttlMs / 1000);
     return `${SESSION_COOKIE}=${id}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${maxAge}${secure ? '; Secure' : ''}`;
   }
 
   /** The Set-Cookie value that clears the session cookie. */
   static clearCookie(): string {
     return `${SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0`;
+  }
+
+  #end(handle: string, why: SessionEnd): void {
+    this.#sessions.delete(handle);
+    for (const listener of this.#listeners) listener(handle, why);
   }
 }

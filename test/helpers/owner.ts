@@ -109,9 +109,18 @@ export class OwnerSocket {
     });
   }
 
-  /** Connects with the owner token (default) or given headers, and waits for hello + snapshot. */
-  static async open(d: RunningDaemon, headers?: Record<string, string>): Promise<OwnerSocket> {
-    const ws = new WebSocket(wsUrl(d), { headers: headers ?? { Authorization: `Bearer ${d.ownerToken}` } });
+  /**
+   * Connects with the owner token (default) or given headers (and subprotocols: a panel session offers
+   * `ogf-owner.<key>`), and waits for hello + snapshot.
+   */
+  static async open(
+    d: RunningDaemon,
+    headers?: Record<string, string>,
+    protocols: string[] = [],
+  ): Promise<OwnerSocket> {
+    const ws = new WebSocket(wsUrl(d), protocols, {
+      headers: headers ?? { Authorization: `Bearer ${d.ownerToken}` },
+    });
     const owner = new OwnerSocket(ws);
     await new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve());

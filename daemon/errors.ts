@@ -37,6 +37,7 @@ export const TOOL_ERROR_CODES = [
   'UnknownCommand',
   'UnknownPendingId',
   'RequestIdReused',
+  'TooManyPending',
 ] as const;
 export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[number];
 

@@ -110,6 +110,11 @@ export const REQUIREMENTS = {
     statement:
       'The session file is created O_EXCL|O_NOFOLLOW 0600 only on approval, read once by the bridge client (refused unless a regular 0600 file of its uid, unlinked before connecting), and removed by the daemon if left.',
   },
+  'S.pending-caps': {
+    source: 'contracts.md 1.3, 3.2 (v2)',
+    statement:
+      'A client with max_pending_per_client PENDING commands, or any client once all have max_pending, gets TooManyPending naming the cap: nothing is queued and the owner sees nothing, however the calls arrive (JSON-RPC batches, parallel POSTs); a request_id repeat is not a new command.',
+  },
 
   // ---- robustness promises (issue 6) -----------------------------------------------------------------
   'Q.bad-input': {

@@ -115,6 +115,11 @@ export const REQUIREMENTS = {
     statement:
       'A client with max_pending_per_client PENDING commands, or any client once all have max_pending, gets TooManyPending naming the cap: nothing is queued and the owner sees nothing, however the calls arrive (JSON-RPC batches, parallel POSTs); a request_id repeat is not a new command.',
   },
+  'S.owner-frames-bounded': {
+    source: 'contracts.md 1.3, 4, 5 (v2)',
+    statement:
+      'output_limit_bytes is at most 1 MiB and the MCP result keeps that much; owner frames carry at most 16 KiB of UTF-8 of each of stdout and stderr, cut on a code point boundary and flagged output_truncated.',
+  },
 
   // ---- robustness promises (issue 6) -----------------------------------------------------------------
   'Q.bad-input': {

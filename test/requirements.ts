@@ -120,6 +120,11 @@ export const REQUIREMENTS = {
     statement:
       'output_limit_bytes is at most 1 MiB and the MCP result keeps that much; owner frames carry at most 16 KiB of UTF-8 of each of stdout and stderr, cut on a code point boundary and flagged output_truncated.',
   },
+  'S.daemon-survives': {
+    source: 'contracts.md 5 (v2)',
+    statement:
+      'No flood, content or frame size from an AI stops the daemon or locks the owner out: owners connect, get their snapshot and `ogf-broker list` works with full PENDING caps, restart or not; an error serving one owner closes only that socket (1011).',
+  },
 
   // ---- robustness promises (issue 6) -----------------------------------------------------------------
   'Q.bad-input': {

@@ -364,3 +364,101 @@ describe('[R2.3] [R2.4] restart recovery (rules 3 and 4)', () => {
     expect(b.get(waiting.command.id)!.phase).toMatchObject({ state: 'denied', reason: 'ReviewExpired' });
   });
 });
+
+describe('[S.pending-caps] PENDING caps (contract 1.3, 3.2)', () => {
+  function capped(perClient: number, all: number): { b: Broker; events: Command[] } {
+    const catalog = new Catalog({ commands: {} });
+    const b = new Broker({
+      store,
+      reviewTimeoutS: 300,
+      executors: { run_command_wait: new CatalogExecutor(catalog, 65536) },
+      maxPendingPerClient: perClient,
+      maxPending: all,
+      clock,
+    });
+    b.start();
+    brokers.push(b);
+    const events: Command[] = [];
+    b.subscribe((c) => events.push(c));
+    return { b, events };
+  }
+  const ok = (r: ReturnType<Broker['submit']>) => {
+    if (!r.ok) throw new Error(r.message);
+    return r.command;
+  };
+
+  it('refuses past either cap with TooManyPending naming it; nothing stored, nothing published', () => {
+    const { b, events } = capped(2, 3);
+    const first = ok(b.submit(request('x', { request_id: 'r1' })));
+    ok(b.submit(request('x')));
+    const over = b.submit(request('x'));
+    expect(over).toMatchObject({ ok: false, code: 'TooManyPending' });
+    expect(!over.ok && over.message).toBe(
+      'max_pending_per_client is 2 and this client already has 2 PENDING commands, so nothing was queued; wait for your pending commands to be decided (await_command_result) before queueing more',
+    );
+    // The request_id rule comes first: a repeat is the existing command, not a new one.
+    expect(b.submit(request('x', { request_id: 'r1' }))).toMatchObject({
+      ok: true,
+      created: false,
+      command: { id: first.id },
+    });
+    ok(b.submit(request('x', { client: 'other' })));
+    const full = b.submit(request('x', { client: 'other' }));
+    expect(!full.ok && full.message).toBe(
+      'max_pending is 3 and all clients together already have 3 PENDING commands, so nothing was queued; wait for pending commands (yours: 1) to be decided (await_command_result) before queueing more',
+    );
+    expect(store.counts()).toEqual({ awaiting_review: 3 });
+    expect(events).toHaveLength(3);
+  });
+
+  it('counts PENDING only (approved included): a deny, a cancel, an end or an expiry frees a place', async () => {
+    const { b } = capped(2, 100);
+    const a = ok(b.submit(request('x')));
+    const c = ok(b.submit(request('x')));
+    expect(b.deny(a.id, 1, 'owner')).toMatchObject({ ok: true });
+    const d = ok(b.submit(request('x')));
+    expect(b.submit(request('x'))).toMatchObject({ ok: false, code: 'TooManyPending' });
+    expect(b.cancel(c.id, 'local')).toMatchObject({ ok: true });
+    ok(b.submit(request('x')));
+    expect(b.submit(request('x'))).toMatchObject({ ok: false, code: 'TooManyPending' });
+    // Approved is still PENDING (it launches, and fails for want of a catalog entry, only later).
+    expect(b.approve(d.id, 1, 'owner')).toMatchObject({ ok: true });
+    expect(b.submit(request('x'))).toMatchObject({ ok: false, code: 'TooManyPending' });
+    expect((await final(b, d.id)).phase.state).toBe('failed');
+    ok(b.submit(request('x')));
+    clock.advance(300_000);
+    ok(b.submit(request('x')));
+    ok(b.submit(request('x')));
+    expect(b.submit(request('x'))).toMatchObject({ ok: false, code: 'TooManyPending' });
+  });
+
+  it('an identical pending cue at the cap is its twin, not a refusal', () => {
+    const { b } = capped(1, 10);
+    const cue: SubmitRequest = {
+      tool: 'ogf_cue',
+      command: 'ogf.cue',
+      args: { action: 'wave', emotion: 'happy', intensity: 0.5, gaze: 'user', ttl_ms: 3000 },
+      display: ['ogf-bridge-client'],
+      session_key: 'k',
+      client: 'local',
+      secret: 's',
+    };
+    const a = ok(b.submit(cue));
+    expect(b.submit(cue)).toMatchObject({ ok: true, created: false, command: { id: a.id } });
+    expect(b.submit({ ...cue, args: { ...cue.args, intensity: 0.6 } })).toMatchObject({
+      ok: false,
+      code: 'TooManyPending',
+    });
+  });
+
+  it('after a restart the counts come from the store', async () => {
+    const first = capped(2, 3).b;
+    ok(first.submit(request('x')));
+    ok(first.submit(request('x')));
+    ok(first.submit(request('x', { client: 'other' })));
+    await first.close(0);
+    const { b } = capped(2, 3);
+    expect(b.submit(request('x'))).toMatchObject({ ok: false, code: 'TooManyPending' });
+    expect(b.submit(request('x', { client: 'third' }))).toMatchObject({ ok: false, code: 'TooManyPending' });
+  });
+});

@@ -20,6 +20,10 @@ export interface BrokerDeps {
   reviewTimeoutS: number;
   /** Executors by tool. A tool without one cannot be submitted. */
   executors: Partial<Record<Command['tool'], Executor>>;
+  /** Contract 1.3 (v2): PENDING commands one client may have (default 100). */
+  maxPendingPerClient?: number;
+  /** Contract 1.3 (v2): PENDING commands all clients together may have (default 2000). */
+  maxPending?: number;
   clock?: Clock;
   log?: Logger;
   randomId?: () => string;
@@ -50,8 +54,14 @@ export class Broker implements BrokerApi {
   readonly #randomId: () => string;
   readonly #reviewMs: number;
   readonly #executors: BrokerDeps['executors'];
-  /** Every non-final command, in creation order. */
+  readonly #maxPerClient: number;
+  readonly #maxPending: number;
+  /** Every non-final command, in creation order. Its size is the PENDING count the caps bound. */
   readonly #active = new Map<string, Command>();
+  /** PENDING commands by client, kept with #active (contract 1.3's per-client cap). */
+  readonly #pendingByClient = new Map<string, number>();
+  /** Clients (and `*` for the broker-wide cap) refused since their last accepted submit: logged once. */
+  readonly #capped = new Set<string>();
   /** Session secrets, in memory only (rule 4). */
   readonly #secrets = new Map<string, unknown>();
   readonly #timers = new Map<string, { cancel(): void }>();
@@ -73,6 +83,8 @@ export class Broker implements BrokerApi {
     this.#randomId = deps.randomId ?? (() => `c_${nanoid(21)}`);
     this.#reviewMs = deps.reviewTimeoutS * 1000;
     this.#executors = deps.executors;
+    this.#maxPerClient = deps.maxPendingPerClient ?? 100;
+    this.#maxPending = deps.maxPending ?? 2000;
   }
 
   /**
@@ -96,7 +108,7 @@ export class Broker implements BrokerApi {
     // Older restarts' orphans count too, in case the daemon died again within the window.
     this.#holdForOrphans(this.#store.recentFinal(200));
     for (const c of survivors) {
-      this.#active.set(c.id, c);
+      this.#track(c);
       if (c.phase.state === 'awaiting_review') this.#armExpiry(c);
     }
     for (const c of survivors) if (c.phase.state === 'approved') this.#scheduleLaunch(c);
@@ -122,6 +134,11 @@ export class Broker implements BrokerApi {
         }
       }
     }
+    // Contract 1.3/3.2 (v2): after the request_id and twin rules (a repeat is not a new command), and in
+    // the same synchronous step as the insert below, so no interleaving of requests (a JSON-RPC batch,
+    // parallel POSTs, many sessions) can pass a cap.
+    const refused = this.#overCap(req.client);
+    if (refused !== undefined) return refused;
     const now = this.#clock.now();
     const command: Command = {
       id: this.#randomId(),
@@ -143,7 +160,9 @@ export class Broker implements BrokerApi {
     const actor: Actor = { kind: 'client', name: req.client };
     this.#store.insert(command, this.#auditOf(command, 'submit', actor));
     if (req.secret !== undefined) this.#secrets.set(command.id, req.secret);
-    this.#active.set(command.id, command);
+    this.#track(command);
+    this.#capped.delete(req.client);
+    this.#capped.delete('*');
     this.#armExpiry(command);
     this.#logChange(command, actor);
     this.#emit(command);
@@ -252,6 +271,44 @@ export class Broker implements BrokerApi {
 
   // ---- internals ----------------------------------------------------------------------------------
 
+  /** The TooManyPending refusal when `client` may not queue one more command now, else undefined. */
+  #overCap(client: string): SubmitResult | undefined {
+    const mine = this.#pendingByClient.get(client) ?? 0;
+    let message: string | undefined;
+    let key = client;
+    if (mine >= this.#maxPerClient) {
+      message = `max_pending_per_client is ${this.#maxPerClient} and this client already has ${mine} PENDING commands, so nothing was queued; wait for your pending commands to be decided (await_command_result) before queueing more`;
+    } else if (this.#active.size >= this.#maxPending) {
+      key = '*';
+      message = `max_pending is ${this.#maxPending} and all clients together already have ${this.#active.size} PENDING commands, so nothing was queued; wait for pending commands (yours: ${mine}) to be decided (await_command_result) before queueing more`;
+    }
+    if (message === undefined) return undefined;
+    // One log line when a cap starts refusing, not one per refusal: a flood must not flood the log too.
+    if (!this.#capped.has(key)) {
+      this.#capped.add(key);
+      this.#log.log('warn', 'pending_cap_reached', {
+        client,
+        cap: key === '*' ? 'max_pending' : 'max_pending_per_client',
+        limit: key === '*' ? this.#maxPending : this.#maxPerClient,
+      });
+    }
+    return { ok: false, code: 'TooManyPending', message };
+  }
+
+  #track(c: Command): void {
+    if (!this.#active.has(c.id)) {
+      this.#pendingByClient.set(c.client, (this.#pendingByClient.get(c.client) ?? 0) + 1);
+    }
+    this.#active.set(c.id, c);
+  }
+
+  #untrack(c: Command): void {
+    if (!this.#active.delete(c.id)) return;
+    const n = (this.#pendingByClient.get(c.client) ?? 1) - 1;
+    if (n > 0) this.#pendingByClient.set(c.client, n);
+    else this.#pendingByClient.delete(c.client);
+  }
+
   #decide(id: string, version: number, event: Event, by: string): ActionResult {
     const c = this.get(id);
     if (!c) return { ok: false, code: 'NotFound', message: `no command ${id}` };
@@ -283,12 +340,12 @@ export class Broker implements BrokerApi {
     const next = r.command;
     this.#store.update(next, this.#auditOf(next, event.type, actor, event));
     if (isFinal(next)) {
-      this.#active.delete(next.id);
+      this.#untrack(next);
       this.#secrets.delete(next.id);
       this.#timers.get(next.id)?.cancel();
       this.#timers.delete(next.id);
     } else {
-      this.#active.set(next.id, next);
+      this.#track(next);
     }
     if (next.phase.state !== 'awaiting_review') {
       this.#timers.get(next.id)?.cancel();

@@ -89,6 +89,24 @@ const bridgeSchema = z.strictObject({
   delivery_timeout_ms: z.number().int().min(100).max(60_000).default(5000),
 });
 
+/** The largest `output_limit_bytes` (contract 1.3, v2): 1 MiB. */
+export const OUTPUT_LIMIT_MAX = 1024 * 1024;
+
+/** An integer field from `min` to `max`, refused in one line that names the range and what came. */
+function intIn(min: number, max: number) {
+  const accepts = {
+    error: (issue: { input?: unknown }) =>
+      `must be an integer from ${min} to ${max}, got ${describeValue(issue.input)}`,
+  };
+  return z.number(accepts).int(accepts).min(min, accepts).max(max, accepts);
+}
+
+function describeValue(v: unknown): string {
+  if (typeof v === 'number') return String(v);
+  if (v === null) return 'null';
+  return Array.isArray(v) ? 'an array' : `a ${typeof v}`;
+}
+
 export const fileSchema = z.strictObject({
   review_timeout_s: z.number().int().min(10).max(86_400).default(300),
   public_url: z
@@ -103,12 +121,14 @@ export const fileSchema = z.strictObject({
     }, 'must be an https origin such as https://broker.example.com')
     .nullable()
     .default(null),
-  output_limit_bytes: z
-    .number()
-    .int()
-    .min(1024)
-    .max(16 * 1024 * 1024)
-    .default(65536),
+  // Contract 1.3 (v2): at most 1 MiB kept of each stream. Every final command's output is in the owner's
+  // history and (cut to 16 KiB, view.ts) in its snapshot; 16 MiB of control characters made one View
+  // ~192 MiB of JSON and a snapshot of three of them crashed the daemon (test/attack-flood.test.ts).
+  output_limit_bytes: intIn(1024, OUTPUT_LIMIT_MAX).default(65536),
+  // Contract 1.3 (v2): how many PENDING commands one client, and all clients together, may have. Without
+  // them one client's batched POSTs queued thousands a second and every snapshot carried them all.
+  max_pending_per_client: intIn(1, 10_000).default(100),
+  max_pending: intIn(1, 100_000).default(2000),
   ogf_bridge: bridgeSchema.nullable().default(null),
   commands: z
     .record(
@@ -131,6 +151,8 @@ export interface Config {
   review_timeout_s: number;
   public_url: string | null;
   output_limit_bytes: number;
+  max_pending_per_client: number;
+  max_pending: number;
   ogf_bridge: BridgeConfig | null;
   commands: Record<string, CatalogEntry>;
 }
@@ -275,6 +297,8 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
     review_timeout_s: file.review_timeout_s,
     public_url: file.public_url === null ? null : new URL(file.public_url).origin,
     output_limit_bytes: file.output_limit_bytes,
+    max_pending_per_client: file.max_pending_per_client,
+    max_pending: file.max_pending,
     ogf_bridge: bridge,
     commands: file.commands,
   });

@@ -32,7 +32,9 @@ export interface SubmitRequest {
 
 export type SubmitResult =
   | { ok: true; command: Command; created: boolean }
-  | { ok: false; code: 'RequestIdReused'; message: string };
+  | { ok: false; code: 'RequestIdReused'; message: string }
+  /** Contract 1.3/3.2 (v2): a cap on PENDING commands; `message` names the cap and its value. */
+  | { ok: false; code: 'TooManyPending'; message: string };
 
 export type ActionResult =
   | { ok: true; command: Command }
@@ -40,7 +42,10 @@ export type ActionResult =
 
 /** The broker as the edges see it. The broker is the only writer of command state. */
 export interface BrokerApi {
-  /** Queues a request (idempotent on `client` + `request_id`; an identical pending cue returns its twin). */
+  /**
+   * Queues a request (idempotent on `client` + `request_id`; an identical pending cue returns its twin),
+   * unless the client or the broker is at its PENDING cap (`TooManyPending`, nothing queued).
+   */
   submit(req: SubmitRequest): SubmitResult;
   /** Owner approval; `AlreadyDecided` is checked before `VersionConflict` (contract 5). */
   approve(id: string, version: number, by: string): ActionResult;

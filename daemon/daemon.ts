@@ -115,6 +115,8 @@ export class Daemon {
     const broker = new Broker({
       store,
       reviewTimeoutS: config.review_timeout_s,
+      maxPendingPerClient: config.max_pending_per_client,
+      maxPending: config.max_pending,
       executors: {
         run_command_wait: new CatalogExecutor(catalog, config.output_limit_bytes),
         ...(cue ? { ogf_cue: cue.executor } : {}),

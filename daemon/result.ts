@@ -90,6 +90,35 @@ export function toResult(command: Command): CommandResult {
   return result;
 }
 
+/**
+ * `text` cut to at most `maxBytes` of UTF-8 on a code point boundary, or undefined when it already fits.
+ * Counts bytes as Buffer.from(text) would encode them (a lone surrogate as the 3-byte U+FFFD) without
+ * encoding the whole string: it stops at the cut, so a 1 MiB output costs the first 16 KiB only.
+ */
+export function cutUtf8(text: string, maxBytes: number): string | undefined {
+  // Every UTF-16 unit encodes to at most 3 bytes (a surrogate pair to 4 for two units).
+  if (text.length * 3 <= maxBytes) return undefined;
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    let width = 3;
+    let units = 1;
+    if (c < 0x80) width = 1;
+    else if (c < 0x800) width = 2;
+    else if (c >= 0xd800 && c <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        width = 4;
+        units = 2;
+      }
+    }
+    if (bytes + width > maxBytes) return text.slice(0, i);
+    bytes += width;
+    i += units - 1;
+  }
+  return undefined;
+}
+
 /** One summary line for the text content of a tool result (`DENY OgfBridgeNotConfigured: ...`). */
 export function summaryLine(result: CommandResult): string {
   const id = result.pending_id === undefined ? '' : ` ${result.pending_id}`;

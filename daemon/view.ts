@@ -1,9 +1,17 @@
 /**
  * The owner's View of a command (contracts.md section 5): what every owner socket receives in
  * `snapshot`, `upsert` and `history`. Built from the stored command, so it cannot hold a session UUID.
+ *
+ * Its `result` carries at most 16 KiB of each of `stdout` and `stderr` (contract 5, v2), flagged
+ * `output_truncated` when cut; the MCP result keeps up to `output_limit_bytes`. Output is the one part of
+ * a View whose size the AI chooses beyond the catalog's own bounds, so with the PENDING caps (contract
+ * 1.3) this keeps every snapshot bounded (worst case in test/attack-flood.test.ts).
  */
 import { type Command, reasonOf, type State, type Status, statusOf } from './lifecycle.js';
-import { type CommandResult, toResult } from './result.js';
+import { type CommandResult, cutUtf8, toResult } from './result.js';
+
+/** Bytes of UTF-8 of each of stdout and stderr an owner frame carries (contract 5, v2). */
+export const VIEW_OUTPUT_MAX_BYTES = 16 * 1024;
 
 export interface View {
   id: string;
@@ -50,6 +58,20 @@ export function summarize(command: Command): string {
   return params.length === 0 ? `Run ${command.command}` : `Run ${command.command} with ${params.join(' ')}`;
 }
 
+/** The result as owners see it: stdout and stderr cut to VIEW_OUTPUT_MAX_BYTES each. */
+function ownerResult(command: Command): CommandResult {
+  const result = toResult(command);
+  for (const stream of ['stdout', 'stderr'] as const) {
+    const text = result[stream];
+    const cut = text === undefined ? undefined : cutUtf8(text, VIEW_OUTPUT_MAX_BYTES);
+    if (cut !== undefined) {
+      result[stream] = cut;
+      result.output_truncated = true;
+    }
+  }
+  return result;
+}
+
 /** The View of a command. */
 export function toView(command: Command): View {
   const state = command.phase.state;
@@ -66,7 +88,7 @@ export function toView(command: Command): View {
     review_expires_at: command.review_expires_at,
     state,
     status: statusOf(state),
-    result: toResult(command),
+    result: ownerResult(command),
   };
   if (command.session_file !== undefined) view.session_file = command.session_file;
   if (command.session_fingerprint !== undefined) view.session_fingerprint = command.session_fingerprint;

@@ -150,6 +150,21 @@ export const REQUIREMENTS = {
     statement:
       'A param pattern is anchored as ^(?:…)$ and matched in linear time (RE2), so no value can stall the daemon; a pattern RE2 cannot compile is a config error naming the field.',
   },
+  'S.pending-caps': {
+    source: 'contracts.md 1.3, 3.2 (v2)',
+    statement:
+      'A client with max_pending_per_client PENDING commands, or any client once all have max_pending, gets TooManyPending naming the cap: nothing is queued and the owner sees nothing, however the calls arrive (JSON-RPC batches, parallel POSTs); a request_id repeat is not a new command.',
+  },
+  'S.owner-frames-bounded': {
+    source: 'contracts.md 1.3, 4, 5 (v2)',
+    statement:
+      'output_limit_bytes is at most 1 MiB and the MCP result keeps that much; owner frames carry at most 16 KiB of UTF-8 of each of stdout and stderr, cut on a code point boundary and flagged output_truncated.',
+  },
+  'S.daemon-survives': {
+    source: 'contracts.md 5 (v2)',
+    statement:
+      'No flood, content or frame size from an AI stops the daemon or locks the owner out: owners connect, get their snapshot and `ogf-broker list` works with full PENDING caps, restart or not; an error serving one owner closes only that socket (1011).',
+  },
 
   // ---- robustness promises (issue 6) -----------------------------------------------------------------
   'Q.bad-input': {

@@ -125,7 +125,8 @@ export function createToolHandler(deps: ToolDeps): ToolHandler {
           });
         }
         const submitted = broker.submit(cues.prepare(input.value, call.client));
-        if (!submitted.ok) return refusal('RequestIdReused', submitted.message);
+        // A cue carries no request_id, so only a PENDING cap can refuse it.
+        if (!submitted.ok) return refusal(submitted.code, submitted.message);
         return settle(submitted.command, input.value.wait_seconds, call);
       }
       case 'run_command_wait': {
@@ -138,6 +139,9 @@ export function createToolHandler(deps: ToolDeps): ToolHandler {
         if (justification !== undefined) request.justification = justification;
         if (request_id !== undefined) request.request_id = request_id;
         const submitted = broker.submit(request);
+        if (!submitted.ok && submitted.code === 'TooManyPending') {
+          return refusal('TooManyPending', submitted.message);
+        }
         if (!submitted.ok) {
           return refusal(
             'RequestIdReused',

@@ -4,6 +4,7 @@
  * their `reply` / `history` by `req_id`. The same frames the browser panel sends, so the terminal gets
  * the same codes and messages.
  */
+import { constants } from 'node:buffer';
 import WebSocket from 'ws';
 import { OWNER_WS_PATH } from './hub.js';
 import { PROTOCOL, type ServerMessage, type View } from './messages.js';
@@ -12,6 +13,21 @@ import { PROTOCOL, type ServerMessage, type View } from './messages.js';
 export class OwnerConnectError extends Error {
   override readonly name = 'OwnerConnectError';
 }
+
+/**
+ * The largest frame the terminal accepts: the longest string V8 can hold (UTF-8 never decodes to more
+ * UTF-16 units than bytes), so any frame that arrives can be read. ws's default, 100 MiB, was below a
+ * snapshot of full PENDING caps (contract 1.3, 5: max_pending worst-case Views come to ~260 MiB, see
+ * test/attack-flood.test.ts): `ogf-broker list` died with "Max payload size exceeded" exactly when the
+ * owner most needed it.
+ */
+export const OWNER_CLIENT_MAX_PAYLOAD = constants.MAX_STRING_LENGTH;
+/**
+ * How long the snapshot may take once `hello` came. The daemon is alive and answering by then; a full
+ * queue's snapshot is hundreds of MiB to receive and parse, which took ~5 s of `list`'s 10 s on an idle
+ * machine, so the connect timeout alone would fail exactly when the queue is full and the machine busy.
+ */
+export const SNAPSHOT_TIMEOUT_MS = 120_000;
 
 type Pending = { resolve: (m: ServerMessage) => void; reject: (e: Error) => void; timer: NodeJS.Timeout };
 type Request =
@@ -46,6 +62,7 @@ export class OwnerClient {
       const ws = new WebSocket(url, {
         headers: { Authorization: `Bearer ${token}` },
         handshakeTimeout: timeoutMs,
+        maxPayload: OWNER_CLIENT_MAX_PAYLOAD,
       });
       let hello = false;
       const fail = (message: string) => {
@@ -55,7 +72,7 @@ export class OwnerClient {
         ws.terminate();
         reject(new OwnerConnectError(message));
       };
-      const timer = setTimeout(
+      let timer = setTimeout(
         () => fail(`no answer from the daemon at ${baseUrl} within ${timeoutMs} ms`),
         timeoutMs,
       );
@@ -78,8 +95,18 @@ export class OwnerClient {
           return;
         }
         if (m.type === 'hello') {
-          if (m.protocol !== PROTOCOL) fail(`the daemon speaks ${String(m.protocol)}, not ${PROTOCOL}`);
+          if (m.protocol !== PROTOCOL) {
+            fail(`the daemon speaks ${String(m.protocol)}, not ${PROTOCOL}`);
+            return;
+          }
           hello = true;
+          clearTimeout(timer);
+          const snapshotMs = Math.max(timeoutMs, SNAPSHOT_TIMEOUT_MS);
+          timer = setTimeout(
+            () =>
+              fail(`the daemon at ${baseUrl} did not finish sending its snapshot within ${snapshotMs} ms`),
+            snapshotMs,
+          );
         } else if (m.type === 'snapshot' && hello) {
           clearTimeout(timer);
           ws.removeAllListeners();

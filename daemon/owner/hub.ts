@@ -14,6 +14,12 @@
  * a snapshot and the first upsert. A socket that cannot keep up (send buffer past a bound) is cut rather
  * than silently skipped: its tab reconnects and resyncs from a fresh snapshot, so it misses nothing.
  *
+ * No content and no frame size can stop the daemon (contract 5, v2). A snapshot or history is one message
+ * sent in fragments of about FRAGMENT_CHARS, each built from the Views' cached text, so no string larger
+ * than one fragment is ever made (the whole snapshot used to be one string: past V8's string limit its
+ * RangeError escaped the upgrade callback and killed the daemon, at every owner connect, restart or not).
+ * Anything that still throws while serving one owner closes that owner's socket (1011) and is logged.
+ *
  * ```
  *  upgrade ─▶ auth? ─no─▶ 401     message ─▶ parse ─bad─▶ reply BadMessage (socket stays open)
  *              │ yes                            │ ok
@@ -27,7 +33,7 @@ import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { ActionResult, EdgeContext, UpgradeRoute } from '../context.js';
 import type { Command } from '../lifecycle.js';
-import { toView, viewJson } from '../view.js';
+import { viewJson } from '../view.js';
 import {
   OWNER_NAME,
   OWNER_SUBPROTOCOL,
@@ -43,17 +49,22 @@ export const OWNER_WS_PATH = '/owner/ws';
 /** Final commands in the snapshot besides every non-final one (contract 5). */
 const SNAPSHOT_FINAL = 200;
 /**
- * A socket with this much unsent data is too slow to follow; it is cut and resyncs on reconnect. Far above
- * a worst-case snapshot (200 final commands with 2 x output_limit_bytes of output each at the default), so
- * a healthy tab is never cut just for having received a big snapshot.
+ * A socket with this much unsent data besides its snapshot (or largest history) is too slow to follow; it
+ * is cut and resyncs on reconnect. Counted on top of what the snapshot left queued, so a healthy tab is
+ * never cut for having been sent a big snapshot: with full PENDING caps that may be hundreds of MiB
+ * (the worst case is computed in test/attack-flood.test.ts), and a flood of upserts may follow at once.
  */
 const MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
+/** About this many UTF-16 units per fragment of a snapshot or history message. */
+const FRAGMENT_CHARS = 1024 * 1024;
 
 interface Owner {
   ws: WebSocket;
   /** Who decides, as recorded by the broker: `owner:browser` or `owner:terminal`. Never a token. */
   by: string;
   alive: boolean;
+  /** Bytes the daemon itself queued in one go (the snapshot, a history), allowed on top of MAX_BUFFERED_BYTES. */
+  allowance: number;
 }
 
 export interface OwnerHubOptions {
@@ -187,7 +198,17 @@ export class OwnerHub {
   }
 
   #join(ws: WebSocket, by: string, req: IncomingMessage): void {
-    const owner: Owner = { ws, by, alive: true };
+    const owner: Owner = { ws, by, alive: true, allowance: 0 };
+    try {
+      this.#greet(owner, req);
+    } catch (e) {
+      // Called from the HTTP server's upgrade event: a throw here would end the process (contract 5).
+      this.#drop(owner, 'owner_join_failed', e);
+    }
+  }
+
+  #greet(owner: Owner, req: IncomingMessage): void {
+    const { ws, by } = owner;
     this.#owners.add(owner);
     this.#ctx.log.log('info', 'owner_connected', {
       by,
@@ -197,7 +218,13 @@ export class OwnerHub {
     ws.on('pong', () => {
       owner.alive = true;
     });
-    ws.on('message', (data, isBinary) => this.#onMessage(owner, data as Buffer, isBinary));
+    ws.on('message', (data, isBinary) => {
+      try {
+        this.#onMessage(owner, data as Buffer, isBinary);
+      } catch (e) {
+        this.#drop(owner, 'owner_message_failed', e);
+      }
+    });
     // ws emits 'error' before closing with 1009 on an oversized frame; the close itself is what matters.
     ws.on('error', () => {});
     ws.on('close', () => {
@@ -212,8 +239,44 @@ export class OwnerHub {
       owner: OWNER_NAME,
     });
     // The same bytes as JSON.stringify({type, commands: views}), from each View's cached text (view.ts).
-    const views = this.#ctx.broker.snapshot(SNAPSHOT_FINAL).map(viewJson).join(',');
-    this.#sendText(owner, `{"type":"snapshot","commands":[${views}]}`);
+    this.#sendViews(
+      owner,
+      '{"type":"snapshot","commands":[',
+      this.#ctx.broker.snapshot(SNAPSHOT_FINAL),
+      ']}',
+    );
+  }
+
+  /** Logs what went wrong serving one owner and closes that owner's socket only (1011: reconnect). */
+  #drop(owner: Owner, event: string, e: unknown): void {
+    this.#ctx.log.log('error', event, { by: owner.by, error: (e as Error)?.message ?? String(e) });
+    try {
+      owner.ws.close(1011, 'internal error; reconnect to resync');
+    } catch {
+      owner.ws.terminate();
+    }
+  }
+
+  /**
+   * Sends `head` + the commands' Views joined by commas + `tail` as one text message, in fragments of
+   * about FRAGMENT_CHARS (RFC 6455 5.4; browsers and ws reassemble them), so its size is bounded by
+   * memory, not by the longest string V8 can make. Synchronous, so nothing interleaves with the fragments.
+   */
+  #sendViews(owner: Owner, head: string, commands: readonly Command[], tail: string): void {
+    const ws = owner.ws;
+    if (!this.#canSend(owner)) return;
+    let chunk = head;
+    commands.forEach((c, i) => {
+      const text = viewJson(c);
+      if (i > 0) chunk += ',';
+      if (chunk.length + text.length > FRAGMENT_CHARS) {
+        ws.send(chunk, { fin: false });
+        chunk = '';
+      }
+      chunk += text;
+    });
+    ws.send(chunk + tail, { fin: true });
+    owner.allowance = Math.max(owner.allowance, ws.bufferedAmount);
   }
 
   #send(owner: Owner, message: ServerMessage): void {
@@ -221,23 +284,37 @@ export class OwnerHub {
   }
 
   #sendText(owner: Owner, text: string): void {
-    if (owner.ws.readyState !== owner.ws.OPEN) return;
-    if (owner.ws.bufferedAmount > MAX_BUFFERED_BYTES) {
+    if (this.#canSend(owner)) owner.ws.send(text);
+  }
+
+  /** False when the socket is closed, or too slow to follow (then it is cut, see MAX_BUFFERED_BYTES). */
+  #canSend(owner: Owner): boolean {
+    if (owner.ws.readyState !== owner.ws.OPEN) return false;
+    if (owner.ws.bufferedAmount > MAX_BUFFERED_BYTES + owner.allowance) {
       this.#ctx.log.log('warn', 'owner_too_slow', { by: owner.by });
       owner.ws.terminate();
-      return;
+      return false;
     }
-    owner.ws.send(text);
+    return true;
   }
 
   #fanOut(command: Command): void {
     if (this.#closed) return;
+    let text: string;
     try {
-      const text = `{"type":"upsert","command":${viewJson(command)}}`;
-      for (const owner of this.#owners) this.#sendText(owner, text);
+      text = `{"type":"upsert","command":${viewJson(command)}}`;
     } catch (e) {
-      // Called inside the broker right after its commit: never throw back into it.
-      this.#ctx.log.log('error', 'owner_fanout_failed', { error: (e as Error).message });
+      // Called inside the broker right after its commit: never throw back into it. Every owner would miss
+      // this change, so every owner resyncs.
+      for (const owner of this.#owners) this.#drop(owner, 'owner_fanout_failed', e);
+      return;
+    }
+    for (const owner of this.#owners) {
+      try {
+        this.#sendText(owner, text);
+      } catch (e) {
+        this.#drop(owner, 'owner_send_failed', e);
+      }
     }
   }
 
@@ -307,11 +384,12 @@ export class OwnerHub {
         this.#reply(owner, f.req_id, broker.reconcile(f.id, f.outcome, owner.by, f.note));
         return;
       case 'history':
-        this.#send(owner, {
-          type: 'history',
-          req_id: f.req_id,
-          commands: broker.history(f.limit ?? HISTORY_DEFAULT, f.before).map(toView),
-        });
+        this.#sendViews(
+          owner,
+          `{"type":"history","req_id":${JSON.stringify(f.req_id)},"commands":[`,
+          broker.history(f.limit ?? HISTORY_DEFAULT, f.before),
+          ']}',
+        );
         return;
     }
   }

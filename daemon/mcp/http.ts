@@ -7,19 +7,21 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import { isInitializeRequest, type Server } from '@modelcontextprotocol/server';
 import type { EdgeContext, HttpRoute } from '../context.js';
-import { createMcpServer } from './server.js';
+import { type Generation, generationOf, type ModernLeg } from './generations.js';
 import { type McpSession, type SessionRegistry, sessionTag } from './sessions.js';
-import type { ToolHandler } from './tools.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 const CAPABILITY_RE = /^\/mcp\/([^/]+)$/;
 
 type Deps = Pick<EdgeContext, 'tokens' | 'origins' | 'log' | 'version'> & {
   sessions: SessionRegistry;
-  handler: ToolHandler;
+  /** A fresh SDK server acting for `client` in `generation` (./server.ts). */
+  newServer: (client: string, generation: Generation) => Server;
+  /** The 2026-07-28 leg (contract 10): per request, no session. */
+  modern: ModernLeg;
   maxBodyBytes?: number;
 };
 
@@ -118,7 +120,7 @@ function keepProtoKeys(_key: string, value: unknown): unknown {
 
 /** The `/mcp` route for the daemon's HTTP server. */
 export function createMcpHttpRoute(deps: Deps): HttpRoute {
-  const { tokens, origins, log, sessions, handler } = deps;
+  const { tokens, origins, log, sessions, newServer, modern } = deps;
   const maxBody = deps.maxBodyBytes ?? MAX_BODY_BYTES;
 
   async function openSession(
@@ -133,9 +135,9 @@ export function createMcpHttpRoute(deps: Deps): HttpRoute {
       });
       return;
     }
-    const server = createMcpServer(handler, client, deps.version);
+    const server = newServer(client, 'legacy');
     let session: McpSession | undefined;
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         session = { id, client, server, transport, lastSeen: Date.now(), active: 0 };
@@ -211,6 +213,17 @@ export function createMcpHttpRoute(deps: Deps): HttpRoute {
         sendJson(res, 400, rpcError(-32700, 'Parse error: the body must be JSON-RPC 2.0 in JSON.'));
         return true;
       }
+    }
+
+    // Contract 10: a 2026-07-28 request (the per-request envelope) is served per request, without a session.
+    if ((await generationOf(req, body)) === 'modern') {
+      try {
+        await modern.serve(req, res, body, client);
+      } catch (e) {
+        log.log('warn', 'mcp_request_failed', { route, generation: 'modern', error: (e as Error).message });
+        sendJson(res, 500, rpcError(-32603, 'Internal error.'));
+      }
+      return true;
     }
 
     const sid = req.headers['mcp-session-id'];

@@ -127,6 +127,17 @@ export const REQUIREMENTS = {
     statement:
       'A daemon killed at any point of a command’s life loses no command, launches none twice, leaves no session file behind and ends in a state the contract allows.',
   },
+
+  // ---- the MCP surface, v2 (contracts.md 3.1, 1.3, 10) ---------------------------------------------
+  'M.generations': {
+    source: 'contracts.md 10',
+    statement:
+      '/mcp and mcp-stdio serve the 2025 generation (initialize, Mcp-Session-Id) and 2026-07-28 (server/discover, per-request envelope, no session) on one URL and token, with the same tools, answers and rules.',
+  },
+  'M.unknown-tool': {
+    source: 'contracts.md 3.1',
+    statement: 'A tools/call naming no listed tool is JSON-RPC error -32602 whose message names the tool.',
+  },
 } as const satisfies Record<string, Requirement>;
 
 export type RequirementId = keyof typeof REQUIREMENTS;

@@ -134,6 +134,16 @@ export const REQUIREMENTS = {
     statement:
       '/mcp and mcp-stdio serve the 2025 generation (initialize, Mcp-Session-Id) and 2026-07-28 (server/discover, per-request envelope, no session) on one URL and token, with the same tools, answers and rules.',
   },
+  'M.tasks': {
+    source: 'contracts.md 10',
+    statement:
+      'A task-augmented gated call (2025-11-25 params.task; 2026-07-28 the Tasks extension) answers its handle at once (taskId = pending_id): working while PENDING, cancelled on CancelledByCaller, completed with exactly the plain answer otherwise.',
+  },
+  'M.tasks-durable': {
+    source: 'contracts.md 10, 2 rule 4',
+    statement:
+      'A task is its command: durable before the handle leaves, it survives a kill -9 and restart (a cue becomes DENIED/SessionSecretNotRetained), and another client gets the unknown-id error for it.',
+  },
   'M.unknown-tool': {
     source: 'contracts.md 3.1',
     statement: 'A tools/call naming no listed tool is JSON-RPC error -32602 whose message names the tool.',

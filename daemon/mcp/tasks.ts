@@ -185,7 +185,8 @@ export function registerTaskHandlers(server: Server, generation: Generation, dep
       requireExtension(ctx);
       const c = owned(params.taskId);
       const t = task2026(c);
-      return t.status === 'completed' ? { ...t, result: answer(c) } : t;
+      // The answer as the plain call carries it on this wire: a 2026-07-28 CallToolResult has resultType.
+      return t.status === 'completed' ? { ...t, result: { resultType: 'complete', ...answer(c) } } : t;
     });
     server.setRequestHandler('tasks/cancel', { params: taskIdParams }, (params, ctx) => {
       requireExtension(ctx);

@@ -88,6 +88,19 @@ const bridgeSchema = z.strictObject({
   delivery_timeout_ms: z.number().int().min(100).max(60_000).default(5000),
 });
 
+const HTTPS_ORIGIN = 'must be an https origin (scheme and host, no path), such as https://chatgpt.com';
+
+function isHttpsOrigin(u: string): boolean {
+  try {
+    const url = new URL(u);
+    return (
+      url.protocol === 'https:' && (url.pathname === '/' || url.pathname === '') && !url.search && !url.hash
+    );
+  } catch {
+    return false;
+  }
+}
+
 export const fileSchema = z.strictObject({
   review_timeout_s: z.number().int().min(10).max(86_400).default(300),
   public_url: z
@@ -102,6 +115,8 @@ export const fileSchema = z.strictObject({
     }, 'must be an https origin such as https://broker.example.com')
     .nullable()
     .default(null),
+  // Contract 1.3 (v2): browser Origins /mcp accepts besides its own and public_url's (ChatGPT: https://chatgpt.com).
+  mcp_allowed_origins: z.array(z.string().refine(isHttpsOrigin, HTTPS_ORIGIN)).default([]),
   output_limit_bytes: z
     .number()
     .int()
@@ -129,6 +144,8 @@ export interface Config {
   configFile: string | undefined;
   review_timeout_s: number;
   public_url: string | null;
+  /** Normalised origins (`https://chatgpt.com`) /mcp accepts besides its own (contract 1.3). */
+  mcp_allowed_origins: readonly string[];
   output_limit_bytes: number;
   ogf_bridge: BridgeConfig | null;
   commands: Record<string, CatalogEntry>;
@@ -264,6 +281,7 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
     configFile: used,
     review_timeout_s: file.review_timeout_s,
     public_url: file.public_url === null ? null : new URL(file.public_url).origin,
+    mcp_allowed_origins: Object.freeze(file.mcp_allowed_origins.map((o) => new URL(o).origin)),
     output_limit_bytes: file.output_limit_bytes,
     ogf_bridge: bridge,
     commands: file.commands,

@@ -3,8 +3,12 @@
  * (server/discover, the per-request envelope, no session) and the 2025 one (initialize, Mcp-Session-Id),
  * seen from the raw wire and from both SDKs; an unknown tool is JSON-RPC -32602 naming it in both.
  */
+
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningDaemon, startDaemon } from './helpers/daemon.js';
+import { CLI, exited, makeDataDir, type RunningDaemon, startDaemon } from './helpers/daemon.js';
 import { echoConfig, GENERATIONS, httpClient, MODERN_VERSION, negotiatedVersion } from './helpers/mcp.js';
 import { LegacyWire, ModernWire, post, TASKS_EXTENSION } from './helpers/wire.js';
 
@@ -12,7 +16,12 @@ let d: RunningDaemon;
 let auth: Record<string, string>;
 
 beforeAll(async () => {
-  d = await startDaemon({ config: echoConfig({ ogf_bridge: { url: 'ws://127.0.0.1:9/ogf-bridge' } }) });
+  d = await startDaemon({
+    config: echoConfig({
+      ogf_bridge: { url: 'ws://127.0.0.1:9/ogf-bridge' },
+      mcp_allowed_origins: ['https://chatgpt.com'],
+    }),
+  });
   auth = { authorization: `Bearer ${d.mcpToken}` };
 });
 afterAll(async () => {
@@ -136,5 +145,55 @@ describe('[M.unknown-tool] a tools/call naming no listed tool', () => {
         await client.close();
       }
     }
+  });
+});
+
+describe('[M.origins] mcp_allowed_origins (contract 1.3)', () => {
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'o', version: '1' } },
+  };
+
+  it('accepts a listed Origin (ChatGPT) in both generations, and refuses look-alikes with 403', async () => {
+    for (const origin of ['https://chatgpt.com', 'https://CHATGPT.com']) {
+      expect((await post(d.info.mcp_url, initialize, { ...auth, origin })).status, origin).toBe(200);
+      expect(
+        (await new ModernWire(d.info.mcp_url, { ...auth, origin }).request('server/discover')).status,
+      ).toBe(200);
+    }
+    for (const origin of [
+      'http://chatgpt.com',
+      'https://chatgpt.com.evil.example',
+      'https://evil.example',
+      'null',
+    ]) {
+      expect((await post(d.info.mcp_url, initialize, { ...auth, origin })).status, origin).toBe(403);
+      expect(
+        (await new ModernWire(d.info.mcp_url, { ...auth, origin }).request('server/discover')).status,
+      ).toBe(403);
+    }
+  });
+
+  it('still judges a listed Origin by its token first (401 without one)', async () => {
+    expect((await post(d.info.mcp_url, initialize, { origin: 'https://chatgpt.com' })).status).toBe(401);
+  });
+
+  it('refuses a config whose entry is not an https origin (exit 2 naming the field)', async () => {
+    const dir = makeDataDir();
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ mcp_allowed_origins: ['http://chatgpt.com'] }), {
+      mode: 0o600,
+    });
+    const child = spawn(process.execPath, [CLI, 'start', '--data-dir', dir, '--port', '0'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    child.stderr.on('data', (b: Buffer) => {
+      err += b.toString();
+    });
+    expect(await exited(child)).toBe(2);
+    expect(err).toContain('mcp_allowed_origins');
+    expect(err).toContain('https origin');
   });
 });

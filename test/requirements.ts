@@ -148,6 +148,11 @@ export const REQUIREMENTS = {
     source: 'contracts.md 3.1',
     statement: 'A tools/call naming no listed tool is JSON-RPC error -32602 whose message names the tool.',
   },
+  'M.origins': {
+    source: 'contracts.md 1.3',
+    statement:
+      "/mcp accepts a browser Origin listed in mcp_allowed_origins besides the daemon's own and public_url's; any other Origin is 403, a request without Origin is judged by its token.",
+  },
 } as const satisfies Record<string, Requirement>;
 
 export type RequirementId = keyof typeof REQUIREMENTS;

@@ -17,6 +17,8 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 const CAPABILITY_RE = /^\/mcp\/([^/]+)$/;
 
 type Deps = Pick<EdgeContext, 'tokens' | 'origins' | 'log' | 'version'> & {
+  /** Contract 1.3: browser Origins /mcp accepts besides the daemon's own and public_url's. */
+  config: Pick<EdgeContext['config'], 'mcp_allowed_origins'>;
   sessions: SessionRegistry;
   /** A fresh SDK server acting for `client` in `generation` (./server.ts). */
   newServer: (client: string, generation: Generation) => Server;
@@ -122,6 +124,14 @@ function keepProtoKeys(_key: string, value: unknown): unknown {
 export function createMcpHttpRoute(deps: Deps): HttpRoute {
   const { tokens, origins, log, sessions, newServer, modern } = deps;
   const maxBody = deps.maxBodyBytes ?? MAX_BODY_BYTES;
+  const listed = new Set(deps.config.mcp_allowed_origins);
+  const listedOrigin = (origin: string): boolean => {
+    try {
+      return listed.has(new URL(origin).origin);
+    } catch {
+      return false;
+    }
+  };
 
   async function openSession(
     client: string,
@@ -185,7 +195,7 @@ export function createMcpHttpRoute(deps: Deps): HttpRoute {
     }
 
     const origin = req.headers.origin;
-    if (origin !== undefined && !origins.isAllowedOrigin(origin)) {
+    if (origin !== undefined && !origins.isAllowedOrigin(origin) && !listedOrigin(origin)) {
       log.log('info', 'mcp_origin_refused', { route, client, origin: origin.slice(0, 200) });
       sendJson(res, 403, rpcError(-32002, 'Forbidden: this Origin may not use the MCP endpoint.'));
       return true;

@@ -153,6 +153,11 @@ export const REQUIREMENTS = {
     statement:
       "/mcp accepts a browser Origin listed in mcp_allowed_origins besides the daemon's own and public_url's; any other Origin is 403, a request without Origin is judged by its token.",
   },
+  'M.list-changed': {
+    source: 'contracts.md 3.1',
+    statement:
+      'When the tool set changes, clients are sent notifications/tools/list_changed (2025 sessions and 2026-07-28 subscriptions).',
+  },
 } as const satisfies Record<string, Requirement>;
 
 export type RequirementId = keyof typeof REQUIREMENTS;

@@ -26,8 +26,8 @@ export function createMcpEdge(ctx: EdgeContext, opts: McpEdgeOptions = {}): Edge
   const handler = createToolHandler(ctx);
   // One set for every client; sources that change it (upstreams, section 7) call tools.replace().
   const tools = new ToolSet(toolsFor({ cues: ctx.cues !== undefined }));
-  const newServer = (client: string, generation: Generation) => {
-    const server = createMcpServer({
+  const newServer = (client: string, generation: Generation) =>
+    createMcpServer({
       handler,
       tools,
       broker: ctx.broker,
@@ -36,17 +36,6 @@ export function createMcpEdge(ctx: EdgeContext, opts: McpEdgeOptions = {}): Edge
       generation,
       answer: (c) => resultContent(toResult(c)),
     });
-    if (generation === 'legacy') {
-      // A 2025-era session hears of a changed tool set on its GET stream (contract 3.1).
-      const stop = tools.onChange(() => void server.sendToolListChanged().catch(() => {}));
-      const previous = server.onclose;
-      server.onclose = () => {
-        stop();
-        previous?.();
-      };
-    }
-    return server;
-  };
   const modern = createModernLeg((client) => newServer(client, 'modern'), tools, ctx.log);
   const route = createMcpHttpRoute({ ...ctx, sessions, newServer, modern });
   return {

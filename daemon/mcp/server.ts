@@ -124,6 +124,16 @@ export function createMcpServer(deps: McpServerDeps): Server {
     }
     return result;
   });
+  if (generation === 'legacy') {
+    // A 2025-era session hears of a changed tool set unsolicited, on its GET stream (contract 3.1); a
+    // 2026-07-28 instance lives for one request, and its clients hear it on subscriptions/listen instead.
+    const stop = tools.onChange(() => void server.sendToolListChanged().catch(() => {}));
+    const previous = server.onclose;
+    server.onclose = () => {
+      stop();
+      previous?.();
+    };
+  }
   registerTaskHandlers(server, generation, {
     broker: deps.broker,
     client,

@@ -33,7 +33,7 @@ export const SERVER_INSTRUCTIONS =
   'await_command_result; never resend the request. ERROR and UNKNOWN are final: never retry or replay them.';
 
 /** A task handle escaping the SDK's `tools/call` result check (it only knows CallToolResult). */
-class TaskAnswer extends Error {
+export class TaskAnswer extends Error {
   constructor(readonly result: Result) {
     super('task handle');
   }
@@ -45,7 +45,7 @@ class TaskAnswer extends Error {
  * v2 dropped the task interception that used to let a CreateTaskResult through. The documented subclass hook
  * `_wrapHandler` lets a task handle bypass that one check; every plain answer is still validated.
  */
-class GateServer extends Server {
+export class GateServer extends Server {
   protected override _wrapHandler(
     method: string,
     handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>,
@@ -65,6 +65,11 @@ class GateServer extends Server {
       }
     };
   }
+}
+
+/** What a GateServer's `tools/call` handler returns to answer with a task handle instead of a CallToolResult. */
+export function taskAnswer(handle: Record<string, unknown>): CallToolResult {
+  return new TaskAnswer(handle) as unknown as CallToolResult;
 }
 
 export interface McpServerDeps {
@@ -119,9 +124,7 @@ export function createMcpServer(deps: McpServerDeps): Server {
       progress: { token: progressToken, send: (n) => ctx.mcpReq.notify(n) },
       ...(task === undefined ? {} : { task }),
     });
-    if (result instanceof TaskStarted) {
-      return new TaskAnswer(createTaskResult(generation, result.command)) as unknown as CallToolResult;
-    }
+    if (result instanceof TaskStarted) return taskAnswer(createTaskResult(generation, result.command));
     return result;
   });
   if (generation === 'legacy') {

@@ -7,15 +7,23 @@
  * stdout is the protocol: logs go to stderr only.
  */
 import type { Progress } from '@modelcontextprotocol/client';
-import { type CallToolResult, ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
+import {
+  type CallToolResult,
+  ProtocolError,
+  ProtocolErrorCode,
+  type Server,
+} from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { parseFlags, stringFlag } from '../args.js';
 import { resolveDataDir } from '../config.js';
 import { createLogger, type Logger } from '../log.js';
 import { VERSION } from '../version.js';
+import type { Generation } from './generations.js';
 import { Relay } from './relay.js';
 import { WAIT_MAX_S } from './schemas.js';
-import { SERVER_INSTRUCTIONS } from './server.js';
+import { GateServer, SERVER_INSTRUCTIONS, taskAnswer } from './server.js';
+import { registerRelayTaskHandlers, relayTaskCall } from './stdio-tasks.js';
+import { TASKS_EXTENSION } from './tasks.js';
 
 /** Longer than the longest wait, so a relayed call never gives up before the daemon answers. */
 const RELAY_TIMEOUT_MS = (WAIT_MAX_S + 60) * 1000;
@@ -29,12 +37,18 @@ function unavailable(e: unknown): ProtocolError {
   );
 }
 
-/** The stdio-side server, relaying to the daemon through `relay`. */
-export function createRelayServer(relay: Relay, log: Logger): Server {
-  const server = new Server(
+/** The stdio-side server of one connection in `generation`, relaying to the daemon through `relay`. */
+export function createRelayServer(relay: Relay, log: Logger, generation: Generation = 'legacy'): Server {
+  // The same task capability the daemon declares in this generation (contract 10).
+  const capabilities =
+    generation === 'modern'
+      ? { tools: { listChanged: false }, extensions: { [TASKS_EXTENSION]: {} } }
+      : { tools: { listChanged: false }, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } };
+  const server = new GateServer(
     { name: 'ogf-broker', title: 'ogf-broker', version: VERSION },
-    { capabilities: { tools: { listChanged: false } }, instructions: SERVER_INSTRUCTIONS },
+    { capabilities, instructions: SERVER_INSTRUCTIONS },
   );
+  registerRelayTaskHandlers(server, generation, relay);
   server.setRequestHandler('tools/list', async (request, ctx) => {
     try {
       return await relay.call((c) => c.listTools(request.params, { signal: ctx.mcpReq.signal }));
@@ -46,6 +60,18 @@ export function createRelayServer(relay: Relay, log: Logger): Server {
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const token = ctx.mcpReq._meta?.progressToken;
     const params = { name: request.params.name, arguments: request.params.arguments ?? {} };
+    try {
+      const handle = await relayTaskCall(
+        relay,
+        generation,
+        request.params as typeof params & { task?: unknown },
+        ctx,
+      );
+      if (handle !== undefined) return taskAnswer(handle);
+    } catch (e) {
+      log.log('warn', 'mcp_stdio_relay_failed', { method: 'tools/call', error: (e as Error).message });
+      throw unavailable(e);
+    }
     const onprogress =
       token === undefined
         ? undefined
@@ -84,7 +110,7 @@ export async function runMcpStdio(argv: string[]): Promise<number> {
 
   return new Promise<number>((resolve) => {
     // One relay server per connection (and per discarded server/discover probe): both generations.
-    const served = serveStdio(() => createRelayServer(relay, log), {
+    const served = serveStdio(({ era }) => createRelayServer(relay, log, era), {
       onerror: (e) => log.log('warn', 'mcp_stdio_error', { error: e.message }),
     });
     let done = false;

@@ -233,6 +233,17 @@ describe.each(GENERATIONS)('ogf_cue with the OGF feature off (contract 3.3), %s 
     expect(structured(list).ogf_bridge_configured).toBe(false);
   });
 
+  it('declares ogf_cue taskSupport "forbidden" when the feature is off (contract 10), run_command_wait "optional"', async () => {
+    const { tools } = await mcp.listTools();
+    const support = Object.fromEntries(
+      tools.map((t) => [t.name, (t as { execution?: { taskSupport?: string } }).execution?.taskSupport]),
+    );
+    // 2026-07-28 has no execution member on a tool (the SDK strips it); the 2025 form carries it.
+    if (generation === 'legacy')
+      expect(support).toMatchObject({ ogf_cue: 'forbidden', run_command_wait: 'optional' });
+    else expect(support).toMatchObject({ ogf_cue: undefined, run_command_wait: undefined });
+  });
+
   it('still validates first: a bad cue is InvalidArguments, not DENIED', async () => {
     const r = await call(mcp, 'ogf_cue', {
       session_id: UUID,

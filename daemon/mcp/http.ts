@@ -245,8 +245,8 @@ export function createMcpHttpRoute(deps: Deps): HttpRoute {
         return true;
       }
       // A POST is busy until its response closes (a tool call may wait 90 s on its SSE stream). A GET
-      // stream only carries server-initiated notifications, which we never send, so it does not keep an
-      // idle session alive: evicting it just makes the client initialize again.
+      // stream only carries server-initiated notifications (today only tools/list_changed), so it does not
+      // keep an idle session alive: evicting it just makes the client initialize again.
       if (req.method === 'GET') sessions.touch(session);
       else res.once('close', sessions.begin(session));
       try {

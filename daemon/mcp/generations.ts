@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toNodeHandler } from '@modelcontextprotocol/node';
-import { type AuthInfo, createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
+import { type AuthInfo, createMcpHandler, isLegacyRequest, type Server } from '@modelcontextprotocol/server';
 import type { Logger } from '../log.js';
 import type { ToolSet } from './toolset.js';
 
@@ -32,7 +32,7 @@ export async function generationOf(req: IncomingMessage, body: unknown): Promise
 }
 
 /** Builds one 2026-07-28 server instance for one request, acting for `client`. */
-export type ModernFactory = (client: string) => import('@modelcontextprotocol/server').Server;
+export type ModernFactory = (client: string) => Server;
 
 export interface ModernLeg {
   /** Serves one modern request for `client` (already authenticated); `body` is the parsed JSON. */

@@ -157,6 +157,7 @@ export class Broker implements BrokerApi {
     if (req.session_fingerprint !== undefined) command.session_fingerprint = req.session_fingerprint;
     if (req.justification !== undefined) command.justification = req.justification;
     if (req.request_id !== undefined) command.request_id = req.request_id;
+    if (req.task !== undefined) command.task = req.task;
     const actor: Actor = { kind: 'client', name: req.client };
     this.#store.insert(command, this.#auditOf(command, 'submit', actor));
     if (req.secret !== undefined) this.#secrets.set(command.id, req.secret);

@@ -107,6 +107,19 @@ function describeValue(v: unknown): string {
   return Array.isArray(v) ? 'an array' : `a ${typeof v}`;
 }
 
+const HTTPS_ORIGIN = 'must be an https origin (scheme and host, no path), such as https://chatgpt.com';
+
+function isHttpsOrigin(u: string): boolean {
+  try {
+    const url = new URL(u);
+    return (
+      url.protocol === 'https:' && (url.pathname === '/' || url.pathname === '') && !url.search && !url.hash
+    );
+  } catch {
+    return false;
+  }
+}
+
 export const fileSchema = z.strictObject({
   review_timeout_s: z.number().int().min(10).max(86_400).default(300),
   public_url: z
@@ -121,6 +134,8 @@ export const fileSchema = z.strictObject({
     }, 'must be an https origin such as https://broker.example.com')
     .nullable()
     .default(null),
+  // Contract 1.3 (v2): browser Origins /mcp accepts besides its own and public_url's (ChatGPT: https://chatgpt.com).
+  mcp_allowed_origins: z.array(z.string().refine(isHttpsOrigin, HTTPS_ORIGIN)).default([]),
   // Contract 1.3 (v2): at most 1 MiB kept of each stream. Every final command's output is in the owner's
   // history and (cut to 16 KiB, view.ts) in its snapshot; 16 MiB of control characters made one View
   // ~192 MiB of JSON and a snapshot of three of them crashed the daemon (test/attack-flood.test.ts).
@@ -150,6 +165,8 @@ export interface Config {
   configFile: string | undefined;
   review_timeout_s: number;
   public_url: string | null;
+  /** Normalised origins (`https://chatgpt.com`) /mcp accepts besides its own (contract 1.3). */
+  mcp_allowed_origins: readonly string[];
   output_limit_bytes: number;
   max_pending_per_client: number;
   max_pending: number;
@@ -296,6 +313,7 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
     configFile: used,
     review_timeout_s: file.review_timeout_s,
     public_url: file.public_url === null ? null : new URL(file.public_url).origin,
+    mcp_allowed_origins: Object.freeze(file.mcp_allowed_origins.map((o) => new URL(o).origin)),
     output_limit_bytes: file.output_limit_bytes,
     max_pending_per_client: file.max_pending_per_client,
     max_pending: file.max_pending,

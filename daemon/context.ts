@@ -26,6 +26,8 @@ export interface SubmitRequest {
   justification?: string;
   client: string;
   request_id?: string;
+  /** Made as an MCP task (contract 10). */
+  task?: { ttl_ms: number };
   /** Held in memory only, handed to the executor on launch (rule 4). Never stored, logged or shown. */
   secret?: unknown;
 }

@@ -112,6 +112,8 @@ export interface Command {
   justification?: string;
   client: string;
   request_id?: string;
+  /** Made as an MCP task (contract 10): the task is this command, kept this long at least. */
+  task?: { ttl_ms: number };
   created_at: string;
   review_expires_at: string;
   phase: Phase;

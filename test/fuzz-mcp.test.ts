@@ -6,7 +6,6 @@
  * written from the contract (many cases, in process), then a smaller batch over real Streamable HTTP.
  */
 import { writeFileSync } from 'node:fs';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Catalog } from '../daemon/catalog.js';
@@ -25,7 +24,15 @@ import {
   VALID_CUE,
   VALID_RUN,
 } from './helpers/fuzz.js';
-import { call, commandCount, echoConfig, httpClient, textOf } from './helpers/mcp.js';
+import {
+  call,
+  commandCount,
+  echoConfig,
+  GENERATIONS,
+  httpClient,
+  type McpClient,
+  textOf,
+} from './helpers/mcp.js';
 import { OwnerSocket } from './helpers/owner.js';
 
 const DIRECT_RUNS = 600;
@@ -125,131 +132,134 @@ function asTransmitted(input: Record<string, unknown>): Record<string, unknown> 
   return JSON.parse(JSON.stringify(input)) as Record<string, unknown>;
 }
 
-describe('[Q.bad-input] MCP tools over real Streamable HTTP with hostile arguments', () => {
-  let d: RunningDaemon;
-  let client: Client;
-  let owner: OwnerSocket;
+describe.each(GENERATIONS)(
+  '[Q.bad-input] MCP tools over real Streamable HTTP with hostile arguments (%s)',
+  (generation) => {
+    let d: RunningDaemon;
+    let client: McpClient;
+    let owner: OwnerSocket;
 
-  beforeAll(async () => {
-    d = await startDaemon({
-      config: echoConfig({ ogf_bridge: { url: 'ws://127.0.0.1:9/ogf-bridge', delivery_timeout_ms: 500 } }),
-    });
-    client = await httpClient(d.info.mcp_url, d.mcpToken);
-    owner = await OwnerSocket.open(d);
-  });
-  afterAll(async () => {
-    await client?.close();
-    await owner?.close();
-    await d?.stop();
-  });
-
-  it(`${WIRE_RUNS} invalid calls per tool: InvalidArguments naming the field, nothing queued, owner sees nothing`, async () => {
-    const tools: Array<[string, fc.Arbitrary<Record<string, unknown>>, typeof CUE_FIELDS]> = [
-      ['ogf_cue', mutated(VALID_CUE, CUE_FIELDS), CUE_FIELDS],
-      ['run_command_wait', mutated(VALID_RUN, RUN_FIELDS), RUN_FIELDS],
-      [
-        'await_command_result',
-        mutated({ pending_id: 'c_unknownid1', wait_seconds: 0 }, PENDING_FIELDS),
-        PENDING_FIELDS,
-      ],
-    ];
-    let calls = 0;
-    for (const [tool, arb, fields] of tools) {
-      const inputs = fc
-        .sample(arb, { numRuns: WIRE_RUNS * 3, seed: FUZZ_SEED })
-        .map(asTransmitted)
-        .filter((i) => offending(i, fields).length > 0)
-        .slice(0, WIRE_RUNS);
-      for (const input of inputs) {
-        const bad = offending(input, fields);
-        const r = await call(client, tool, input);
-        calls++;
-        const text = textOf(r);
-        expect(r.isError, `${tool} ${text}`).toBe(true);
-        expect(r.structuredContent).toBeUndefined();
-        const m = /^(InvalidArguments|UnknownCommand): (.*)$/s.exec(text);
-        expect(m, text).not.toBeNull();
-        expectNamesField(m![2]!, bad);
-      }
-    }
-    expect(calls).toBeGreaterThan(WIRE_RUNS * 2);
-    // Changed nothing: no command in the database, no upsert to the owner, the daemon still answers.
-    expect(commandCount(d)).toBe(0);
-    expect(owner.frames.filter((f) => f.type === 'upsert')).toEqual([]);
-    const list = await call(client, 'list_commands', {});
-    expect(list.isError).toBeFalsy();
-    expect(d.child.exitCode).toBeNull();
-    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-  });
-
-  it('arguments that are not an object, unknown tools and raw garbage bodies get errors, never a crash', async () => {
-    const base = new URL(d.info.mcp_url);
-    const bodies: Array<string | Buffer> = [
-      '{',
-      '[]',
-      'null',
-      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ogf_cue","arguments":[1,2]}}',
-      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"__proto__","arguments":{}}}',
-      JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: { name: 'ogf_cue', arguments: 'x'.repeat(500_000) },
-      }),
-      // Invalid UTF-8 bytes, sent raw.
-      Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]),
-      Buffer.concat([
-        Buffer.from(
-          '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ogf_cue","arguments":{"message":"',
-        ),
-        Buffer.from([0xc0, 0xaf, 0xed, 0xa0, 0x80]),
-        Buffer.from('"}}}'),
-      ]),
-    ];
-    for (const body of bodies) {
-      const res = await fetch(base, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${d.mcpToken}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-        },
-        body: typeof body === 'string' ? body : new Uint8Array(body),
+    beforeAll(async () => {
+      d = await startDaemon({
+        config: echoConfig({ ogf_bridge: { url: 'ws://127.0.0.1:9/ogf-bridge', delivery_timeout_ms: 500 } }),
       });
-      expect(res.status, String(body).slice(0, 60)).toBeGreaterThanOrEqual(400);
-      expect(res.status).toBeLessThan(500);
-      await res.text();
-    }
-    // Through the SDK session: a non-object `arguments` and an unknown tool name.
-    for (const [name, args] of [
-      ['ogf_cue', [1, 2]],
-      ['no_such_tool', {}],
-      ['constructor', {}],
-    ] as const) {
-      const r = await client
-        .callTool({ name, arguments: args as unknown as Record<string, unknown> })
-        .then((x) => ({ isError: Boolean(x.isError), text: textOf(x) }))
-        .catch((e: Error) => ({ isError: true, text: e.message }));
-      expect(r.isError, `${name}: ${r.text}`).toBe(true);
-    }
-    // A `__proto__` key is an unknown property like any other (the SDK alone would drop it silently).
-    for (const [name, json] of [
-      ['ogf_cue', { ...VALID_CUE }],
-      ['run_command_wait', { ...VALID_RUN }],
-      ['list_commands', {}],
-    ] as const) {
-      const text = JSON.stringify(json);
-      const args = JSON.parse(`{"__proto__":{"x":1}${text === '{}' ? '}' : `,${text.slice(1)}`}`) as Record<
-        string,
-        unknown
-      >;
-      const r = await call(client, name, args);
-      expect(r.isError, `${name}: ${textOf(r)}`).toBe(true);
-      expect(textOf(r)).toMatch(/^InvalidArguments: __proto__ .* must be absent/);
-    }
-    expect(commandCount(d)).toBe(0);
-    expect(owner.frames.filter((f) => f.type === 'upsert')).toEqual([]);
-    expect((await call(client, 'list_commands', {})).isError).toBeFalsy();
-    expect(d.child.exitCode).toBeNull();
-  });
-});
+      client = await httpClient(d.info.mcp_url, d.mcpToken, generation);
+      owner = await OwnerSocket.open(d);
+    });
+    afterAll(async () => {
+      await client?.close();
+      await owner?.close();
+      await d?.stop();
+    });
+
+    it(`${WIRE_RUNS} invalid calls per tool: InvalidArguments naming the field, nothing queued, owner sees nothing`, async () => {
+      const tools: Array<[string, fc.Arbitrary<Record<string, unknown>>, typeof CUE_FIELDS]> = [
+        ['ogf_cue', mutated(VALID_CUE, CUE_FIELDS), CUE_FIELDS],
+        ['run_command_wait', mutated(VALID_RUN, RUN_FIELDS), RUN_FIELDS],
+        [
+          'await_command_result',
+          mutated({ pending_id: 'c_unknownid1', wait_seconds: 0 }, PENDING_FIELDS),
+          PENDING_FIELDS,
+        ],
+      ];
+      let calls = 0;
+      for (const [tool, arb, fields] of tools) {
+        const inputs = fc
+          .sample(arb, { numRuns: WIRE_RUNS * 3, seed: FUZZ_SEED })
+          .map(asTransmitted)
+          .filter((i) => offending(i, fields).length > 0)
+          .slice(0, WIRE_RUNS);
+        for (const input of inputs) {
+          const bad = offending(input, fields);
+          const r = await call(client, tool, input);
+          calls++;
+          const text = textOf(r);
+          expect(r.isError, `${tool} ${text}`).toBe(true);
+          expect(r.structuredContent).toBeUndefined();
+          const m = /^(InvalidArguments|UnknownCommand): (.*)$/s.exec(text);
+          expect(m, text).not.toBeNull();
+          expectNamesField(m![2]!, bad);
+        }
+      }
+      expect(calls).toBeGreaterThan(WIRE_RUNS * 2);
+      // Changed nothing: no command in the database, no upsert to the owner, the daemon still answers.
+      expect(commandCount(d)).toBe(0);
+      expect(owner.frames.filter((f) => f.type === 'upsert')).toEqual([]);
+      const list = await call(client, 'list_commands', {});
+      expect(list.isError).toBeFalsy();
+      expect(d.child.exitCode).toBeNull();
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    });
+
+    it('arguments that are not an object, unknown tools and raw garbage bodies get errors, never a crash', async () => {
+      const base = new URL(d.info.mcp_url);
+      const bodies: Array<string | Buffer> = [
+        '{',
+        '[]',
+        'null',
+        '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ogf_cue","arguments":[1,2]}}',
+        '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"__proto__","arguments":{}}}',
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'ogf_cue', arguments: 'x'.repeat(500_000) },
+        }),
+        // Invalid UTF-8 bytes, sent raw.
+        Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]),
+        Buffer.concat([
+          Buffer.from(
+            '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ogf_cue","arguments":{"message":"',
+          ),
+          Buffer.from([0xc0, 0xaf, 0xed, 0xa0, 0x80]),
+          Buffer.from('"}}}'),
+        ]),
+      ];
+      for (const body of bodies) {
+        const res = await fetch(base, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${d.mcpToken}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          },
+          body: typeof body === 'string' ? body : new Uint8Array(body),
+        });
+        expect(res.status, String(body).slice(0, 60)).toBeGreaterThanOrEqual(400);
+        expect(res.status).toBeLessThan(500);
+        await res.text();
+      }
+      // Through the SDK session: a non-object `arguments` and an unknown tool name.
+      for (const [name, args] of [
+        ['ogf_cue', [1, 2]],
+        ['no_such_tool', {}],
+        ['constructor', {}],
+      ] as const) {
+        const r = await client
+          .callTool({ name, arguments: args as unknown as Record<string, unknown> })
+          .then((x) => ({ isError: Boolean(x.isError), text: textOf(x) }))
+          .catch((e: Error) => ({ isError: true, text: e.message }));
+        expect(r.isError, `${name}: ${r.text}`).toBe(true);
+      }
+      // A `__proto__` key is an unknown property like any other (the SDK alone would drop it silently).
+      for (const [name, json] of [
+        ['ogf_cue', { ...VALID_CUE }],
+        ['run_command_wait', { ...VALID_RUN }],
+        ['list_commands', {}],
+      ] as const) {
+        const text = JSON.stringify(json);
+        const args = JSON.parse(`{"__proto__":{"x":1}${text === '{}' ? '}' : `,${text.slice(1)}`}`) as Record<
+          string,
+          unknown
+        >;
+        const r = await call(client, name, args);
+        expect(r.isError, `${name}: ${textOf(r)}`).toBe(true);
+        expect(textOf(r)).toMatch(/^InvalidArguments: __proto__ .* must be absent/);
+      }
+      expect(commandCount(d)).toBe(0);
+      expect(owner.frames.filter((f) => f.type === 'upsert')).toEqual([]);
+      expect((await call(client, 'list_commands', {})).isError).toBeFalsy();
+      expect(d.child.exitCode).toBeNull();
+    });
+  },
+);

@@ -7,16 +7,22 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { exited, ROOT, type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
-import { call, httpClient, structured, TestOwner, textOf } from './helpers/mcp.js';
+import {
+  call,
+  GENERATIONS,
+  httpClient,
+  type McpClient,
+  structured,
+  TestOwner,
+  textOf,
+} from './helpers/mcp.js';
 
 let app: ChildProcess;
 let pageUrl: string;
 let bridgeUrl: string;
 let d: RunningDaemon;
-let mcp: Client;
 let owner: TestOwner;
 
 async function appState(): Promise<{ session_id: string; state: Record<string, unknown> }> {
@@ -36,13 +42,11 @@ beforeAll(async () => {
   pageUrl = ready[1]!;
   bridgeUrl = ready[2]!;
   d = await startDaemon({ config: { ogf_bridge: { url: bridgeUrl, delivery_timeout_ms: 5000 } } });
-  mcp = await httpClient(d.info.mcp_url, d.mcpToken);
   owner = await TestOwner.connect(d);
 });
 
 afterAll(async () => {
   owner?.close();
-  await mcp?.close();
   await d?.stop();
   if (app && app.exitCode === null) {
     app.kill('SIGTERM');
@@ -50,50 +54,59 @@ afterAll(async () => {
   }
 });
 
-it('[S.secret] delivers an approved ogf_cue to the avatar app and answers SUCCEEDED with the delivery', async () => {
-  const { session_id } = await appState();
-  const upper = session_id.toUpperCase();
-  const queued = await call(mcp, 'ogf_cue', {
-    session_id: upper,
-    action: 'wave',
-    emotion: 'excited',
-    intensity: 0.8,
-    gaze: 'user',
-    ttl_ms: 10000,
-    message: 'Hello 👋',
-    wait_seconds: 0,
-  });
-  expect(queued.isError, textOf(queued)).toBeFalsy();
-  const q = structured(queued);
-  expect(q).toMatchObject({ status: 'PENDING', phase: 'awaiting_review', command: 'ogf.cue' });
-  const id = String(q.pending_id);
+it.each(GENERATIONS)(
+  '[S.secret] delivers an approved ogf_cue to the avatar app and answers SUCCEEDED with the delivery (%s)',
+  async (generation) => {
+    const mcp: McpClient = await httpClient(d.info.mcp_url, d.mcpToken, generation);
+    const { session_id } = await appState();
+    const upper = session_id.toUpperCase();
+    const queued = await call(mcp, 'ogf_cue', {
+      session_id: upper,
+      action: 'wave',
+      emotion: 'excited',
+      intensity: 0.8,
+      gaze: 'user',
+      ttl_ms: 10000,
+      message: 'Hello 👋',
+      wait_seconds: 0,
+    });
+    expect(queued.isError, textOf(queued)).toBeFalsy();
+    const q = structured(queued);
+    expect(q).toMatchObject({ status: 'PENDING', phase: 'awaiting_review', command: 'ogf.cue' });
+    const id = String(q.pending_id);
 
-  const waiting = call(
-    mcp,
-    'await_command_result',
-    { pending_id: id, wait_seconds: 60 },
-    { timeout: 90_000 },
-  );
-  expect((await owner.approve(id)).ok).toBe(true);
-  const r = await waiting;
-  expect(r.isError, textOf(r)).toBeFalsy();
-  expect(structured(r)).toMatchObject({
-    status: 'SUCCEEDED',
-    pending_id: id,
-    delivery: { cue_id: id, applied_at: expect.any(String) },
-  });
-  const shown = (await appState()).state;
-  expect(shown).toMatchObject({ action: 'wave', emotion: 'excited', gaze: 'user' });
+    const waiting = call(
+      mcp,
+      'await_command_result',
+      { pending_id: id, wait_seconds: 60 },
+      { timeout: 90_000 },
+    );
+    expect((await owner.approve(id)).ok).toBe(true);
+    const r = await waiting;
+    expect(r.isError, textOf(r)).toBeFalsy();
+    expect(structured(r)).toMatchObject({
+      status: 'SUCCEEDED',
+      pending_id: id,
+      delivery: { cue_id: id, applied_at: expect.any(String) },
+    });
+    const shown = (await appState()).state;
+    expect(shown).toMatchObject({ action: 'wave', emotion: 'excited', gaze: 'user' });
 
-  // The secret stays secret: not in any result, the owner's view, the log or the database.
-  for (const text of [JSON.stringify(queued), JSON.stringify(r), JSON.stringify([...owner.views.values()])]) {
-    expect(text.toLowerCase()).not.toContain(session_id.toLowerCase());
-  }
-  expect(d.stderr().toLowerCase()).not.toContain(session_id.toLowerCase());
-  const db = readFileSync(join(d.dataDir, 'broker.db'));
-  const wal = readFileSync(join(d.dataDir, 'broker.db-wal'));
-  for (const form of [session_id.toLowerCase(), upper]) {
-    expect(db.includes(form)).toBe(false);
-    expect(wal.includes(form)).toBe(false);
-  }
-});
+    // The secret stays secret: not in any result, the owner's view, the log or the database.
+    for (const text of [
+      JSON.stringify(queued),
+      JSON.stringify(r),
+      JSON.stringify([...owner.views.values()]),
+    ]) {
+      expect(text.toLowerCase()).not.toContain(session_id.toLowerCase());
+    }
+    expect(d.stderr().toLowerCase()).not.toContain(session_id.toLowerCase());
+    const db = readFileSync(join(d.dataDir, 'broker.db'));
+    const wal = readFileSync(join(d.dataDir, 'broker.db-wal'));
+    for (const form of [session_id.toLowerCase(), upper]) {
+      expect(db.includes(form)).toBe(false);
+      expect(wal.includes(form)).toBe(false);
+    }
+    await mcp.close();
+  },
+);

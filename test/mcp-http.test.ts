@@ -4,7 +4,6 @@
  * tokens kept out of the logs; and the feature-off `ogf_cue` (3.3): DENIED at once, audited, never queued.
  */
 import { request } from 'node:http';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningDaemon, startDaemon } from './helpers/daemon.js';
 import {
@@ -12,7 +11,9 @@ import {
   call,
   commandCount,
   echoConfig,
+  GENERATIONS,
   httpClient,
+  type McpClient,
   makeClientToken,
   structured,
   TestOwner,
@@ -100,27 +101,30 @@ describe('HTTP auth, Host, Origin and body size', () => {
     }
   });
 
-  it('[S.auth] [S.tokens] answers 401 on a capability URL with a wrong token, and serves MCP on the right one', async () => {
-    expect((await raw(d.url, '/mcp/not-the-token-not-the-token-not-the-tok', { body })).status).toBe(401);
-    expect((await raw(d.url, `/mcp/${d.mcpToken}x`, { body })).status).toBe(401);
-    // The SDK client on the capability URL, no header at all (how ChatGPT connects).
-    const viaUrl = await httpClient(`${d.url}/mcp/${d.mcpToken}`, undefined);
-    try {
-      const { tools } = await viaUrl.listTools();
-      expect(tools).toHaveLength(5);
-      const r = await call(viaUrl, 'run_command_wait', {
-        command: 'echo',
-        args: { word: 'cap' },
-        wait_seconds: 0,
-      });
-      expect(structured(r).status).toBe('PENDING');
-    } finally {
-      await viaUrl.close();
-    }
-    // The token never reaches a log line, although it was in a request path.
-    expect(d.stderr()).not.toContain(d.mcpToken);
-    expect(d.stderr()).toContain('/mcp/<token>');
-  });
+  it.each(GENERATIONS)(
+    '[S.auth] [S.tokens] answers 401 on a capability URL with a wrong token, and serves MCP on the right one (%s)',
+    async (generation) => {
+      expect((await raw(d.url, '/mcp/not-the-token-not-the-token-not-the-tok', { body })).status).toBe(401);
+      expect((await raw(d.url, `/mcp/${d.mcpToken}x`, { body })).status).toBe(401);
+      // The SDK client on the capability URL, no header at all (how ChatGPT connects).
+      const viaUrl = await httpClient(`${d.url}/mcp/${d.mcpToken}`, undefined, generation);
+      try {
+        const { tools } = await viaUrl.listTools();
+        expect(tools).toHaveLength(5);
+        const r = await call(viaUrl, 'run_command_wait', {
+          command: 'echo',
+          args: { word: `cap${generation}` },
+          wait_seconds: 0,
+        });
+        expect(structured(r).status).toBe('PENDING');
+      } finally {
+        await viaUrl.close();
+      }
+      // The token never reaches a log line, although it was in a request path.
+      expect(d.stderr()).not.toContain(d.mcpToken);
+      expect(d.stderr()).toContain('/mcp/<token>');
+    },
+  );
 
   it('[S.host] answers 403 for a foreign Host (DNS rebinding) even with a valid token', async () => {
     const r = await raw(d.url, '/mcp', {
@@ -182,12 +186,12 @@ describe('HTTP auth, Host, Origin and body size', () => {
   });
 });
 
-describe('ogf_cue with the OGF feature off (contract 3.3)', () => {
-  let mcp: Client;
+describe.each(GENERATIONS)('ogf_cue with the OGF feature off (contract 3.3), %s generation', (generation) => {
+  let mcp: McpClient;
   let owner: TestOwner;
 
   beforeAll(async () => {
-    mcp = await httpClient(d.info.mcp_url, d.mcpToken);
+    mcp = await httpClient(d.info.mcp_url, d.mcpToken, generation);
     owner = await TestOwner.connect(d);
   });
   afterAll(async () => {
@@ -227,6 +231,17 @@ describe('ogf_cue with the OGF feature off (contract 3.3)', () => {
     );
     const list = await call(mcp, 'list_commands', {});
     expect(structured(list).ogf_bridge_configured).toBe(false);
+  });
+
+  it('declares ogf_cue taskSupport "forbidden" when the feature is off (contract 10), run_command_wait "optional"', async () => {
+    const { tools } = await mcp.listTools();
+    const support = Object.fromEntries(
+      tools.map((t) => [t.name, (t as { execution?: { taskSupport?: string } }).execution?.taskSupport]),
+    );
+    // 2026-07-28 has no execution member on a tool (the SDK strips it); the 2025 form carries it.
+    if (generation === 'legacy')
+      expect(support).toMatchObject({ ogf_cue: 'forbidden', run_command_wait: 'optional' });
+    else expect(support).toMatchObject({ ogf_cue: undefined, run_command_wait: undefined });
   });
 
   it('still validates first: a bad cue is InvalidArguments, not DENIED', async () => {

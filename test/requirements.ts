@@ -182,6 +182,37 @@ export const REQUIREMENTS = {
     statement:
       'A daemon killed at any point of a command’s life loses no command, launches none twice, leaves no session file behind and ends in a state the contract allows.',
   },
+
+  // ---- the MCP surface, v2 (contracts.md 3.1, 1.3, 10) ---------------------------------------------
+  'M.generations': {
+    source: 'contracts.md 10',
+    statement:
+      '/mcp and mcp-stdio serve the 2025 generation (initialize, Mcp-Session-Id) and 2026-07-28 (server/discover, per-request envelope, no session) on one URL and token, with the same tools, answers and rules.',
+  },
+  'M.tasks': {
+    source: 'contracts.md 10',
+    statement:
+      'A task-augmented gated call (2025-11-25 params.task; 2026-07-28 the Tasks extension) answers its handle at once (taskId = pending_id): working while PENDING, cancelled on CancelledByCaller, completed with exactly the plain answer otherwise.',
+  },
+  'M.tasks-durable': {
+    source: 'contracts.md 10, 2 rule 4',
+    statement:
+      'A task is its command: durable before the handle leaves, it survives a kill -9 and restart (a cue becomes DENIED/SessionSecretNotRetained), and another client gets the unknown-id error for it.',
+  },
+  'M.unknown-tool': {
+    source: 'contracts.md 3.1',
+    statement: 'A tools/call naming no listed tool is JSON-RPC error -32602 whose message names the tool.',
+  },
+  'M.origins': {
+    source: 'contracts.md 1.3',
+    statement:
+      "/mcp accepts a browser Origin listed in mcp_allowed_origins besides the daemon's own and public_url's; any other Origin is 403, a request without Origin is judged by its token.",
+  },
+  'M.list-changed': {
+    source: 'contracts.md 3.1',
+    statement:
+      'When the tool set changes, clients are sent notifications/tools/list_changed (2025 sessions and 2026-07-28 subscriptions).',
+  },
 } as const satisfies Record<string, Requirement>;
 
 export type RequirementId = keyof typeof REQUIREMENTS;

@@ -7,19 +7,23 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import { isInitializeRequest, type Server } from '@modelcontextprotocol/server';
 import type { EdgeContext, HttpRoute } from '../context.js';
-import { createMcpServer } from './server.js';
+import { type Generation, generationOf, type ModernLeg } from './generations.js';
 import { type McpSession, type SessionRegistry, sessionTag } from './sessions.js';
-import type { ToolHandler } from './tools.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 const CAPABILITY_RE = /^\/mcp\/([^/]+)$/;
 
 type Deps = Pick<EdgeContext, 'tokens' | 'origins' | 'log' | 'version'> & {
+  /** Contract 1.3: browser Origins /mcp accepts besides the daemon's own and public_url's. */
+  config: Pick<EdgeContext['config'], 'mcp_allowed_origins'>;
   sessions: SessionRegistry;
-  handler: ToolHandler;
+  /** A fresh SDK server acting for `client` in `generation` (./server.ts). */
+  newServer: (client: string, generation: Generation) => Server;
+  /** The 2026-07-28 leg (contract 10): per request, no session. */
+  modern: ModernLeg;
   maxBodyBytes?: number;
 };
 
@@ -118,8 +122,16 @@ function keepProtoKeys(_key: string, value: unknown): unknown {
 
 /** The `/mcp` route for the daemon's HTTP server. */
 export function createMcpHttpRoute(deps: Deps): HttpRoute {
-  const { tokens, origins, log, sessions, handler } = deps;
+  const { tokens, origins, log, sessions, newServer, modern } = deps;
   const maxBody = deps.maxBodyBytes ?? MAX_BODY_BYTES;
+  const listed = new Set(deps.config.mcp_allowed_origins);
+  const listedOrigin = (origin: string): boolean => {
+    try {
+      return listed.has(new URL(origin).origin);
+    } catch {
+      return false;
+    }
+  };
 
   async function openSession(
     client: string,
@@ -133,9 +145,9 @@ export function createMcpHttpRoute(deps: Deps): HttpRoute {
       });
       return;
     }
-    const server = createMcpServer(handler, client, deps.version);
+    const server = newServer(client, 'legacy');
     let session: McpSession | undefined;
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         session = { id, client, server, transport, lastSeen: Date.now(), active: 0 };
@@ -183,7 +195,7 @@ export function createMcpHttpRoute(deps: Deps): HttpRoute {
     }
 
     const origin = req.headers.origin;
-    if (origin !== undefined && !origins.isAllowedOrigin(origin)) {
+    if (origin !== undefined && !origins.isAllowedOrigin(origin) && !listedOrigin(origin)) {
       log.log('info', 'mcp_origin_refused', { route, client, origin: origin.slice(0, 200) });
       sendJson(res, 403, rpcError(-32002, 'Forbidden: this Origin may not use the MCP endpoint.'));
       return true;
@@ -213,6 +225,17 @@ export function createMcpHttpRoute(deps: Deps): HttpRoute {
       }
     }
 
+    // Contract 10: a 2026-07-28 request (the per-request envelope) is served per request, without a session.
+    if ((await generationOf(req, body)) === 'modern') {
+      try {
+        await modern.serve(req, res, body, client);
+      } catch (e) {
+        log.log('warn', 'mcp_request_failed', { route, generation: 'modern', error: (e as Error).message });
+        sendJson(res, 500, rpcError(-32603, 'Internal error.'));
+      }
+      return true;
+    }
+
     const sid = req.headers['mcp-session-id'];
     if (typeof sid === 'string') {
       const session = sessions.get(sid);
@@ -222,8 +245,8 @@ export function createMcpHttpRoute(deps: Deps): HttpRoute {
         return true;
       }
       // A POST is busy until its response closes (a tool call may wait 90 s on its SSE stream). A GET
-      // stream only carries server-initiated notifications, which we never send, so it does not keep an
-      // idle session alive: evicting it just makes the client initialize again.
+      // stream only carries server-initiated notifications (today only tools/list_changed), so it does not
+      // keep an idle session alive: evicting it just makes the client initialize again.
       if (req.method === 'GET') sessions.touch(session);
       else res.once('close', sessions.begin(session));
       try {

@@ -6,7 +6,7 @@
  * Input is validated in the product (./input.ts), never by the SDK, so every refusal carries a stable
  * code and names the field (contract 3.2).
  */
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONObject, Tool } from '@modelcontextprotocol/server';
 import {
   ACTIONS,
   EMOTIONS,
@@ -31,7 +31,7 @@ export const REQUEST_ID_PATTERN = '^[a-z0-9][a-z0-9_-]{0,31}$';
 export const PENDING_ID_PATTERN = '^[A-Za-z0-9_-]{8,64}$';
 export const JUSTIFICATION_MAX = 500;
 
-type JsonSchema = Record<string, unknown>;
+type JsonSchema = JSONObject;
 
 const waitSeconds: JsonSchema = {
   type: 'number',
@@ -116,7 +116,7 @@ const AFTER_PENDING =
   'A PENDING answer is not a failure: call await_command_result with the same pending_id; never resend the request. ' +
   'ERROR and UNKNOWN are final: do not retry or replay, the owner checks and reconciles.';
 
-/** What `tools/list` returns. */
+/** The five tools, before contract 10's per-daemon `execution.taskSupport` is set (see `toolsFor`). */
 export const TOOLS: Tool[] = [
   {
     name: 'ogf_cue',
@@ -279,3 +279,17 @@ export const TOOLS: Tool[] = [
     },
   },
 ];
+
+/** Contract 10: the gated tools run as tasks on request; the others never do. */
+const GATED: readonly ToolName[] = ['run_command_wait', 'ogf_cue'];
+
+/**
+ * What `tools/list` returns for a daemon: `execution.taskSupport` is "optional" on the gated tools and
+ * "forbidden" on the others — and on `ogf_cue` when the OGF feature is off, whose DENIED answer comes at once.
+ */
+export function toolsFor(opts: { cues: boolean }): Tool[] {
+  return TOOLS.map((t) => {
+    const gated = GATED.includes(t.name as ToolName) && (t.name !== 'ogf_cue' || opts.cues);
+    return { ...t, execution: { taskSupport: gated ? 'optional' : 'forbidden' } };
+  });
+}

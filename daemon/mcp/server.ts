@@ -1,32 +1,146 @@
 /**
- * One SDK `Server` speaking for one client. We use the low-level `Server` with our own `tools/list` and
- * `tools/call` handlers (not `McpServer`) so the published schemas are exactly ours and the SDK never
- * answers a bad input with its own text: refusals are the product's (contract 3.2).
+ * One SDK `Server` speaking for one client, in one protocol generation (contract 10). We use the low-level
+ * `Server` with our own `tools/list` and `tools/call` handlers (not `McpServer`) so the published schemas are
+ * exactly ours and the SDK never answers a bad input with its own text: refusals are the product's (3.2).
+ * Both generations get the same tools, answers and rules; only the task wire forms differ (./tasks.ts).
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { TOOLS } from './schemas.js';
+import {
+  type CallToolResult,
+  type JSONRPCRequest,
+  ProtocolError,
+  ProtocolErrorCode,
+  type Result,
+  Server,
+  type ServerCapabilities,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import type { BrokerApi } from '../context.js';
+import type { Command } from '../lifecycle.js';
+import type { Generation } from './generations.js';
+import {
+  createTaskResult,
+  registerTaskHandlers,
+  TASKS_EXTENSION,
+  TaskStarted,
+  taskRequestOf,
+} from './tasks.js';
 import type { ToolHandler } from './tools.js';
+import type { ToolSet } from './toolset.js';
 
 export const SERVER_INSTRUCTIONS =
   'ogf-broker is an approval gate: every command or avatar cue you request waits for its owner to approve it. ' +
   'Use list_commands to see what you may ask for. A PENDING result is normal: keep its pending_id and call ' +
   'await_command_result; never resend the request. ERROR and UNKNOWN are final: never retry or replay them.';
 
-/** Builds a server whose tool calls run as `client`. */
-export function createMcpServer(handler: ToolHandler, client: string, version: string): Server {
-  const server = new Server(
-    { name: 'ogf-broker', title: 'ogf-broker', version },
-    { capabilities: { tools: { listChanged: false } }, instructions: SERVER_INSTRUCTIONS },
-  );
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOLS }));
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
-    const token = request.params._meta?.progressToken;
-    return handler(request.params.name, request.params.arguments, {
-      client,
-      signal: extra.signal,
-      progress: { token, send: (n) => extra.sendNotification(n) },
+/** A task handle escaping the SDK's `tools/call` result check (it only knows CallToolResult). */
+export class TaskAnswer extends Error {
+  constructor(readonly result: Result) {
+    super('task handle');
+  }
+}
+
+/**
+ * The SDK's `Server` validates every `tools/call` result as a CallToolResult (Server._wrapHandler in
+ * @modelcontextprotocol/server dist/mcp-*.mjs: "Enforces server-side validation for tools/call results"), and
+ * v2 dropped the task interception that used to let a CreateTaskResult through. The documented subclass hook
+ * `_wrapHandler` lets a task handle bypass that one check; every plain answer is still validated.
+ */
+export class GateServer extends Server {
+  protected override _wrapHandler(
+    method: string,
+    handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>,
+  ): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
+    if (method !== 'tools/call') return super._wrapHandler(method, handler);
+    const checked = super._wrapHandler(method, async (request, ctx) => {
+      const result = await handler(request, ctx);
+      if (result instanceof TaskAnswer) throw result;
+      return result;
     });
+    return async (request, ctx) => {
+      try {
+        return await checked(request, ctx);
+      } catch (e) {
+        if (e instanceof TaskAnswer) return e.result;
+        throw e;
+      }
+    };
+  }
+}
+
+/** What a GateServer's `tools/call` handler returns to answer with a task handle instead of a CallToolResult. */
+export function taskAnswer(handle: Record<string, unknown>): CallToolResult {
+  return new TaskAnswer(handle) as unknown as CallToolResult;
+}
+
+export interface McpServerDeps {
+  handler: ToolHandler;
+  tools: ToolSet;
+  broker: BrokerApi;
+  client: string;
+  version: string;
+  generation: Generation;
+  /** The plain answer of a command (tools.ts's result content), for tasks/get and tasks/result. */
+  answer: (command: Command) => CallToolResult;
+}
+
+/** Builds a server whose tool calls run as `deps.client`. */
+export function createMcpServer(deps: McpServerDeps): Server {
+  const { handler, tools, client, generation } = deps;
+  const capabilities: ServerCapabilities = { tools: { listChanged: true } };
+  if (generation === 'modern') capabilities.extensions = { [TASKS_EXTENSION]: {} };
+  else capabilities.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
+  const server = new GateServer(
+    { name: 'ogf-broker', title: 'ogf-broker', version: deps.version },
+    { capabilities, instructions: SERVER_INSTRUCTIONS },
+  );
+  server.setRequestHandler('tools/list', () => ({ tools: tools.list() }));
+  server.setRequestHandler('tools/call', async (request, ctx) => {
+    const { name } = request.params;
+    const tool = tools.get(name);
+    // Contract 3.1 and the MCP spec: a call naming no listed tool is a protocol error, not a tool result.
+    if (tool === undefined) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Unknown tool: ${JSON.stringify(name)}; name must be one of the tools tools/list lists (${tools.names().join(', ')})`,
+      );
+    }
+    const support = tool.execution?.taskSupport ?? 'forbidden';
+    let task = taskRequestOf(generation, request.params as { task?: unknown }, ctx);
+    if (task !== undefined && support === 'forbidden') {
+      // 2025-11-25: a task-augmented call to a tool whose taskSupport is forbidden SHOULD get -32601.
+      // 2026-07-28: the server decides per call, so such a tool simply answers plainly.
+      if (generation === 'legacy') {
+        throw new ProtocolError(
+          ProtocolErrorCode.MethodNotFound,
+          `Tool ${name} does not run as a task (execution.taskSupport is "forbidden"); call it without params.task`,
+        );
+      }
+      task = undefined;
+    }
+    const progressToken = ctx.mcpReq._meta?.progressToken;
+    const result = await handler(name, request.params.arguments, {
+      client,
+      signal: ctx.mcpReq.signal,
+      progress: { token: progressToken, send: (n) => ctx.mcpReq.notify(n) },
+      ...(task === undefined ? {} : { task }),
+    });
+    if (result instanceof TaskStarted) return taskAnswer(createTaskResult(generation, result.command));
+    return result;
+  });
+  if (generation === 'legacy') {
+    // A 2025-era session hears of a changed tool set unsolicited, on its GET stream (contract 3.1); a
+    // 2026-07-28 instance lives for one request, and its clients hear it on subscriptions/listen instead.
+    const stop = tools.onChange(() => void server.sendToolListChanged().catch(() => {}));
+    const previous = server.onclose;
+    server.onclose = () => {
+      stop();
+      previous?.();
+    };
+  }
+  registerTaskHandlers(server, generation, {
+    broker: deps.broker,
+    client,
+    answer: (c) => deps.answer(c) as unknown as Record<string, unknown>,
   });
   return server;
 }

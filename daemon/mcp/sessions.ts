@@ -3,15 +3,15 @@
  * client whose token opened it. Idle sessions are closed after `idleMs`; when `max` sessions exist, the one
  * idle the longest is closed to make room (a session with a request in flight is never evicted).
  */
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import type { Server } from '@modelcontextprotocol/server';
 import type { Logger } from '../log.js';
 
 export interface McpSession {
   id: string;
   client: string;
   server: Server;
-  transport: StreamableHTTPServerTransport;
+  transport: NodeStreamableHTTPServerTransport;
   lastSeen: number;
   /** POST/DELETE requests now being handled (a waiting tool call keeps its session busy). */
   active: number;

@@ -1,65 +1,90 @@
 /**
  * `ogf-broker mcp-stdio [--data-dir D]` (contract 1.1): an MCP server on stdin/stdout for clients that spawn
  * their servers (Claude Desktop). It acts as client `local` and relays `tools/list` and `tools/call` to the
- * daemon of its data dir over Streamable HTTP, so both transports share one broker, one validation and one
- * set of schemas; progress notifications are forwarded. stdout is the protocol: logs go to stderr only.
+ * daemon of its data dir over Streamable HTTP (./relay.ts), so both transports share one broker, one
+ * validation and one set of schemas; progress notifications are forwarded. Both protocol generations are
+ * served (contract 10): the SDK's `serveStdio` pins each connection to the generation its opening speaks.
+ * stdout is the protocol: logs go to stderr only.
  */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Progress } from '@modelcontextprotocol/client';
 import {
-  CallToolRequestSchema,
   type CallToolResult,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-  type Progress,
-} from '@modelcontextprotocol/sdk/types.js';
+  ProtocolError,
+  ProtocolErrorCode,
+  type Server,
+} from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { parseFlags, stringFlag } from '../args.js';
 import { resolveDataDir } from '../config.js';
 import { createLogger, type Logger } from '../log.js';
 import { VERSION } from '../version.js';
+import type { Generation } from './generations.js';
+import { Relay } from './relay.js';
 import { WAIT_MAX_S } from './schemas.js';
-import { SERVER_INSTRUCTIONS } from './server.js';
-import { Upstream } from './upstream.js';
+import { GateServer, SERVER_INSTRUCTIONS, taskAnswer } from './server.js';
+import { registerRelayTaskHandlers, relayTaskCall } from './stdio-tasks.js';
+import { TASKS_EXTENSION } from './tasks.js';
 
 /** Longer than the longest wait, so a relayed call never gives up before the daemon answers. */
 const RELAY_TIMEOUT_MS = (WAIT_MAX_S + 60) * 1000;
 
-function unavailable(e: unknown): McpError {
-  if (e instanceof McpError) return e;
-  return new McpError(ErrorCode.InternalError, `ogf-broker daemon unavailable: ${(e as Error).message}`);
+/** The daemon's own protocol errors (an unknown tool's -32602) pass through unchanged. */
+function unavailable(e: unknown): ProtocolError {
+  if (e instanceof ProtocolError) return e;
+  return new ProtocolError(
+    ProtocolErrorCode.InternalError,
+    `ogf-broker daemon unavailable: ${(e as Error).message}`,
+  );
 }
 
-/** The stdio-side server, relaying to `upstream`. */
-export function createRelayServer(upstream: Upstream, log: Logger): Server {
-  const server = new Server(
+/** The stdio-side server of one connection in `generation`, relaying to the daemon through `relay`. */
+export function createRelayServer(relay: Relay, log: Logger, generation: Generation = 'legacy'): Server {
+  // The same task capability the daemon declares in this generation (contract 10).
+  const capabilities =
+    generation === 'modern'
+      ? { tools: { listChanged: false }, extensions: { [TASKS_EXTENSION]: {} } }
+      : { tools: { listChanged: false }, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } };
+  const server = new GateServer(
     { name: 'ogf-broker', title: 'ogf-broker', version: VERSION },
-    { capabilities: { tools: { listChanged: false } }, instructions: SERVER_INSTRUCTIONS },
+    { capabilities, instructions: SERVER_INSTRUCTIONS },
   );
-  server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {
+  registerRelayTaskHandlers(server, generation, relay);
+  server.setRequestHandler('tools/list', async (request, ctx) => {
     try {
-      return await upstream.call((c) => c.listTools(request.params, { signal: extra.signal }));
+      return await relay.call((c) => c.listTools(request.params, { signal: ctx.mcpReq.signal }));
     } catch (e) {
       log.log('warn', 'mcp_stdio_relay_failed', { method: 'tools/list', error: (e as Error).message });
       throw unavailable(e);
     }
   });
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const token = request.params._meta?.progressToken;
+  server.setRequestHandler('tools/call', async (request, ctx) => {
+    const token = ctx.mcpReq._meta?.progressToken;
     const params = { name: request.params.name, arguments: request.params.arguments ?? {} };
+    try {
+      const handle = await relayTaskCall(
+        relay,
+        generation,
+        request.params as typeof params & { task?: unknown },
+        ctx,
+      );
+      if (handle !== undefined) return taskAnswer(handle);
+    } catch (e) {
+      log.log('warn', 'mcp_stdio_relay_failed', { method: 'tools/call', error: (e as Error).message });
+      throw unavailable(e);
+    }
     const onprogress =
       token === undefined
         ? undefined
         : (p: Progress) => {
             // Re-labelled with the downstream client's own token (the upstream one is the relay's).
-            void extra
-              .sendNotification({ method: 'notifications/progress', params: { ...p, progressToken: token } })
+            void ctx.mcpReq
+              .notify({ method: 'notifications/progress', params: { ...p, progressToken: token } })
               .catch(() => {});
           };
     try {
-      return (await upstream.call((c) =>
-        c.callTool(params, undefined, {
-          signal: extra.signal,
+      return (await relay.call((c) =>
+        c.callTool(params, {
+          signal: ctx.mcpReq.signal,
           timeout: RELAY_TIMEOUT_MS,
           resetTimeoutOnProgress: true,
           ...(onprogress === undefined ? {} : { onprogress }),
@@ -78,16 +103,16 @@ export async function runMcpStdio(argv: string[]): Promise<number> {
   const flags = parseFlags('mcp-stdio', argv, { 'data-dir': { type: 'string' } });
   const dataDir = resolveDataDir(stringFlag(flags, 'data-dir'));
   const log = createLogger(process.stderr);
-  const upstream = new Upstream({ dataDir, version: VERSION, log });
-  const server = createRelayServer(upstream, log);
-  const transport = new StdioServerTransport();
+  const relay = new Relay({ dataDir, version: VERSION, log });
 
   // Connect to (or start) the daemon right away, so the client's first request does not wait for it.
-  upstream
-    .client()
-    .catch((e: Error) => log.log('warn', 'mcp_stdio_daemon_unavailable', { error: e.message }));
+  relay.client().catch((e: Error) => log.log('warn', 'mcp_stdio_daemon_unavailable', { error: e.message }));
 
   return new Promise<number>((resolve) => {
+    // One relay server per connection (and per discarded server/discover probe): both generations.
+    const served = serveStdio(({ era }) => createRelayServer(relay, log, era), {
+      onerror: (e) => log.log('warn', 'mcp_stdio_error', { error: e.message }),
+    });
     let done = false;
     const finish = (code: number) => {
       if (done) return;
@@ -95,7 +120,7 @@ export async function runMcpStdio(argv: string[]): Promise<number> {
       process.stdin.off('end', onEnd);
       process.off('SIGTERM', onSignal);
       process.off('SIGINT', onSignal);
-      void Promise.allSettled([server.close(), upstream.close()]).then(() => {
+      void Promise.allSettled([served.close(), relay.close()]).then(() => {
         process.stdin.pause();
         resolve(code);
       });
@@ -105,10 +130,5 @@ export async function runMcpStdio(argv: string[]): Promise<number> {
     process.stdin.once('end', onEnd);
     process.once('SIGTERM', onSignal);
     process.once('SIGINT', onSignal);
-    server.onclose = () => finish(0);
-    server.connect(transport).catch((e: Error) => {
-      log.log('error', 'mcp_stdio_failed', { error: e.message });
-      finish(1);
-    });
   });
 }

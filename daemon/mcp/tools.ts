@@ -4,15 +4,16 @@
  * plus text (one summary line, then the JSON). Both the HTTP sessions and the stdio front end reach the
  * broker only through here (stdio relays to the daemon's HTTP endpoint).
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type CallToolResult, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { iso } from '../clock.js';
-import type { EdgeContext } from '../context.js';
+import type { EdgeContext, SubmitRequest } from '../context.js';
 import type { ToolErrorCode } from '../errors.js';
 import { type Command, isFinal } from '../lifecycle.js';
 import { type CommandResult, summaryLine, toResult } from '../result.js';
 import { parseToolInput } from './input.js';
 import { type ProgressSink, startProgress } from './progress.js';
 import { TOOL_NAMES, type ToolName } from './schemas.js';
+import { type TaskRequest, TaskStarted, taskTtl } from './tasks.js';
 
 /** Who is calling and how to reach them while a call waits. */
 export interface CallContext {
@@ -21,6 +22,8 @@ export interface CallContext {
   /** Aborted when the client cancels the request or goes away: the wait ends, the command stays. */
   signal: AbortSignal;
   progress?: ProgressSink;
+  /** The client asked for a task (contract 10): a gated call is queued and answered with its handle at once. */
+  task?: TaskRequest;
 }
 
 export type ToolDeps = Pick<EdgeContext, 'broker' | 'catalog' | 'cues' | 'log'>;
@@ -29,7 +32,7 @@ export type ToolHandler = (
   name: string,
   args: Record<string, unknown> | undefined,
   call: CallContext,
-) => Promise<CallToolResult>;
+) => Promise<CallToolResult | TaskStarted>;
 
 /** True when `name` is one of our tools. */
 export function isToolName(name: string): name is ToolName {
@@ -64,6 +67,11 @@ const FEATURE_OFF_DETAIL =
 const UNKNOWN_ID = (id: string) =>
   `pending_id must name a command this client queued, got ${JSON.stringify(id)}, which it did not`;
 
+/** Marks a request made as a task, with its ttl (contract 10), so tasks/list finds it after a restart too. */
+function withTask(request: SubmitRequest, call: CallContext): SubmitRequest {
+  return call.task === undefined ? request : { ...request, task: { ttl_ms: taskTtl(call.task.ttlMs) } };
+}
+
 /** Builds the handler for `tools/call`. */
 export function createToolHandler(deps: ToolDeps): ToolHandler {
   const { broker, catalog, log } = deps;
@@ -82,6 +90,18 @@ export function createToolHandler(deps: ToolDeps): ToolHandler {
     }
   }
 
+  /**
+   * The gated-call path (contract 10): every tool that queues a command for the owner ends here, so each one
+   * (upstream tools too, later) runs as a task when the client asks for one, and waits otherwise.
+   */
+  function gated(
+    command: Command,
+    seconds: number,
+    call: CallContext,
+  ): Promise<CallToolResult> | TaskStarted {
+    return call.task === undefined ? settle(command, seconds, call) : new TaskStarted(command);
+  }
+
   function owned(id: string, client: string): Command | undefined {
     const command = broker.get(id);
     // Another client's command is answered exactly like a missing one (contract 3: visible only to its creator).
@@ -90,7 +110,11 @@ export function createToolHandler(deps: ToolDeps): ToolHandler {
 
   return async (name, rawArgs, call) => {
     if (!isToolName(name)) {
-      return refusal('InvalidArguments', `name must be one of ${TOOL_NAMES.join(', ')}, got an unknown tool`);
+      // Contract 3.1: an unknown tool is the JSON-RPC error -32602 naming it (the MCP spec's rule).
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Unknown tool: ${JSON.stringify(name)}; name must be one of ${TOOL_NAMES.join(', ')}`,
+      );
     }
     const args = rawArgs ?? {};
     switch (name) {
@@ -124,10 +148,10 @@ export function createToolHandler(deps: ToolDeps): ToolHandler {
             detail: FEATURE_OFF_DETAIL,
           });
         }
-        const submitted = broker.submit(cues.prepare(input.value, call.client));
+        const submitted = broker.submit(withTask(cues.prepare(input.value, call.client), call));
         // A cue carries no request_id, so only a PENDING cap can refuse it.
         if (!submitted.ok) return refusal(submitted.code, submitted.message);
-        return settle(submitted.command, input.value.wait_seconds, call);
+        return gated(submitted.command, input.value.wait_seconds, call);
       }
       case 'run_command_wait': {
         const input = parseToolInput('run_command_wait', args);
@@ -138,7 +162,7 @@ export function createToolHandler(deps: ToolDeps): ToolHandler {
         const request = { ...prepared.request };
         if (justification !== undefined) request.justification = justification;
         if (request_id !== undefined) request.request_id = request_id;
-        const submitted = broker.submit(request);
+        const submitted = broker.submit(withTask(request, call));
         if (!submitted.ok && submitted.code === 'TooManyPending') {
           return refusal('TooManyPending', submitted.message);
         }
@@ -148,7 +172,7 @@ export function createToolHandler(deps: ToolDeps): ToolHandler {
             `request_id must be new, or repeat its first request exactly (same command, args and justification), got ${JSON.stringify(request_id)}, already used by this client for a different request`,
           );
         }
-        return settle(submitted.command, wait_seconds, call);
+        return gated(submitted.command, wait_seconds, call);
       }
       case 'await_command_result': {
         const input = parseToolInput('await_command_result', args);

@@ -1,10 +1,16 @@
 /**
- * Helpers for the MCP integration suites: the SDK's real Client over Streamable HTTP, the owner over the
- * contract's owner WebSocket (section 5), a read-only look into broker.db, and the text/structure of a result.
+ * Helpers for the MCP integration suites: the SDKs' real Clients over Streamable HTTP in both protocol
+ * generations (contract 10: the v1 SDK for the 2025 generation with its sessions, the v2 SDK pinned to
+ * 2026-07-28), the owner over the contract's owner WebSocket (section 5), a read-only look into broker.db,
+ * and the text/structure of a result.
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  Client as ModernClient,
+  StreamableHTTPClientTransport as ModernHttpTransport,
+} from '@modelcontextprotocol/client';
+import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import Database from 'better-sqlite3';
@@ -26,12 +32,63 @@ export function echoConfig(extra: Record<string, unknown> = {}): Record<string, 
   };
 }
 
-/** An SDK client connected over Streamable HTTP with a bearer token (or to a capability URL when token is undefined). */
-export async function httpClient(url: string, token: string | undefined): Promise<Client> {
-  const client = new Client({ name: 'mcp-test', version: '1.0.0' });
+/** The two MCP protocol generations every MCP suite runs over (contract 10). */
+export type Generation = 'legacy' | 'modern';
+export const GENERATIONS: readonly Generation[] = ['legacy', 'modern'];
+export const MODERN_VERSION = '2026-07-28';
+
+/** A connected client of either generation: the v1 SDK's (2025) or the v2 SDK's pinned to 2026-07-28. */
+export type McpClient = LegacyClient | ModernClient;
+
+/** Options that make a v2 SDK Client speak 2026-07-28 or fail: a pin never falls back to initialize. */
+export const MODERN_OPTIONS = { versionNegotiation: { mode: { pin: MODERN_VERSION } } } as const;
+
+/**
+ * An SDK client connected over Streamable HTTP with a bearer token (or to a capability URL when token is
+ * undefined). A modern client must have negotiated 2026-07-28 for real, not silently fallen back.
+ */
+export async function httpClient(
+  url: string,
+  token: string | undefined,
+  generation?: 'legacy',
+): Promise<LegacyClient>;
+export async function httpClient(
+  url: string,
+  token: string | undefined,
+  generation: Generation,
+): Promise<McpClient>;
+export async function httpClient(
+  url: string,
+  token: string | undefined,
+  generation: Generation = 'legacy',
+): Promise<McpClient> {
   const headers: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` };
+  if (generation === 'modern') {
+    const client = new ModernClient({ name: 'mcp-test', version: '1.0.0' }, MODERN_OPTIONS);
+    await client.connect(new ModernHttpTransport(new URL(url), { requestInit: { headers } }));
+    assertModern(client);
+    return client;
+  }
+  const client = new LegacyClient({ name: 'mcp-test', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
   return client;
+}
+
+/** Throws unless the v2 client negotiated the 2026-07-28 revision (the era and the exact version). */
+export function assertModern(client: ModernClient): void {
+  const version = client.getNegotiatedProtocolVersion();
+  if (client.getProtocolEra() !== 'modern' || version !== MODERN_VERSION) {
+    throw new Error(
+      `expected protocol ${MODERN_VERSION}, negotiated ${version} (${client.getProtocolEra()})`,
+    );
+  }
+}
+
+/** The protocol version a client of either SDK negotiated. */
+export function negotiatedVersion(client: McpClient): string | undefined {
+  return client instanceof ModernClient
+    ? client.getNegotiatedProtocolVersion()
+    : (client.transport as { protocolVersion?: string } | undefined)?.protocolVersion;
 }
 
 /** The text of a tool result's first content item. */
@@ -43,7 +100,7 @@ export function textOf(result: unknown): string {
 
 /** Calls a tool and returns the raw result (the SDK never throws for isError results). */
 export async function call(
-  client: Client,
+  client: McpClient,
   name: string,
   args: Record<string, unknown>,
   opts: {
@@ -51,10 +108,14 @@ export async function call(
     onprogress?: (p: { progress: number; total?: number; message?: string }) => void;
   } = {},
 ): Promise<CallToolResult> {
-  return (await client.callTool({ name, arguments: args }, undefined, {
+  const options = {
     timeout: opts.timeout ?? 60_000,
     ...(opts.onprogress ? { onprogress: opts.onprogress, resetTimeoutOnProgress: true } : {}),
-  })) as CallToolResult;
+  };
+  if (client instanceof ModernClient) {
+    return (await client.callTool({ name, arguments: args }, options)) as CallToolResult;
+  }
+  return (await client.callTool({ name, arguments: args }, undefined, options)) as CallToolResult;
 }
 
 /** The structured result of a tool call. */

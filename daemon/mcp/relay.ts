@@ -2,17 +2,15 @@
  * The stdio front end's link to the daemon of its data dir (contract 1.1 `mcp-stdio`): finds the running
  * daemon through `daemon.json`, starts one in the background when none runs, and holds an SDK Client over
  * Streamable HTTP to its `/mcp`, authenticated as client `local`. A daemon that restarted (its session is
- * gone, or the port refused) is reconnected to once, transparently.
+ * gone, or the port refused) is reconnected to once, transparently. The link speaks the 2025 generation
+ * (a session, progress on its SSE stream) whatever generation the stdio client speaks: the answers are the
+ * same in both (contract 10). Not an "upstream": in this house that word means an MCP server behind the gate.
  */
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  StreamableHTTPClientTransport,
-  StreamableHTTPError,
-} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { type DaemonInfo, runningDaemon } from '../daemon-info.js';
 import { dataDirPaths } from '../datadir.js';
 import { BrokerError } from '../errors.js';
@@ -21,7 +19,7 @@ import type { Logger } from '../log.js';
 const CLI = fileURLToPath(new URL('../cli.js', import.meta.url));
 export const DAEMON_LOG = 'daemon.log';
 
-export interface UpstreamOptions {
+export interface RelayOptions {
   dataDir: string;
   version: string;
   log: Logger;
@@ -36,18 +34,18 @@ function sleep(ms: number): Promise<void> {
 
 /** True when an error means the request never reached a live session, so sending it again is safe. */
 export function isReconnectable(e: unknown): boolean {
-  if (e instanceof StreamableHTTPError) return e.code === 404;
+  if (e instanceof SdkHttpError) return e.status === 404;
   const cause = (e as { cause?: { code?: string } } | undefined)?.cause;
   return cause?.code === 'ECONNREFUSED' || cause?.code === 'ECONNRESET';
 }
 
-export class Upstream {
-  readonly #opts: UpstreamOptions;
+export class Relay {
+  readonly #opts: RelayOptions;
   readonly #env: NodeJS.ProcessEnv;
   #client: Promise<Client> | undefined;
   #closed = false;
 
-  constructor(opts: UpstreamOptions) {
+  constructor(opts: RelayOptions) {
     this.#opts = opts;
     this.#env = opts.env ?? process.env;
   }

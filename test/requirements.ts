@@ -110,7 +110,16 @@ export const REQUIREMENTS = {
     statement:
       'The session file is created O_EXCL|O_NOFOLLOW 0600 only on approval, read once by the bridge client (refused unless a regular 0600 file of its uid, unlinked before connecting), and removed by the daemon if left.',
   },
-
+  'S.http-deadlines': {
+    source: 'contracts.md 5',
+    statement:
+      'Every HTTP connection must send its headers within 10 s and its body within 30 s, else it gets 408 and is closed; idle keep-alive connections close after 5 s; a response (a 90 s tool call) is not cut by these.',
+  },
+  'S.http-connections': {
+    source: 'contracts.md 4, 5; the AI is the adversary',
+    statement:
+      'Connections are capped below the descriptor limit; at the cap the oldest idle or still-sending connection gives way; /mcp may hold only part of the cap, so the owner and new clients always get in.',
+  },
   // ---- robustness promises (issue 6) -----------------------------------------------------------------
   'Q.bad-input': {
     source: 'contracts.md 1.1, 3.2, 5, 6; issue 6 item 4',

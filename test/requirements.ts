@@ -120,6 +120,12 @@ export const REQUIREMENTS = {
     statement:
       'Connections are capped below the descriptor limit; at the cap the oldest idle or still-sending connection gives way; /mcp may hold only part of the cap, so the owner and new clients always get in.',
   },
+  'S.spawn-error': {
+    source: 'contracts.md 4 ("spawn error → failed/LaunchFailed"), 2 rule 2',
+    statement:
+      'A launch whose spawn fails (descriptors exhausted, program missing) ends failed/LaunchFailed, never stays running, and never stops the daemon.',
+  },
+
   // ---- robustness promises (issue 6) -----------------------------------------------------------------
   'Q.bad-input': {
     source: 'contracts.md 1.1, 3.2, 5, 6; issue 6 item 4',

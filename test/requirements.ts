@@ -125,6 +125,11 @@ export const REQUIREMENTS = {
     statement:
       'A launch whose spawn fails (descriptors exhausted, program missing) ends failed/LaunchFailed, never stays running, and never stops the daemon.',
   },
+  'S.sessions-per-client': {
+    source: 'contracts.md 3.2 (v2)',
+    statement:
+      "One client has at most 64 open MCP sessions: its 65th evicts its own least recently used idle one, never another client's (503 when all its own are busy); one client's requests in flight are bounded too.",
+  },
 
   // ---- robustness promises (issue 6) -----------------------------------------------------------------
   'Q.bad-input': {

@@ -8,7 +8,7 @@ import { SessionRegistry } from './sessions.js';
 import { createToolHandler } from './tools.js';
 
 export interface McpEdgeOptions {
-  /** At most this many MCP sessions at once; the one idle the longest makes room (default 1000). */
+  /** A memory bound on the MCP sessions of all clients together (default 1000); never evicts another client's. */
   maxSessions?: number;
   /** Sessions idle this long are closed (default 30 minutes). */
   idleMs?: number;

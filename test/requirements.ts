@@ -130,6 +130,11 @@ export const REQUIREMENTS = {
     statement:
       "One client has at most 64 open MCP sessions: its 65th evicts its own least recently used idle one, never another client's (503 when all its own are busy); one client's requests in flight are bounded too.",
   },
+  'S.click-safety': {
+    source: 'contracts.md 5 (v2)',
+    statement:
+      "A card's decision buttons (and their shortcuts) are inert, shown disabled, for its first second on screen and a second after it moves; arrivals never move the focused or hovered card; a decision never sends focus to the newest card.",
+  },
 
   // ---- robustness promises (issue 6) -----------------------------------------------------------------
   'Q.bad-input': {

@@ -70,7 +70,12 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
-/** Runs one process to its end. Never rejects. */
+function spawnErrorText(e: unknown): string {
+  const err = e as NodeJS.ErrnoException;
+  return `${err.code ?? 'Error'}: ${err.message}`;
+}
+
+/** Runs one process to its end. Never rejects, and a spawn that fails is a `spawnError`, never a throw. */
 export function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   return new Promise((resolve) => {
     const out = new Capture(spec.outputLimitBytes);
@@ -104,16 +109,20 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
         windowsHide: true,
       });
     } catch (e) {
-      finish({ spawnError: (e as Error).message, exitCode: null, signal: null });
+      finish({ spawnError: spawnErrorText(e), exitCode: null, signal: null });
       return;
     }
-    child.stdout!.on('data', (d: Buffer) => out.add(d));
-    child.stderr!.on('data', (d: Buffer) => err.add(d));
-    child.once('error', (e: NodeJS.ErrnoException) => {
-      // 'error' without a pid means the program could not be started at all.
-      if (child.pid === undefined)
-        finish({ spawnError: `${e.code ?? 'Error'}: ${e.message}`, exitCode: null, signal: null });
+    // 'error' first, before anything else can throw: a spawn that fails (EMFILE, EAGAIN, ENOENT, EACCES)
+    // reports it on the next tick, and an unheard 'error' event would stop the daemon (contract 4: a spawn
+    // error is failed/LaunchFailed). Without a pid the program never started.
+    child.on('error', (e: NodeJS.ErrnoException) => {
+      if (child.pid === undefined) finish({ spawnError: spawnErrorText(e), exitCode: null, signal: null });
     });
+    // When descriptors run out Node returns before creating the pipes: stdout and stderr are left
+    // undefined (not null, whatever the types say), and the 'error' above follows. Nothing ran.
+    if (!child.stdout || !child.stderr) return;
+    child.stdout.on('data', (d: Buffer) => out.add(d));
+    child.stderr.on('data', (d: Buffer) => err.add(d));
     child.once('spawn', () => {
       spec.onSpawn?.(child.pid!);
       termTimer = setTimeout(() => {

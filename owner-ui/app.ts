@@ -1,14 +1,23 @@
 /**
- * The owner panel (contracts.md 5, issue 4): the queue (newest first), what is in progress, and the
- * history with filters, all kept live from the owner WebSocket. A decided card updates on every tab
- * because every tab renders only what the daemon sends; a refusal (another tab decided first, the request
- * changed) is explained on the card. New requests raise a title badge and, when allowed, a desktop
- * notification. Keyboard: j/k move, a approves, d denies (with the note), n edits the note, ? helps.
+ * The owner panel (contracts.md 5, issue 4): the queue, what is in progress, and the history with filters,
+ * all kept live from the owner WebSocket. A decided card updates on every tab because every tab renders
+ * only what the daemon sends; a refusal (another tab decided first, the request changed) is explained on
+ * the card. New requests raise a title badge and, when allowed, a desktop notification. Keyboard: j/k
+ * move, a approves, d denies (with the note), n edits the note, ? helps.
+ *
+ * Nothing may slide under the owner's pointer or focus (contract 5 (v2)): placement.ts decides where cards
+ * go (the queue oldest first; arrivals that would move the card the owner is on wait behind a fixed
+ * "N new requests" button, which moves nothing, until the owner leaves that card or asks for them), and
+ * every page change goes through the ClickGuard (click-safety.ts): a card that appears or moves is inert
+ * for a second. A decision keeps focus on its card; once the card leaves the queue, focus goes to the card
+ * that took its place.
  */
 import type { ServerMessage, View } from '../daemon/owner/messages.js';
 import { buildCard, countdownText } from './card.js';
+import { ClickGuard } from './click-safety.js';
 import { type ConnectionState, OwnerConnection } from './connection.js';
 import { byId, el } from './dom.js';
+import { arrivalsToHold, focusInQueue, keepFocus, newestFirst, oldestFirst, place } from './placement.js';
 
 const views = new Map<string, View>();
 const cards = new Map<
@@ -17,6 +26,8 @@ const cards = new Map<
 >();
 const requests = new Map<string, { id: string; action: string }>();
 const notified = new Set<string>();
+/** New requests not yet placed, because placing them would move the card the owner is on. */
+const held = new Set<string>();
 let skewMs = 0;
 let synced = false;
 let nextReq = 1;
@@ -29,15 +40,16 @@ const connEl = byId('connection');
 const retryBtn = byId<HTMLButtonElement>('retry');
 const notifyBtn = byId<HTMLButtonElement>('enable-notifications');
 const toastEl = byId('toast');
+const arrivalsBtn = byId<HTMLButtonElement>('arrivals');
 
 const conn = new OwnerConnection({ onState: showConnection, onMessage });
+const guard = new ClickGuard((card) => {
+  const id = card.dataset.pendingId;
+  return [...requests.values()].some((r) => r.id === id);
+});
 
 function isFinal(v: View): boolean {
   return v.status !== 'PENDING';
-}
-
-function newestFirst(a: View, b: View): number {
-  return a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : a.id < b.id ? 1 : -1;
 }
 
 /** What the owner typed into a card, so a rebuild (new version) does not lose it. */
@@ -53,35 +65,45 @@ function cardFor(v: View): HTMLElement {
   const key = `${v.state}|${v.reconciliation?.at ?? ''}`;
   const note = existing?.key === key ? typedNote(existing.node) : '';
   const node = buildCard(v, skewMs, note, existing?.message);
+  guard.hold(node);
   if (existing !== undefined) {
     const hadFocus = existing.node.contains(document.activeElement);
     existing.node.replaceWith(node);
-    if (hadFocus) node.focus();
+    if (hadFocus) node.focus({ preventScroll: true });
   }
   cards.set(v.id, { node, version: v.version, key, message: existing?.message });
   return node;
 }
 
-/** Puts `nodes` into `parent` in order, moving only what is out of place (keeps focus and typing). */
-function place(parent: HTMLElement, nodes: HTMLElement[]): void {
-  nodes.forEach((node, i) => {
-    if (parent.children[i] !== node) parent.insertBefore(node, parent.children[i] ?? null);
-  });
-  while (parent.children.length > nodes.length) parent.lastElementChild?.remove();
+function render(force = false): void {
+  guard.change(() => layout(force));
 }
 
-function render(): void {
-  const all = [...views.values()].sort(newestFirst);
-  const waiting = all.filter((v) => !isFinal(v));
-  const done = all.filter(isFinal);
+function layout(force: boolean): void {
+  const all = [...views.values()];
+  let waiting = all.filter((v) => !isFinal(v)).sort(oldestFirst);
+  const done = all.filter(isFinal).sort(newestFirst);
+  // Arrivals that would move the card the owner is on wait until the owner leaves it (or asks).
+  const arrivals = new Set(
+    waiting.filter((v) => !queueEl.contains(cards.get(v.id)?.node ?? null)).map((v) => v.id),
+  );
+  held.clear();
+  if (!force) for (const id of arrivalsToHold(queueEl, waiting, arrivals, guard.engaged())) held.add(id);
+  waiting = waiting.filter((v) => !held.has(v.id));
+  const focused = focusInQueue(queueEl);
   place(queueEl, waiting.map(cardFor));
   place(historyEl, done.map(cardFor));
   for (const id of cards.keys()) if (!views.has(id)) cards.delete(id);
   applyFilters(done);
-  const awaiting = waiting.filter((v) => v.state === 'awaiting_review').length;
+  if (focused !== undefined) keepFocus(queueEl, cards.get(focused.id)?.node, focused.at);
+  arrivalsBtn.hidden = held.size === 0;
+  arrivalsBtn.textContent =
+    held.size === 1 ? '1 new request — show it' : `${held.size} new requests — show them`;
+  const awaiting = all.filter((v) => v.state === 'awaiting_review').length;
   document.title = awaiting > 0 ? `(${awaiting}) ogf-broker owner` : 'ogf-broker owner';
   byId('queue-count').textContent = awaiting === 0 ? 'nothing waits for you' : `${awaiting} waiting for you`;
-  byId('queue-empty').hidden = waiting.length > 0;
+  // While arrivals are held the queue's layout stays exactly as it was (the count above says the truth).
+  if (held.size === 0) byId('queue-empty').hidden = waiting.length > 0;
   const attention = done.filter(
     (v) => (v.status === 'ERROR' || v.status === 'UNKNOWN') && !v.reconciliation,
   ).length;
@@ -118,6 +140,8 @@ function notifyNew(v: View): void {
     const n = new Notification('Approval needed', { body: `${v.client}: ${v.summary}`, tag: v.id });
     n.onclick = () => {
       window.focus();
+      // The owner asked for this card: place it even if it was held.
+      render(true);
       cards.get(v.id)?.node.focus();
     };
   }
@@ -169,7 +193,8 @@ function setCardMessage(id: string, text: string | undefined): void {
   if (entry === undefined) return;
   entry.message = text;
   const p = entry.node.querySelector('.card-msg');
-  if (p !== null) p.textContent = text ?? '';
+  // A message above the buttons pushes them down: through the guard, like every change to the page.
+  if (p !== null) guard.change(() => (p.textContent = text ?? ''));
 }
 
 function onReply(m: Extract<ServerMessage, { type: 'reply' }>): void {
@@ -180,10 +205,9 @@ function onReply(m: Extract<ServerMessage, { type: 'reply' }>): void {
     return;
   }
   const node = cards.get(req.id)?.node;
-  for (const b of node?.querySelectorAll('button') ?? []) b.disabled = false;
+  if (node !== undefined) guard.sync(node);
   if (m.ok) {
     setCardMessage(req.id, undefined);
-    if (req.action === 'approve' || req.action === 'deny') focusNext(req.id);
     return;
   }
   setCardMessage(req.id, `${m.error.code}: ${EXPLAIN[m.error.code] ?? ''} (${m.error.message})`);
@@ -196,13 +220,19 @@ function send(id: string, action: string, frame: Record<string, unknown>): void 
     return;
   }
   requests.set(req_id, { id, action });
-  for (const b of cards.get(id)?.node.querySelectorAll('button') ?? []) b.disabled = true;
+  const node = cards.get(id)?.node;
+  if (node !== undefined) guard.sync(node);
 }
 
 function act(card: HTMLElement, action: string): void {
   const id = card.dataset.pendingId;
   const v = id === undefined ? undefined : views.get(id);
   if (v === undefined) return;
+  // The buttons are inert, and so are the shortcuts that stand for them (aria-keyshortcuts).
+  if (guard.isInert(card)) {
+    setCardMessage(v.id, 'Wait a moment: this card just appeared or moved. Look at it again, then decide.');
+    return;
+  }
   if (action === 'approve' && v.state === 'awaiting_review') send(v.id, 'approve', { version: v.version });
   else if (action === 'deny' && v.state === 'awaiting_review') {
     const note = card.querySelector<HTMLInputElement>('input.note')?.value.trim() ?? '';
@@ -220,13 +250,6 @@ function act(card: HTMLElement, action: string): void {
 
 function visibleCards(): HTMLElement[] {
   return [...document.querySelectorAll<HTMLElement>('article.card')].filter((c) => !c.hidden);
-}
-
-function focusNext(id: string): void {
-  const first = queueEl.querySelector<HTMLElement>(
-    `article.card.state-awaiting_review:not([data-pending-id="${id}"])`,
-  );
-  first?.focus();
 }
 
 function onKey(e: KeyboardEvent): void {
@@ -273,6 +296,11 @@ function onKey(e: KeyboardEvent): void {
 let connection: ConnectionState = { kind: 'connecting' };
 
 function showConnection(s: ConnectionState): void {
+  // The state line and the retry button live in the sticky header: their size can move every card.
+  guard.change(() => showConnectionNow(s));
+}
+
+function showConnectionNow(s: ConnectionState): void {
   connection = s;
   connEl.dataset.state = s.kind;
   retryBtn.hidden = s.kind !== 'waiting';
@@ -285,23 +313,27 @@ function showConnection(s: ConnectionState): void {
   if (s.kind === 'logged-out') {
     // What is on screen is no longer live: take it away rather than let it look current.
     views.clear();
-    render();
+    layout(true);
     document.title = 'Logged out · ogf-broker owner';
   }
 }
 
 function tick(): void {
-  if (connection.kind === 'waiting') showConnection(connection);
-  const now = Date.now() + skewMs;
-  for (const span of document.querySelectorAll<HTMLElement>('.countdown')) {
-    const left = Date.parse(span.dataset.expires ?? '') - now;
-    span.textContent = ` · ${countdownText(left)}`;
-    span.classList.toggle('soon', left < 60_000);
-  }
+  guard.change(() => {
+    if (connection.kind === 'waiting') showConnectionNow(connection);
+    const now = Date.now() + skewMs;
+    // A countdown whose text changes width could rewrap its line and shift what is below it.
+    for (const span of document.querySelectorAll<HTMLElement>('.countdown')) {
+      const left = Date.parse(span.dataset.expires ?? '') - now;
+      span.textContent = ` · ${countdownText(left)}`;
+      span.classList.toggle('soon', left < 60_000);
+    }
+  });
 }
 
 function toast(text: string): void {
-  toastEl.textContent = text;
+  // Fixed in a corner (styles.css): it moves nothing, but goes through the guard all the same.
+  guard.change(() => (toastEl.textContent = text));
 }
 
 function setupNotifications(): void {
@@ -320,8 +352,29 @@ document.addEventListener('click', (e) => {
   if (button && card) act(card, button.dataset.action ?? '');
 });
 document.addEventListener('keydown', onKey);
-statusFilter.addEventListener('change', render);
-clientFilter.addEventListener('change', render);
+// Held arrivals are placed as soon as the owner leaves the card they would have moved.
+let recheckQueued = false;
+const recheck = () => {
+  if (held.size === 0 || recheckQueued) return;
+  recheckQueued = true;
+  window.setTimeout(() => {
+    recheckQueued = false;
+    render();
+  }, 0);
+};
+for (const type of ['pointerover', 'pointerout', 'focusin', 'focusout'])
+  document.addEventListener(type, recheck);
+arrivalsBtn.addEventListener('click', () => {
+  const first = [...held][0];
+  render(true);
+  if (first !== undefined) cards.get(first)?.node.scrollIntoView({ block: 'nearest' });
+});
+// A tab coming back into view shows its cards for the first time: each is inert for its first second.
+document.addEventListener('visibilitychange', () => {
+  if (document.visibilityState === 'visible') for (const { node } of cards.values()) guard.hold(node);
+});
+statusFilter.addEventListener('change', () => render());
+clientFilter.addEventListener('change', () => render());
 retryBtn.addEventListener('click', () => conn.retryNow());
 byId('older').addEventListener('click', () => {
   const done = [...views.values()].filter(isFinal).sort(newestFirst);

@@ -152,10 +152,20 @@ function decideControls(v: View, note: string): HTMLElement {
     input,
     el(
       'button',
-      { type: 'button', class: 'approve', 'data-action': 'approve', 'aria-keyshortcuts': 'a' },
+      {
+        type: 'button',
+        class: 'approve',
+        'data-action': 'approve',
+        'aria-keyshortcuts': 'a',
+        disabled: true,
+      },
       'Approve',
     ),
-    el('button', { type: 'button', class: 'deny', 'data-action': 'deny', 'aria-keyshortcuts': 'd' }, 'Deny'),
+    el(
+      'button',
+      { type: 'button', class: 'deny', 'data-action': 'deny', 'aria-keyshortcuts': 'd', disabled: true },
+      'Deny',
+    ),
   );
 }
 
@@ -179,11 +189,19 @@ function reconcileControls(v: View, note: string): HTMLElement {
     radio('delivered', 'delivered (it happened)'),
     radio('not_delivered', 'not delivered (it did not happen)'),
     input,
-    el('button', { type: 'button', class: 'reconcile-btn', 'data-action': 'reconcile' }, 'Reconcile'),
+    el(
+      'button',
+      { type: 'button', class: 'reconcile-btn', 'data-action': 'reconcile', disabled: true },
+      'Reconcile',
+    ),
   );
 }
 
-/** Builds a card; `note` and `message` carry over what the owner typed and the last conflict text. */
+/**
+ * Builds a card; `note` and `message` carry over what the owner typed and the last conflict text. Its
+ * decision buttons are born disabled and inert (contract 5 (v2): inert for a card's first second on
+ * screen); click-safety.ts arms them.
+ */
 export function buildCard(v: View, skewMs: number, note: string, message: string | undefined): HTMLElement {
   const titleId = `title-${v.id}`;
   const attention = v.status === 'ERROR' || v.status === 'UNKNOWN';
@@ -196,6 +214,7 @@ export function buildCard(v: View, skewMs: number, note: string, message: string
       'data-state': v.state,
       'data-version': v.version,
       'data-client': v.client,
+      'data-inert': true,
       tabindex: 0,
       'aria-labelledby': titleId,
     },

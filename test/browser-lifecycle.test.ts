@@ -119,6 +119,9 @@ describe('owner panel lifecycle in Chromium', () => {
 
   it('[S.secret] shows a cue in words and as a picture, and its session UUID reaches the owner nowhere', async () => {
     const owner = await OwnerSocket.open(d);
+    // The pointer leaves the history card it reconciled: over it, an arrival would wait behind the
+    // "new requests" button rather than move it (contract 5 (v2), test/browser-click-safety.test.ts).
+    await page.mouse.move(1, 1);
     const cue = await callTool(ai, 'ogf_cue', {
       session_id: SESSION_UUID.toUpperCase(),
       action: 'wave',

@@ -23,6 +23,14 @@ function marks(): string[] {
   return readMarks(markFile);
 }
 
+/**
+ * The owner's pointer rests off the cards, on the page header. Over a card that an arrival would move, new
+ * requests wait behind the "new requests" button instead (contract 5 (v2)); browser-click-safety covers that.
+ */
+async function pointerAway(p: Page): Promise<void> {
+  await p.mouse.move(1, 1);
+}
+
 beforeAll(async () => {
   const dataDir = makeDataDir('ogf-browser-');
   markFile = join(dataDir, 'marks.txt');
@@ -103,12 +111,15 @@ describe('owner panel in Chromium', () => {
   });
 
   it('denies with a note by keyboard only; the AI receives the note', async () => {
+    await pointerAway(page);
     const id = await queue(ai, 'mark', { word: 'keyboard' }, 'Testing the keyboard.');
     const c = card(page, id);
     await c.waitFor();
     await c.focus();
     await page.keyboard.press('n');
     await page.keyboard.type('Please ask again tomorrow');
+    // A card's decision buttons, and the shortcuts standing for them, are inert for its first second.
+    await c.locator('button.deny:enabled').waitFor();
     await page.keyboard.press('Enter');
     await page.locator(`article[data-pending-id="${id}"][data-status="DENIED"]`).waitFor();
     const text = await c.innerText();
@@ -125,6 +136,7 @@ describe('owner panel in Chromium', () => {
   });
 
   it('a decision in another tab shows at once; a conflicting click is explained, not swallowed', async () => {
+    await pointerAway(page);
     const id = await queue(ai, 'mark', { word: 'twotabs' });
     const second = await context.newPage();
     // The second tab does not hear about this command's updates, so it acts on a stale card.
@@ -242,6 +254,7 @@ describe('owner panel in Chromium', () => {
     expect(waiting).toBeGreaterThanOrEqual(1);
     expect(await tab.title()).toBe(`(${waiting}) ogf-broker owner`);
     await card(tab, id).focus();
+    await card(tab, id).locator('button.approve:enabled').waitFor();
     await tab.keyboard.press('a');
     await tab.locator(`article[data-pending-id="${id}"][data-status="SUCCEEDED"]`).waitFor();
     expect(await tab.title()).toBe(waiting === 1 ? 'ogf-broker owner' : `(${waiting - 1}) ogf-broker owner`);

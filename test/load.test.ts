@@ -16,6 +16,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exited, makeDataDir, ROOT, type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
+import { makeClientToken } from './helpers/mcp.js';
 import { type Frame, OwnerSocket } from './helpers/owner.js';
 
 const CLIENTS = Number(process.env.OGF_LOAD_CLIENTS ?? 40);
@@ -24,6 +25,11 @@ const OWNERS = 5;
 /** One client in this many sends a cue (cues of one session run one at a time); the rest a catalog command. */
 const CUE_EVERY = 5;
 const TIMEOUT = Math.max(240_000, CLIENTS * BURSTS * 3000);
+/**
+ * Clients per MCP token. Contract 3.2 (v2) lets one client hold 64 sessions and (1.3) 100 PENDING commands,
+ * so a load of many AIs is many client tokens, as it would be in life, not 200 sessions of client `local`.
+ */
+const PER_TOKEN = 40;
 
 function rssKiB(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -53,10 +59,11 @@ async function startAvatar(): Promise<{ child: ChildProcess; bridgeUrl: string; 
 
 async function connect(
   d: RunningDaemon,
+  token: string,
 ): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
   const client = new Client({ name: 'load', version: '1.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL(d.info.mcp_url), {
-    requestInit: { headers: { authorization: `Bearer ${d.mcpToken}` } },
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
   });
   await client.connect(transport);
   return { client, transport };
@@ -84,6 +91,7 @@ describe(`[Q.load] ${CLIENTS} concurrent MCP clients, ${OWNERS} owners approving
   let d: RunningDaemon;
   let avatar: Awaited<ReturnType<typeof startAvatar>>;
   let owners: OwnerSocket[] = [];
+  let tokens: string[] = [];
   const rss: Array<{ when: string; kib: number }> = [];
 
   beforeAll(async () => {
@@ -102,6 +110,11 @@ describe(`[Q.load] ${CLIENTS} concurrent MCP clients, ${OWNERS} owners approving
         },
       },
     });
+    const extra = Math.ceil(CLIENTS / PER_TOKEN) - 1;
+    tokens = [
+      d.mcpToken,
+      ...(await Promise.all(Array.from({ length: extra }, (_, k) => makeClientToken(d, `load${k}`)))),
+    ];
     owners = await Promise.all(Array.from({ length: OWNERS }, () => OwnerSocket.open(d)));
     // Every owner approves whatever it sees awaiting review, racing the others (rule 5 under load).
     for (const o of owners) {
@@ -131,7 +144,9 @@ describe(`[Q.load] ${CLIENTS} concurrent MCP clients, ${OWNERS} owners approving
   });
 
   async function burst(tag: string): Promise<Frame[]> {
-    const conns = await Promise.all(Array.from({ length: CLIENTS }, () => connect(d)));
+    const conns = await Promise.all(
+      Array.from({ length: CLIENTS }, (_, i) => connect(d, tokens[i % tokens.length]!)),
+    );
     const results = await Promise.all(
       conns.map(({ client }, i) =>
         i % CUE_EVERY === 0

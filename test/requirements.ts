@@ -165,6 +165,31 @@ export const REQUIREMENTS = {
     statement:
       'No flood, content or frame size from an AI stops the daemon or locks the owner out: owners connect, get their snapshot and `ogf-broker list` works with full PENDING caps, restart or not; an error serving one owner closes only that socket (1011).',
   },
+  'S.http-deadlines': {
+    source: 'contracts.md 5',
+    statement:
+      'Every HTTP connection must send its headers within 10 s and its body within 30 s, else it gets 408 and is closed; idle keep-alive connections close after 5 s; a response (a 90 s tool call) is not cut by these.',
+  },
+  'S.http-connections': {
+    source: 'contracts.md 4, 5; the AI is the adversary',
+    statement:
+      'Connections are capped below the descriptor limit; at the cap the oldest idle or still-sending connection gives way; /mcp may hold only part of the cap, so the owner and new clients always get in.',
+  },
+  'S.spawn-error': {
+    source: 'contracts.md 4 ("spawn error → failed/LaunchFailed"), 2 rule 2',
+    statement:
+      'A launch whose spawn fails (descriptors exhausted, program missing) ends failed/LaunchFailed, never stays running, and never stops the daemon.',
+  },
+  'S.sessions-per-client': {
+    source: 'contracts.md 3.2 (v2)',
+    statement:
+      "One client has at most 64 open MCP sessions: its 65th evicts its own least recently used idle one, never another client's (503 when all its own are busy); one client's requests in flight are bounded too.",
+  },
+  'S.click-safety': {
+    source: 'contracts.md 5 (v2)',
+    statement:
+      "A card's decision buttons (and their shortcuts) are inert, shown disabled, for its first second on screen and a second after it moves; arrivals never move the focused or hovered card; a decision never sends focus to the newest card.",
+  },
 
   // ---- robustness promises (issue 6) -----------------------------------------------------------------
   'Q.bad-input': {

@@ -1,11 +1,25 @@
 /**
  * The daemon's one HTTP server: every request and every upgrade has its Host checked first (403,
  * DNS rebinding, contract 5), then the edges' routes are tried in order; nothing matched → 404.
+ *
+ * Deadlines (contract 5: "Every HTTP connection must send its headers within 10 s and its body within
+ * 30 s"): Node's `headersTimeout` and `requestTimeout`, both counted from a request's first byte and both
+ * about *receiving* it — Node stops the clock once the request is complete, so a tool call may keep its
+ * response open for its 90 s wait (checked by experiment on Node 20). A request past either gets 408 and
+ * its connection is closed. Node checks the clocks every `connectionsCheckingInterval` (30 s by default,
+ * which would let a 10 s deadline run to 40 s), so we check every second. Idle keep-alive connections
+ * close after 5 s. How many connections, and which give way, is ./connections.ts.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { HttpRoute, Origins, UpgradeRoute } from '../context.js';
 import type { Logger } from '../log.js';
+import { ConnectionGate, connectionLimits, descriptorLimit, isAiPath } from './connections.js';
+
+export const HEADERS_TIMEOUT_MS = 10_000;
+export const REQUEST_TIMEOUT_MS = 30_000;
+export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 
 export function sendJson(
   res: ServerResponse,
@@ -26,6 +40,8 @@ export function sendJson(
 /** Answers an upgrade with a plain HTTP status and closes the socket. */
 export function refuseUpgrade(socket: Duplex, status: number, reason: string): void {
   const body = JSON.stringify({ error: reason });
+  // Destroyed once written: a peer that never closes its side must not keep a half-open socket.
+  socket.once('finish', () => socket.destroy());
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
@@ -46,34 +62,81 @@ export interface HttpServerDeps {
   upgrades: () => UpgradeRoute[];
 }
 
-export function createHttpServer(deps: HttpServerDeps): Server {
-  const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
-    const url = requestUrl(req);
-    if (!deps.origins.isAllowedHost(req.headers.host))
-      return sendJson(res, 403, { error: 'Host not allowed' });
-    if (!url) return sendJson(res, 400, { error: 'Bad request URL' });
-    try {
-      for (const route of deps.routes()) if (await route(req, res, url)) return;
-      if (!res.headersSent) sendJson(res, 404, { error: 'Not found' });
-    } catch (e) {
-      deps.log.log('error', 'http_error', {
-        path: url.pathname.startsWith('/mcp/') ? '/mcp/<token>' : url.pathname,
-        error: (e as Error).message,
-      });
-      if (!res.headersSent) sendJson(res, 500, { error: 'Internal error' });
-      else res.end();
-    }
-  });
+/**
+ * The server, with its deadlines and connection gate. `env` may set `OGF_BROKER_MAX_CONNECTIONS`
+ * (see connections.ts); `fdLimit` is the descriptor limit the cap stays below.
+ */
+export function createHttpServer(
+  deps: HttpServerDeps,
+  env: NodeJS.ProcessEnv = process.env,
+  fdLimit: number | undefined = descriptorLimit(),
+): Server {
+  const limits = connectionLimits(fdLimit, env, (reason) =>
+    deps.log.log('warn', 'http_max_connections_ignored', { reason }),
+  );
+  const gate = new ConnectionGate(limits, deps.log);
+  const server = createServer(
+    {
+      headersTimeout: HEADERS_TIMEOUT_MS,
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+      connectionsCheckingInterval: 1000,
+    },
+    async (req: IncomingMessage, res: ServerResponse) => {
+      const url = requestUrl(req);
+      if (!deps.origins.isAllowedHost(req.headers.host))
+        return sendJson(res, 403, { error: 'Host not allowed' });
+      if (!url) return sendJson(res, 400, { error: 'Bad request URL' });
+      if (!gate.request(req, res, isAiPath(url.pathname))) {
+        return sendJson(
+          res,
+          503,
+          { error: 'Too many open MCP connections; try again shortly.' },
+          { 'retry-after': '5', connection: 'close' },
+        );
+      }
+      try {
+        for (const route of deps.routes()) if (await route(req, res, url)) return;
+        if (!res.headersSent) sendJson(res, 404, { error: 'Not found' });
+      } catch (e) {
+        // A client that went away mid-request (a deadline, an eviction, a reset) is not our error.
+        if (!(req.destroyed && !req.complete)) {
+          deps.log.log('error', 'http_error', {
+            path: url.pathname.startsWith('/mcp/') ? '/mcp/<token>' : url.pathname,
+            error: (e as Error).message,
+          });
+        }
+        if (!res.headersSent) sendJson(res, 500, { error: 'Internal error' });
+        else res.end();
+      }
+    },
+  );
+  gate.attach(server);
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
     const url = requestUrl(req);
     if (!deps.origins.isAllowedHost(req.headers.host)) return refuseUpgrade(socket, 403, 'Forbidden');
     if (!url) return refuseUpgrade(socket, 400, 'Bad Request');
-    for (const route of deps.upgrades()) if (route(req, socket, head, url)) return;
+    for (const route of deps.upgrades()) {
+      if (route(req, socket, head, url)) {
+        // A route that refused has ended the socket already; one still open now belongs to a WebSocket.
+        if (!socket.writableEnded && !socket.destroyed) gate.upgraded(socket as Socket);
+        return;
+      }
+    }
     refuseUpgrade(socket, 404, 'Not Found');
   });
-  // Slow-loris and idle keep-alive bounds; MCP streams set their own.
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 0;
+  // After listening, a server error (accept failing when descriptors run out) is logged, never fatal:
+  // the daemon keeps serving what it holds and accepts again once descriptors free up.
+  server.once('listening', () => {
+    server.on('error', (e: NodeJS.ErrnoException) =>
+      deps.log.log('error', 'http_server_error', { code: e.code, error: e.message }),
+    );
+  });
+  deps.log.log('info', 'http_limits', {
+    max_connections: limits.max,
+    ai_max: limits.aiMax,
+    fd_limit: fdLimit,
+  });
   return server;
 }

@@ -14,7 +14,7 @@ import { createToolHandler, resultContent } from './tools.js';
 import { ToolSet } from './toolset.js';
 
 export interface McpEdgeOptions {
-  /** At most this many MCP sessions at once; the one idle the longest makes room (default 1000). */
+  /** A memory bound on the MCP sessions of all clients together (default 1000); never evicts another client's. */
   maxSessions?: number;
   /** Sessions idle this long are closed (default 30 minutes). */
   idleMs?: number;

@@ -139,7 +139,10 @@ export function createMcpHttpRoute(deps: Deps): HttpRoute {
     res: ServerResponse,
     body: unknown,
   ): Promise<void> {
-    if (!(await sessions.makeRoom())) {
+    // Per client (contract 3.2): room comes from this client's own least recently used idle session, never
+    // from another client's; when all of its sessions are busy, or the memory bound is reached without one
+    // of its own to give up, it gets 503.
+    if (!(await sessions.reserve(client))) {
       sendJson(res, 503, rpcError(-32000, 'Too many active MCP sessions; try again shortly.'), {
         'retry-after': '5',
       });
@@ -158,9 +161,15 @@ export function createMcpHttpRoute(deps: Deps): HttpRoute {
     transport.onclose = () => {
       if (session !== undefined) sessions.forget(session.id);
     };
-    await server.connect(transport);
-    await transport.handleRequest(req, res, body);
-    if (session === undefined) await server.close().catch(() => {});
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(req, res, body);
+    } finally {
+      if (session === undefined) {
+        sessions.release(client);
+        await server.close().catch(() => {});
+      }
+    }
   }
 
   return async (req, res, url) => {
@@ -248,7 +257,22 @@ export function createMcpHttpRoute(deps: Deps): HttpRoute {
       // stream only carries server-initiated notifications (today only tools/list_changed), so it does not
       // keep an idle session alive: evicting it just makes the client initialize again.
       if (req.method === 'GET') sessions.touch(session);
-      else res.once('close', sessions.begin(session));
+      else {
+        // One client's waiting calls may not take every connection /mcp has (the others' too).
+        const end = sessions.begin(session);
+        if (end === undefined) {
+          sendJson(
+            res,
+            503,
+            rpcError(-32000, 'Too many requests in flight for this client; try again shortly.'),
+            {
+              'retry-after': '5',
+            },
+          );
+          return true;
+        }
+        res.once('close', end);
+      }
       try {
         await session.transport.handleRequest(req, res, body);
       } catch (e) {

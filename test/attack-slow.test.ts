@@ -1,0 +1,265 @@
+/**
+ * Slow-loris against the real daemon (contracts.md 5: "Every HTTP connection must send its headers within
+ * 10 s and its body within 30 s"; the AI must not hang the daemon or lock the owner out). Hundreds of real
+ * loopback connections send their headers or bodies a byte at a time: the daemon cuts each one (408) at its
+ * deadline, yet a client that is slow but within the deadlines is served, and a real MCP client and a real
+ * owner socket are served while the attack holds its connections. At the connection cap the oldest
+ * connection still sending makes room for a new one; an AI holding its whole share of connections with
+ * waiting tool calls still leaves room for the owner.
+ */
+import { request } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
+import { call, echoConfig, httpClient, structured } from './helpers/mcp.js';
+import { OwnerSocket, queue } from './helpers/owner.js';
+import { openFds, slowGroup } from './helpers/slow-client.js';
+
+const INIT = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'slow', version: '1' } },
+});
+
+let d: RunningDaemon | undefined;
+const stops: Array<() => void> = [];
+
+afterEach(async () => {
+  for (const s of stops.splice(0)) s();
+  await d?.stop();
+  d = undefined;
+});
+
+function portOf(daemon: RunningDaemon): number {
+  return Number(new URL(daemon.url).port);
+}
+
+/** The owner over the real WebSocket approves `id` and waits for its final View. */
+async function approveAndFinish(owner: OwnerSocket, id: string): Promise<Record<string, unknown>> {
+  const v = await owner.waitFor(
+    (f) =>
+      (f.type === 'upsert' && f.command.id === id) ||
+      (f.type === 'snapshot' && f.commands.some((c: { id: string }) => c.id === id)),
+    `the owner to see ${id}`,
+  );
+  const view = v.type === 'upsert' ? v.command : v.commands.find((c: { id: string }) => c.id === id);
+  const reply = await owner.request({ type: 'approve', id, version: view.version });
+  expect(reply).toMatchObject({ ok: true });
+  return owner.upsert(id, (c) => c.status !== 'PENDING', `${id} to finish`);
+}
+
+/** A raw POST /mcp with the bearer token on its own connection; resolves the status and the whole body. */
+function rawMcp(
+  daemon: RunningDaemon,
+  body: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${daemon.url}/mcp`,
+      {
+        method: 'POST',
+        agent: false,
+        headers: {
+          authorization: `Bearer ${daemon.mcpToken}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...headers,
+        },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => {
+          text += c.toString();
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('[S.http-deadlines] slow requests are cut at their deadlines', () => {
+  it('[S.http-deadlines] 400 byte-by-byte connections are cut (408) while an MCP client and the owner are served; slow-but-in-time clients are not', async () => {
+    d = await startDaemon({ config: echoConfig() });
+    const port = portOf(d);
+    const host = `127.0.0.1:${port}`;
+    // Headers that would take 25 s to arrive (100 bytes, one per 250 ms): past the 10 s deadline.
+    const slowHeaders = slowGroup({
+      port,
+      count: 200,
+      drip: `GET / HTTP/1.1\r\nHost: ${host}\r\nX-Pad: ${'p'.repeat(100)}\r\n\r\n`,
+      tickMs: 250,
+    });
+    stops.push(slowHeaders.stop);
+    // Complete headers at once, then a 4000-byte body at one byte per 500 ms: never done within 30 s.
+    const slowBodies = slowGroup({
+      port,
+      count: 200,
+      head: `POST /login HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: 4000\r\n\r\n`,
+      drip: `{"token":"${'x'.repeat(3987)}"}`,
+      tickMs: 500,
+    });
+    stops.push(slowBodies.stop);
+    // Slow but within the deadlines: headers over about 4 s, and an initialize body over about 15 s
+    // (longer than the headers deadline, shorter than the body deadline). Both must get real answers.
+    const inTimeHeaders = slowGroup({
+      port,
+      count: 2,
+      drip: `GET /login HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`,
+      tickMs: 4000 / 60,
+    });
+    stops.push(inTimeHeaders.stop);
+    const inTimeBody = slowGroup({
+      port,
+      count: 2,
+      head: `POST /mcp HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${d.mcpToken}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${INIT.length}\r\nConnection: close\r\n\r\n`,
+      drip: INIT,
+      tickMs: 15_000 / INIT.length,
+    });
+    stops.push(inTimeBody.stop);
+    const attack = [...slowHeaders.connections, ...slowBodies.connections];
+    await waitFor(() => attack.every((c) => c.sent > 0), 'every attacking connection to have begun');
+
+    // While they are held: a real MCP client and a real owner socket are served end to end.
+    const ai = await httpClient(d.info.mcp_url, d.mcpToken);
+    const owner = await OwnerSocket.open(d);
+    try {
+      expect((await ai.listTools()).tools).toHaveLength(5);
+      const id = await queue(ai, 'echo', { word: 'served' });
+      const final = await approveAndFinish(owner, id);
+      expect(final).toMatchObject({ status: 'SUCCEEDED' });
+      const r = await call(ai, 'await_command_result', { pending_id: id, wait_seconds: 0 });
+      expect(structured(r)).toMatchObject({ status: 'SUCCEEDED', stdout: 'said served' });
+    } finally {
+      await ai.close();
+      await owner.close();
+    }
+    // The body attack is still being held (its deadline is 30 s), so the clients above were served under it.
+    expect(slowBodies.open().length).toBeGreaterThan(150);
+
+    // Every attacking connection is cut by the daemon, with a 408, before it could finish its request.
+    await waitFor(() => attack.every((c) => c.closed), 'the daemon to cut every slow connection', 60_000);
+    for (const c of attack) {
+      expect(c.finished).toBe(false);
+      expect(c.received).toMatch(/^HTTP\/1\.1 408 /);
+    }
+    // The slow-but-in-time clients were answered normally.
+    await waitFor(
+      () => [...inTimeHeaders.connections, ...inTimeBody.connections].every((c) => c.closed),
+      'the in-time clients to be answered',
+      30_000,
+    );
+    for (const c of inTimeHeaders.connections) {
+      expect(c.finished).toBe(true);
+      expect(c.received).toMatch(/^HTTP\/1\.1 200 /);
+    }
+    for (const c of inTimeBody.connections) {
+      expect(c.finished).toBe(true);
+      expect(c.received).toMatch(/^HTTP\/1\.1 200 /);
+      expect(c.received.toLowerCase()).toContain('mcp-session-id:');
+    }
+    // A client cut at its deadline is the client's failure, not an error of ours worth a log line each.
+    expect(d.stderr()).not.toContain('"event":"http_error"');
+    expect(d.child.exitCode).toBeNull();
+  }, 120_000);
+});
+
+describe('[S.http-connections] the connection cap keeps room for new clients and the owner', () => {
+  it('[S.http-connections] at the cap, the oldest connection still sending is dropped for a new one: MCP and the owner get in', async () => {
+    d = await startDaemon({ config: echoConfig(), env: { OGF_BROKER_MAX_CONNECTIONS: '100' } });
+    const port = portOf(d);
+    const baseline = openFds(d.info.pid);
+    // 300 connections, three times the cap, each dribbling headers (they would take 50 s).
+    const flood = slowGroup({
+      port,
+      count: 300,
+      drip: `GET / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nX-Pad: ${'p'.repeat(200)}\r\n\r\n`,
+      tickMs: 250,
+    });
+    stops.push(flood.stop);
+    // 200 of them are dropped to stay at the cap: without an answer (evicted), not by a deadline (408).
+    await waitFor(() => flood.cutEarly().length >= 200, 'the daemon to shed connections past its cap');
+    const shed = flood.cutEarly();
+    expect(shed.filter((c) => c.received === '').length).toBeGreaterThanOrEqual(200);
+    expect(openFds(d.info.pid)).toBeLessThanOrEqual(baseline + 100 + 10);
+
+    // The daemon is full of slow connections; a new MCP client and the owner still get in.
+    const ai = await httpClient(d.info.mcp_url, d.mcpToken);
+    const owner = await OwnerSocket.open(d);
+    try {
+      const id = await queue(ai, 'echo', { word: 'room' });
+      expect(await approveAndFinish(owner, id)).toMatchObject({ status: 'SUCCEEDED' });
+    } finally {
+      await ai.close();
+      await owner.close();
+    }
+    expect(openFds(d.info.pid)).toBeLessThanOrEqual(baseline + 100 + 10);
+    expect(d.stderr()).toContain('http_connections_shed');
+    expect(d.child.exitCode).toBeNull();
+  }, 90_000);
+
+  it('[S.http-connections] an AI holding its whole share with waiting tool calls gets 503 past it; the owner still gets in and its approval answers them', async () => {
+    // 64 connections: 56 for /mcp, 8 kept for the owner's panel, login and socket.
+    d = await startDaemon({ config: echoConfig(), env: { OGF_BROKER_MAX_CONNECTIONS: '64' } });
+    const init = await rawMcp(d, INIT);
+    expect(init.status).toBe(200);
+    const session = {
+      'mcp-session-id': String(init.headers['mcp-session-id']),
+      'mcp-protocol-version': '2025-06-18',
+    };
+    await rawMcp(d, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), session);
+    const queued = await rawMcp(
+      d,
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: {
+          name: 'run_command_wait',
+          arguments: { command: 'echo', args: { word: 'held' }, wait_seconds: 0 },
+        },
+      }),
+      session,
+    );
+    const id = /"pending_id\\?":\s*\\?"([A-Za-z0-9_-]+)/.exec(queued.body)?.[1];
+    expect(id).toBeDefined();
+
+    // 70 concurrent waits of 90 s, each on its own connection: more than the AI's share.
+    const waits = Array.from({ length: 70 }, (_, i) =>
+      rawMcp(
+        d!,
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 100 + i,
+          method: 'tools/call',
+          params: { name: 'await_command_result', arguments: { pending_id: id, wait_seconds: 90 } },
+        }),
+        session,
+      ),
+    );
+    const answered: Array<{ status: number; body: string }> = [];
+    for (const w of waits) void w.then((r) => answered.push(r));
+    // Those past the share are refused at once; the rest are held open, waiting.
+    await waitFor(() => answered.length >= 14, 'the calls past the share to be refused');
+    expect(answered.every((r) => r.status === 503)).toBe(true);
+
+    // The owner still gets the panel and a socket, and its approval answers every held call.
+    const page = await fetch(`${d.url}/login`);
+    expect(page.status).toBe(200);
+    await page.text();
+    const owner = await OwnerSocket.open(d);
+    try {
+      expect(await approveAndFinish(owner, id!)).toMatchObject({ status: 'SUCCEEDED' });
+    } finally {
+      await owner.close();
+    }
+    const all = await Promise.all(waits);
+    const held = all.filter((r) => r.status === 200);
+    expect(held.length).toBeGreaterThanOrEqual(40);
+    expect(held.length + all.filter((r) => r.status === 503).length).toBe(70);
+    for (const r of held) expect(r.body).toContain('said held');
+    expect(d.child.exitCode).toBeNull();
+  }, 90_000);
+});

@@ -134,7 +134,9 @@ describe('[Q.bad-input] a fake client against the real app-side endpoint', () =>
           o &&
           o.type === 'hello' &&
           o.protocol === 'ogf-bridge/1' &&
-          String(o.session_id).toLowerCase() === SESSION
+          // Only a string can be the session UUID (and String() throws on a null-prototype object).
+          typeof o.session_id === 'string' &&
+          o.session_id.toLowerCase() === SESSION
         );
       });
     for (const f of frames) {

@@ -13,7 +13,7 @@
  * that took its place.
  */
 import type { ServerMessage, View } from '../daemon/owner/messages.js';
-import { buildCard, countdownText } from './card.js';
+import { buildCard, countdownText, timeLeft } from './card.js';
 import { ClickGuard } from './click-safety.js';
 import { type ConnectionState, OwnerConnection } from './connection.js';
 import { byId, el } from './dom.js';
@@ -324,7 +324,7 @@ function tick(): void {
     const now = Date.now() + skewMs;
     // A countdown whose text changes width could rewrap its line and shift what is below it.
     for (const span of document.querySelectorAll<HTMLElement>('.countdown')) {
-      const left = Date.parse(span.dataset.expires ?? '') - now;
+      const left = timeLeft(span.dataset.expires ?? '', Number(span.dataset.window), now);
       span.textContent = ` · ${countdownText(left)}`;
       span.classList.toggle('soon', left < 60_000);
     }

@@ -45,6 +45,16 @@ export function stateWords(v: View): string {
 }
 
 /** `m:ss` (or `h:mm:ss`) until `ms` from now. */
+/**
+ * Milliseconds left before `expires` at the daemon's `now`, never more than the command's whole review
+ * window: the skew estimate (server_time minus the tab's clock when `hello` was read) errs by however late
+ * the tab read it, and a countdown must not promise the owner more time than the command was ever given.
+ */
+export function timeLeft(expires: string, windowMs: number, now: number): number {
+  const left = Date.parse(expires) - now;
+  return Number.isFinite(windowMs) && windowMs > 0 ? Math.min(left, windowMs) : left;
+}
+
 export function countdownText(ms: number): string {
   if (ms <= 0) return 'review time is up';
   const s = Math.ceil(ms / 1000);
@@ -239,8 +249,13 @@ export function buildCard(v: View, skewMs: number, note: string, message: string
       v.state === 'awaiting_review'
         ? el(
             'span',
-            { class: 'countdown', 'data-expires': v.review_expires_at, 'data-skew': skewMs },
-            ` · ${countdownText(Date.parse(v.review_expires_at) - (Date.now() + skewMs))}`,
+            {
+              class: 'countdown',
+              'data-expires': v.review_expires_at,
+              'data-window': String(Date.parse(v.review_expires_at) - Date.parse(v.created_at)),
+              'data-skew': skewMs,
+            },
+            ` · ${countdownText(timeLeft(v.review_expires_at, Date.parse(v.review_expires_at) - Date.parse(v.created_at), Date.now() + skewMs))}`,
           )
         : null,
     ),

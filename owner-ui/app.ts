@@ -103,7 +103,13 @@ function layout(force: boolean): void {
   document.title = awaiting > 0 ? `(${awaiting}) ogf-broker owner` : 'ogf-broker owner';
   byId('queue-count').textContent = awaiting === 0 ? 'nothing waits for you' : `${awaiting} waiting for you`;
   // While arrivals are held the queue's layout stays exactly as it was (the count above says the truth).
-  if (held.size === 0) byId('queue-empty').hidden = waiting.length > 0;
+  const empty = byId('queue-empty');
+  if (held.size === 0) empty.hidden = waiting.length > 0;
+  // Same one line, other words: the empty queue must not say "nothing waits" while arrivals are held.
+  empty.textContent =
+    held.size === 0
+      ? 'Nothing waits for you. New requests appear here as they arrive.'
+      : 'New requests are held while you read: show them below.';
   const attention = done.filter(
     (v) => (v.status === 'ERROR' || v.status === 'UNKNOWN') && !v.reconciliation,
   ).length;

@@ -105,6 +105,11 @@ describe('[S.click-safety] the owner panel never lets a click land on a card the
     expect(await card(page, c).count()).toBe(0);
     expect(await done.boundingBox()).toEqual(before);
     expect(await page.title()).toMatch(/^\(1\)/);
+    // The queue says the truth in words too, on its one line (nothing moves): not "Nothing waits".
+    await page.locator('#queue-empty', { hasText: /held while you read/ }).waitFor();
+    expect(await done.boundingBox(), 'the words changed, the card under the pointer did not move').toEqual(
+      before,
+    );
     await screenshot(page, 'click-safety-02-arrival-held-while-reading-history');
 
     // The owner moves off the card: the request takes its place at the end of the queue.

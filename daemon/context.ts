@@ -7,11 +7,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { OgfCueInput } from '../bridge-client/protocol.js';
 import type { Config } from './config.js';
+import type { Command, State } from './core/lifecycle.js';
+import type { AuditEntry } from './core/store.js';
 import type { DataDir } from './datadir.js';
 import type { BrokerErrorCode } from './errors.js';
-import type { Command, State } from './lifecycle.js';
 import type { Logger } from './log.js';
-import type { AuditEntry } from './store.js';
 import type { Tokens } from './tokens.js';
 
 /** A new command as an edge asks for it; the broker adds id, version, times and phase. */

@@ -6,22 +6,22 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Broker } from './broker.js';
-import { Catalog } from './catalog.js';
-import { CatalogExecutor } from './catalog-executor.js';
 import type { Config } from './config.js';
 import type { Edge, EdgeContext } from './context.js';
-import { createCueFeature } from './cues.js';
+import { Broker } from './core/broker.js';
+import { Store } from './core/store.js';
 import { type DaemonInfo, removeDaemonInfo, runningDaemon, writeDaemonInfo } from './daemon-info.js';
 import { type DataDir, openDataDir } from './datadir.js';
 import { UsageError } from './errors.js';
+import { CatalogExecutor } from './executors/process.js';
+import { sweepRunDir } from './executors/session-file.js';
 import { createOrigins } from './http/origins.js';
 import { createHttpServer } from './http/server.js';
 import type { Logger } from './log.js';
 import { createMcpEdge } from './mcp/edge.js';
 import { createOwnerEdge } from './owner/edge.js';
-import { sweepRunDir } from './session-file.js';
-import { Store } from './store.js';
+import { Catalog } from './sources/catalog.js';
+import { createCueFeature } from './sources/cue.js';
 import { Tokens } from './tokens.js';
 import { VERSION } from './version.js';
 

@@ -4,7 +4,7 @@
  * relays to this same endpoint.
  */
 import type { Edge, EdgeContext } from '../context.js';
-import { toResult } from '../result.js';
+import { toResult } from '../core/result.js';
 import { createModernLeg, type Generation } from './generations.js';
 import { createMcpHttpRoute } from './http.js';
 import { toolsFor } from './schemas.js';

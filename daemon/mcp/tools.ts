@@ -7,9 +7,9 @@
 import { type CallToolResult, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { iso } from '../clock.js';
 import type { EdgeContext, SubmitRequest } from '../context.js';
+import { type Command, isFinal } from '../core/lifecycle.js';
+import { type CommandResult, summaryLine, toResult } from '../core/result.js';
 import type { ToolErrorCode } from '../errors.js';
-import { type Command, isFinal } from '../lifecycle.js';
-import { type CommandResult, summaryLine, toResult } from '../result.js';
 import { parseToolInput } from './input.js';
 import { type ProgressSink, startProgress } from './progress.js';
 import { TOOL_NAMES, type ToolName } from './schemas.js';

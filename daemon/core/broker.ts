@@ -6,13 +6,13 @@
  * outcome the executor reports.
  */
 import { nanoid } from 'nanoid';
-import { type Clock, iso, systemClock } from './clock.js';
-import type { ActionResult, BrokerApi, SubmitRequest, SubmitResult } from './context.js';
-import type { ExecutionReport, Executor } from './executor.js';
-import { faultPoint } from './fault.js';
+import { type Clock, iso, systemClock } from '../clock.js';
+import type { ActionResult, BrokerApi, SubmitRequest, SubmitResult } from '../context.js';
+import type { ExecutionReport, Executor } from '../executors/executor.js';
+import { faultPoint } from '../fault.js';
+import { type Logger, silentLogger } from '../log.js';
+import { SessionLanes } from './lanes.js';
 import { type Actor, type Command, type Event, isFinal, type State, transition } from './lifecycle.js';
-import { type Logger, silentLogger } from './log.js';
-import { SessionLanes } from './session-lanes.js';
 import type { AuditEntry, Store } from './store.js';
 
 export interface BrokerDeps {

@@ -23,6 +23,8 @@ import { createOwnerEdge } from './owner/edge.js';
 import { Catalog } from './sources/catalog.js';
 import { createCueFeature } from './sources/cue.js';
 import { Tokens } from './tokens.js';
+import { UpstreamRegistry } from './upstreams/registry.js';
+import { removeUpstreamStatus, writeUpstreamStatus } from './upstreams/status-file.js';
 import { VERSION } from './version.js';
 
 /** Errors that mean the data dir cannot be written (a read-only mount, a full disk, no permission). */
@@ -72,6 +74,7 @@ export class Daemon {
   #server: Server | undefined;
   #edges: Edge[] = [];
   #tokens: Tokens | undefined;
+  #upstreams: UpstreamRegistry | undefined;
   #info: DaemonInfo | undefined;
   #started = false;
   #closed: Promise<void> | undefined;
@@ -110,6 +113,14 @@ export class Daemon {
     const swept = unwritable(config.dataDir, () => sweepRunDir(paths.run));
     if (swept > 0) this.#log.log('warn', 'session_files_swept', { count: swept });
 
+    // Contract 7: one MCP client connection per upstream, opened in the background once the daemon is ready.
+    const upstreams = new UpstreamRegistry({
+      upstreams: config.upstreams,
+      version: VERSION,
+      log: this.#log,
+      env: this.#env,
+    });
+    this.#upstreams = upstreams;
     const catalog = new Catalog(config);
     const cue = createCueFeature({ config, paths, log: this.#log });
     const broker = new Broker({
@@ -170,12 +181,25 @@ export class Daemon {
       started_at: new Date().toISOString(),
     };
     unwritable(config.dataDir, () => writeDaemonInfo(paths.daemonJson, this.#info!));
+    const publishStatus = () => {
+      try {
+        writeUpstreamStatus(paths.upstreamsJson, process.pid, upstreams.status());
+      } catch (e) {
+        this.#log.log('error', 'upstream_status_not_written', { error: (e as Error).message });
+      }
+    };
+    if (upstreams.names().length > 0) {
+      upstreams.onChange(publishStatus);
+      publishStatus();
+      upstreams.start();
+    }
     this.#log.log('info', 'daemon_ready', {
       url,
       pid: process.pid,
       version: VERSION,
       ogf_bridge: config.ogf_bridge !== null,
       commands: Object.keys(config.commands).length,
+      upstreams: upstreams.names().length,
     });
     return this.#info;
   }
@@ -195,11 +219,17 @@ export class Daemon {
     try {
       await Promise.allSettled(this.#edges.map((e) => e.close()));
       await this.#broker?.close();
+      // After the broker: a call still in flight had its grace period; then every server's group stops.
+      await this.#upstreams?.close();
       server?.closeAllConnections();
       await closedServer;
     } finally {
       this.#store?.close();
-      if (this.#paths) removeDaemonInfo(this.#paths.daemonJson, process.pid);
+      if (this.#paths) {
+        if (this.#upstreams && this.#upstreams.names().length > 0)
+          removeUpstreamStatus(this.#paths.upstreamsJson);
+        removeDaemonInfo(this.#paths.daemonJson, process.pid);
+      }
       if (wasReady) this.#log.log('info', 'daemon_stopped', {});
     }
   }

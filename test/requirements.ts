@@ -238,6 +238,37 @@ export const REQUIREMENTS = {
     statement:
       'When the tool set changes, clients are sent notifications/tools/list_changed (2025 sessions and 2026-07-28 subscriptions).',
   },
+  // ---- contracts.md section 7: gated upstream MCP servers ---------------------------------------------
+  'U.connections': {
+    source: 'contracts.md 7, 1.1 (v2)',
+    statement:
+      'Every upstream is connected in the background at start (start never waits); status and doctor show each one connected with N tools, or down and why.',
+  },
+  'U.restart': {
+    source: 'contracts.md 7',
+    statement:
+      'A stdio upstream that exits is started again (1 s, doubling to 60 s while it keeps failing) and is connected again afterwards.',
+  },
+  'U.stop': {
+    source: 'contracts.md 7',
+    statement:
+      'A stdio upstream runs in its own process group with argv only (no shell) and the reduced environment plus env; stopping the daemon stops the whole group (no orphans).',
+  },
+  'U.stderr': {
+    source: 'contracts.md 7',
+    statement:
+      "A stdio upstream's stderr goes to the daemon's log line by line, tagged with the upstream's name.",
+  },
+  'U.headers-env': {
+    source: 'contracts.md 7',
+    statement:
+      'A Streamable HTTP upstream gets the headers named in headers_from_env from the daemon environment; their values are never logged, stored or shown.',
+  },
+  'U.refuse-garbage': {
+    source: 'contracts.md 7, architecture.md rule 5',
+    statement:
+      'An upstream that floods its tool list or answers garbage is refused and logged; the daemon and the other upstreams go on unharmed.',
+  },
 } as const satisfies Record<string, Requirement>;
 
 export type RequirementId = keyof typeof REQUIREMENTS;

@@ -15,6 +15,7 @@ import { type DataDir, openDataDir } from './datadir.js';
 import { UsageError } from './errors.js';
 import { CatalogExecutor } from './executors/process.js';
 import { sweepRunDir } from './executors/session-file.js';
+import { UpstreamExecutor } from './executors/upstream.js';
 import { createOrigins } from './http/origins.js';
 import { createHttpServer } from './http/server.js';
 import type { Logger } from './log.js';
@@ -22,6 +23,7 @@ import { createMcpEdge } from './mcp/edge.js';
 import { createOwnerEdge } from './owner/edge.js';
 import { Catalog } from './sources/catalog.js';
 import { createCueFeature } from './sources/cue.js';
+import { UpstreamSource } from './sources/upstream.js';
 import { Tokens } from './tokens.js';
 import { UpstreamRegistry } from './upstreams/registry.js';
 import { removeUpstreamStatus, writeUpstreamStatus } from './upstreams/status-file.js';
@@ -131,6 +133,7 @@ export class Daemon {
       executors: {
         run_command_wait: new CatalogExecutor(catalog, config.output_limit_bytes),
         ...(cue ? { ogf_cue: cue.executor } : {}),
+        upstream: new UpstreamExecutor(upstreams, config.output_limit_bytes),
       },
       log: this.#log,
     });
@@ -145,6 +148,7 @@ export class Daemon {
       broker,
       catalog,
       cues: cue?.cues,
+      upstreams: new UpstreamSource(upstreams, this.#log),
       tokens,
       origins,
       log: this.#log,

@@ -269,6 +269,46 @@ export const REQUIREMENTS = {
     statement:
       'An upstream that floods its tool list or answers garbage is refused and logged; the daemon and the other upstreams go on unharmed.',
   },
+  'U.exposed': {
+    source: 'contracts.md 7, 10',
+    statement:
+      'Each upstream tool is listed as <upstream>__<tool> with its inputSchema, title and annotations, the approval sentence before its description, no outputSchema, taskSupport optional; tools filters them.',
+  },
+  'U.validation': {
+    source: 'contracts.md 7, 3.2',
+    statement:
+      "A call is validated against the upstream's inputSchema in the product: a mismatch is InvalidArguments naming the field, and nothing is queued.",
+  },
+  'U.exact-args': {
+    source: 'contracts.md 7, 2 rule 1',
+    statement:
+      'On approval the daemon sends tools/call with exactly the approved arguments, after running is durable.',
+  },
+  'U.once': {
+    source: 'contracts.md 7, 2 rules 2-3',
+    statement:
+      'An approved upstream call reaches the upstream exactly once; nothing is retried, replayed or sent twice.',
+  },
+  'U.outcomes': {
+    source: 'contracts.md 7 (outcome table)',
+    statement:
+      'Every row of the outcome table maps as written: UpstreamUnavailable, UpstreamRejected, UpstreamToolError, succeeded, UpstreamError, DeliveryUnconfirmed, KilledAtDeadline (with notifications/cancelled).',
+  },
+  'U.answer': {
+    source: 'contracts.md 7',
+    statement:
+      "A SUCCEEDED call answers with the upstream's result unchanged plus _meta ogf-broker/command; await_command_result answers 3.2 with upstream_result and the upstream's content blocks after the summary.",
+  },
+  'U.read-only-policy': {
+    source: 'contracts.md 7',
+    statement:
+      'With trust_read_only_hint, calls to tools annotated readOnlyHint: true are approved at once by policy:read_only, and are still commands, recorded and shown.',
+  },
+  'U.twin': {
+    source: 'contracts.md 7, 3.1',
+    statement:
+      'An identical upstream call (same client, tool and arguments) while an earlier one is PENDING returns the earlier one.',
+  },
 } as const satisfies Record<string, Requirement>;
 
 export type RequirementId = keyof typeof REQUIREMENTS;

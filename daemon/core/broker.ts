@@ -130,10 +130,11 @@ export class Broker implements BrokerApi {
         };
       }
     }
-    if (req.tool === 'ogf_cue') {
-      // The twin rule (contract 3.1): an identical cue still PENDING is returned instead of queued again.
+    if (req.tool === 'ogf_cue' || req.tool === 'upstream') {
+      // The twin rule (contracts 3.1, 7): an identical cue or upstream call still PENDING is returned
+      // instead of queued again (a model that resends must not make the owner approve twice).
       for (const c of this.#active.values()) {
-        if (c.tool === 'ogf_cue' && c.client === req.client && sameRequest(c, req)) {
+        if (c.tool === req.tool && c.client === req.client && sameRequest(c, req)) {
           return { ok: true, command: c, created: false };
         }
       }
@@ -162,6 +163,7 @@ export class Broker implements BrokerApi {
     if (req.justification !== undefined) command.justification = req.justification;
     if (req.request_id !== undefined) command.request_id = req.request_id;
     if (req.task !== undefined) command.task = req.task;
+    if (req.upstream !== undefined) command.upstream = req.upstream;
     const actor: Actor = { kind: 'client', name: req.client };
     this.#store.insert(command, this.#auditOf(command, 'submit', actor));
     if (req.secret !== undefined) this.#secrets.set(command.id, req.secret);
@@ -171,6 +173,19 @@ export class Broker implements BrokerApi {
     this.#armExpiry(command);
     this.#logChange(command, actor);
     this.#emit(command);
+    if (req.approved_by !== undefined) {
+      // A policy approval (contract 7 trust_read_only_hint) is the next change, made before anyone else can act.
+      const by = req.approved_by;
+      const approved = this.#apply(
+        command,
+        { type: 'approve', at: iso(this.#clock.now()), by },
+        { kind: 'daemon', name: by },
+      );
+      if (approved.ok) {
+        this.#launches.schedule(approved.command);
+        return { ok: true, command: approved.command, created: true };
+      }
+    }
     return { ok: true, command, created: true };
   }
 

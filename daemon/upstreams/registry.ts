@@ -110,6 +110,27 @@ export class UpstreamRegistry {
     return c?.state === 'connected' ? c.link : undefined;
   }
 
+  /**
+   * The open connection, waiting up to `timeoutMs` while the upstream is still connecting (a call approved
+   * before a restart is sent after it, contract 7); undefined when it is down or stays unconnected.
+   */
+  async awaitLink(name: string, timeoutMs: number): Promise<UpstreamLink | undefined> {
+    const c = this.#conns.get(name);
+    if (c === undefined || this.#closed) return undefined;
+    if (c.state !== 'connecting') return this.link(name);
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        stop();
+        resolve(this.link(name));
+      };
+      const timer = setTimeout(done, timeoutMs);
+      const stop = this.onChange(() => {
+        if (c.state !== 'connecting' || this.#closed) done();
+      });
+    });
+  }
+
   status(): UpstreamStatus[] {
     return [...this.#conns.values()].map((c) => {
       const s: UpstreamStatus = { name: c.name, state: c.state, tools: c.tools?.length ?? 0 };

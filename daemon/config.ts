@@ -120,6 +120,65 @@ function isHttpsOrigin(u: string): boolean {
   }
 }
 
+const UPSTREAM_NAME_RE = /^[a-z][a-z0-9-]{0,23}$/;
+const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+// RFC 7230 token: what an HTTP header name may be.
+const HEADER_NAME_RE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** Contract 7: one upstream MCP server — exactly one of `argv` (stdio) or `url` (Streamable HTTP). */
+const upstreamSchema = z
+  .strictObject({
+    argv: z.array(z.string().min(1, 'must be non-empty strings')).min(1, 'must name a program').optional(),
+    env: z.record(z.string().regex(ENV_NAME_RE, 'names must be identifiers'), z.string()).optional(),
+    cwd: z.string().refine(isAbsolute, 'must be an absolute path').optional(),
+    url: z
+      .string()
+      .refine((u) => {
+        try {
+          const p = new URL(u).protocol;
+          return p === 'https:' || p === 'http:';
+        } catch {
+          return false;
+        }
+      }, 'must be an http:// or https:// URL')
+      .optional(),
+    headers_from_env: z
+      .record(
+        z.string().regex(HEADER_NAME_RE, 'header names must be HTTP tokens'),
+        z.string().regex(ENV_NAME_RE, 'must name an environment variable'),
+      )
+      .optional(),
+    timeout_s: intIn(1, 3600).default(60),
+    tools: z.array(z.string().min(1)).optional(),
+    trust_read_only_hint: z.boolean('must be true or false').default(false),
+    // Contract 9: quorum for upstream calls is accepted here; approvals > 1 is not built yet.
+    approvals: intIn(1, 5).default(1),
+    wait_seconds: z.number().min(0).max(90).default(50),
+  })
+  .superRefine((u, ctx) => {
+    if ((u.argv === undefined) === (u.url === undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must have exactly one of argv (a stdio server) or url (Streamable HTTP)',
+      });
+    }
+    if (u.url !== undefined) {
+      for (const k of ['env', 'cwd'] as const) {
+        if (u[k] !== undefined)
+          ctx.addIssue({ code: 'custom', path: [k], message: 'applies to argv (stdio) upstreams only' });
+      }
+    }
+    if (u.argv !== undefined && u.headers_from_env !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['headers_from_env'],
+        message: 'applies to url (HTTP) upstreams only',
+      });
+    }
+  });
+
+export type UpstreamConfig = z.infer<typeof upstreamSchema>;
+
 export const fileSchema = z.strictObject({
   review_timeout_s: z.number().int().min(10).max(86_400).default(300),
   public_url: z
@@ -147,8 +206,19 @@ export const fileSchema = z.strictObject({
   ogf_bridge: bridgeSchema.nullable().default(null),
   commands: z
     .record(
-      z.string().regex(NAME_RE, 'command names must match ^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$'),
+      z
+        .string()
+        .regex(NAME_RE, 'command names must match ^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$')
+        // Contract 1.3 (v2): `__` separates an upstream from its tool (section 7), so no catalog name holds it.
+        .refine((n) => !n.includes('__'), 'command names must not contain __ (it belongs to upstream tools)'),
       commandSchema,
+    )
+    .default({}),
+  // Contract 7: MCP servers behind the gate, by name.
+  upstreams: z
+    .record(
+      z.string().regex(UPSTREAM_NAME_RE, 'upstream names must match ^[a-z][a-z0-9-]{0,23}$'),
+      upstreamSchema,
     )
     .default({}),
 });
@@ -172,6 +242,7 @@ export interface Config {
   max_pending: number;
   ogf_bridge: BridgeConfig | null;
   commands: Record<string, CatalogEntry>;
+  upstreams: Record<string, UpstreamConfig>;
 }
 
 /** What flags say; each falls back to its environment variable (contract 1.1). */
@@ -212,7 +283,9 @@ export function describeZodError(error: z.ZodError, prefix = ''): string {
     return `${prefix}${keys}: unknown key (not accepted here)`;
   }
   const field = formatPath(issue.path) || '(top level)';
-  return `${prefix}${field}: ${issue.message}`;
+  // zod 4 reports a bad record key as "Invalid key in record", with the key rule's own message inside.
+  const inner = issue.code === 'invalid_key' ? issue.issues[0]?.message : undefined;
+  return `${prefix}${field}: ${inner ?? issue.message}`;
 }
 
 /** The path of the first own `__proto__` key in parsed JSON, or undefined. Iterative: depth is the input's. */
@@ -319,5 +392,6 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
     max_pending: file.max_pending,
     ogf_bridge: bridge,
     commands: file.commands,
+    upstreams: file.upstreams,
   });
 }

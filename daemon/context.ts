@@ -7,11 +7,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { OgfCueInput } from '../bridge-client/protocol.js';
 import type { Config } from './config.js';
+import type { Command, State, UpstreamRef } from './core/lifecycle.js';
+import type { AuditEntry } from './core/store.js';
 import type { DataDir } from './datadir.js';
 import type { BrokerErrorCode } from './errors.js';
-import type { Command, State } from './lifecycle.js';
 import type { Logger } from './log.js';
-import type { AuditEntry } from './store.js';
+import type { UpstreamSource } from './sources/upstream.js';
 import type { Tokens } from './tokens.js';
 
 /** A new command as an edge asks for it; the broker adds id, version, times and phase. */
@@ -30,6 +31,13 @@ export interface SubmitRequest {
   task?: { ttl_ms: number };
   /** Held in memory only, handed to the executor on launch (rule 4). Never stored, logged or shown. */
   secret?: unknown;
+  /** Upstream calls (contract 7). */
+  upstream?: UpstreamRef;
+  /**
+   * Approved at submit by a policy the owner set up (contract 7 trust_read_only_hint: `policy:read_only`),
+   * in the same step as the insert; still a command, recorded and shown.
+   */
+  approved_by?: string;
 }
 
 export type SubmitResult =
@@ -112,6 +120,8 @@ export interface EdgeContext {
   catalog: CatalogApi;
   /** Undefined when the OGF feature is off (contract 1.3). */
   cues: CuesApi | undefined;
+  /** Every upstream's exposed tools (contract 7); empty when none is configured. */
+  upstreams?: UpstreamSource;
   tokens: Tokens;
   origins: Origins;
   log: Logger;

@@ -6,23 +6,27 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Broker } from './broker.js';
-import { Catalog } from './catalog.js';
-import { CatalogExecutor } from './catalog-executor.js';
 import type { Config } from './config.js';
 import type { Edge, EdgeContext } from './context.js';
-import { createCueFeature } from './cues.js';
+import { Broker } from './core/broker.js';
+import { Store } from './core/store.js';
 import { type DaemonInfo, removeDaemonInfo, runningDaemon, writeDaemonInfo } from './daemon-info.js';
 import { type DataDir, openDataDir } from './datadir.js';
 import { UsageError } from './errors.js';
+import { CatalogExecutor } from './executors/process.js';
+import { sweepRunDir } from './executors/session-file.js';
+import { UpstreamExecutor } from './executors/upstream.js';
 import { createOrigins } from './http/origins.js';
 import { createHttpServer } from './http/server.js';
 import type { Logger } from './log.js';
 import { createMcpEdge } from './mcp/edge.js';
 import { createOwnerEdge } from './owner/edge.js';
-import { sweepRunDir } from './session-file.js';
-import { Store } from './store.js';
+import { Catalog } from './sources/catalog.js';
+import { createCueFeature } from './sources/cue.js';
+import { UpstreamSource } from './sources/upstream.js';
 import { Tokens } from './tokens.js';
+import { UpstreamRegistry } from './upstreams/registry.js';
+import { removeUpstreamStatus, writeUpstreamStatus } from './upstreams/status-file.js';
 import { VERSION } from './version.js';
 
 /** Errors that mean the data dir cannot be written (a read-only mount, a full disk, no permission). */
@@ -72,6 +76,7 @@ export class Daemon {
   #server: Server | undefined;
   #edges: Edge[] = [];
   #tokens: Tokens | undefined;
+  #upstreams: UpstreamRegistry | undefined;
   #info: DaemonInfo | undefined;
   #started = false;
   #closed: Promise<void> | undefined;
@@ -110,6 +115,14 @@ export class Daemon {
     const swept = unwritable(config.dataDir, () => sweepRunDir(paths.run));
     if (swept > 0) this.#log.log('warn', 'session_files_swept', { count: swept });
 
+    // Contract 7: one MCP client connection per upstream, opened in the background once the daemon is ready.
+    const upstreams = new UpstreamRegistry({
+      upstreams: config.upstreams,
+      version: VERSION,
+      log: this.#log,
+      env: this.#env,
+    });
+    this.#upstreams = upstreams;
     const catalog = new Catalog(config);
     const cue = createCueFeature({ config, paths, log: this.#log });
     const broker = new Broker({
@@ -120,6 +133,7 @@ export class Daemon {
       executors: {
         run_command_wait: new CatalogExecutor(catalog, config.output_limit_bytes),
         ...(cue ? { ogf_cue: cue.executor } : {}),
+        upstream: new UpstreamExecutor(upstreams, config.output_limit_bytes),
       },
       log: this.#log,
     });
@@ -134,6 +148,7 @@ export class Daemon {
       broker,
       catalog,
       cues: cue?.cues,
+      upstreams: new UpstreamSource(upstreams, this.#log),
       tokens,
       origins,
       log: this.#log,
@@ -170,12 +185,25 @@ export class Daemon {
       started_at: new Date().toISOString(),
     };
     unwritable(config.dataDir, () => writeDaemonInfo(paths.daemonJson, this.#info!));
+    const publishStatus = () => {
+      try {
+        writeUpstreamStatus(paths.upstreamsJson, process.pid, upstreams.status());
+      } catch (e) {
+        this.#log.log('error', 'upstream_status_not_written', { error: (e as Error).message });
+      }
+    };
+    if (upstreams.names().length > 0) {
+      upstreams.onChange(publishStatus);
+      publishStatus();
+      upstreams.start();
+    }
     this.#log.log('info', 'daemon_ready', {
       url,
       pid: process.pid,
       version: VERSION,
       ogf_bridge: config.ogf_bridge !== null,
       commands: Object.keys(config.commands).length,
+      upstreams: upstreams.names().length,
     });
     return this.#info;
   }
@@ -195,11 +223,17 @@ export class Daemon {
     try {
       await Promise.allSettled(this.#edges.map((e) => e.close()));
       await this.#broker?.close();
+      // After the broker: a call still in flight had its grace period; then every server's group stops.
+      await this.#upstreams?.close();
       server?.closeAllConnections();
       await closedServer;
     } finally {
       this.#store?.close();
-      if (this.#paths) removeDaemonInfo(this.#paths.daemonJson, process.pid);
+      if (this.#paths) {
+        if (this.#upstreams && this.#upstreams.names().length > 0)
+          removeUpstreamStatus(this.#paths.upstreamsJson);
+        removeDaemonInfo(this.#paths.daemonJson, process.pid);
+      }
       if (wasReady) this.#log.log('info', 'daemon_stopped', {});
     }
   }

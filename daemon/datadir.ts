@@ -22,6 +22,8 @@ export interface DataDir {
   db: string;
   run: string;
   daemonJson: string;
+  /** Each upstream's state for `status` (contract 1.1 (v2)), written by the running daemon. */
+  upstreamsJson: string;
   ownerToken: string;
   mcpToken: string;
   fingerprintKey: string;
@@ -33,6 +35,7 @@ export function dataDirPaths(root: string): DataDir {
     db: join(root, 'broker.db'),
     run: join(root, 'run'),
     daemonJson: join(root, 'daemon.json'),
+    upstreamsJson: join(root, 'upstreams.json'),
     ownerToken: join(root, 'owner.token'),
     mcpToken: join(root, 'mcp.token'),
     fingerprintKey: join(root, 'fingerprint.key'),

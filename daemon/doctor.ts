@@ -11,6 +11,8 @@ import { parseFlags, stringFlag } from './args.js';
 import { type Config, loadConfig, resolveDataDir } from './config.js';
 import { runningDaemon } from './daemon-info.js';
 import { dataDirPaths, inspectDataDir } from './datadir.js';
+import { silentLogger } from './log.js';
+import { probeUpstream } from './upstreams/probe.js';
 import { VERSION } from './version.js';
 
 export interface Check {
@@ -110,6 +112,16 @@ export async function checkBridge(config: Config): Promise<Check> {
   return { name: 'avatar app', ok: r.ok, detail: r.detail };
 }
 
+/** Contract 1.1 (v2): each upstream starts and lists its tools (one check each, run side by side). */
+export function checkUpstreams(config: Config): Promise<Check[]> {
+  return Promise.all(
+    Object.entries(config.upstreams).map(async ([name, u]) => {
+      const r = await probeUpstream(name, u, silentLogger);
+      return { name: `upstream ${name}`, ok: r.ok, detail: r.detail };
+    }),
+  );
+}
+
 /** Runs every check, prints one line each, returns the exit code. */
 export async function runDoctor(argv: string[]): Promise<number> {
   const p = parseFlags('doctor', argv, {
@@ -143,6 +155,7 @@ export async function runDoctor(argv: string[]): Promise<number> {
   if (config) {
     checks.push(await checkPort(root, config.host, config.port));
     checks.push(await checkBridge(config));
+    checks.push(...(await checkUpstreams(config)));
   } else {
     checks.push({ name: 'port', ok: false, detail: 'not checked: the config is invalid' });
     checks.push({ name: 'avatar app', ok: false, detail: 'not checked: the config is invalid' });

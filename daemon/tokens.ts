@@ -7,9 +7,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { renameSync } from 'node:fs';
 import { iso } from './clock.js';
+import type { Store } from './core/store.js';
 import { type DataDir, newToken, readOrCreateSecret, writePrivateFileExclusive } from './datadir.js';
 import { UsageError } from './errors.js';
-import type { Store } from './store.js';
 
 export const LOCAL_CLIENT = 'local';
 const CLIENT_RE = /^[a-z0-9][a-z0-9_-]{0,31}$/;

@@ -8,9 +8,9 @@
 import { writeFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Catalog } from '../daemon/catalog.js';
 import { loadConfig } from '../daemon/config.js';
 import { parseToolInput } from '../daemon/mcp/input.js';
+import { Catalog } from '../daemon/sources/catalog.js';
 import { makeDataDir, type RunningDaemon, startDaemon } from './helpers/daemon.js';
 import {
   CUE_FIELDS,

@@ -238,6 +238,77 @@ export const REQUIREMENTS = {
     statement:
       'When the tool set changes, clients are sent notifications/tools/list_changed (2025 sessions and 2026-07-28 subscriptions).',
   },
+  // ---- contracts.md section 7: gated upstream MCP servers ---------------------------------------------
+  'U.connections': {
+    source: 'contracts.md 7, 1.1 (v2)',
+    statement:
+      'Every upstream is connected in the background at start (start never waits); status and doctor show each one connected with N tools, or down and why.',
+  },
+  'U.restart': {
+    source: 'contracts.md 7',
+    statement:
+      'A stdio upstream that exits is started again (1 s, doubling to 60 s while it keeps failing) and is connected again afterwards.',
+  },
+  'U.stop': {
+    source: 'contracts.md 7',
+    statement:
+      'A stdio upstream runs in its own process group with argv only (no shell) and the reduced environment plus env; stopping the daemon stops the whole group (no orphans).',
+  },
+  'U.stderr': {
+    source: 'contracts.md 7',
+    statement:
+      "A stdio upstream's stderr goes to the daemon's log line by line, tagged with the upstream's name.",
+  },
+  'U.headers-env': {
+    source: 'contracts.md 7',
+    statement:
+      'A Streamable HTTP upstream gets the headers named in headers_from_env from the daemon environment; their values are never logged, stored or shown.',
+  },
+  'U.refuse-garbage': {
+    source: 'contracts.md 7, architecture.md rule 5',
+    statement:
+      'An upstream that floods its tool list or answers garbage is refused and logged; the daemon and the other upstreams go on unharmed.',
+  },
+  'U.exposed': {
+    source: 'contracts.md 7, 10',
+    statement:
+      'Each upstream tool is listed as <upstream>__<tool> with its inputSchema, title and annotations, the approval sentence before its description, no outputSchema, taskSupport optional; tools filters them.',
+  },
+  'U.validation': {
+    source: 'contracts.md 7, 3.2',
+    statement:
+      "A call is validated against the upstream's inputSchema in the product: a mismatch is InvalidArguments naming the field, and nothing is queued.",
+  },
+  'U.exact-args': {
+    source: 'contracts.md 7, 2 rule 1',
+    statement:
+      'On approval the daemon sends tools/call with exactly the approved arguments, after running is durable.',
+  },
+  'U.once': {
+    source: 'contracts.md 7, 2 rules 2-3',
+    statement:
+      'An approved upstream call reaches the upstream exactly once; nothing is retried, replayed or sent twice.',
+  },
+  'U.outcomes': {
+    source: 'contracts.md 7 (outcome table)',
+    statement:
+      'Every row of the outcome table maps as written: UpstreamUnavailable, UpstreamRejected, UpstreamToolError, succeeded, UpstreamError, DeliveryUnconfirmed, KilledAtDeadline (with notifications/cancelled).',
+  },
+  'U.answer': {
+    source: 'contracts.md 7',
+    statement:
+      "A SUCCEEDED call answers with the upstream's result unchanged plus _meta ogf-broker/command; await_command_result answers 3.2 with upstream_result and the upstream's content blocks after the summary.",
+  },
+  'U.read-only-policy': {
+    source: 'contracts.md 7',
+    statement:
+      'With trust_read_only_hint, calls to tools annotated readOnlyHint: true are approved at once by policy:read_only, and are still commands, recorded and shown.',
+  },
+  'U.twin': {
+    source: 'contracts.md 7, 3.1',
+    statement:
+      'An identical upstream call (same client, tool and arguments) while an earlier one is PENDING returns the earlier one.',
+  },
 } as const satisfies Record<string, Requirement>;
 
 export type RequirementId = keyof typeof REQUIREMENTS;

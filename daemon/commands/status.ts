@@ -5,6 +5,7 @@ import { parseFlags, stringFlag } from '../args.js';
 import { resolveDataDir } from '../config.js';
 import { runningDaemon } from '../daemon-info.js';
 import { dataDirPaths } from '../datadir.js';
+import { describeUpstream, readUpstreamStatus } from '../upstreams/status-file.js';
 
 function countsOf(dbPath: string): Record<string, number> | undefined {
   if (!existsSync(dbPath)) return undefined;
@@ -36,6 +37,10 @@ export async function runStatus(argv: string[]): Promise<number> {
       `running: pid ${info.pid}, version ${info.version}, since ${info.started_at}\n` +
         `url: ${info.url}\nmcp: ${info.mcp_url}\nowner panel: ${info.owner_url}\ncommands: ${line}\n`,
     );
+    // Contract 1.1 (v2): each upstream's state, as the running daemon last wrote it.
+    for (const u of readUpstreamStatus(paths.upstreamsJson, info.pid) ?? []) {
+      process.stdout.write(`upstream ${describeUpstream(u)}\n`);
+    }
     return 0;
   }
   process.stdout.write(`not running (data dir ${paths.root})\ncommands: ${line}\n`);

@@ -6,10 +6,10 @@
  */
 import { parseFlags, stringFlag } from '../args.js';
 import { loadConfig } from '../config.js';
+import { Store } from '../core/store.js';
 import { runningDaemon } from '../daemon-info.js';
 import { openDataDir } from '../datadir.js';
 import { UsageError } from '../errors.js';
-import { Store } from '../store.js';
 import { checkClientName, LOCAL_CLIENT, Tokens } from '../tokens.js';
 
 export async function runToken(argv: string[]): Promise<number> {

@@ -4,13 +4,12 @@
  * relays to this same endpoint.
  */
 import type { Edge, EdgeContext } from '../context.js';
-import { toResult } from '../result.js';
 import { createModernLeg, type Generation } from './generations.js';
 import { createMcpHttpRoute } from './http.js';
 import { toolsFor } from './schemas.js';
 import { createMcpServer } from './server.js';
 import { SessionRegistry } from './sessions.js';
-import { createToolHandler, resultContent } from './tools.js';
+import { callAnswer, createToolHandler } from './tools.js';
 import { ToolSet } from './toolset.js';
 
 export interface McpEdgeOptions {
@@ -24,8 +23,12 @@ export interface McpEdgeOptions {
 export function createMcpEdge(ctx: EdgeContext, opts: McpEdgeOptions = {}): Edge {
   const sessions = new SessionRegistry({ max: opts.maxSessions, idleMs: opts.idleMs, log: ctx.log });
   const handler = createToolHandler(ctx);
-  // One set for every client; sources that change it (upstreams, section 7) call tools.replace().
-  const tools = new ToolSet(toolsFor({ cues: ctx.cues !== undefined }));
+  // One set for every client: the house's tools plus every upstream's (section 7); when an upstream's
+  // tools change, every client hears notifications/tools/list_changed (ToolSet.replace).
+  const own = toolsFor({ cues: ctx.cues !== undefined });
+  const upstreams = ctx.upstreams;
+  const tools = new ToolSet([...own, ...(upstreams?.tools() ?? [])]);
+  const stopUpstreams = upstreams?.onChange(() => tools.replace([...own, ...upstreams.tools()]));
   const newServer = (client: string, generation: Generation) =>
     createMcpServer({
       handler,
@@ -34,7 +37,7 @@ export function createMcpEdge(ctx: EdgeContext, opts: McpEdgeOptions = {}): Edge
       client,
       version: ctx.version,
       generation,
-      answer: (c) => resultContent(toResult(c)),
+      answer: callAnswer,
     });
   const modern = createModernLeg((client) => newServer(client, 'modern'), tools, ctx.log);
   const route = createMcpHttpRoute({ ...ctx, sessions, newServer, modern });
@@ -42,6 +45,7 @@ export function createMcpEdge(ctx: EdgeContext, opts: McpEdgeOptions = {}): Edge
     routes: [route],
     upgrades: [],
     close: async () => {
+      stopUpstreams?.();
       await Promise.all([sessions.close(), modern.close()]);
     },
   };

@@ -108,6 +108,22 @@ const listOutputSchema = {
       },
     },
     ogf_bridge_configured: { type: 'boolean' },
+    upstreams: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          name: { type: 'string' },
+          connected: { type: 'boolean' },
+          tools: {
+            type: 'array',
+            items: { type: 'string' },
+            description: 'Exposed names (<upstream>__<tool>).',
+          },
+        },
+        required: ['name', 'connected', 'tools'],
+      },
+    },
   },
   required: ['commands', 'ogf_bridge_configured'],
 };

@@ -15,7 +15,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { BrokerApi } from '../context.js';
-import type { Command } from '../lifecycle.js';
+import type { Command } from '../core/lifecycle.js';
 import type { Generation } from './generations.js';
 import {
   createTaskResult,

@@ -32,8 +32,8 @@ import {
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { BrokerApi } from '../context.js';
-import { type Command, isFinal } from '../lifecycle.js';
-import { summaryLine, toResult } from '../result.js';
+import { type Command, isFinal } from '../core/lifecycle.js';
+import { summaryLine, toResult } from '../core/result.js';
 import type { Generation } from './generations.js';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';

@@ -7,9 +7,9 @@
 import { type CallToolResult, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { iso } from '../clock.js';
 import type { EdgeContext, SubmitRequest } from '../context.js';
+import { type Command, isFinal } from '../core/lifecycle.js';
+import { type CommandResult, summaryLine, toResult } from '../core/result.js';
 import type { ToolErrorCode } from '../errors.js';
-import { type Command, isFinal } from '../lifecycle.js';
-import { type CommandResult, summaryLine, toResult } from '../result.js';
 import { parseToolInput } from './input.js';
 import { type ProgressSink, startProgress } from './progress.js';
 import { TOOL_NAMES, type ToolName } from './schemas.js';
@@ -26,7 +26,7 @@ export interface CallContext {
   task?: TaskRequest;
 }
 
-export type ToolDeps = Pick<EdgeContext, 'broker' | 'catalog' | 'cues' | 'log'>;
+export type ToolDeps = Pick<EdgeContext, 'broker' | 'catalog' | 'cues' | 'log' | 'upstreams'>;
 
 export type ToolHandler = (
   name: string,
@@ -54,6 +54,40 @@ export function resultContent(result: CommandResult | FeatureOffResult): CallToo
   };
 }
 
+/**
+ * Contract 7: the result of 3.2 for a command; for an upstream call that got an answer it carries
+ * `upstream_result`, and its content is the summary line and JSON followed by the upstream's own blocks.
+ */
+export function commandContent(command: Command): CallToolResult {
+  const base = resultContent(toResult(command));
+  const blocks = 'outcome' in command.phase ? command.phase.outcome.upstream_result?.content : undefined;
+  if (command.tool !== 'upstream' || !Array.isArray(blocks)) return base;
+  return { ...base, content: [...base.content, ...(blocks as CallToolResult['content'])] };
+}
+
+/**
+ * Contract 7: the answer of the exposed upstream tool itself (and of its task). SUCCEEDED: the upstream's
+ * result unchanged plus `_meta["ogf-broker/command"]`; anything else: the result of 3.2.
+ */
+export function upstreamAnswer(command: Command): CallToolResult {
+  const p = command.phase;
+  if (p.state !== 'succeeded' || p.outcome.upstream_result === undefined) return commandContent(command);
+  const result = p.outcome.upstream_result;
+  const meta = (result._meta ?? {}) as Record<string, unknown>;
+  return {
+    ...(result as unknown as CallToolResult),
+    _meta: {
+      ...meta,
+      'ogf-broker/command': { pending_id: command.id, status: 'SUCCEEDED', command: command.command },
+    },
+  };
+}
+
+/** The answer a command's own call (or task) gives once it settles (contracts 3.2, 7, 10). */
+export function callAnswer(command: Command): CallToolResult {
+  return command.tool === 'upstream' ? upstreamAnswer(command) : resultContent(toResult(command));
+}
+
 /** Contract 3.3: the feature-off answer is exactly these three fields (no pending_id, no command). */
 export interface FeatureOffResult {
   status: 'DENIED';
@@ -77,14 +111,19 @@ export function createToolHandler(deps: ToolDeps): ToolHandler {
   const { broker, catalog, log } = deps;
 
   /** Watches a command until final or `seconds` pass (rule 7: then it is simply still PENDING). */
-  async function settle(command: Command, seconds: number, call: CallContext): Promise<CallToolResult> {
-    if (isFinal(command) || seconds === 0) return resultContent(toResult(command));
+  async function settle(
+    command: Command,
+    seconds: number,
+    call: CallContext,
+    answer: (c: Command) => CallToolResult = commandContent,
+  ): Promise<CallToolResult> {
+    if (isFinal(command) || seconds === 0) return answer(command);
     const stop = startProgress(call.progress, seconds, () => {
       const now = broker.get(command.id) ?? command;
       return `${now.command} ${now.id} is ${now.phase.state.replace('_', ' ')}; still waiting`;
     });
     try {
-      return resultContent(toResult(await broker.wait(command.id, seconds, call.signal)));
+      return answer(await broker.wait(command.id, seconds, call.signal));
     } finally {
       stop();
     }
@@ -99,7 +138,7 @@ export function createToolHandler(deps: ToolDeps): ToolHandler {
     seconds: number,
     call: CallContext,
   ): Promise<CallToolResult> | TaskStarted {
-    return call.task === undefined ? settle(command, seconds, call) : new TaskStarted(command);
+    return call.task === undefined ? settle(command, seconds, call, callAnswer) : new TaskStarted(command);
   }
 
   function owned(id: string, client: string): Command | undefined {
@@ -109,6 +148,16 @@ export function createToolHandler(deps: ToolDeps): ToolHandler {
   }
 
   return async (name, rawArgs, call) => {
+    const upstreams = deps.upstreams;
+    if (upstreams?.has(name)) {
+      // Contract 7: validated against the upstream's own inputSchema in the product, then queued.
+      const prepared = upstreams.prepare(name, rawArgs ?? {}, call.client);
+      if (!prepared.ok) return refusal('InvalidArguments', prepared.message);
+      const submitted = broker.submit(withTask(prepared.request, call));
+      // An upstream call carries no request_id, so only a PENDING cap can refuse it.
+      if (!submitted.ok) return refusal(submitted.code, submitted.message);
+      return gated(submitted.command, prepared.waitSeconds, call);
+    }
     if (!isToolName(name)) {
       // Contract 3.1: an unknown tool is the JSON-RPC error -32602 naming it (the MCP spec's rule).
       throw new ProtocolError(
@@ -197,9 +246,16 @@ export function createToolHandler(deps: ToolDeps): ToolHandler {
       case 'list_commands': {
         const input = parseToolInput('list_commands', args);
         if (!input.ok) return refusal('InvalidArguments', input.message);
-        const listing = { commands: catalog.list(), ogf_bridge_configured: deps.cues !== undefined };
+        const listing: Record<string, unknown> & { commands: ReturnType<typeof catalog.list> } = {
+          commands: catalog.list(),
+          ogf_bridge_configured: deps.cues !== undefined,
+        };
+        // Contract 3.1 (v2): each upstream, whether it is connected, and its exposed tool names (present when
+        // the config names any upstream, so a daemon without them answers exactly as before).
+        const ups = deps.upstreams?.listing() ?? [];
+        if (ups.length > 0) listing.upstreams = ups;
         const names = listing.commands.map((c) => c.name).join(', ') || 'none';
-        const bridge = listing.ogf_bridge_configured ? 'configured' : 'not configured';
+        const bridge = deps.cues !== undefined ? 'configured' : 'not configured';
         return {
           content: [
             {

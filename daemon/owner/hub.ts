@@ -32,8 +32,8 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
 import type { ActionResult, EdgeContext, UpgradeRoute } from '../context.js';
-import type { Command } from '../lifecycle.js';
-import { viewJson } from '../view.js';
+import type { Command } from '../core/lifecycle.js';
+import { viewJson } from '../core/view.js';
 import {
   OWNER_NAME,
   OWNER_SUBPROTOCOL,

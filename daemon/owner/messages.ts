@@ -2,8 +2,9 @@
  * What the daemon sends an owner over `/owner/ws` (contracts.md 5), as types. Kept free of zod and of
  * Node APIs because the browser panel (`owner-ui/`) imports these types too.
  */
+
+import type { View } from '../core/view.js';
 import type { OwnerErrorCode } from '../errors.js';
-import type { View } from '../view.js';
 
 export const PROTOCOL = 'ogf-broker-owner/1';
 

@@ -4,10 +4,11 @@
  * exit 0 → succeeded; other exit → failed/NonZeroExit; cannot start → failed/LaunchFailed; past the
  * deadline → unknown/KilledAtDeadline (it may have done part of its work).
  */
-import type { Catalog } from './catalog.js';
+
+import type { Command, Outcome } from '../core/lifecycle.js';
+import type { Catalog } from '../sources/catalog.js';
 import type { ExecutionIo, ExecutionReport, Executor } from './executor.js';
 import { minimalEnv, type ProcessResult, runProcess } from './launcher.js';
-import type { Command, Outcome } from './lifecycle.js';
 
 export const KILL_GRACE_MS = 5000;
 

@@ -6,12 +6,12 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FakeClock } from '../test/helpers/fake-clock.js';
+import { FakeClock } from '../../test/helpers/fake-clock.js';
+import type { CatalogEntry } from '../config.js';
+import type { SubmitRequest } from '../context.js';
+import { CatalogExecutor } from '../executors/process.js';
+import { Catalog } from '../sources/catalog.js';
 import { Broker } from './broker.js';
-import { Catalog } from './catalog.js';
-import { CatalogExecutor } from './catalog-executor.js';
-import type { CatalogEntry } from './config.js';
-import type { SubmitRequest } from './context.js';
 import type { Command } from './lifecycle.js';
 import { Store } from './store.js';
 

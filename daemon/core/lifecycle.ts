@@ -14,7 +14,7 @@
  * or a rejection with a stable code. The broker applies what it returns in one SQLite transaction, then
  * notifies. A daemon restart is an event too (`restart`), so recovery (rules 3 and 4) is decided here.
  */
-import type { DenyReason, FailReason, UnknownReason } from './errors.js';
+import type { DenyReason, FailReason, UnknownReason } from '../errors.js';
 
 export type State =
   | 'awaiting_review'
@@ -25,7 +25,7 @@ export type State =
   | 'failed'
   | 'unknown';
 export type Status = 'PENDING' | 'SUCCEEDED' | 'DENIED' | 'ERROR' | 'UNKNOWN';
-export type Tool = 'run_command_wait' | 'ogf_cue';
+export type Tool = 'run_command_wait' | 'ogf_cue' | 'upstream';
 export type Actor = { kind: 'client' | 'owner' | 'daemon'; name: string };
 
 /** What a finished launch produced. Fields that do not apply are absent (contract 3.2: never null). */
@@ -39,6 +39,17 @@ export interface Outcome {
   delivery?: { cue_id: string; applied_at: string };
   /** Cues: whether the bridge client consumed (read and unlinked) its session file. */
   session_file_consumed?: boolean;
+  /** Upstream calls that got an answer (contract 7): the upstream's CallToolResult as it came. */
+  upstream_result?: Record<string, unknown>;
+}
+
+/** Upstream calls (contract 5 View.upstream, 7): which server and tool, and what the server claims of it. */
+export interface UpstreamRef {
+  name: string;
+  /** The upstream's own tool name (`write_file`). */
+  tool: string;
+  title?: string;
+  annotations?: Record<string, unknown>;
 }
 
 export interface Reconciliation {
@@ -114,6 +125,8 @@ export interface Command {
   request_id?: string;
   /** Made as an MCP task (contract 10): the task is this command, kept this long at least. */
   task?: { ttl_ms: number };
+  /** Upstream calls (contract 7). */
+  upstream?: UpstreamRef;
   created_at: string;
   review_expires_at: string;
   phase: Phase;

@@ -8,14 +8,14 @@
  * rule 6) and the short `sess·3f9a1c` fingerprint the owner sees.
  */
 import { createHmac } from 'node:crypto';
-import type { OgfCueInput } from '../bridge-client/protocol.js';
-import type { Config } from './config.js';
-import type { CuesApi, SubmitRequest } from './context.js';
-import { CueExecutor, type CueSecret } from './cue-executor.js';
-import { type DataDir, newToken, readOrCreateSecret } from './datadir.js';
-import type { Executor } from './executor.js';
-import type { Logger } from './log.js';
-import { newSessionFilePath } from './session-file.js';
+import type { OgfCueInput } from '../../bridge-client/protocol.js';
+import type { Config } from '../config.js';
+import type { CuesApi, SubmitRequest } from '../context.js';
+import { type DataDir, newToken, readOrCreateSecret } from '../datadir.js';
+import { CueExecutor, type CueSecret } from '../executors/cue.js';
+import type { Executor } from '../executors/executor.js';
+import { newSessionFilePath } from '../executors/session-file.js';
+import type { Logger } from '../log.js';
 
 export interface CueFeatureDeps {
   config: Config;

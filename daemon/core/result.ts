@@ -25,6 +25,8 @@ export interface CommandResult {
   owner_note?: string;
   delivery?: { cue_id: string; applied_at: string };
   reconciliation?: { outcome: 'delivered' | 'not_delivered'; note?: string; at: string };
+  /** Upstream calls that got an answer (contract 7): the upstream's result as it came. */
+  upstream_result?: Record<string, unknown>;
 }
 
 const PENDING_DETAIL = {
@@ -41,6 +43,7 @@ function copyOutcome(result: CommandResult, o: Outcome): void {
   if (o.stderr !== undefined) result.stderr = o.stderr;
   if (o.output_truncated !== undefined) result.output_truncated = o.output_truncated;
   if (o.delivery !== undefined) result.delivery = o.delivery;
+  if (o.upstream_result !== undefined) result.upstream_result = o.upstream_result;
 }
 
 /** Contract 3.2's result for a command. */

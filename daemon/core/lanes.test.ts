@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SessionLanes } from './session-lanes.js';
+import { SessionLanes } from './lanes.js';
 
 function lanes() {
   const started: string[] = [];

@@ -1,6 +1,6 @@
 /** Contract 4 step 4: the bridge client's exit and line map to exactly one outcome. */
 import { describe, expect, it } from 'vitest';
-import { mapDelivery } from './cue-executor.js';
+import { mapDelivery } from './cue.js';
 import type { ProcessResult } from './launcher.js';
 
 const base: ProcessResult = {

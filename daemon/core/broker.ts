@@ -1,18 +1,17 @@
 /**
  * The queue: the only writer of command state (architecture.md). Every change is `transition()` from
  * lifecycle.ts, then one SQLite transaction (row + audit entry), then one event to every subscriber, in
- * commit order. How an approved command runs is an Executor's business; the broker only orders launches
- * (per-session FIFO, rule 6), commits `running` before the executor spawns (rule 3), and records the one
- * outcome the executor reports.
+ * commit order. How an approved command runs is an Executor's business; the launch path (launches.ts)
+ * orders launches (per-session FIFO, rule 6), commits `running` through the broker before the executor
+ * spawns (rule 3), and records the one outcome the executor reports.
  */
 import { nanoid } from 'nanoid';
-import { type Clock, iso, systemClock } from './clock.js';
-import type { ActionResult, BrokerApi, SubmitRequest, SubmitResult } from './context.js';
-import type { ExecutionReport, Executor } from './executor.js';
-import { faultPoint } from './fault.js';
+import { type Clock, iso, systemClock } from '../clock.js';
+import type { ActionResult, BrokerApi, SubmitRequest, SubmitResult } from '../context.js';
+import type { Executor } from '../executors/executor.js';
+import { type Logger, silentLogger } from '../log.js';
+import { Launches } from './launches.js';
 import { type Actor, type Command, type Event, isFinal, type State, transition } from './lifecycle.js';
-import { type Logger, silentLogger } from './log.js';
-import { SessionLanes } from './session-lanes.js';
 import type { AuditEntry, Store } from './store.js';
 
 export interface BrokerDeps {
@@ -28,9 +27,6 @@ export interface BrokerDeps {
   log?: Logger;
   randomId?: () => string;
 }
-
-/** How often an outcome the store refused (disk full, read-only) is committed again. */
-const COMMIT_RETRY_MS = 1000;
 
 /** How long `close()` lets running children finish before it returns (issue 2: up to 10 s). */
 export const SHUTDOWN_GRACE_MS = 10_000;
@@ -53,7 +49,6 @@ export class Broker implements BrokerApi {
   readonly #log: Logger;
   readonly #randomId: () => string;
   readonly #reviewMs: number;
-  readonly #executors: BrokerDeps['executors'];
   readonly #maxPerClient: number;
   readonly #maxPending: number;
   /** Every non-final command, in creation order. Its size is the PENDING count the caps bound. */
@@ -65,9 +60,8 @@ export class Broker implements BrokerApi {
   /** Session secrets, in memory only (rule 4). */
   readonly #secrets = new Map<string, unknown>();
   readonly #timers = new Map<string, { cancel(): void }>();
-  /** Per-session FIFO (rule 6): approved ids waiting for their session's current launch to end. */
-  readonly #lanes = new SessionLanes((id, done) => this.#launch(id, done));
-  readonly #inFlight = new Set<Promise<void>>();
+  /** The launch/outcome path (launches.ts): lanes, `running` before the spawn, the one outcome. */
+  readonly #launches: Launches;
   readonly #listeners = new Set<(c: Command) => void>();
   /** `wait()` callers by command id, released when it turns final (or on their deadline). */
   readonly #waiters = new Map<string, Set<() => void>>();
@@ -82,7 +76,17 @@ export class Broker implements BrokerApi {
     this.#log = deps.log ?? silentLogger;
     this.#randomId = deps.randomId ?? (() => `c_${nanoid(21)}`);
     this.#reviewMs = deps.reviewTimeoutS * 1000;
-    this.#executors = deps.executors;
+    this.#launches = new Launches({
+      executors: deps.executors,
+      clock: this.#clock,
+      log: this.#log,
+      host: {
+        active: (id) => this.#active.get(id),
+        apply: (c, event) => this.#apply(c, event, DAEMON).ok,
+        secret: (id) => this.#secrets.get(id),
+        closing: () => this.#closing,
+      },
+    });
     this.#maxPerClient = deps.maxPendingPerClient ?? 100;
     this.#maxPending = deps.maxPending ?? 2000;
   }
@@ -106,12 +110,12 @@ export class Broker implements BrokerApi {
     if (recovered.length > 0) this.#store.updateMany(recovered);
     for (const { next } of recovered) this.#logChange(next, DAEMON);
     // Older restarts' orphans count too, in case the daemon died again within the window.
-    this.#holdForOrphans(this.#store.recentFinal(200));
+    this.#launches.holdForOrphans(this.#store.recentFinal(200));
     for (const c of survivors) {
       this.#track(c);
       if (c.phase.state === 'awaiting_review') this.#armExpiry(c);
     }
-    for (const c of survivors) if (c.phase.state === 'approved') this.#scheduleLaunch(c);
+    for (const c of survivors) if (c.phase.state === 'approved') this.#launches.schedule(c);
   }
 
   submit(req: SubmitRequest): SubmitResult {
@@ -126,10 +130,11 @@ export class Broker implements BrokerApi {
         };
       }
     }
-    if (req.tool === 'ogf_cue') {
-      // The twin rule (contract 3.1): an identical cue still PENDING is returned instead of queued again.
+    if (req.tool === 'ogf_cue' || req.tool === 'upstream') {
+      // The twin rule (contracts 3.1, 7): an identical cue or upstream call still PENDING is returned
+      // instead of queued again (a model that resends must not make the owner approve twice).
       for (const c of this.#active.values()) {
-        if (c.tool === 'ogf_cue' && c.client === req.client && sameRequest(c, req)) {
+        if (c.tool === req.tool && c.client === req.client && sameRequest(c, req)) {
           return { ok: true, command: c, created: false };
         }
       }
@@ -158,6 +163,7 @@ export class Broker implements BrokerApi {
     if (req.justification !== undefined) command.justification = req.justification;
     if (req.request_id !== undefined) command.request_id = req.request_id;
     if (req.task !== undefined) command.task = req.task;
+    if (req.upstream !== undefined) command.upstream = req.upstream;
     const actor: Actor = { kind: 'client', name: req.client };
     this.#store.insert(command, this.#auditOf(command, 'submit', actor));
     if (req.secret !== undefined) this.#secrets.set(command.id, req.secret);
@@ -167,12 +173,25 @@ export class Broker implements BrokerApi {
     this.#armExpiry(command);
     this.#logChange(command, actor);
     this.#emit(command);
+    if (req.approved_by !== undefined) {
+      // A policy approval (contract 7 trust_read_only_hint) is the next change, made before anyone else can act.
+      const by = req.approved_by;
+      const approved = this.#apply(
+        command,
+        { type: 'approve', at: iso(this.#clock.now()), by },
+        { kind: 'daemon', name: by },
+      );
+      if (approved.ok) {
+        this.#launches.schedule(approved.command);
+        return { ok: true, command: approved.command, created: true };
+      }
+    }
     return { ok: true, command, created: true };
   }
 
   approve(id: string, version: number, by: string): ActionResult {
     const r = this.#decide(id, version, { type: 'approve', at: iso(this.#clock.now()), by }, by);
-    if (r.ok) this.#scheduleLaunch(r.command);
+    if (r.ok) this.#launches.schedule(r.command);
     return r;
   }
 
@@ -245,7 +264,7 @@ export class Broker implements BrokerApi {
 
   /** Number of launches in flight (for shutdown and tests). */
   get running(): number {
-    return this.#inFlight.size;
+    return this.#launches.running;
   }
 
   /**
@@ -257,16 +276,7 @@ export class Broker implements BrokerApi {
     this.#closing = true;
     for (const t of this.#timers.values()) t.cancel();
     this.#timers.clear();
-    if (this.#inFlight.size > 0) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        Promise.allSettled([...this.#inFlight]),
-        new Promise((r) => {
-          timer = setTimeout(r, graceMs);
-        }),
-      ]);
-      clearTimeout(timer);
-    }
+    await this.#launches.drain(graceMs);
     for (const set of [...this.#waiters.values()]) for (const f of [...set]) f();
   }
 
@@ -426,136 +436,5 @@ export class Broker implements BrokerApi {
         if (current && !this.#closing) this.#armExpiry(current);
       }, 1000),
     );
-  }
-
-  /**
-   * Rule 6 across a crash: a cue that was running when the daemon died may still be delivering (its
-   * client is an orphan in its own process group). Hold its session's launches until the time the dead
-   * daemon would have killed that client, so a cue approved now cannot overlap it.
-   */
-  #holdForOrphans(commands: readonly Command[]): void {
-    const until = new Map<string, number>();
-    for (const c of commands) {
-      const p = c.phase;
-      const maxRun = this.#executors[c.tool]?.maxRunMs?.(c);
-      if (c.session_key === undefined || maxRun === undefined || p.state !== 'unknown') continue;
-      if (p.reason !== 'DaemonRestarted' || p.started_at === undefined) continue;
-      const end = Date.parse(p.started_at) + maxRun;
-      if (end > (until.get(c.session_key) ?? 0)) until.set(c.session_key, end);
-    }
-    for (const [key, end] of until) {
-      const ms = end - this.#clock.now();
-      if (ms <= 0 || !this.#lanes.hold(key)) continue;
-      const timer = this.#clock.setTimeout(() => {
-        this.#timers.delete(`orphan:${key}`);
-        if (!this.#closing) this.#lanes.release(key);
-      }, ms);
-      this.#timers.set(`orphan:${key}`, timer);
-    }
-  }
-
-  #scheduleLaunch(c: Command): void {
-    if (c.session_key === undefined) this.#launch(c.id);
-    else this.#lanes.enqueue(c.session_key, c.id);
-  }
-
-  #launch(id: string, after?: () => void): void {
-    const run = this.#execute(id)
-      .catch((e: unknown) => {
-        // Outcome commits retry (#commitOutcome); anything else that throws leaves the store as it was,
-        // and the next start tells the truth from it (rules 3 and 4).
-        this.#log.log('error', 'commit_failed', { id, error: (e as Error).message });
-      })
-      .finally(() => {
-        this.#inFlight.delete(run);
-        after?.();
-      });
-    this.#inFlight.add(run);
-  }
-
-  async #execute(id: string): Promise<void> {
-    const c = this.#active.get(id);
-    if (!c || c.phase.state !== 'approved') return;
-    const executor = this.#executors[c.tool];
-    let report: ExecutionReport;
-    if (this.#closing) return; // Rule 4: an approved command that never ran launches after the restart.
-    if (!executor) {
-      report = {
-        kind: 'aborted',
-        reason: 'LaunchFailed',
-        detail: `No executor is configured for ${c.command}.`,
-      };
-    } else {
-      let commitError: string | undefined;
-      const markRunning = (): boolean => {
-        if (this.#closing) return false;
-        const cur = this.#active.get(id);
-        if (!cur) return false;
-        try {
-          faultPoint('before_mark_running');
-          const ok = this.#apply(cur, { type: 'start', at: iso(this.#clock.now()) }, DAEMON).ok;
-          if (ok) faultPoint('after_mark_running');
-          return ok;
-        } catch (e) {
-          // Rule 3: if `running` cannot be made durable, nothing is spawned.
-          commitError = (e as Error).message;
-          this.#log.log('error', 'commit_failed', { id, error: commitError });
-          return false;
-        }
-      };
-      try {
-        report = await executor.execute(c, { secret: this.#secrets.get(id), markRunning });
-      } catch (e) {
-        report = {
-          kind: 'aborted',
-          reason: 'LaunchFailed',
-          detail: `The launch failed: ${(e as Error).message}.`,
-        };
-      }
-      if (report.kind === 'aborted' && commitError !== undefined) {
-        // The executor only saw `false`; say what really stopped the launch.
-        report = {
-          kind: 'aborted',
-          reason: 'LaunchFailed',
-          detail: `The daemon could not record the launch in its database (${commitError}), so nothing was launched.`,
-        };
-      }
-    }
-    const at = iso(this.#clock.now());
-    if (report.kind === 'aborted') {
-      const aborted = report;
-      // A shutdown abort leaves the command approved: it never ran, so it launches after the restart.
-      await this.#commitOutcome(id, (cur) =>
-        cur.phase.state === 'approved' && !this.#closing
-          ? { type: 'abort', at, reason: aborted.reason, detail: aborted.detail }
-          : undefined,
-      );
-      return;
-    }
-    faultPoint('before_finish_commit');
-    const finished = report;
-    await this.#commitOutcome(id, () => ({ type: 'finish', at, result: finished }));
-  }
-
-  /**
-   * Commits a launch's outcome, retrying while the store refuses the write (disk full, read-only): the
-   * outcome is known and must not be lost, nor the command left `approved`/`running` for the rest of the
-   * daemon's life once space returns. If the daemon stops first, the next start tells the truth from the
-   * file (rule 3: running → unknown/DaemonRestarted; rule 4: approved, never ran → launched).
-   */
-  async #commitOutcome(id: string, eventFor: (cur: Command) => Event | undefined): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      const cur = this.#active.get(id);
-      const event = cur && eventFor(cur);
-      if (!cur || !event) return;
-      try {
-        this.#apply(cur, event, DAEMON);
-        return;
-      } catch (e) {
-        this.#log.log('error', 'commit_failed', { id, attempt, error: (e as Error).message });
-        if (this.#closing) return;
-        await new Promise<void>((r) => this.#clock.setTimeout(r, COMMIT_RETRY_MS));
-      }
-    }
   }
 }

@@ -1,0 +1,170 @@
+/**
+ * The upstream source (contract 7): every connected upstream's tools, exposed as `<upstream>__<tool>` with
+ * the upstream's own inputSchema, title and annotations, and each call validated against that JSON Schema
+ * (the SDK's validator, in the product: a mismatch is `InvalidArguments:` naming the field, nothing queued)
+ * into a SubmitRequest of tool `upstream`. The tools an upstream listed stay listed while it reconnects.
+ */
+import type { Tool } from '@modelcontextprotocol/server';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
+import type { UpstreamConfig } from '../config.js';
+import type { SubmitRequest } from '../context.js';
+import type { UpstreamRef } from '../core/lifecycle.js';
+import type { Logger } from '../log.js';
+import type { UpstreamRegistry, UpstreamStatus } from '../upstreams/registry.js';
+
+/** Contract 7: an exposed name must match this, else the tool is not exposed (logged upstream_tool_skipped). */
+const EXPOSED_NAME_RE = /^[A-Za-z0-9_-]{1,64}$/;
+
+const DESCRIPTION_PREFIX =
+  "Each call needs the owner's approval and may answer PENDING (then call await_command_result with its pending_id).";
+
+type Validate = (input: unknown) => { valid: boolean; errorMessage?: string | undefined };
+
+interface Exposed {
+  tool: Tool;
+  upstream: string;
+  ref: UpstreamRef;
+  validate: Validate;
+  readOnly: boolean;
+}
+
+export type UpstreamPrepared =
+  | { ok: true; request: SubmitRequest; waitSeconds: number }
+  | { ok: false; message: string };
+
+/** "data/path must be string" (ajv) → "path must be string"; the root is "arguments". */
+function fieldMessage(ajvMessage: string): string {
+  const first = ajvMessage.split(', data')[0] ?? ajvMessage;
+  return first
+    .replace(/^data\/(\S+)/, (_, p: string) => p.split('/').join('.'))
+    .replace(/^data\b/, 'arguments');
+}
+
+export class UpstreamSource {
+  readonly #registry: UpstreamRegistry;
+  readonly #log: Logger;
+  readonly #validator = new AjvJsonSchemaValidator();
+  #exposed = new Map<string, Exposed>();
+  readonly #listeners = new Set<() => void>();
+
+  constructor(registry: UpstreamRegistry, log: Logger) {
+    this.#registry = registry;
+    this.#log = log;
+    registry.onChange(() => this.#rebuild());
+    this.#rebuild();
+  }
+
+  /** The exposed tools, in config order then the upstream's order. */
+  tools(): Tool[] {
+    return [...this.#exposed.values()].map((e) => e.tool);
+  }
+
+  has(name: string): boolean {
+    return this.#exposed.has(name);
+  }
+
+  /** For list_commands (contract 3.1 v2): each upstream, whether it is connected, and its exposed names. */
+  listing(): Array<{ name: string; connected: boolean; tools: string[] }> {
+    const byUpstream = new Map<string, string[]>();
+    for (const [name, e] of this.#exposed)
+      byUpstream.set(e.upstream, [...(byUpstream.get(e.upstream) ?? []), name]);
+    return this.#registry.status().map((s: UpstreamStatus) => ({
+      name: s.name,
+      connected: s.state === 'connected',
+      tools: byUpstream.get(s.name) ?? [],
+    }));
+  }
+
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Validates a call against the upstream's inputSchema and builds its command (contract 7). */
+  prepare(name: string, args: Record<string, unknown>, client: string): UpstreamPrepared {
+    const e = this.#exposed.get(name);
+    if (e === undefined)
+      return { ok: false, message: `name must be a listed tool, got ${JSON.stringify(name)}` };
+    const checked = e.validate(args);
+    if (!checked.valid) {
+      return {
+        ok: false,
+        message: `${fieldMessage(checked.errorMessage ?? 'data is invalid')} (the inputSchema of ${name})`,
+      };
+    }
+    const config = this.#registry.config(e.upstream) as UpstreamConfig;
+    const request: SubmitRequest = {
+      tool: 'upstream',
+      command: name,
+      args,
+      display: [e.upstream, e.ref.tool],
+      client,
+      upstream: e.ref,
+    };
+    // Contract 7: trust_read_only_hint approves calls to tools the upstream annotates readOnlyHint: true.
+    if (config.trust_read_only_hint && e.readOnly) request.approved_by = 'policy:read_only';
+    return { ok: true, request, waitSeconds: config.wait_seconds };
+  }
+
+  #rebuild(): void {
+    const next = new Map<string, Exposed>();
+    for (const upstream of this.#registry.names()) {
+      const config = this.#registry.config(upstream)!;
+      const only = config.tools === undefined ? undefined : new Set(config.tools);
+      for (const t of this.#registry.tools(upstream) ?? []) {
+        if (only !== undefined && !only.has(t.name)) continue;
+        const exposedName = `${upstream}__${t.name}`;
+        const previous = this.#exposed.get(exposedName);
+        if (
+          previous !== undefined &&
+          JSON.stringify(previous.tool.inputSchema) === JSON.stringify(t.inputSchema)
+        ) {
+          next.set(exposedName, {
+            ...previous,
+            ...this.#describe(upstream, exposedName, t, previous.validate),
+          });
+          continue;
+        }
+        if (!EXPOSED_NAME_RE.test(exposedName)) {
+          this.#log.log('warn', 'upstream_tool_skipped', {
+            upstream,
+            tool: t.name.slice(0, 200),
+            why: 'name',
+          });
+          continue;
+        }
+        let validate: Validate;
+        try {
+          validate = this.#validator.getValidator(t.inputSchema as never) as Validate;
+        } catch (err) {
+          this.#log.log('warn', 'upstream_tool_skipped', {
+            upstream,
+            tool: t.name,
+            why: `its inputSchema does not compile: ${(err as Error).message}`,
+          });
+          continue;
+        }
+        next.set(exposedName, this.#describe(upstream, exposedName, t, validate));
+      }
+    }
+    const changed = JSON.stringify([...next.values()].map((e) => e.tool)) !== JSON.stringify(this.tools());
+    this.#exposed = next;
+    if (changed) for (const l of [...this.#listeners]) l();
+  }
+
+  #describe(upstream: string, exposedName: string, t: Tool, validate: Validate): Exposed {
+    const tool: Tool = {
+      name: exposedName,
+      description: t.description ? `${DESCRIPTION_PREFIX} ${t.description}` : DESCRIPTION_PREFIX,
+      inputSchema: t.inputSchema,
+      // Contract 10: every upstream tool is gated, so it may run as a task. No outputSchema (contract 7).
+      execution: { taskSupport: 'optional' },
+    };
+    if (t.title !== undefined) tool.title = t.title;
+    if (t.annotations !== undefined) tool.annotations = t.annotations;
+    const ref: UpstreamRef = { name: upstream, tool: t.name };
+    if (t.title !== undefined) ref.title = t.title;
+    if (t.annotations !== undefined) ref.annotations = t.annotations as Record<string, unknown>;
+    return { tool, upstream, ref, validate, readOnly: t.annotations?.readOnlyHint === true };
+  }
+}

@@ -1,0 +1,275 @@
+/**
+ * One MCP client connection per configured upstream (contract 7). Connected in the background at start
+ * (start never waits for them), as a client that declares no capabilities. A connection that ends is
+ * opened again after 1 s, doubling up to 60 s while it keeps failing, back to 1 s once it stayed up for
+ * 60 s. Each upstream's tools are cached from its first `tools/list` answer, refreshed on its
+ * `notifications/tools/list_changed`, and kept while it reconnects; every change is told to listeners
+ * (the MCP edge then sends its own list_changed). `close()` stops every server's process group.
+ *
+ * ```
+ *  connecting ──initialize + tools/list──▶ connected ──exit / close / garbage──▶ down ──backoff──▶ connecting
+ * ```
+ */
+import { Client, type Tool, type Transport } from '@modelcontextprotocol/client';
+import type { UpstreamConfig } from '../config.js';
+import type { Logger } from '../log.js';
+import { MAX_TOOLS } from './limits.js';
+import { openTransport } from './transport.js';
+
+/** Backoff between connection attempts (contract 7): 1 s doubling to 60 s, reset after 60 s up. */
+export const BACKOFF_MIN_MS = 1000;
+export const BACKOFF_MAX_MS = 60_000;
+export const STABLE_MS = 60_000;
+/** How long initialize and one tools/list may take before the attempt counts as failed. */
+const HANDSHAKE_TIMEOUT_MS = 30_000;
+
+export type UpstreamState = 'connecting' | 'connected' | 'down';
+
+/** What `status`, `doctor` and `list_commands` show of one upstream. */
+export interface UpstreamStatus {
+  name: string;
+  state: UpstreamState;
+  /** Tools the upstream listed (all of them, before the `tools` filter), once it answered. */
+  tools: number;
+  /** Why it is down (one sentence), when it is. */
+  why?: string;
+}
+
+/** A live client an executor may send one call through. */
+export interface UpstreamLink {
+  client: Client;
+  /** True while this exact connection is open. */
+  open(): boolean;
+}
+
+export type OpenTransport = (name: string, config: UpstreamConfig, log: Logger) => Transport;
+
+export interface RegistryDeps {
+  upstreams: Record<string, UpstreamConfig>;
+  version: string;
+  log: Logger;
+  /** The world (architecture.md rule 7): production opens the real stdio or HTTP transport. */
+  openTransport?: OpenTransport;
+  env?: NodeJS.ProcessEnv;
+}
+
+class Connection {
+  state: UpstreamState = 'connecting';
+  why: string | undefined;
+  tools: Tool[] | undefined;
+  link: UpstreamLink | undefined;
+  backoffMs = BACKOFF_MIN_MS;
+  upSince = 0;
+  timer: NodeJS.Timeout | undefined;
+  current: { client: Client; transport: Transport } | undefined;
+  constructor(
+    readonly name: string,
+    readonly config: UpstreamConfig,
+  ) {}
+}
+
+export class UpstreamRegistry {
+  readonly #deps: RegistryDeps;
+  readonly #open: OpenTransport;
+  readonly #conns = new Map<string, Connection>();
+  readonly #listeners = new Set<() => void>();
+  #started = false;
+  #closed = false;
+
+  constructor(deps: RegistryDeps) {
+    this.#deps = deps;
+    this.#open = deps.openTransport ?? ((name, config, log) => openTransport(name, config, log, deps.env));
+    for (const [name, config] of Object.entries(deps.upstreams)) {
+      this.#conns.set(name, new Connection(name, config));
+    }
+  }
+
+  /** Connects every upstream in the background; returns at once. */
+  start(): void {
+    if (this.#started) throw new Error('UpstreamRegistry.start() called twice');
+    this.#started = true;
+    for (const c of this.#conns.values()) void this.#connect(c);
+  }
+
+  names(): string[] {
+    return [...this.#conns.keys()];
+  }
+
+  config(name: string): UpstreamConfig | undefined {
+    return this.#conns.get(name)?.config;
+  }
+
+  /** The upstream's cached tools (undefined until it first answered tools/list). */
+  tools(name: string): readonly Tool[] | undefined {
+    return this.#conns.get(name)?.tools;
+  }
+
+  /** The open connection to send a call through, or undefined when the upstream is not connected now. */
+  link(name: string): UpstreamLink | undefined {
+    const c = this.#conns.get(name);
+    return c?.state === 'connected' ? c.link : undefined;
+  }
+
+  /**
+   * The open connection, waiting up to `timeoutMs` while the upstream is still connecting (a call approved
+   * before a restart is sent after it, contract 7); undefined when it is down or stays unconnected.
+   */
+  async awaitLink(name: string, timeoutMs: number): Promise<UpstreamLink | undefined> {
+    const c = this.#conns.get(name);
+    if (c === undefined || this.#closed) return undefined;
+    if (c.state !== 'connecting') return this.link(name);
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        stop();
+        resolve(this.link(name));
+      };
+      const timer = setTimeout(done, timeoutMs);
+      const stop = this.onChange(() => {
+        if (c.state !== 'connecting' || this.#closed) done();
+      });
+    });
+  }
+
+  status(): UpstreamStatus[] {
+    return [...this.#conns.values()].map((c) => {
+      const s: UpstreamStatus = { name: c.name, state: c.state, tools: c.tools?.length ?? 0 };
+      if (c.state === 'down' && c.why !== undefined) s.why = c.why;
+      return s;
+    });
+  }
+
+  /** Calls `listener` after any upstream's tools or state changed; returns the function that stops it. */
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Stops every upstream (process groups included) and every pending reconnect. Idempotent. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await Promise.allSettled(
+      [...this.#conns.values()].map(async (c) => {
+        clearTimeout(c.timer);
+        const cur = c.current;
+        c.current = undefined;
+        c.link = undefined;
+        if (cur) await closeQuietly(cur.client, cur.transport);
+      }),
+    );
+  }
+
+  #changed(): void {
+    for (const l of [...this.#listeners]) {
+      try {
+        l();
+      } catch (e) {
+        this.#deps.log.log('error', 'listener_failed', { error: (e as Error).message });
+      }
+    }
+  }
+
+  async #connect(c: Connection): Promise<void> {
+    if (this.#closed) return;
+    c.state = 'connecting';
+    const log = this.#deps.log;
+    let transport: Transport;
+    try {
+      transport = this.#open(c.name, c.config, log);
+    } catch (e) {
+      this.#down(c, undefined, `it could not be started: ${(e as Error).message}`);
+      return;
+    }
+    // No capabilities (contract 7): no roots, sampling or elicitation for an upstream to ask for.
+    const client = new Client({ name: 'ogf-broker', version: this.#deps.version }, { capabilities: {} });
+    const session = { client, transport };
+    c.current = session;
+    let ended = false;
+    let lastError: string | undefined;
+    const end = (why: string) => {
+      if (ended) return;
+      ended = true;
+      if (c.current === session) this.#down(c, session, why);
+    };
+    client.onclose = () =>
+      end(lastError === undefined ? 'its connection closed' : `its connection ended: ${lastError}`);
+    client.onerror = (e) => {
+      lastError = e.message;
+      log.log('warn', 'upstream_error', { upstream: c.name, error: e.message });
+    };
+    try {
+      // A known era (legacy initialize): no probe, so nothing is ever sent to a sibling process.
+      await client.connect(transport, { prior: { kind: 'legacy' }, timeout: HANDSHAKE_TIMEOUT_MS });
+      client.setNotificationHandler('notifications/tools/list_changed', () => {
+        if (c.current === session) void this.#refresh(c, session);
+      });
+      if (this.#closed || c.current !== session) return;
+      // Connected means usable: only once its first tools/list was answered and accepted.
+      if (!(await this.#refresh(c, session))) return;
+      c.state = 'connected';
+      c.why = undefined;
+      c.upSince = Date.now();
+      c.link = { client, open: () => c.current === session && c.state === 'connected' };
+      log.log('info', 'upstream_connected', { upstream: c.name, tools: c.tools?.length ?? 0 });
+      this.#changed();
+    } catch (e) {
+      end(`it did not answer initialize: ${(e as Error).message}`);
+    }
+  }
+
+  /** Fetches and caches the upstream's tools; false (and the connection closed) when refused. */
+  async #refresh(c: Connection, session: { client: Client; transport: Transport }): Promise<boolean> {
+    let why: string;
+    try {
+      const { tools } = await session.client.listTools(undefined, {
+        timeout: HANDSHAKE_TIMEOUT_MS,
+        cacheMode: 'bypass',
+      });
+      if (c.current !== session || this.#closed) return false;
+      if (tools.length <= MAX_TOOLS) {
+        c.tools = tools;
+        if (c.state === 'connected') this.#changed();
+        return true;
+      }
+      why = `it listed ${tools.length} tools, more than the ${MAX_TOOLS} accepted`;
+    } catch (e) {
+      if (c.current !== session || this.#closed) return false;
+      why = `its tools/list answer was refused: ${(e as Error).message}`;
+    }
+    this.#deps.log.log('warn', 'upstream_tools_refused', { upstream: c.name, why });
+    this.#down(c, session, why);
+    return false;
+  }
+
+  #down(c: Connection, session: { client: Client; transport: Transport } | undefined, why: string): void {
+    if (session) void closeQuietly(session.client, session.transport);
+    c.current = undefined;
+    c.link = undefined;
+    if (this.#closed) return;
+    const wasUp = c.state === 'connected';
+    if (wasUp && Date.now() - c.upSince >= STABLE_MS) c.backoffMs = BACKOFF_MIN_MS;
+    c.state = 'down';
+    c.why = why;
+    const delay = c.backoffMs;
+    c.backoffMs = Math.min(c.backoffMs * 2, BACKOFF_MAX_MS);
+    this.#deps.log.log('warn', 'upstream_down', { upstream: c.name, why, retry_in_ms: delay });
+    this.#changed();
+    c.timer = setTimeout(() => {
+      if (!this.#closed) void this.#connect(c);
+    }, delay);
+  }
+}
+
+async function closeQuietly(client: Client, transport: Transport): Promise<void> {
+  try {
+    await client.close();
+  } catch {
+    // Already closed.
+  }
+  try {
+    await transport.close();
+  } catch {
+    // Already closed.
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * Fault trials for upstream calls (contract 7, rules 2–4): kill -9 the daemon while an upstream call is in
+ * flight, and between its approval and `running`; restart on the same data dir; check what the AI is told
+ * and what the upstream saw (our test server logs every tools/call it receives, with its pid).
+ */
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { exited, makeDataDir, ROOT, type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
+import { call, httpClient, structured, TestOwner } from './helpers/mcp.js';
+
+const TEST_UPSTREAM = join(ROOT, 'test', 'fixtures', 'test-upstream.mjs');
+
+function seen(log: string): Array<{ pid: number; call?: string; started?: boolean }> {
+  if (!existsSync(log)) return [];
+  return readFileSync(log, 'utf8')
+    .trim()
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l));
+}
+
+const cleanup: Array<() => Promise<unknown> | void> = [];
+afterEach(async () => {
+  for (const f of cleanup.splice(0)) await f();
+});
+
+/** Every upstream pid the log names is stopped (an orphan of a killed daemon included). */
+function killUpstreams(log: string): void {
+  for (const e of seen(log)) {
+    try {
+      process.kill(e.pid, 'SIGKILL');
+    } catch {
+      // Gone.
+    }
+  }
+}
+
+async function start(dataDir: string, log: string, env: Record<string, string> = {}): Promise<RunningDaemon> {
+  const d = await startDaemon({
+    dataDir,
+    env,
+    config: {
+      upstreams: {
+        ours: { argv: [process.execPath, TEST_UPSTREAM, 'ok', log], timeout_s: 600, wait_seconds: 0 },
+      },
+    },
+  });
+  cleanup.push(() => d.kill());
+  return d;
+}
+
+async function listed(d: RunningDaemon, name: string) {
+  const mcp = await httpClient(`${d.url}/mcp`, d.mcpToken);
+  cleanup.push(() => mcp.close());
+  await waitFor(
+    async () => (await mcp.listTools()).tools.some((t) => t.name === name),
+    `${name} listed`,
+    30_000,
+  );
+  return mcp;
+}
+
+it('[R2.3] [U.once] kill -9 with an upstream call in flight: UNKNOWN/DaemonRestarted after the restart, and the upstream saw it once', async () => {
+  const dataDir = makeDataDir();
+  const log = join(mkdtempSync(join(tmpdir(), 'ogf-up-fault-')), 'calls.jsonl');
+  cleanup.push(() => killUpstreams(log));
+  const d = await start(dataDir, log);
+  const mcp = await listed(d, 'ours__hang');
+  const owner = await TestOwner.connect(d);
+  cleanup.push(() => owner.close());
+  const pending = structured(await call(mcp, 'ours__hang', { text: 'in flight' }));
+  expect((await owner.approve(String(pending.pending_id))).ok).toBe(true);
+  await waitFor(() => seen(log).some((e) => e.call === 'hang'), 'the upstream to receive the call');
+  await d.kill();
+  expect(d.child.signalCode).toBe('SIGKILL');
+
+  const d2 = await start(dataDir, log);
+  const mcp2 = await httpClient(`${d2.url}/mcp`, d2.mcpToken);
+  cleanup.push(() => mcp2.close());
+  const after = structured(
+    await call(mcp2, 'await_command_result', { pending_id: pending.pending_id, wait_seconds: 0 }),
+  );
+  expect(after).toMatchObject({ status: 'UNKNOWN', reason: 'DaemonRestarted' });
+  // The new daemon connected its own upstream and never sent the call again.
+  await waitFor(
+    () => seen(log).filter((e) => e.started).length === 2,
+    'the second daemon’s upstream started',
+  );
+  await listed(d2, 'ours__hang');
+  expect(seen(log).filter((e) => e.call === 'hang')).toHaveLength(1);
+});
+
+it('[R2.4] [U.once] kill -9 after approval, before running: the call is sent once, after the restart', async () => {
+  const dataDir = makeDataDir();
+  const log = join(mkdtempSync(join(tmpdir(), 'ogf-up-fault-')), 'calls.jsonl');
+  cleanup.push(() => killUpstreams(log));
+  const d = await start(dataDir, log, { OGF_BROKER_FAULT: 'before_mark_running' });
+  const mcp = await listed(d, 'ours__echo');
+  const owner = await TestOwner.connect(d);
+  cleanup.push(() => owner.close());
+  const pending = structured(await call(mcp, 'ours__echo', { text: 'approved, never sent' }));
+  await owner.approve(String(pending.pending_id)).catch(() => undefined);
+  await exited(d.child);
+  expect(d.child.signalCode).toBe('SIGKILL');
+  expect(seen(log).filter((e) => e.call !== undefined)).toEqual([]);
+
+  const d2 = await start(dataDir, log);
+  const mcp2 = await httpClient(`${d2.url}/mcp`, d2.mcpToken);
+  cleanup.push(() => mcp2.close());
+  const after = structured(
+    await call(mcp2, 'await_command_result', { pending_id: pending.pending_id, wait_seconds: 60 }),
+  );
+  expect(after).toMatchObject({ status: 'SUCCEEDED' });
+  expect(seen(log).filter((e) => e.call === 'echo')).toEqual([
+    expect.objectContaining({ call: 'echo', arguments: { text: 'approved, never sent' } }),
+  ]);
+});

@@ -1,0 +1,52 @@
+/**
+ * Contract 7 and 3.1 (v2): an upstream's notifications/tools/list_changed refreshes its cached tools, and the
+ * daemon tells its own clients with notifications/tools/list_changed. Real daemon, real SDK client over
+ * HTTP (a 2025-era session, which hears it on its GET stream), our test server as the upstream.
+ */
+import { join } from 'node:path';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, expect, it } from 'vitest';
+import { ROOT, type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
+import { call, httpClient, type McpClient, TestOwner } from './helpers/mcp.js';
+
+const TEST_UPSTREAM = join(ROOT, 'test', 'fixtures', 'test-upstream.mjs');
+let d: RunningDaemon | undefined;
+let mcp: McpClient | undefined;
+let owner: TestOwner | undefined;
+afterAll(async () => {
+  owner?.close();
+  await mcp?.close();
+  await d?.stop();
+});
+
+it('[M.list-changed] [U.exposed] an upstream’s list_changed reaches the daemon’s clients, and its new tool is listed', async () => {
+  d = await startDaemon({
+    config: { upstreams: { ours: { argv: [process.execPath, TEST_UPSTREAM, 'ok'], wait_seconds: 30 } } },
+  });
+  const client = await httpClient(`${d.url}/mcp`, d.mcpToken);
+  mcp = client;
+  let changes = 0;
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    changes++;
+  });
+  await waitFor(
+    async () => (await client.listTools()).tools.some((t) => t.name === 'ours__add_tool'),
+    'ours listed',
+    30_000,
+  );
+  expect((await client.listTools()).tools.some((t) => t.name === 'ours__extra')).toBe(false);
+  const seenBefore = changes;
+  owner = await TestOwner.connect(d);
+  const answer = call(client, 'ours__add_tool', {});
+  const view = await waitFor(
+    () => [...owner!.views.values()].find((v) => v.command === 'ours__add_tool'),
+    'the call',
+  );
+  await owner.approve(view.id);
+  expect((await answer).isError).toBeFalsy();
+  await waitFor(() => changes > seenBefore, 'notifications/tools/list_changed from the daemon');
+  await waitFor(
+    async () => (await client.listTools()).tools.some((t) => t.name === 'ours__extra'),
+    'ours__extra listed',
+  );
+});

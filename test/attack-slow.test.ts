@@ -239,11 +239,20 @@ describe('[S.http-connections] the connection cap keeps room for new clients and
         session,
       ),
     );
+    // Each ends as an answer, or as a connection the gate dropped: on a loaded machine a call can still be
+    // sending its request when the cap is reached, and the gate then drops it rather than answer (the
+    // cap counts a connection before its request is read). Both are refusals; neither is ever run.
+    const settled = waits.map((w) =>
+      w.then(
+        (r) => ({ status: r.status, body: r.body }),
+        (e: NodeJS.ErrnoException) => ({ status: 0, body: String(e.code ?? e.message) }),
+      ),
+    );
     const answered: Array<{ status: number; body: string }> = [];
-    for (const w of waits) void w.then((r) => answered.push(r));
+    for (const w of settled) void w.then((r) => answered.push(r));
     // Those past the share are refused at once; the rest are held open, waiting.
     await waitFor(() => answered.length >= 14, 'the calls past the share to be refused');
-    expect(answered.every((r) => r.status === 503)).toBe(true);
+    expect(answered.every((r) => r.status === 503 || r.status === 0)).toBe(true);
 
     // The owner still gets the panel and a socket, and its approval answers every held call.
     const page = await fetch(`${d.url}/login`);
@@ -255,10 +264,10 @@ describe('[S.http-connections] the connection cap keeps room for new clients and
     } finally {
       await owner.close();
     }
-    const all = await Promise.all(waits);
+    const all = await Promise.all(settled);
     const held = all.filter((r) => r.status === 200);
     expect(held.length).toBeGreaterThanOrEqual(40);
-    expect(held.length + all.filter((r) => r.status === 503).length).toBe(70);
+    expect(held.length + all.filter((r) => r.status === 503 || r.status === 0).length).toBe(70);
     for (const r of held) expect(r.body).toContain('said held');
     expect(d.child.exitCode).toBeNull();
   }, 90_000);

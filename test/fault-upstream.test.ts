@@ -21,7 +21,7 @@ function seen(log: string): Array<{ pid: number; call?: string; started?: boolea
     .map((l) => JSON.parse(l));
 }
 
-const cleanup: Array<() => Promise<unknown> | void> = [];
+const cleanup: Array<() => unknown> = [];
 afterEach(async () => {
   for (const f of cleanup.splice(0)) await f();
 });

@@ -40,7 +40,7 @@ function seen(
     .map((l) => JSON.parse(l));
 }
 
-function storedCommand(d: RunningDaemon, id: string): Record<string, any> {
+function storedCommand(d: RunningDaemon, id: string): { phase: Record<string, unknown> } {
   const db = new Database(join(d.dataDir, 'broker.db'), { readonly: true, fileMustExist: true });
   try {
     return JSON.parse(

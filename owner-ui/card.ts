@@ -8,6 +8,7 @@
 import type { View } from '../daemon/owner/messages.js';
 import { el } from './dom.js';
 import { actionWords, cueArgs, cueFace, gazeWords } from './face.js';
+import { upstreamBlock, upstreamContent } from './upstream.js';
 
 const PHASE_WORDS: Record<string, string> = {
   awaiting_review: 'waiting for your decision',
@@ -31,6 +32,10 @@ const REASON_WORDS: Record<string, string> = {
   DeliveryUnconfirmed: 'delivery was not confirmed',
   KilledAtDeadline: 'killed at its deadline',
   DaemonRestarted: 'the daemon restarted while it ran',
+  UpstreamUnavailable: 'the upstream server was not connected, nothing was sent',
+  UpstreamRejected: 'the upstream server refused the call before running it',
+  UpstreamToolError: 'the upstream tool said it failed',
+  UpstreamError: 'the upstream server answered an error',
 };
 
 const STATUS_HINT: Record<string, string> = {
@@ -123,6 +128,7 @@ function outcomeBlock(v: View): HTMLElement | null {
   if (r.finished_at !== undefined) facts.push(`finished ${time(r.finished_at)}`);
   if (r.delivery !== undefined) facts.push(`shown by the avatar at ${time(r.delivery.applied_at)}`);
   if (facts.length > 0) parts.push(el('p', { class: 'facts' }, facts.join(' · ')));
+  parts.push(upstreamContent(v));
   for (const stream of ['stdout', 'stderr'] as const) {
     const text = r[stream];
     if (text !== undefined && text !== '') {
@@ -273,6 +279,7 @@ export function buildCard(v: View, skewMs: number, note: string, message: string
           v.justification,
         ),
     v.tool === 'ogf_cue' ? cueBlock(v) : null,
+    v.tool === 'upstream' ? upstreamBlock(v) : null,
     outcomeBlock(v),
     el('p', { class: 'card-msg', role: 'status', 'aria-live': 'polite' }, message ?? ''),
     v.state === 'awaiting_review' ? decideControls(v, note) : null,

@@ -21,7 +21,7 @@ function seen(log: string): Array<{ pid: number; call?: string; started?: boolea
     .map((l) => JSON.parse(l));
 }
 
-const cleanup: Array<() => Promise<unknown> | void> = [];
+const cleanup: Array<() => unknown> = [];
 afterEach(async () => {
   for (const f of cleanup.splice(0)) await f();
 });
@@ -116,4 +116,39 @@ it('[R2.4] [U.once] kill -9 after approval, before running: the call is sent onc
   expect(seen(log).filter((e) => e.call === 'echo')).toEqual([
     expect.objectContaining({ call: 'echo', arguments: { text: 'approved, never sent' } }),
   ]);
+});
+
+it('[U.outcomes] kill -9 the upstream mid-call: UNKNOWN/DeliveryUnconfirmed; it is restarted and later calls work', async () => {
+  const dataDir = makeDataDir();
+  const log = join(mkdtempSync(join(tmpdir(), 'ogf-up-fault-')), 'calls.jsonl');
+  cleanup.push(() => killUpstreams(log));
+  const d = await start(dataDir, log);
+  const mcp = await listed(d, 'ours__hang');
+  const owner = await TestOwner.connect(d);
+  cleanup.push(() => owner.close());
+  const pending = structured(await call(mcp, 'ours__hang', { text: 'killed under it' }));
+  expect((await owner.approve(String(pending.pending_id))).ok).toBe(true);
+  const received = await waitFor(
+    () => seen(log).find((e) => e.call === 'hang'),
+    'the upstream to receive the call',
+  );
+  process.kill(received.pid, 'SIGKILL');
+  const done = structured(
+    await call(mcp, 'await_command_result', { pending_id: pending.pending_id, wait_seconds: 60 }),
+  );
+  expect(done).toMatchObject({ status: 'UNKNOWN', reason: 'DeliveryUnconfirmed' });
+  await waitFor(() => seen(log).filter((e) => e.started).length === 2, 'the upstream started again', 20_000);
+  // Wait for the state (connected again), then a new call goes through.
+  await waitFor(async () => {
+    const list = structured(await call(mcp, 'list_commands', {}));
+    return (list.upstreams as Array<{ name: string; connected: boolean }>).find((u) => u.name === 'ours')
+      ?.connected;
+  }, 'ours connected again');
+  const echo = structured(await call(mcp, 'ours__echo', { text: 'after' }));
+  expect((await owner.approve(String(echo.pending_id))).ok).toBe(true);
+  const after = structured(
+    await call(mcp, 'await_command_result', { pending_id: echo.pending_id, wait_seconds: 60 }),
+  );
+  expect(after.status).toBe('SUCCEEDED');
+  expect(seen(log).filter((e) => e.call === 'hang')).toHaveLength(1);
 });

@@ -309,6 +309,11 @@ export const REQUIREMENTS = {
     statement:
       'An identical upstream call (same client, tool and arguments) while an earlier one is PENDING returns the earlier one.',
   },
+  'U.card': {
+    source: 'contracts.md 7, 5 (v2)',
+    statement:
+      "The owner's card for an upstream call shows the upstream and tool, the server's annotations as its claims and every argument (long values folded, none hidden); ogf-broker list shows the same, escaped.",
+  },
 } as const satisfies Record<string, Requirement>;
 
 export type RequirementId = keyof typeof REQUIREMENTS;

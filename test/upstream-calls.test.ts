@@ -40,7 +40,7 @@ function seen(
     .map((l) => JSON.parse(l));
 }
 
-function storedCommand(d: RunningDaemon, id: string): Record<string, any> {
+function storedCommand(d: RunningDaemon, id: string): { phase: Record<string, unknown> } {
   const db = new Database(join(d.dataDir, 'broker.db'), { readonly: true, fileMustExist: true });
   try {
     return JSON.parse(
@@ -295,5 +295,29 @@ describe('the outcome table (our misbehaving server)', () => {
     expect(seen(onceLog).filter((e) => e.call !== undefined)).toEqual([]);
     // Its tools stay listed while it reconnects (contract 7).
     expect((await mcp.listTools()).tools.some((t) => t.name === 'once__echo')).toBe(true);
+  });
+});
+
+describe('upstream tools as tasks (contract 10)', () => {
+  it('[M.tasks] [U.answer] an upstream call made as a task: the handle at once, then tasks/result gives the upstream’s own answer', async () => {
+    const { LegacyWire } = await import('./helpers/wire.js');
+    const wire = await LegacyWire.open(d.info.mcp_url, { authorization: `Bearer ${d.mcpToken}` });
+    const created = (
+      await wire.request('tools/call', { name: 'ours__echo', arguments: { text: 'as a task' }, task: {} })
+    ).response?.result as { task: { taskId: string; status: string } };
+    expect(created.task.status).toBe('working');
+    const id = created.task.taskId;
+    const waiting = wire.request('tasks/result', { taskId: id });
+    expect((await owner.approve(id)).ok).toBe(true);
+    const answer = (await waiting).response?.result as {
+      structuredContent: unknown;
+      _meta: Record<string, unknown>;
+    };
+    expect(answer.structuredContent).toEqual({ echoed: { text: 'as a task' } });
+    expect(answer._meta['ogf-broker/command']).toEqual({
+      pending_id: id,
+      status: 'SUCCEEDED',
+      command: 'ours__echo',
+    });
   });
 });

@@ -183,10 +183,24 @@ describe('misbehaving upstreams', () => {
           flood: { argv: [process.execPath, TEST_UPSTREAM, 'flood-tools'] },
           garbage: { argv: [process.execPath, TEST_UPSTREAM, 'garbage'] },
           ours: { argv: [process.execPath, TEST_UPSTREAM, 'ok'] },
+          fat: { argv: [process.execPath, TEST_UPSTREAM, 'fat-tool'] },
         },
       },
     });
     daemons.push(d);
+    const skipped = await waitFor(() => {
+      const s = d
+        .stderr()
+        .split('\n')
+        .filter((l) => l.includes('"upstream_tool_skipped"'))
+        .map((l) => JSON.parse(l) as { upstream: string; tool: string; why: string });
+      return s.length === 2 ? s : undefined;
+    }, 'the two unexposable tools of fat skipped and logged');
+    expect(skipped.every((e) => e.upstream === 'fat')).toBe(true);
+    expect(skipped.map((e) => e.why).sort()).toEqual([
+      'its definition is larger than 65536 characters of JSON',
+      'its exposed name would not match ^[A-Za-z0-9_-]{1,64}$',
+    ]);
     await waitFor(
       () => d.stderr().includes('"upstream_tools_refused"') && d.stderr().includes('"upstream":"flood"'),
       'the flood refused in the log',

@@ -7,7 +7,7 @@
  * a View whose size the AI chooses beyond the catalog's own bounds, so with the PENDING caps (contract
  * 1.3) this keeps every snapshot bounded (worst case in test/attack-flood.test.ts).
  */
-import { type Command, reasonOf, type State, type Status, statusOf } from './lifecycle.js';
+import { type Command, reasonOf, type State, type Status, statusOf, type UpstreamRef } from './lifecycle.js';
 import { type CommandResult, cutUtf8, toResult } from './result.js';
 
 /** Bytes of UTF-8 of each of stdout and stderr an owner frame carries (contract 5, v2). */
@@ -33,6 +33,8 @@ export interface View {
   reason?: string;
   result?: CommandResult;
   reconciliation?: { outcome: 'delivered' | 'not_delivered'; note?: string; at: string };
+  /** Upstream calls (contract 5 (v2), 7): the server, its own tool name, and what the server claims. */
+  upstream?: UpstreamRef;
 }
 
 function describeValue(value: unknown): string {
@@ -54,13 +56,29 @@ export function summarize(command: Command): string {
     else if (typeof a.message === 'string') parts.push(`say ${JSON.stringify(a.message)}`);
     return `Avatar cue: ${parts.join(', ')}`;
   }
+  if (command.tool === 'upstream' && command.upstream !== undefined) {
+    return `Call ${command.upstream.tool} on the upstream ${command.upstream.name}`;
+  }
   const params = Object.entries(a).map(([k, v]) => `${k}=${describeValue(v)}`);
   return params.length === 0 ? `Run ${command.command}` : `Run ${command.command} with ${params.join(' ')}`;
 }
 
-/** The result as owners see it: stdout and stderr cut to VIEW_OUTPUT_MAX_BYTES each. */
+/**
+ * The result as owners see it: stdout and stderr cut to VIEW_OUTPUT_MAX_BYTES each, and an upstream's
+ * result (kept up to 4 MiB for the AI, contract 7) replaced by its first VIEW_OUTPUT_MAX_BYTES of JSON
+ * text when larger, so owner frames stay bounded (contract 5 (v2)).
+ */
 function ownerResult(command: Command): CommandResult {
   const result = toResult(command);
+  if (result.upstream_result !== undefined) {
+    const json = JSON.stringify(result.upstream_result);
+    const cut = cutUtf8(json, VIEW_OUTPUT_MAX_BYTES);
+    if (cut !== undefined) {
+      delete result.upstream_result;
+      result.stdout = cut;
+      result.output_truncated = true;
+    }
+  }
   for (const stream of ['stdout', 'stderr'] as const) {
     const text = result[stream];
     const cut = text === undefined ? undefined : cutUtf8(text, VIEW_OUTPUT_MAX_BYTES);
@@ -93,6 +111,7 @@ export function toView(command: Command): View {
   if (command.session_file !== undefined) view.session_file = command.session_file;
   if (command.session_fingerprint !== undefined) view.session_fingerprint = command.session_fingerprint;
   if (command.justification !== undefined) view.justification = command.justification;
+  if (command.upstream !== undefined) view.upstream = command.upstream;
   if (state === 'awaiting_review' || state === 'approved' || state === 'running') view.phase = state;
   const reason = reasonOf(command.phase);
   if (reason !== undefined) view.reason = reason;

@@ -10,6 +10,7 @@ import type { UpstreamConfig } from '../config.js';
 import type { SubmitRequest } from '../context.js';
 import type { UpstreamRef } from '../core/lifecycle.js';
 import type { Logger } from '../log.js';
+import { MAX_TOOL_JSON_CHARS } from '../upstreams/limits.js';
 import type { UpstreamRegistry, UpstreamStatus } from '../upstreams/registry.js';
 
 /** Contract 7: an exposed name must match this, else the tool is not exposed (logged upstream_tool_skipped). */
@@ -46,6 +47,7 @@ export class UpstreamSource {
   readonly #validator = new AjvJsonSchemaValidator();
   #exposed = new Map<string, Exposed>();
   readonly #listeners = new Set<() => void>();
+  readonly #skipped = new Set<string>();
 
   constructor(registry: UpstreamRegistry, log: Logger) {
     this.#registry = registry;
@@ -126,22 +128,22 @@ export class UpstreamSource {
           continue;
         }
         if (!EXPOSED_NAME_RE.test(exposedName)) {
-          this.#log.log('warn', 'upstream_tool_skipped', {
+          this.#skip(upstream, t.name, 'its exposed name would not match ^[A-Za-z0-9_-]{1,64}$');
+          continue;
+        }
+        if (JSON.stringify(t).length > MAX_TOOL_JSON_CHARS) {
+          this.#skip(
             upstream,
-            tool: t.name.slice(0, 200),
-            why: 'name',
-          });
+            t.name,
+            `its definition is larger than ${MAX_TOOL_JSON_CHARS} characters of JSON`,
+          );
           continue;
         }
         let validate: Validate;
         try {
           validate = this.#validator.getValidator(t.inputSchema as never) as Validate;
         } catch (err) {
-          this.#log.log('warn', 'upstream_tool_skipped', {
-            upstream,
-            tool: t.name,
-            why: `its inputSchema does not compile: ${(err as Error).message}`,
-          });
+          this.#skip(upstream, t.name, `its inputSchema does not compile: ${(err as Error).message}`);
           continue;
         }
         next.set(exposedName, this.#describe(upstream, exposedName, t, validate));
@@ -150,6 +152,20 @@ export class UpstreamSource {
     const changed = JSON.stringify([...next.values()].map((e) => e.tool)) !== JSON.stringify(this.tools());
     this.#exposed = next;
     if (changed) for (const l of [...this.#listeners]) l();
+  }
+
+  /** Logs a tool that is not exposed, once per upstream, tool and reason (refreshes repeat the same list). */
+  #skip(upstream: string, tool: string, why: string): void {
+    const key = JSON.stringify([upstream, tool, why]);
+    if (this.#skipped.has(key)) return;
+    // Bounded: a server renaming its bad tools on every list_changed must not grow this for ever.
+    if (this.#skipped.size >= 4096) this.#skipped.clear();
+    this.#skipped.add(key);
+    this.#log.log('warn', 'upstream_tool_skipped', {
+      upstream,
+      tool: tool.slice(0, 200),
+      why: why.slice(0, 500),
+    });
   }
 
   #describe(upstream: string, exposedName: string, t: Tool, validate: Validate): Exposed {

@@ -11,6 +11,7 @@
  * ```
  */
 import { Client, type Tool, type Transport } from '@modelcontextprotocol/client';
+import { type Clock, systemClock } from '../clock.js';
 import type { UpstreamConfig } from '../config.js';
 import type { Logger } from '../log.js';
 import { MAX_TOOLS } from './limits.js';
@@ -51,6 +52,8 @@ export interface RegistryDeps {
   /** The world (architecture.md rule 7): production opens the real stdio or HTTP transport. */
   openTransport?: OpenTransport;
   env?: NodeJS.ProcessEnv;
+  /** Time for the backoff (architecture.md rule 7: unit tests use a fake clock). */
+  clock?: Clock;
 }
 
 class Connection {
@@ -60,7 +63,7 @@ class Connection {
   link: UpstreamLink | undefined;
   backoffMs = BACKOFF_MIN_MS;
   upSince = 0;
-  timer: NodeJS.Timeout | undefined;
+  timer: { cancel(): void } | undefined;
   current: { client: Client; transport: Transport } | undefined;
   constructor(
     readonly name: string,
@@ -71,6 +74,7 @@ class Connection {
 export class UpstreamRegistry {
   readonly #deps: RegistryDeps;
   readonly #open: OpenTransport;
+  readonly #clock: Clock;
   readonly #conns = new Map<string, Connection>();
   readonly #listeners = new Set<() => void>();
   #started = false;
@@ -78,6 +82,7 @@ export class UpstreamRegistry {
 
   constructor(deps: RegistryDeps) {
     this.#deps = deps;
+    this.#clock = deps.clock ?? systemClock;
     this.#open = deps.openTransport ?? ((name, config, log) => openTransport(name, config, log, deps.env));
     for (const [name, config] of Object.entries(deps.upstreams)) {
       this.#conns.set(name, new Connection(name, config));
@@ -151,7 +156,7 @@ export class UpstreamRegistry {
     this.#closed = true;
     await Promise.allSettled(
       [...this.#conns.values()].map(async (c) => {
-        clearTimeout(c.timer);
+        c.timer?.cancel();
         const cur = c.current;
         c.current = undefined;
         c.link = undefined;
@@ -209,7 +214,7 @@ export class UpstreamRegistry {
       if (!(await this.#refresh(c, session))) return;
       c.state = 'connected';
       c.why = undefined;
-      c.upSince = Date.now();
+      c.upSince = this.#clock.now();
       c.link = { client, open: () => c.current === session && c.state === 'connected' };
       log.log('info', 'upstream_connected', { upstream: c.name, tools: c.tools?.length ?? 0 });
       this.#changed();
@@ -248,14 +253,14 @@ export class UpstreamRegistry {
     c.link = undefined;
     if (this.#closed) return;
     const wasUp = c.state === 'connected';
-    if (wasUp && Date.now() - c.upSince >= STABLE_MS) c.backoffMs = BACKOFF_MIN_MS;
+    if (wasUp && this.#clock.now() - c.upSince >= STABLE_MS) c.backoffMs = BACKOFF_MIN_MS;
     c.state = 'down';
     c.why = why;
     const delay = c.backoffMs;
     c.backoffMs = Math.min(c.backoffMs * 2, BACKOFF_MAX_MS);
     this.#deps.log.log('warn', 'upstream_down', { upstream: c.name, why, retry_in_ms: delay });
     this.#changed();
-    c.timer = setTimeout(() => {
+    c.timer = this.#clock.setTimeout(() => {
       if (!this.#closed) void this.#connect(c);
     }, delay);
   }

@@ -1,0 +1,87 @@
+/**
+ * The owner's card for an upstream call (contract 7, 5 (v2)): which server and tool, the server's
+ * annotations shown as its claims (a server can say anything: "server says: read-only" is its word, not
+ * ours), and every argument readable — pretty JSON, long values folded behind a <details> that opens to the
+ * whole value, none hidden. Then the upstream's own content blocks in the outcome.
+ */
+import type { View } from '../daemon/owner/messages.js';
+import { el } from './dom.js';
+
+/** Values longer than this (as pretty JSON) start folded; the owner opens them to see every character. */
+const FOLD_CHARS = 240;
+
+/** The server's annotations in words (the same words `ogf-broker list` prints, daemon/owner/format.ts). */
+export function claimWords(annotations: Record<string, unknown> | undefined): string[] {
+  if (annotations === undefined) return [];
+  const words: string[] = [];
+  if (annotations.readOnlyHint === true) words.push('read-only');
+  if (annotations.destructiveHint === true) words.push('destructive');
+  if (annotations.destructiveHint === false) words.push('not destructive');
+  if (annotations.idempotentHint === true) words.push('idempotent');
+  if (annotations.openWorldHint === true) words.push('reaches the outside world');
+  if (annotations.openWorldHint === false) words.push('closed world');
+  return words;
+}
+
+function argValue(value: unknown): HTMLElement {
+  const text = JSON.stringify(value, null, 2) ?? 'undefined';
+  if (text.length <= FOLD_CHARS) return el('pre', { class: 'arg-value' }, text);
+  return el(
+    'details',
+    { class: 'arg-fold' },
+    el('summary', {}, `${text.slice(0, 80)}… (${text.length} characters: open to read all)`),
+    el('pre', { class: 'arg-value' }, text),
+  );
+}
+
+export function upstreamBlock(v: View): HTMLElement | null {
+  const u = v.upstream;
+  if (u === undefined) return null;
+  const claims = claimWords(u.annotations);
+  const rows = Object.entries(v.args).flatMap(([k, value]) => [
+    el('dt', {}, k),
+    el('dd', {}, argValue(value)),
+  ]);
+  return el(
+    'div',
+    { class: 'upstream', 'data-upstream': u.name, 'data-tool': u.tool },
+    el(
+      'p',
+      { class: 'upstream-tool' },
+      'Upstream ',
+      el('strong', { class: 'upstream-name' }, u.name),
+      ' · tool ',
+      el('strong', { class: 'tool-name' }, u.tool),
+      u.title === undefined ? '' : ` (“${u.title}”)`,
+    ),
+    claims.length === 0
+      ? el('p', { class: 'claims' }, 'The server makes no claims about this tool.')
+      : el(
+          'p',
+          { class: 'claims' },
+          ...claims.map((c) => el('span', { class: 'claim' }, `server says: ${c}`)),
+        ),
+    el(
+      'dl',
+      { class: 'upstream-args', 'aria-label': 'Arguments sent exactly as shown' },
+      ...(rows.length === 0 ? [el('dd', {}, '(no arguments)')] : rows),
+    ),
+  );
+}
+
+/** The upstream's own content blocks (text as text; other kinds named), shown in the outcome. */
+export function upstreamContent(v: View): HTMLElement | null {
+  const result = v.result?.upstream_result as { content?: unknown } | undefined;
+  if (!Array.isArray(result?.content)) return null;
+  const blocks = (result.content as Array<Record<string, unknown>>).map((b) =>
+    b.type === 'text' && typeof b.text === 'string'
+      ? el('pre', { class: 'upstream-text' }, b.text)
+      : el('p', { class: 'upstream-other' }, `(${String(b.type)} content)`),
+  );
+  return el(
+    'details',
+    { class: 'output upstream-result', open: true },
+    el('summary', {}, 'What the server answered'),
+    ...blocks,
+  );
+}

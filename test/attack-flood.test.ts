@@ -8,40 +8,16 @@
  * Driven as an attacker would: raw POSTs of JSON-RPC arrays to /mcp from several clients at once, then
  * the owner over the real /owner/ws and the real `ogf-broker list` process, across a real restart.
  */
-import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { OWNER_CLIENT_MAX_PAYLOAD } from '../daemon/owner/client.js';
-import { CLI, makeDataDir, type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
+import { makeDataDir, type RunningDaemon, runCli, startDaemon, waitFor } from './helpers/daemon.js';
 import { commandCount, makeClientToken } from './helpers/mcp.js';
 import { type Frame, OwnerSocket, wsUrl } from './helpers/owner.js';
 import { queuedId, RawMcp, type RpcResponse, refusalText } from './helpers/raw-mcp.js';
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** The real `ogf-broker` CLI as the owner runs it. */
-function cli(args: string[]): Promise<Run> {
-  const child = spawn(process.execPath, [CLI, ...args], {
-    env: { ...process.env, OGF_BROKER_DATA_DIR: undefined, OGF_BROKER_OWNER_TOKEN: undefined },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (b: Buffer) => {
-    stdout += b.toString();
-  });
-  child.stderr.on('data', (b: Buffer) => {
-    stderr += b.toString();
-  });
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
 
 /** A catalog command whose one param takes any 4096 characters: the largest View an AI can make. */
 const NOTE = {
@@ -188,7 +164,7 @@ describe('a flood of JSON-RPC batches against small caps', () => {
     } finally {
       await owner.close();
     }
-    const list = await cli(['list', '--data-dir', d.dataDir]);
+    const list = await runCli(['list', '--data-dir', d.dataDir]);
     expect(list.code, list.stderr).toBe(0);
     for (const id of [...ids.a, ...ids.b]) expect(list.stdout).toContain(id);
     expect(d.child.exitCode).toBeNull();
@@ -207,7 +183,7 @@ describe('a flood of JSON-RPC batches against small caps', () => {
     } finally {
       await owner.close();
     }
-    const list = await cli(['list', '--data-dir', d.dataDir]);
+    const list = await runCli(['list', '--data-dir', d.dataDir]);
     expect(list.code, list.stderr).toBe(0);
     for (const id of [...ids.a, ...ids.b]) expect(list.stdout).toContain(id);
     // The counts were rebuilt from the store: a is at its own cap, b at the broker's.
@@ -353,7 +329,7 @@ describe('a flood at the default caps with worst-case Views', () => {
     console.info(`worst-case snapshot: ${raw.length} bytes (${(raw.length / 2 ** 20).toFixed(1)} MiB)`);
     expect(raw.length).toBeGreaterThan(100 * 2 ** 20);
     expect(raw.length).toBeLessThan(0.55 * OWNER_CLIENT_MAX_PAYLOAD);
-    const list = await cli(['list', '--all', '--data-dir', d.dataDir]);
+    const list = await runCli(['list', '--all', '--data-dir', d.dataDir]);
     expect(list.code, list.stderr).toBe(0);
     const listed = new Set(list.stdout.match(/^c_[A-Za-z0-9_-]{21}(?= )/gm));
     expect(listed.size).toBe(2000 + FINAL);

@@ -9,14 +9,13 @@
  * - output (S.terminal-escaped): `list` escapes every such character it prints — checked on a row written
  *   straight into broker.db, as an older version could have stored it, and on a newline-allowed value.
  */
-import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import xterm from '@xterm/headless';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, makeDataDir, type RunningDaemon, startDaemon } from './helpers/daemon.js';
+import { makeDataDir, type RunningDaemon, runCli, startDaemon } from './helpers/daemon.js';
 import { call, commandCount, textOf } from './helpers/mcp.js';
 import { mcpClient, queue } from './helpers/owner.js';
 
@@ -40,30 +39,8 @@ function catalog(markFile: string): Record<string, unknown> {
   };
 }
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(args: string[]): Promise<Run> {
-  const child = spawn(process.execPath, [CLI, ...args], {
-    env: { ...process.env, OGF_BROKER_DATA_DIR: undefined, OGF_BROKER_OWNER_TOKEN: undefined },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (s: string) => {
-    stdout += s;
-  });
-  child.stderr.setEncoding('utf8').on('data', (s: string) => {
-    stderr += s;
-  });
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
-
 async function list(d: RunningDaemon): Promise<string> {
-  const r = await cli(['list', '--data-dir', d.dataDir]);
+  const r = await runCli(['list', '--data-dir', d.dataDir]);
   expect(r, r.stderr).toMatchObject({ code: 0, stderr: '' });
   return r.stdout;
 }

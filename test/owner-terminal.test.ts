@@ -2,40 +2,17 @@
  * The owner's terminal commands (contracts.md 1.1, 5) and the login exchange, against the real daemon:
  * `list`, `approve`, `deny --note`, `reconcile`, their exit codes and messages, and `POST /login`.
  */
-import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, makeDataDir, type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
+import { makeDataDir, type RunningDaemon, runCli, startDaemon, waitFor } from './helpers/daemon.js';
 import { callTool, mcpClient, ownerCatalog, queue, readMarks, upgradeStatus } from './helpers/owner.js';
 import { openPanelSocket, panelProtocols } from './helpers/panel.js';
 
 let d: RunningDaemon;
 let ai: Client;
 let markFile: string;
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
-  const child = spawn(process.execPath, [CLI, ...args], {
-    env: { ...process.env, OGF_BROKER_DATA_DIR: undefined, OGF_BROKER_OWNER_TOKEN: undefined, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (b: Buffer) => {
-    stdout += b.toString();
-  });
-  child.stderr.on('data', (b: Buffer) => {
-    stderr += b.toString();
-  });
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
 
 function marks(): string[] {
   return readMarks(markFile);
@@ -57,35 +34,35 @@ afterAll(async () => {
 describe('terminal owner commands', () => {
   it('list shows waiting commands with their argv; approve launches; a second approve is AlreadyDecided', async () => {
     const id = await queue(ai, 'mark', { word: 'terminal' }, 'from the terminal test');
-    const list = await cli(['list', '--data-dir', d.dataDir]);
+    const list = await runCli(['list', '--data-dir', d.dataDir]);
     expect(list.code).toBe(0);
     expect(list.stdout).toContain(id);
     expect(list.stdout).toContain('PENDING');
     expect(list.stdout).toContain('terminal');
     expect(list.stdout).toContain('from the terminal test');
-    const ok = await cli(['approve', id, '--data-dir', d.dataDir]);
+    const ok = await runCli(['approve', id, '--data-dir', d.dataDir]);
     expect(ok).toMatchObject({ code: 0, stderr: '' });
     expect(ok.stdout).toContain(`approved ${id}`);
     await waitFor(() => marks().includes('terminal'), 'the launch');
-    const again = await cli(['approve', id], { OGF_BROKER_DATA_DIR: d.dataDir });
+    const again = await runCli(['approve', id], { OGF_BROKER_DATA_DIR: d.dataDir });
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/^AlreadyDecided: /);
-    const all = await cli(['list', '--all', '--data-dir', d.dataDir]);
+    const all = await runCli(['list', '--all', '--data-dir', d.dataDir]);
     expect(all.stdout).toContain(id);
   });
 
   it('deny --note reaches the AI; reconcile needs ERROR/UNKNOWN; unknown ids are NotFound', async () => {
     const id = await queue(ai, 'mark', { word: 'nope' });
-    const r = await cli(['deny', id, '--note', 'use the other file', '--data-dir', d.dataDir]);
+    const r = await runCli(['deny', id, '--note', 'use the other file', '--data-dir', d.dataDir]);
     expect(r.code).toBe(0);
     expect(await callTool(ai, 'await_command_result', { pending_id: id, wait_seconds: 0 })).toMatchObject({
       status: 'DENIED',
       owner_note: 'use the other file',
     });
-    const rec = await cli(['reconcile', id, '--outcome', 'delivered', '--data-dir', d.dataDir]);
+    const rec = await runCli(['reconcile', id, '--outcome', 'delivered', '--data-dir', d.dataDir]);
     expect(rec.code).toBe(1);
     expect(rec.stderr).toMatch(/^NotReconcilable: /);
-    const nf = await cli(['deny', 'c_nosuchcommand', '--data-dir', d.dataDir]);
+    const nf = await runCli(['deny', 'c_nosuchcommand', '--data-dir', d.dataDir]);
     expect(nf.code).toBe(1);
     expect(nf.stderr).toMatch(/^NotFound: /);
   });
@@ -102,7 +79,7 @@ describe('terminal owner commands', () => {
       [['list', 'extra'], /unexpected argument/],
     ];
     for (const [args, re] of cases) {
-      const r = await cli(args, { OGF_BROKER_DATA_DIR: d.dataDir });
+      const r = await runCli(args, { OGF_BROKER_DATA_DIR: d.dataDir });
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
       expect(r.stderr, args.join(' ')).toMatch(re);
@@ -112,13 +89,13 @@ describe('terminal owner commands', () => {
   it('exits 1 with a clear message when no daemon runs or the token is wrong', async () => {
     const empty = makeDataDir('ogf-owner-none-');
     try {
-      const r = await cli(['list', '--data-dir', empty]);
+      const r = await runCli(['list', '--data-dir', empty]);
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(/no daemon is running/);
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }
-    const wrong = await cli(['list', '--data-dir', d.dataDir], { OGF_BROKER_OWNER_TOKEN: 'x'.repeat(43) });
+    const wrong = await runCli(['list', '--data-dir', d.dataDir], { OGF_BROKER_OWNER_TOKEN: 'x'.repeat(43) });
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toMatch(/refused the owner token/);
   });

@@ -136,3 +136,30 @@ export async function startDaemon(opts: StartOptions = {}): Promise<RunningDaemo
     },
   };
 }
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * The real `ogf-broker` CLI as the owner runs it (terminal owner commands, `list`), with the test's own
+ * OGF_BROKER_DATA_DIR / OGF_BROKER_OWNER_TOKEN cleared unless `env` sets them. Output is decoded as UTF-8
+ * across chunk boundaries, so a multi-byte character split between two reads arrives whole.
+ */
+export function runCli(args: string[], env: Record<string, string | undefined> = {}): Promise<CliRun> {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { ...process.env, OGF_BROKER_DATA_DIR: undefined, OGF_BROKER_OWNER_TOKEN: undefined, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (s: string) => {
+    stdout += s;
+  });
+  child.stderr!.setEncoding('utf8').on('data', (s: string) => {
+    stderr += s;
+  });
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}

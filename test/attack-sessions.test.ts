@@ -5,20 +5,15 @@
  * with waiting calls; `local`'s SDK client, connected first and idle all along, keeps its session and is
  * served throughout.
  */
-import { request } from 'node:http';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
 import { call, echoConfig, httpClient, makeClientToken, structured, TestOwner } from './helpers/mcp.js';
+import { initializeBody, postMcp, type RawPostAnswer } from './helpers/raw-mcp.js';
 
 const PROTOCOL = '2025-06-18';
-const INIT = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: 'evil', version: '1' } },
-});
+const INIT = initializeBody('evil');
 
 let d: RunningDaemon;
 let local: Client;
@@ -35,35 +30,9 @@ afterAll(async () => {
   await d?.stop();
 });
 
-/** A raw POST /mcp as `evil` on its own connection; resolves status, headers and the whole body. */
-function post(
-  body: string,
-  headers: Record<string, string> = {},
-): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      d.info.mcp_url,
-      {
-        method: 'POST',
-        agent: false,
-        headers: {
-          authorization: `Bearer ${evilToken}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          ...headers,
-        },
-      },
-      (res) => {
-        let text = '';
-        res.on('data', (c: Buffer) => {
-          text += c.toString();
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
+/** A raw POST /mcp as `evil` on its own connection. */
+function post(body: string, headers: Record<string, string> = {}): Promise<RawPostAnswer> {
+  return postMcp(d.info.mcp_url, evilToken, body, headers);
 }
 
 /** Opens one session as `evil` (initialize, then initialized); resolves its id, or the refusal status. */

@@ -7,19 +7,14 @@
  * connection still sending makes room for a new one; an AI holding its whole share of connections with
  * waiting tool calls still leaves room for the owner.
  */
-import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
 import { call, echoConfig, httpClient, structured } from './helpers/mcp.js';
 import { OwnerSocket, queue } from './helpers/owner.js';
+import { initializeBody, postMcp, type RawPostAnswer } from './helpers/raw-mcp.js';
 import { openFds, slowGroup } from './helpers/slow-client.js';
 
-const INIT = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'slow', version: '1' } },
-});
+const INIT = initializeBody('slow');
 
 let d: RunningDaemon | undefined;
 const stops: Array<() => void> = [];
@@ -48,36 +43,13 @@ async function approveAndFinish(owner: OwnerSocket, id: string): Promise<Record<
   return owner.upsert(id, (c) => c.status !== 'PENDING', `${id} to finish`);
 }
 
-/** A raw POST /mcp with the bearer token on its own connection; resolves the status and the whole body. */
+/** A raw POST /mcp with the daemon's `local` token on its own connection. */
 function rawMcp(
   daemon: RunningDaemon,
   body: string,
   headers: Record<string, string> = {},
-): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      `${daemon.url}/mcp`,
-      {
-        method: 'POST',
-        agent: false,
-        headers: {
-          authorization: `Bearer ${daemon.mcpToken}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          ...headers,
-        },
-      },
-      (res) => {
-        let text = '';
-        res.on('data', (c: Buffer) => {
-          text += c.toString();
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
+): Promise<RawPostAnswer> {
+  return postMcp(`${daemon.url}/mcp`, daemon.mcpToken, body, headers);
 }
 
 describe('[S.http-deadlines] slow requests are cut at their deadlines', () => {

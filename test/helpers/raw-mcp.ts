@@ -3,6 +3,7 @@
  * what the SDK never would — JSON-RPC arrays of up to 100 `tools/call`s in one POST (the server
  * transport's own limit), many POSTs at once, strings full of lone surrogates.
  */
+import { request } from 'node:http';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import type { RunningDaemon } from './daemon.js';
@@ -106,4 +107,60 @@ export class RawMcp {
       return r;
     });
   }
+}
+
+/** A 2025-06-18 `initialize` request body, as a raw client sends it. */
+export function initializeBody(clientName: string): string {
+  return JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: clientName, version: '1' },
+    },
+  });
+}
+
+export interface RawPostAnswer {
+  status: number;
+  headers: Record<string, unknown>;
+  body: string;
+}
+
+/**
+ * One raw POST to `url` (the daemon's `/mcp`) with a bearer token, on its own connection (no agent, so
+ * every call holds a connection of its own, as an attacker's would); resolves the status and whole body.
+ */
+export function postMcp(
+  url: string,
+  token: string,
+  body: string,
+  headers: Record<string, string> = {},
+): Promise<RawPostAnswer> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        agent: false,
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...headers,
+        },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => {
+          text += c.toString();
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
 }

@@ -13,6 +13,7 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
 import { auditRows } from './helpers/mcp.js';
+import { upgradeStatus } from './helpers/owner.js';
 
 let d: RunningDaemon;
 
@@ -134,4 +135,26 @@ describe('[S.login-throttle] a flood of wrong tokens', () => {
     });
     expect(r.status).toBe(200);
   });
+});
+
+describe('[S.login-throttle] owner token guesses over /owner/ws', () => {
+  it('[S.login-throttle] a wrong Authorization: Bearer on the owner socket waits in the same gate as POST /login', async () => {
+    // Fill the gate with 24 wrong logins; the first answer proves they are in it (4 checked, 20 queued).
+    const logins = Array.from({ length: 24 }, (_, i) => attempt(wrong(9000 + i)).go());
+    let answered = 0;
+    for (const a of logins) void a.answer.then(() => answered++);
+    await waitFor(() => answered > 0, 'the first wrong login to be answered');
+    // An attacker guessing over the socket instead: before the fix it was answered at once, a free oracle.
+    const status = await upgradeStatus(d, { Authorization: `Bearer ${wrong(9999)}` });
+    expect(status).toBe(401);
+    // First in, first out: it was checked only after the logins queued ahead of it.
+    expect(answered, 'wrong logins answered before the socket guess').toBeGreaterThanOrEqual(16);
+    expect(await Promise.all(logins.map((a) => a.answer))).toEqual(logins.map(() => 401));
+    const refused = auditRows(d).filter(
+      (r) => r.action === 'owner_login_refused' && JSON.parse(String(r.detail)).via === 'bearer',
+    );
+    expect(refused).toHaveLength(1);
+    // The right token still opens the socket.
+    expect(await upgradeStatus(d, { Authorization: `Bearer ${d.ownerToken}` })).toBe(101);
+  }, 60_000);
 });

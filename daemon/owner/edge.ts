@@ -50,13 +50,15 @@ function sessionTtlMs(ctx: EdgeContext, env: NodeJS.ProcessEnv): number {
 export function createOwnerEdge(ctx: EdgeContext, opts: OwnerHubOptions = {}, env = process.env): Edge {
   const sessions = new OwnerSessions(Date.now, sessionTtlMs(ctx, env));
   const beat = opts.heartbeatMs ?? heartbeatMs(ctx, env);
-  const hub = new OwnerHub(ctx, sessions, beat === undefined ? {} : { heartbeatMs: beat });
+  // One login gate for POST /login and bearer upgrades of /owner/ws: both try the owner token.
+  const throttle = new LoginThrottle();
+  const hub = new OwnerHub(ctx, sessions, throttle, beat === undefined ? {} : { heartbeatMs: beat });
   // Logout, expiry and eviction close that session's sockets at once (contract 5 v2).
   const unsubscribe = sessions.onEnd((handle, why) => hub.closeSession(handle, why));
   const sweep = setInterval(() => sessions.sweep(), SWEEP_MS);
   sweep.unref();
   return {
-    routes: [...loginRoutes({ ctx, sessions, throttle: new LoginThrottle() }), serveAsset],
+    routes: [...loginRoutes({ ctx, sessions, throttle }), serveAsset],
     upgrades: [hub.upgrade],
     close: () => {
       clearInterval(sweep);

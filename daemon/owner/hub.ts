@@ -44,6 +44,7 @@ import {
 } from './messages.js';
 import { type ClientFrame, HISTORY_DEFAULT, MAX_FRAME_BYTES, parseClientFrame } from './protocol.js';
 import type { OwnerSessions, SessionEnd } from './sessions.js';
+import type { LoginThrottle } from './throttle.js';
 
 export const OWNER_WS_PATH = '/owner/ws';
 /** Final commands in the snapshot besides every non-final one (contract 5). */
@@ -93,15 +94,30 @@ function panelKey(req: IncomingMessage): string | undefined {
   return undefined;
 }
 
-/** Selects the bare `ogf-owner` when offered, so the 101 does not echo the key; else the first offered. */
+/**
+ * Selects the bare `ogf-owner`, and nothing else: the 101 must never echo `ogf-owner.<key>` (a proxy in
+ * front of public_url may log response headers). A client offering only the keyed name gets no subprotocol.
+ */
 function selectProtocol(offered: Set<string>): string | false {
-  if (offered.has(OWNER_SUBPROTOCOL)) return OWNER_SUBPROTOCOL;
-  return offered.values().next().value ?? false;
+  return offered.has(OWNER_SUBPROTOCOL) ? OWNER_SUBPROTOCOL : false;
+}
+
+/**
+ * The token of an `Authorization` header: undefined without the header, '' when it is not `Bearer <token>`
+ * (a malformed header counts as a wrong token, never as none: the caller meant the token, and a wrong
+ * bearer is refused even alongside a valid cookie).
+ */
+function bearerToken(req: IncomingMessage): string | undefined {
+  const auth = req.headers.authorization;
+  if (auth === undefined) return undefined;
+  return /^Bearer\s+(\S{1,512})\s*$/i.exec(auth)?.[1] ?? '';
 }
 
 export class OwnerHub {
   readonly #ctx: EdgeContext;
   readonly #sessions: OwnerSessions;
+  /** The login gate, shared with POST /login: a bearer check is a login attempt too. */
+  readonly #throttle: LoginThrottle;
   readonly #wss = new WebSocketServer({
     noServer: true,
     maxPayload: MAX_FRAME_BYTES,
@@ -115,9 +131,15 @@ export class OwnerHub {
   readonly #heartbeat: NodeJS.Timeout;
   #closed = false;
 
-  constructor(ctx: EdgeContext, sessions: OwnerSessions, opts: OwnerHubOptions = {}) {
+  constructor(
+    ctx: EdgeContext,
+    sessions: OwnerSessions,
+    throttle: LoginThrottle,
+    opts: OwnerHubOptions = {},
+  ) {
     this.#ctx = ctx;
     this.#sessions = sessions;
+    this.#throttle = throttle;
     // One subscription per hub, fanned out to every socket (not one per socket): one serialisation per change.
     this.#unsubscribe = ctx.broker.subscribe((command) => this.#fanOut(command));
     this.#heartbeat = setInterval(() => this.#beat(), opts.heartbeatMs ?? 15_000);
@@ -131,6 +153,42 @@ export class OwnerHub {
       refuseUpgrade(socket, 503, 'the daemon is stopping');
       return true;
     }
+    const bearer = bearerToken(req);
+    if (bearer !== undefined) {
+      // The owner token guessed over the socket goes through the same gate as POST /login (contract 5:
+      // at most 4 checked at a time, a wrong one answered after 1 s), or /owner/ws would be a free oracle.
+      const gone = new AbortController();
+      socket.once('close', () => gone.abort());
+      void this.#throttle
+        .attempt(() => {
+          if (bearer !== '' && this.#ctx.tokens.isOwnerToken(bearer)) return true;
+          this.#ctx.broker.audit({
+            at: new Date().toISOString(),
+            actor: { kind: 'owner', name: 'owner:terminal' },
+            action: 'owner_login_refused',
+            detail: { address: req.socket.remoteAddress ?? 'unknown', via: 'bearer' },
+          });
+          this.#ctx.log.log('warn', 'owner_login_refused', {
+            address: req.socket.remoteAddress,
+            via: 'bearer',
+          });
+          return false;
+        }, gone.signal)
+        .then(
+          (outcome) => {
+            if (outcome === 'gone' || socket.destroyed) return;
+            if (outcome === 'busy')
+              refuseUpgrade(socket, 503, 'owner WebSocket: busy checking other attempts');
+            else if (outcome === 'refused') refuseUpgrade(socket, 401, 'owner WebSocket: wrong owner token');
+            else this.#finishUpgrade(req, socket, head, { by: 'owner:terminal' });
+          },
+          (e: unknown) => {
+            this.#ctx.log.log('error', 'owner_upgrade_failed', { error: (e as Error).message });
+            socket.destroy();
+          },
+        );
+      return true;
+    }
     const who = this.#authenticate(req);
     if (who === undefined) {
       refuseUpgrade(
@@ -140,17 +198,31 @@ export class OwnerHub {
       );
       return true;
     }
+    this.#finishUpgrade(req, socket, head, who);
+    return true;
+  };
+
+  /** After auth: a browser `Origin` must be ours (403), then the socket joins (order of contract 5). */
+  #finishUpgrade(
+    req: IncomingMessage,
+    socket: Duplex,
+    head: Buffer,
+    who: { by: string; session?: string },
+  ): void {
+    if (this.#closed) {
+      refuseUpgrade(socket, 503, 'the daemon is stopping');
+      return;
+    }
     const origin = req.headers.origin;
     if (origin !== undefined && !this.#ctx.origins.isAllowedOrigin(origin)) {
       refuseUpgrade(socket, 403, 'owner WebSocket: Origin is not one of the daemon’s own origins');
-      return true;
+      return;
     }
     this.#wss.handleUpgrade(req, socket, head, (ws) => {
       if (who.session !== undefined) this.#track(who.session, ws);
       this.#join(ws, who.by, req);
     });
-    return true;
-  };
+  }
 
   /** Number of connected owners (status, tests). */
   get size(): number {
@@ -159,12 +231,6 @@ export class OwnerHub {
 
   /** Who connects (`by` as the broker records it) and, for a browser, its session; undefined → 401. */
   #authenticate(req: IncomingMessage): { by: string; session?: string } | undefined {
-    const auth = req.headers.authorization;
-    if (auth !== undefined) {
-      const m = /^Bearer\s+(\S{1,512})\s*$/i.exec(auth);
-      // A wrong bearer is refused even alongside a valid cookie: the caller meant the token.
-      return m && this.#ctx.tokens.isOwnerToken(m[1]!) ? { by: 'owner:terminal' } : undefined;
-    }
     // Cookie and key of the same session, never the cookie alone (contract 5 v2).
     const session = this.#sessions.authenticate(req, panelKey(req));
     return session === undefined ? undefined : { by: 'owner:browser', session };

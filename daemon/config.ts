@@ -151,8 +151,15 @@ const upstreamSchema = z
     timeout_s: intIn(1, 3600).default(60),
     tools: z.array(z.string().min(1)).optional(),
     trust_read_only_hint: z.boolean('must be true or false').default(false),
-    // Contract 9: quorum for upstream calls is accepted here; approvals > 1 is not built yet.
-    approvals: intIn(1, 5).default(1),
+    // Contract 7/9 allow 1..5, but quorum is not built yet: accepting 2 and letting one owner approve alone
+    // would break rule 1, so anything above 1 is refused until it is (the safe side; closing note).
+    approvals: z
+      .number()
+      .refine((n) => n === 1, {
+        error: (issue) =>
+          `must be 1 for now (several owners per call, section 9, is not built yet), got ${JSON.stringify(issue.input)}`,
+      })
+      .default(1),
     wait_seconds: z.number().min(0).max(90).default(50),
   })
   .superRefine((u, ctx) => {

@@ -34,5 +34,8 @@ export function openTransport(
     }
     headers[header] = value;
   }
-  return new StreamableHTTPClientTransport(new URL(config.url!), { requestInit: { headers } });
+  // No redirects: fetch would carry our custom headers (tokens from headers_from_env) to wherever one points.
+  return new StreamableHTTPClientTransport(new URL(config.url!), {
+    requestInit: { headers, redirect: 'error' },
+  });
 }

@@ -100,7 +100,7 @@ export function registerRelayTaskHandlers(server: Server, generation: Generation
     if (task.status !== 'completed') return task;
     // The 2025 form keeps the answer behind tasks/result, which answers at once for a finished task.
     const { _meta, ...answer } = await send(relay, 'tasks/result', { taskId }, ctx);
-    return { ...task, result: { resultType: 'complete', ...answer } };
+    return { ...task, result: { ...answer, resultType: 'complete' } };
   };
   server.setRequestHandler('tasks/get', { params: taskIdParams }, (params, ctx) => {
     requireExtension(ctx);

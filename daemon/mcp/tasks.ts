@@ -186,7 +186,7 @@ export function registerTaskHandlers(server: Server, generation: Generation, dep
       const c = owned(params.taskId);
       const t = task2026(c);
       // The answer as the plain call carries it on this wire: a 2026-07-28 CallToolResult has resultType.
-      return t.status === 'completed' ? { ...t, result: { resultType: 'complete', ...answer(c) } } : t;
+      return t.status === 'completed' ? { ...t, result: { ...answer(c), resultType: 'complete' } } : t;
     });
     server.setRequestHandler('tasks/cancel', { params: taskIdParams }, (params, ctx) => {
       requireExtension(ctx);

@@ -173,7 +173,7 @@ export class OwnerSocket {
     );
   }
 
-  /** The newest upsert for `id` matching `pred` (an event: only for sockets open before the change). */
+  /** The first upsert for `id` matching `pred`, received or arriving (an event: only for sockets open before the change). */
   upsert(id: string, pred: (v: Frame) => boolean, what: string): Promise<Frame> {
     return this.waitFor((f) => f.type === 'upsert' && f.command.id === id && pred(f.command), what).then(
       (f) => f.command as Frame,

@@ -9,6 +9,8 @@ const USAGE = `usage: ogf-broker <command> [flags]
   status [--data-dir D]                                      is a daemon running? URLs and counts
   list [--all] | approve ID | deny ID [--note TEXT]          owner actions from a terminal
   reconcile ID --outcome delivered|not_delivered [--note TEXT]
+  grant list [--all] | grant revoke ID                       the owner's grants (allow again, for a while)
+  grant add --command C --client NAME|* --ttl-s N [--args JSON] [--uses N] [--note T]
   token owner | token mcp [--client NAME] [--rotate]         print the owner login URL / an MCP token
   doctor                                                     check data dir, port, config and the avatar app`;
 
@@ -26,6 +28,8 @@ async function main(argv: string[]): Promise<number> {
     case 'deny':
     case 'reconcile':
       return (await import('./owner/terminal.js')).runOwnerCommand(sub, rest);
+    case 'grant':
+      return (await import('./owner/grant-cli.js')).runGrantCommand(rest);
     case 'token':
       return (await import('./commands/token.js')).runToken(rest);
     case 'doctor':
@@ -37,7 +41,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     default:
       throw new UsageError(
-        `command must be one of start, mcp-stdio, status, list, approve, deny, reconcile, token, doctor; got ${sub === undefined ? 'nothing' : JSON.stringify(sub)}`,
+        `command must be one of start, mcp-stdio, status, list, approve, deny, reconcile, grant, token, doctor; got ${sub === undefined ? 'nothing' : JSON.stringify(sub)}`,
       );
   }
 }

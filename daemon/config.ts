@@ -9,6 +9,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from './errors.js';
 import { compilePattern } from './patterns.js';
+import { hasForbiddenCharacter } from './text-rules.js';
 
 const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const PLACEHOLDER_RE = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
@@ -186,49 +187,107 @@ const upstreamSchema = z
 
 export type UpstreamConfig = z.infer<typeof upstreamSchema>;
 
-export const fileSchema = z.strictObject({
-  review_timeout_s: z.number().int().min(10).max(86_400).default(300),
-  public_url: z
+const CLIENT_OR_ALL = /^(?:\*|[a-z0-9][a-z0-9_-]{0,31})$/;
+
+/** Contract 8: `"grants":[{"command","client"?,"args"?,"note"?}]`, client default `*`. */
+const configGrantSchema = z.strictObject({
+  command: z.string().min(1, 'must name a catalog command or an upstream tool'),
+  client: z
     .string()
-    .refine((u) => {
-      try {
-        const url = new URL(u);
-        return url.protocol === 'https:' && (url.pathname === '/' || url.pathname === '') && !url.search;
-      } catch {
-        return false;
-      }
-    }, 'must be an https origin such as https://broker.example.com')
-    .nullable()
-    .default(null),
-  // Contract 1.3 (v2): browser Origins /mcp accepts besides its own and public_url's (ChatGPT: https://chatgpt.com).
-  mcp_allowed_origins: z.array(z.string().refine(isHttpsOrigin, HTTPS_ORIGIN)).default([]),
-  // Contract 1.3 (v2): at most 1 MiB kept of each stream. Every final command's output is in the owner's
-  // history and (cut to 16 KiB, view.ts) in its snapshot; 16 MiB of control characters made one View
-  // ~192 MiB of JSON and a snapshot of three of them crashed the daemon (test/attack-flood.test.ts).
-  output_limit_bytes: intIn(1024, OUTPUT_LIMIT_MAX).default(65536),
-  // Contract 1.3 (v2): how many PENDING commands one client, and all clients together, may have. Without
-  // them one client's batched POSTs queued thousands a second and every snapshot carried them all.
-  max_pending_per_client: intIn(1, 10_000).default(100),
-  max_pending: intIn(1, 100_000).default(2000),
-  ogf_bridge: bridgeSchema.nullable().default(null),
-  commands: z
-    .record(
-      z
-        .string()
-        .regex(NAME_RE, 'command names must match ^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$')
-        // Contract 1.3 (v2): `__` separates an upstream from its tool (section 7), so no catalog name holds it.
-        .refine((n) => !n.includes('__'), 'command names must not contain __ (it belongs to upstream tools)'),
-      commandSchema,
-    )
-    .default({}),
-  // Contract 7: MCP servers behind the gate, by name.
-  upstreams: z
-    .record(
-      z.string().regex(UPSTREAM_NAME_RE, 'upstream names must match ^[a-z][a-z0-9-]{0,23}$'),
-      upstreamSchema,
-    )
-    .default({}),
+    .regex(CLIENT_OR_ALL, 'must be a client name (^[a-z0-9][a-z0-9_-]{0,31}$) or * for every client')
+    .default('*'),
+  args: z.record(z.string(), z.unknown(), 'must be an object of the exact arguments').optional(),
+  note: z
+    .string()
+    .max(500, 'must be at most 500 characters')
+    .refine((t) => !hasForbiddenCharacter(t), 'must hold no control or bidirectional characters')
+    .optional(),
 });
+
+export const fileSchema = z
+  .strictObject({
+    review_timeout_s: z.number().int().min(10).max(86_400).default(300),
+    public_url: z
+      .string()
+      .refine((u) => {
+        try {
+          const url = new URL(u);
+          return url.protocol === 'https:' && (url.pathname === '/' || url.pathname === '') && !url.search;
+        } catch {
+          return false;
+        }
+      }, 'must be an https origin such as https://broker.example.com')
+      .nullable()
+      .default(null),
+    // Contract 1.3 (v2): browser Origins /mcp accepts besides its own and public_url's (ChatGPT: https://chatgpt.com).
+    mcp_allowed_origins: z.array(z.string().refine(isHttpsOrigin, HTTPS_ORIGIN)).default([]),
+    // Contract 1.3 (v2): at most 1 MiB kept of each stream. Every final command's output is in the owner's
+    // history and (cut to 16 KiB, view.ts) in its snapshot; 16 MiB of control characters made one View
+    // ~192 MiB of JSON and a snapshot of three of them crashed the daemon (test/attack-flood.test.ts).
+    output_limit_bytes: intIn(1024, OUTPUT_LIMIT_MAX).default(65536),
+    // Contract 1.3 (v2): how many PENDING commands one client, and all clients together, may have. Without
+    // them one client's batched POSTs queued thousands a second and every snapshot carried them all.
+    max_pending_per_client: intIn(1, 10_000).default(100),
+    max_pending: intIn(1, 100_000).default(2000),
+    ogf_bridge: bridgeSchema.nullable().default(null),
+    commands: z
+      .record(
+        z
+          .string()
+          .regex(NAME_RE, 'command names must match ^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$')
+          // Contract 1.3 (v2): `__` separates an upstream from its tool (section 7), so no catalog name holds it.
+          .refine(
+            (n) => !n.includes('__'),
+            'command names must not contain __ (it belongs to upstream tools)',
+          ),
+        commandSchema,
+      )
+      .default({}),
+    // Contract 7: MCP servers behind the gate, by name.
+    upstreams: z
+      .record(
+        z.string().regex(UPSTREAM_NAME_RE, 'upstream names must match ^[a-z][a-z0-9-]{0,23}$'),
+        upstreamSchema,
+      )
+      .default({}),
+    grants: z.array(configGrantSchema).default([]),
+  })
+  .superRefine((file, ctx) => {
+    // Contract 1.3/8: a grant naming an unknown command, a cue or a quorum command is a bad config.
+    file.grants.forEach((g, i) => {
+      const approvals = commandApprovals(file, g.command);
+      const why =
+        g.command === 'ogf.cue'
+          ? 'ogf.cue cannot be granted (every cue opens the owner’s approval window)'
+          : approvals === undefined
+            ? `names no catalog command and no configured upstream tool (<upstream>__<tool>), got ${JSON.stringify(g.command)}`
+            : approvals > 1
+              ? `${g.command} needs ${approvals} owners to approve each call, so it cannot be granted`
+              : undefined;
+      if (why !== undefined) ctx.addIssue({ code: 'custom', path: ['grants', i, 'command'], message: why });
+    });
+  });
+
+/**
+ * How many owners must approve a call of `name` (contract 9), or undefined when the config knows no such
+ * command: a catalog name, or `<upstream>__<tool>` of a configured upstream whose `tools` (when given)
+ * lists the tool. Static, so config grants are checked before any upstream has connected.
+ */
+export function commandApprovals(
+  config: Pick<Config, 'commands' | 'upstreams'>,
+  name: string,
+): number | undefined {
+  const entry = Object.hasOwn(config.commands, name) ? config.commands[name] : undefined;
+  if (entry !== undefined) return (entry as { approvals?: number }).approvals ?? 1;
+  const sep = name.indexOf('__');
+  if (sep < 0) return undefined;
+  const upstreamName = name.slice(0, sep);
+  const upstream = Object.hasOwn(config.upstreams, upstreamName) ? config.upstreams[upstreamName] : undefined;
+  const tool = name.slice(sep + 2);
+  if (upstream === undefined || tool === '') return undefined;
+  if (upstream.tools !== undefined && !upstream.tools.includes(tool)) return undefined;
+  return upstream.approvals;
+}
 
 export interface BridgeConfig {
   url: string;
@@ -250,7 +309,11 @@ export interface Config {
   ogf_bridge: BridgeConfig | null;
   commands: Record<string, CatalogEntry>;
   upstreams: Record<string, UpstreamConfig>;
+  /** Contract 8: grants from the config file (client defaulted to `*`). */
+  grants: ReadonlyArray<ConfigGrantEntry>;
 }
+
+export type ConfigGrantEntry = z.infer<typeof configGrantSchema>;
 
 /** What flags say; each falls back to its environment variable (contract 1.1). */
 export interface ConfigFlags {
@@ -400,5 +463,6 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
     ogf_bridge: bridge,
     commands: file.commands,
     upstreams: file.upstreams,
+    grants: Object.freeze(file.grants),
   });
 }

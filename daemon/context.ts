@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { OgfCueInput } from '../bridge-client/protocol.js';
 import type { Config } from './config.js';
+import type { Grant } from './core/grants.js';
 import type { Command, State, UpstreamRef } from './core/lifecycle.js';
 import type { AuditEntry } from './core/store.js';
 import type { DataDir } from './datadir.js';
@@ -47,8 +48,32 @@ export type SubmitResult =
   | { ok: false; code: 'TooManyPending'; message: string };
 
 export type ActionResult =
-  | { ok: true; command: Command }
+  | { ok: true; command: Command; grant?: Grant }
   | { ok: false; code: BrokerErrorCode; message: string };
+
+/** An owner's new grant (contract 8): what it allows, for how long, how many times. */
+export interface GrantSpec {
+  command: string;
+  /** One client name or `*`. */
+  client: string;
+  /** Present: only these exact arguments (JSON equality). Absent: any arguments. */
+  args?: Record<string, unknown>;
+  ttl_s: number;
+  uses?: number;
+  note?: string;
+}
+
+/** The grant part of an approve frame (contract 5 v2): approve and allow the same again. */
+export interface ApproveGrant {
+  same_args: boolean;
+  ttl_s: number;
+  uses?: number;
+  note?: string;
+}
+
+export type GrantResult =
+  | { ok: true; grant: Grant }
+  | { ok: false; code: 'NotFound' | 'NotGrantable' | 'NotRevocable'; message: string };
 
 /** The broker as the edges see it. The broker is the only writer of command state. */
 export interface BrokerApi {
@@ -57,8 +82,11 @@ export interface BrokerApi {
    * unless the client or the broker is at its PENDING cap (`TooManyPending`, nothing queued).
    */
   submit(req: SubmitRequest): SubmitResult;
-  /** Owner approval; `AlreadyDecided` is checked before `VersionConflict` (contract 5). */
-  approve(id: string, version: number, by: string): ActionResult;
+  /**
+   * Owner approval; `AlreadyDecided` is checked before `VersionConflict` (contract 5). With `grant`, the
+   * approval and a new grant for the command's `command` and `client` commit together (contract 5 v2, 8).
+   */
+  approve(id: string, version: number, by: string, grant?: ApproveGrant): ActionResult;
   deny(id: string, version: number, by: string, note?: string): ActionResult;
   /** Caller cancel while awaiting review; otherwise returns the command unchanged (ok). */
   cancel(id: string, by: string): ActionResult;
@@ -68,6 +96,19 @@ export interface BrokerApi {
   wait(id: string, seconds: number, signal?: AbortSignal): Promise<Command>;
   /** Every committed change, in commit order, synchronously after the commit. Returns unsubscribe. */
   subscribe(listener: (command: Command) => void): () => void;
+  /**
+   * Every committed grant change (created, used, revoked, expired, spent), in commit order with the
+   * command changes (a grant-approved command's upsert comes before its grant's). Returns unsubscribe.
+   */
+  subscribeGrants(listener: (grant: Grant) => void): () => void;
+  /** Creates an owner grant (contract 8). */
+  grant(spec: GrantSpec, by: string): GrantResult;
+  /** Ends a grant at once; an already ended one is ok; a config grant is `NotRevocable`. */
+  revoke(id: string, by: string): GrantResult;
+  /** Every live grant, oldest first (the owner snapshot). */
+  liveGrants(): Grant[];
+  /** The newest `limit` grants in any state, newest first (`grant list --all`). */
+  recentGrants(limit: number): Grant[];
   /** Every non-final command plus the newest `finalLimit` final ones, newest first. */
   snapshot(finalLimit?: number): Command[];
   /** Commands newest first, before a pending_id (or an ISO time) when given. */

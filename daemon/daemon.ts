@@ -6,7 +6,7 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Config } from './config.js';
+import { type Config, commandApprovals } from './config.js';
 import type { Edge, EdgeContext } from './context.js';
 import { Broker } from './core/broker.js';
 import { Store } from './core/store.js';
@@ -135,6 +135,12 @@ export class Daemon {
         ...(cue ? { ogf_cue: cue.executor } : {}),
         upstream: new UpstreamExecutor(upstreams, config.output_limit_bytes),
       },
+      // Contract 8: what may be granted is what the config names (catalog commands, upstream tools).
+      commandPolicy: (name) => {
+        const approvals = commandApprovals(config, name);
+        return approvals === undefined ? undefined : { approvals };
+      },
+      configGrants: config.grants,
       log: this.#log,
     });
     this.#broker = broker;

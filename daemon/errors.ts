@@ -72,7 +72,10 @@ export type BrokerErrorCode =
   | 'VersionConflict'
   | 'NotFound'
   | 'NotReconcilable'
-  | 'RequestIdReused';
+  | 'RequestIdReused'
+  | 'AlreadyApproved'
+  | 'NotGrantable'
+  | 'NotRevocable';
 
 /**
  * A local error with a stable code and an optional cause. Used inside the daemon (config, data dir, start-up);

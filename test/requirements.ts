@@ -314,6 +314,37 @@ export const REQUIREMENTS = {
     statement:
       "The owner's card for an upstream call shows the upstream and tool, the server's annotations as its claims and every argument (long values folded, none hidden); ogf-broker list shows the same, escaped.",
   },
+
+  // ---- grants, v2 (contracts.md 8, 5) ----------------------------------------------------------------
+  'G.match': {
+    source: 'contracts.md 8',
+    statement:
+      'At submit, after validation and the request_id/twin rules, the oldest live grant matching command, client (or *) and args (JSON equality, or any) approves the new command: owners see only version 2, approved, decided_by grant:<id>; a request no grant matches waits for the owners.',
+  },
+  'G.atomic': {
+    source: 'contracts.md 8',
+    statement:
+      'The grant-approved command is created, approved and takes its use in one transaction: however many requests arrive at once, a grant with N uses approves at most N, and after a kill -9 the uses taken equal the commands it approved.',
+  },
+  'G.end': {
+    source: 'contracts.md 8',
+    statement:
+      'Revoking is immediate and never touches commands the grant already approved; a grant expires at expires_at and is spent at 0 uses; config grants keep a stable id and are NotRevocable; grants and their counts survive restarts.',
+  },
+  'G.grantable': {
+    source: 'contracts.md 8, 5',
+    statement:
+      'ogf.cue, commands needing more than one approval and unknown names are NotGrantable; an approve with grant that is refused approves nothing.',
+  },
+  'G.owner-only': {
+    source: 'contracts.md 8, 2 rule 1',
+    statement: 'No MCP surface can create, see or end a grant; only owners make grants.',
+  },
+  'G.panel': {
+    source: 'contracts.md 5 (v2)',
+    statement:
+      'The panel offers Allow… on grantable cards (scope, TTL, uses; approve and grant in one step), lists every live grant with Revoke…, and says which grant approved a card.',
+  },
 } as const satisfies Record<string, Requirement>;
 
 export type RequirementId = keyof typeof REQUIREMENTS;

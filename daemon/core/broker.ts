@@ -7,9 +7,19 @@
  */
 import { nanoid } from 'nanoid';
 import { type Clock, iso, systemClock } from '../clock.js';
-import type { ActionResult, BrokerApi, SubmitRequest, SubmitResult } from '../context.js';
+import type {
+  ActionResult,
+  ApproveGrant,
+  BrokerApi,
+  GrantResult,
+  GrantSpec,
+  SubmitRequest,
+  SubmitResult,
+} from '../context.js';
 import type { Executor } from '../executors/executor.js';
 import { type Logger, silentLogger } from '../log.js';
+import { type CommandPolicy, type ConfigGrant, GrantBook } from './grant-book.js';
+import { end, type Grant, use } from './grants.js';
 import { Launches } from './launches.js';
 import { type Actor, type Command, type Event, isFinal, type State, transition } from './lifecycle.js';
 import type { AuditEntry, Store } from './store.js';
@@ -23,10 +33,21 @@ export interface BrokerDeps {
   maxPendingPerClient?: number;
   /** Contract 1.3 (v2): PENDING commands all clients together may have (default 2000). */
   maxPending?: number;
+  /**
+   * What the broker knows of a command name (catalog commands and upstream tools): its `approvals`, or
+   * undefined when there is no such command. Grants consult it (contract 8: `NotGrantable`). Default: none.
+   */
+  commandPolicy?: CommandPolicy;
+  /** Contract 8: the config's grants, made live at start under their stable ids. */
+  configGrants?: readonly ConfigGrant[];
   clock?: Clock;
   log?: Logger;
   randomId?: () => string;
+  randomGrantId?: () => string;
 }
+
+/** One committed change, delivered to listeners in commit order. */
+type Change = { command: Command } | { grant: Grant };
 
 /** How long `close()` lets running children finish before it returns (issue 2: up to 10 s). */
 export const SHUTDOWN_GRACE_MS = 10_000;
@@ -63,9 +84,11 @@ export class Broker implements BrokerApi {
   /** The launch/outcome path (launches.ts): lanes, `running` before the spawn, the one outcome. */
   readonly #launches: Launches;
   readonly #listeners = new Set<(c: Command) => void>();
+  readonly #grantListeners = new Set<(g: Grant) => void>();
+  readonly #grants: GrantBook;
   /** `wait()` callers by command id, released when it turns final (or on their deadline). */
   readonly #waiters = new Map<string, Set<() => void>>();
-  readonly #pendingEvents: Command[] = [];
+  readonly #pendingEvents: Change[] = [];
   #emitting = false;
   #started = false;
   #closing = false;
@@ -89,7 +112,20 @@ export class Broker implements BrokerApi {
     });
     this.#maxPerClient = deps.maxPendingPerClient ?? 100;
     this.#maxPending = deps.maxPending ?? 2000;
+    this.#configGrants = deps.configGrants ?? [];
+    const grantDeps = {
+      store: this.#store,
+      clock: this.#clock,
+      log: this.#log,
+      policy: deps.commandPolicy ?? (() => undefined),
+      emit: (g: Grant) => this.#emitChange({ grant: g }),
+    };
+    this.#grants = new GrantBook(
+      deps.randomGrantId === undefined ? grantDeps : { ...grantDeps, randomId: deps.randomGrantId },
+    );
   }
+
+  readonly #configGrants: readonly ConfigGrant[];
 
   /**
    * Recovery (rules 3 and 4), then timers and launches rebuilt from the store: running → unknown;
@@ -116,6 +152,7 @@ export class Broker implements BrokerApi {
       if (c.phase.state === 'awaiting_review') this.#armExpiry(c);
     }
     for (const c of survivors) if (c.phase.state === 'approved') this.#launches.schedule(c);
+    this.#grants.load(this.#configGrants);
   }
 
   submit(req: SubmitRequest): SubmitResult {
@@ -165,34 +202,121 @@ export class Broker implements BrokerApi {
     if (req.task !== undefined) command.task = req.task;
     if (req.upstream !== undefined) command.upstream = req.upstream;
     const actor: Actor = { kind: 'client', name: req.client };
-    this.#store.insert(command, this.#auditOf(command, 'submit', actor));
+    // Contract 8: after validation and the request_id/twin rules, the oldest live grant that matches approves
+    // the command in the transaction that creates it and takes its use. A policy approval (contract 7
+    // trust_read_only_hint) is made the same way. Owners see only the approved version.
+    const grant = this.#grantFor(req);
+    const by = grant !== undefined ? `grant:${grant.id}` : req.approved_by;
+    let shown = command;
+    let used: Grant | undefined;
+    this.#store.transaction(() => {
+      this.#store.insert(command, this.#auditOf(command, 'submit', actor));
+      if (by === undefined) return;
+      const event: Event = { type: 'approve', at: iso(now), by };
+      const r = transition(command, event);
+      if (!r.ok) return;
+      shown = r.command;
+      this.#store.update(shown, this.#auditOf(shown, 'approve', { kind: 'daemon', name: by }, event));
+      if (grant !== undefined) {
+        used = use(grant, iso(now));
+        this.#grants.write(
+          used,
+          'grant_used',
+          { kind: 'daemon', name: 'daemon' },
+          { command_id: command.id },
+        );
+      }
+    });
     if (req.secret !== undefined) this.#secrets.set(command.id, req.secret);
-    this.#track(command);
+    this.#track(shown);
     this.#capped.delete(req.client);
     this.#capped.delete('*');
-    this.#armExpiry(command);
+    if (shown.phase.state === 'awaiting_review') this.#armExpiry(shown);
     this.#logChange(command, actor);
-    this.#emit(command);
-    if (req.approved_by !== undefined) {
-      // A policy approval (contract 7 trust_read_only_hint) is the next change, made before anyone else can act.
-      const by = req.approved_by;
-      const approved = this.#apply(
-        command,
-        { type: 'approve', at: iso(this.#clock.now()), by },
-        { kind: 'daemon', name: by },
-      );
-      if (approved.ok) {
-        this.#launches.schedule(approved.command);
-        return { ok: true, command: approved.command, created: true };
-      }
-    }
-    return { ok: true, command, created: true };
+    if (shown !== command) this.#logChange(shown, { kind: 'daemon', name: by! });
+    this.#emit(shown);
+    if (used !== undefined) this.#grants.adopt(used);
+    if (shown.phase.state === 'approved') this.#launches.schedule(shown);
+    return { ok: true, command: shown, created: true };
   }
 
-  approve(id: string, version: number, by: string): ActionResult {
-    const r = this.#decide(id, version, { type: 'approve', at: iso(this.#clock.now()), by }, by);
-    if (r.ok) this.#launches.schedule(r.command);
-    return r;
+  /** The grant that approves this request at submit, if any: never a cue (contract 8). */
+  #grantFor(req: SubmitRequest): Grant | undefined {
+    if (req.tool === 'ogf_cue' || req.approved_by !== undefined) return undefined;
+    return this.#grants.match({ command: req.command, client: req.client, args: req.args });
+  }
+
+  approve(id: string, version: number, by: string, grant?: ApproveGrant): ActionResult {
+    const event: Event = { type: 'approve', at: iso(this.#clock.now()), by };
+    if (grant === undefined) {
+      const r = this.#decide(id, version, event, by);
+      if (r.ok) this.#launches.schedule(r.command);
+      return r;
+    }
+    // Contract 5 (v2): approve and create the grant in one transaction; a command that cannot be granted
+    // is NotGrantable and nothing is approved. The approval that creates a grant takes none of its uses.
+    const c = this.get(id);
+    const refused = c === undefined ? undefined : this.#grantRefusal(c);
+    if (c !== undefined && refused !== undefined && c.phase.state === 'awaiting_review') {
+      return { ok: false, code: 'NotGrantable', message: refused };
+    }
+    const spec: GrantSpec = { command: c?.command ?? '', client: c?.client ?? '', ttl_s: grant.ttl_s };
+    if (grant.same_args && c !== undefined) spec.args = c.args;
+    if (grant.uses !== undefined) spec.uses = grant.uses;
+    if (grant.note !== undefined) spec.note = grant.note;
+    const made = this.#grants.create(spec, by);
+    const r = this.#decide(id, version, event, by, () =>
+      this.#grants.write(made, 'grant_created', { kind: 'owner', name: by }, { command_id: id }),
+    );
+    if (!r.ok) return r;
+    this.#grants.adopt(made);
+    this.#launches.schedule(r.command);
+    return { ok: true, command: r.command, grant: made };
+  }
+
+  grant(spec: GrantSpec, by: string): GrantResult {
+    const refused = this.#grants.refusal(spec.command);
+    if (refused !== undefined) return { ok: false, code: 'NotGrantable', message: refused };
+    const made = this.#grants.create(spec, by);
+    this.#grants.write(made, 'grant_created', { kind: 'owner', name: by });
+    this.#grants.adopt(made);
+    return { ok: true, grant: made };
+  }
+
+  revoke(id: string, by: string): GrantResult {
+    const g = this.#grants.get(id);
+    if (g === undefined) return { ok: false, code: 'NotFound', message: `no grant ${id}` };
+    if (g.source === 'config') {
+      return {
+        ok: false,
+        code: 'NotRevocable',
+        message: `grant ${id} comes from the config file; remove its entry from "grants" there and restart`,
+      };
+    }
+    if (g.state !== 'live') return { ok: true, grant: g };
+    const ended = end(g, 'revoked', iso(this.#clock.now()));
+    this.#grants.write(ended, 'grant_revoked', { kind: 'owner', name: by });
+    this.#grants.adopt(ended);
+    return { ok: true, grant: ended };
+  }
+
+  liveGrants(): Grant[] {
+    return this.#grants.live();
+  }
+
+  recentGrants(limit: number): Grant[] {
+    return this.#store.recentGrants(limit);
+  }
+
+  subscribeGrants(listener: (grant: Grant) => void): () => void {
+    this.#grantListeners.add(listener);
+    return () => this.#grantListeners.delete(listener);
+  }
+
+  /** Why this command cannot be granted (contract 8), or undefined. */
+  #grantRefusal(c: Command): string | undefined {
+    if (c.tool === 'ogf_cue') return this.#grants.refusal('ogf.cue');
+    return this.#grants.refusal(c.command);
   }
 
   deny(id: string, version: number, by: string, note?: string): ActionResult {
@@ -274,6 +398,7 @@ export class Broker implements BrokerApi {
   async close(graceMs = SHUTDOWN_GRACE_MS): Promise<void> {
     if (this.#closing) return;
     this.#closing = true;
+    this.#grants.close();
     for (const t of this.#timers.values()) t.cancel();
     this.#timers.clear();
     await this.#launches.drain(graceMs);
@@ -320,7 +445,8 @@ export class Broker implements BrokerApi {
     else this.#pendingByClient.delete(c.client);
   }
 
-  #decide(id: string, version: number, event: Event, by: string): ActionResult {
+  /** `also` runs in the same transaction as the change, after the checks passed (approve with a grant). */
+  #decide(id: string, version: number, event: Event, by: string, also?: () => void): ActionResult {
     const c = this.get(id);
     if (!c) return { ok: false, code: 'NotFound', message: `no command ${id}` };
     // Contract 5: AlreadyDecided is checked first, then the version.
@@ -338,18 +464,24 @@ export class Broker implements BrokerApi {
         message: `command ${id} is at version ${c.version}, not ${version}; look at it again before deciding`,
       };
     }
-    return this.#apply(c, event, { kind: 'owner', name: by });
+    return this.#apply(c, event, { kind: 'owner', name: by }, also);
   }
 
   /** transition → one transaction → one event. Rejections carry their code; nothing changes. */
-  #apply(c: Command, event: Event, actor: Actor): ActionResult {
+  #apply(c: Command, event: Event, actor: Actor, also?: () => void): ActionResult {
     const r = transition(c, event);
     if (!r.ok) {
       const code = r.code === 'NotReconcilable' ? 'NotReconcilable' : 'AlreadyDecided';
       return { ok: false, code, message: r.message };
     }
     const next = r.command;
-    this.#store.update(next, this.#auditOf(next, event.type, actor, event));
+    const audit = this.#auditOf(next, event.type, actor, event);
+    if (also === undefined) this.#store.update(next, audit);
+    else
+      this.#store.transaction(() => {
+        this.#store.update(next, audit);
+        also();
+      });
     if (isFinal(next)) {
       this.#untrack(next);
       this.#secrets.delete(next.id);
@@ -388,24 +520,35 @@ export class Broker implements BrokerApi {
     this.#log.log('info', 'command', fields);
   }
 
-  /** Delivers events in commit order even when a listener causes another change. */
   #emit(c: Command): void {
-    this.#pendingEvents.push(c);
+    this.#emitChange({ command: c });
+  }
+
+  /** Delivers changes in commit order even when a listener causes another change. */
+  #emitChange(change: Change): void {
+    this.#pendingEvents.push(change);
     if (this.#emitting) return;
     this.#emitting = true;
     try {
       for (let next = this.#pendingEvents.shift(); next; next = this.#pendingEvents.shift()) {
-        if (isFinal(next)) for (const f of [...(this.#waiters.get(next.id) ?? [])]) f();
-        for (const l of [...this.#listeners]) {
-          try {
-            l(next);
-          } catch (e) {
-            this.#log.log('error', 'listener_failed', { error: (e as Error).message });
-          }
+        if ('grant' in next) {
+          for (const l of [...this.#grantListeners]) this.#call(l, next.grant);
+          continue;
         }
+        const c = next.command;
+        if (isFinal(c)) for (const f of [...(this.#waiters.get(c.id) ?? [])]) f();
+        for (const l of [...this.#listeners]) this.#call(l, c);
       }
     } finally {
       this.#emitting = false;
+    }
+  }
+
+  #call<T>(listener: (value: T) => void, value: T): void {
+    try {
+      listener(value);
+    } catch (e) {
+      this.#log.log('error', 'listener_failed', { error: (e as Error).message });
     }
   }
 

@@ -7,6 +7,7 @@
  * committed `running` survives even the machine losing power before the child is spawned (rule 3).
  */
 import Database from 'better-sqlite3';
+import type { Grant } from './grants.js';
 import type { Actor, Command, State } from './lifecycle.js';
 
 export interface AuditEntry {
@@ -62,6 +63,14 @@ const MIGRATIONS: readonly string[] = [
      token_hash TEXT NOT NULL UNIQUE,
      created_at TEXT NOT NULL
    );`,
+  // Contract 8 (v2): grants, with their whole record as JSON; `seq` keeps creation order (oldest match wins).
+  `CREATE TABLE grants (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     id TEXT NOT NULL UNIQUE,
+     state TEXT NOT NULL,
+     body TEXT NOT NULL
+   );
+   CREATE INDEX grants_live ON grants(state) WHERE state = 'live';`,
 ];
 
 export class Store {
@@ -102,6 +111,11 @@ export class Store {
       auditAll: db.prepare('SELECT * FROM audit WHERE seq > ? ORDER BY seq LIMIT ?'),
       clientByHash: db.prepare('SELECT name FROM mcp_clients WHERE token_hash = ?'),
       clientHash: db.prepare('SELECT token_hash FROM mcp_clients WHERE name = ?'),
+      insertGrant: db.prepare('INSERT INTO grants (id, state, body) VALUES (?, ?, ?)'),
+      updateGrant: db.prepare('UPDATE grants SET state = ?, body = ? WHERE id = ?'),
+      getGrant: db.prepare('SELECT body FROM grants WHERE id = ?'),
+      liveGrants: db.prepare("SELECT body FROM grants WHERE state = 'live' ORDER BY seq"),
+      recentGrants: db.prepare('SELECT body FROM grants ORDER BY seq DESC LIMIT ?'),
       upsertClient: db.prepare(
         'INSERT INTO mcp_clients (name, token_hash, created_at) VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE SET token_hash = excluded.token_hash, created_at = excluded.created_at',
       ),
@@ -166,6 +180,42 @@ export class Store {
     this.#db.transaction(() => {
       for (const c of changes) this.update(c.next, c.audit);
     })();
+  }
+
+  /**
+   * Runs `fn` as one transaction: every store call inside commits together or not at all (a grant-approved
+   * submit is the command's insert, its approval and the grant's use: contract 8). Nests as a savepoint.
+   */
+  transaction<T>(fn: () => T): T {
+    return this.#db.transaction(fn)();
+  }
+
+  /** Inserts a new grant, or replaces the stored one with the same id, with its audit entry. */
+  putGrant(grant: Grant, audit: AuditEntry): void {
+    this.#db.transaction(() => {
+      const body = JSON.stringify(grant);
+      if (this.#stmts.updateGrant.run(grant.state, body, grant.id).changes === 0) {
+        this.#stmts.insertGrant.run(grant.id, grant.state, body);
+      }
+      this.#appendAudit(audit);
+    })();
+  }
+
+  getGrant(id: string): Grant | undefined {
+    const row = this.#stmts.getGrant.get(id) as { body: string } | undefined;
+    return row === undefined ? undefined : (JSON.parse(row.body) as Grant);
+  }
+
+  /** Every grant stored as live (some may have passed their expiry), oldest first. */
+  liveGrants(): Grant[] {
+    return (this.#stmts.liveGrants.all() as Array<{ body: string }>).map((r) => JSON.parse(r.body) as Grant);
+  }
+
+  /** The newest `limit` grants in any state, newest first. */
+  recentGrants(limit: number): Grant[] {
+    return (this.#stmts.recentGrants.all(limit) as Array<{ body: string }>).map(
+      (r) => JSON.parse(r.body) as Grant,
+    );
   }
 
   /** Appends an audit entry that changes no command (e.g. a feature-off cue, a token rotation). */

@@ -35,6 +35,11 @@ export interface View {
   reconciliation?: { outcome: 'delivered' | 'not_delivered'; note?: string; at: string };
   /** Upstream calls (contract 5 (v2), 7): the server, its own tool name, and what the server claims. */
   upstream?: UpstreamRef;
+  /**
+   * Once decided (contract 5 v2): the owner's name, `grant:<grant id>`, `policy:read_only`, or `daemon`
+   * for expiry and restarts.
+   */
+  decided_by?: string;
 }
 
 function describeValue(value: unknown): string {
@@ -116,6 +121,7 @@ export function toView(command: Command): View {
   const reason = reasonOf(command.phase);
   if (reason !== undefined) view.reason = reason;
   if (view.result?.reconciliation !== undefined) view.reconciliation = view.result.reconciliation;
+  if ('decided_by' in command.phase) view.decided_by = command.phase.decided_by;
   return view;
 }
 

@@ -6,8 +6,9 @@
  */
 import { constants } from 'node:buffer';
 import WebSocket from 'ws';
+import type { ApproveGrant } from '../context.js';
 import { OWNER_WS_PATH } from './hub.js';
-import { PROTOCOL, type ServerMessage, type View } from './messages.js';
+import { type Grant, PROTOCOL, type ServerMessage, type View } from './messages.js';
 
 /** Why a connection could not be made, worded for a person at a terminal. */
 export class OwnerConnectError extends Error {
@@ -34,17 +35,32 @@ type Request =
   | { type: 'approve'; id: string; version: number }
   | { type: 'deny'; id: string; version: number; note?: string }
   | { type: 'reconcile'; id: string; outcome: 'delivered' | 'not_delivered'; note?: string }
-  | { type: 'history'; before?: string; limit?: number };
+  | { type: 'history'; before?: string; limit?: number }
+  | { type: 'approve'; id: string; version: number; grant: ApproveGrant }
+  | {
+      type: 'grant';
+      command: string;
+      client: string;
+      args?: Record<string, unknown>;
+      ttl_s: number;
+      uses?: number;
+      note?: string;
+    }
+  | { type: 'revoke'; grant_id: string }
+  | { type: 'grants'; all?: boolean };
 
 export class OwnerClient {
   readonly #ws: WebSocket;
   readonly #pending = new Map<string, Pending>();
   readonly snapshot: View[];
+  /** The live grants of the snapshot (contract 5 v2). */
+  readonly grants: Grant[];
   #next = 1;
 
-  private constructor(ws: WebSocket, snapshot: View[]) {
+  private constructor(ws: WebSocket, snapshot: View[], grants: Grant[]) {
     this.#ws = ws;
     this.snapshot = snapshot;
+    this.grants = grants;
     ws.on('message', (data) => this.#onMessage(String(data)));
     ws.on('close', () => {
       for (const p of this.#pending.values()) {
@@ -111,13 +127,13 @@ export class OwnerClient {
           clearTimeout(timer);
           ws.removeAllListeners();
           ws.on('error', () => {});
-          resolve(new OwnerClient(ws, m.commands));
+          resolve(new OwnerClient(ws, m.commands, m.grants ?? []));
         }
       });
     });
   }
 
-  /** Sends one request and resolves with its `reply` or `history` frame. */
+  /** Sends one request and resolves with its `reply`, `history` or `grants` frame. */
   request(req: Request, timeoutMs = 15_000): Promise<ServerMessage> {
     const req_id = `t${this.#next++}`;
     return new Promise((resolve, reject) => {
@@ -137,7 +153,7 @@ export class OwnerClient {
     } catch {
       return;
     }
-    if ((m.type === 'reply' || m.type === 'history') && m.req_id !== null) {
+    if ((m.type === 'reply' || m.type === 'history' || m.type === 'grants') && m.req_id !== null) {
       const p = this.#pending.get(m.req_id);
       if (p === undefined) return;
       this.#pending.delete(m.req_id);

@@ -12,7 +12,7 @@
  * this command's own `argv:` or `why:` lines.)
  */
 import { escapeForTerminal as esc, quoteArg } from '../text-rules.js';
-import type { View } from './messages.js';
+import type { Grant, View } from './messages.js';
 
 function stateWords(v: View): string {
   if (v.status === 'PENDING') return `PENDING (${(v.phase ?? v.state).replace('_', ' ')})`;
@@ -55,9 +55,36 @@ export function formatView(v: View): string {
   if (v.session_fingerprint !== undefined) lines.push(`    session: ${esc(v.session_fingerprint)}`);
   if (v.justification !== undefined) lines.push(`    why: ${esc(v.justification)}`);
   if (v.state === 'awaiting_review') lines.push(`    decide before ${esc(v.review_expires_at)}`);
+  if (v.decided_by !== undefined) lines.push(`    decided by ${esc(v.decided_by)}`);
   if (v.reconciliation !== undefined) {
     const note = v.reconciliation.note === undefined ? '' : ` — ${esc(v.reconciliation.note)}`;
     lines.push(`    reconciled: ${v.reconciliation.outcome.replace('_', ' ')}${note}`);
   }
   return lines.join('\n');
+}
+
+/** "14 min", "3 h 5 min", "2 days": how long until `atMs`, for a person. */
+export function timeLeft(atMs: number, nowMs: number): string {
+  const min = Math.max(0, Math.ceil((atMs - nowMs) / 60_000));
+  if (min < 60) return `${min} min`;
+  const h = Math.floor(min / 60);
+  if (h < 48) return min % 60 === 0 ? `${h} h` : `${h} h ${min % 60} min`;
+  return `${Math.floor(h / 24)} days`;
+}
+
+/** A grant as one line (contract 8): id, state, command, client, args or "any", time and uses left, who. */
+export function formatGrant(g: Grant, nowMs: number): string {
+  const parts = [esc(g.id), g.state, esc(g.command), `client ${esc(g.client)}`];
+  parts.push(g.args === undefined ? 'any arguments' : `args ${esc(JSON.stringify(g.args))}`);
+  if (g.state === 'live') {
+    parts.push(
+      g.expires_at === undefined ? 'no expiry' : `${timeLeft(Date.parse(g.expires_at), nowMs)} left`,
+    );
+    if (g.uses_left !== undefined) parts.push(`${g.uses_left} use${g.uses_left === 1 ? '' : 's'} left`);
+  } else if (g.ended_at !== undefined) {
+    parts.push(`ended ${esc(g.ended_at)}`);
+  }
+  parts.push(`by ${esc(g.created_by)}`);
+  if (g.note !== undefined) parts.push(`note: ${esc(g.note)}`);
+  return parts.join('  ');
 }

@@ -31,7 +31,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
-import type { ActionResult, EdgeContext, UpgradeRoute } from '../context.js';
+import type { ActionResult, EdgeContext, GrantResult, GrantSpec, UpgradeRoute } from '../context.js';
 import type { Command } from '../core/lifecycle.js';
 import { viewJson } from '../core/view.js';
 import {
@@ -47,6 +47,8 @@ import type { OwnerSessions, SessionEnd } from './sessions.js';
 import type { LoginThrottle } from './throttle.js';
 
 export const OWNER_WS_PATH = '/owner/ws';
+/** `grant list --all`: the newest this many grants in any state. */
+const GRANTS_ALL_MAX = 1000;
 /** Final commands in the snapshot besides every non-final one (contract 5). */
 const SNAPSHOT_FINAL = 200;
 /**
@@ -141,7 +143,14 @@ export class OwnerHub {
     this.#sessions = sessions;
     this.#throttle = throttle;
     // One subscription per hub, fanned out to every socket (not one per socket): one serialisation per change.
-    this.#unsubscribe = ctx.broker.subscribe((command) => this.#fanOut(command));
+    const offCommands = ctx.broker.subscribe((command) => this.#fanOut(command));
+    const offGrants = ctx.broker.subscribeGrants((grant) =>
+      this.#fanOutText(JSON.stringify({ type: 'grant_upsert', grant })),
+    );
+    this.#unsubscribe = () => {
+      offCommands();
+      offGrants();
+    };
     this.#heartbeat = setInterval(() => this.#beat(), opts.heartbeatMs ?? 15_000);
     this.#heartbeat.unref();
   }
@@ -180,7 +189,7 @@ export class OwnerHub {
             if (outcome === 'busy')
               refuseUpgrade(socket, 503, 'owner WebSocket: busy checking other attempts');
             else if (outcome === 'refused') refuseUpgrade(socket, 401, 'owner WebSocket: wrong owner token');
-            else this.#finishUpgrade(req, socket, head, { by: 'owner:terminal' });
+            else this.#finishUpgrade(req, socket, head, { by: OWNER_NAME });
           },
           (e: unknown) => {
             this.#ctx.log.log('error', 'owner_upgrade_failed', { error: (e as Error).message });
@@ -233,7 +242,7 @@ export class OwnerHub {
   #authenticate(req: IncomingMessage): { by: string; session?: string } | undefined {
     // Cookie and key of the same session, never the cookie alone (contract 5 v2).
     const session = this.#sessions.authenticate(req, panelKey(req));
-    return session === undefined ? undefined : { by: 'owner:browser', session };
+    return session === undefined ? undefined : { by: OWNER_NAME, session };
   }
 
   #track(session: string, ws: WebSocket): void {
@@ -309,7 +318,7 @@ export class OwnerHub {
       owner,
       '{"type":"snapshot","commands":[',
       this.#ctx.broker.snapshot(SNAPSHOT_FINAL),
-      ']}',
+      `],"grants":${JSON.stringify(this.#ctx.broker.liveGrants())}}`,
     );
   }
 
@@ -375,6 +384,11 @@ export class OwnerHub {
       for (const owner of this.#owners) this.#drop(owner, 'owner_fanout_failed', e);
       return;
     }
+    this.#fanOutText(text);
+  }
+
+  #fanOutText(text: string): void {
+    if (this.#closed) return;
     for (const owner of this.#owners) {
       try {
         this.#sendText(owner, text);
@@ -399,10 +413,12 @@ export class OwnerHub {
   #reply(
     owner: Owner,
     reqId: string | null,
-    r: ActionResult | { ok: false; code: ReplyCode; message: string },
+    r: ActionResult | GrantResult | { ok: false; code: ReplyCode; message: string },
   ) {
-    if (r.ok) this.#send(owner, { type: 'reply', req_id: reqId, ok: true });
-    else
+    if (r.ok) {
+      const grant = 'grant' in r ? r.grant : undefined;
+      this.#send(owner, { type: 'reply', req_id: reqId, ok: true, ...(grant ? { grant } : {}) });
+    } else
       this.#send(owner, {
         type: 'reply',
         req_id: reqId,
@@ -441,7 +457,25 @@ export class OwnerHub {
     const broker = this.#ctx.broker;
     switch (f.type) {
       case 'approve':
-        this.#reply(owner, f.req_id, broker.approve(f.id, f.version, owner.by));
+        this.#reply(owner, f.req_id, broker.approve(f.id, f.version, owner.by, f.grant));
+        return;
+      case 'grant': {
+        const spec: GrantSpec = { command: f.command, client: f.client, ttl_s: f.ttl_s };
+        if (f.args !== undefined) spec.args = f.args;
+        if (f.uses !== undefined) spec.uses = f.uses;
+        if (f.note !== undefined) spec.note = f.note;
+        this.#reply(owner, f.req_id, broker.grant(spec, owner.by));
+        return;
+      }
+      case 'revoke':
+        this.#reply(owner, f.req_id, broker.revoke(f.grant_id, owner.by));
+        return;
+      case 'grants':
+        this.#send(owner, {
+          type: 'grants',
+          req_id: f.req_id,
+          grants: f.all === true ? broker.recentGrants(GRANTS_ALL_MAX) : broker.liveGrants(),
+        });
         return;
       case 'deny':
         this.#reply(owner, f.req_id, broker.deny(f.id, f.version, owner.by, f.note));

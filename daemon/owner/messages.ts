@@ -3,6 +3,7 @@
  * Node APIs because the browser panel (`owner-ui/`) imports these types too.
  */
 
+import type { Grant } from '../core/grants.js';
 import type { View } from '../core/view.js';
 import type { OwnerErrorCode } from '../errors.js';
 
@@ -35,13 +36,26 @@ export interface HelloMessage {
 export interface SnapshotMessage {
   type: 'snapshot';
   commands: View[];
+  /** Every live grant (contract 5 v2). */
+  grants: Grant[];
+}
+/** A grant was created, used, revoked, expired or spent (contract 5 v2), in commit order. */
+export interface GrantUpsertMessage {
+  type: 'grant_upsert';
+  grant: Grant;
+}
+/** The answer to `grants` (not in contract 5: `grant list --all`): newest first. */
+export interface GrantsMessage {
+  type: 'grants';
+  req_id: string;
+  grants: Grant[];
 }
 export interface UpsertMessage {
   type: 'upsert';
   command: View;
 }
 export type ReplyMessage =
-  | { type: 'reply'; req_id: string | null; ok: true }
+  | { type: 'reply'; req_id: string | null; ok: true; grant?: Grant }
   | { type: 'reply'; req_id: string | null; ok: false; error: { code: ReplyCode; message: string } };
 export interface HistoryMessage {
   type: 'history';
@@ -50,5 +64,12 @@ export interface HistoryMessage {
 }
 
 /** Everything the server sends an owner. */
-export type ServerMessage = HelloMessage | SnapshotMessage | UpsertMessage | ReplyMessage | HistoryMessage;
-export type { View };
+export type ServerMessage =
+  | HelloMessage
+  | SnapshotMessage
+  | UpsertMessage
+  | GrantUpsertMessage
+  | ReplyMessage
+  | HistoryMessage
+  | GrantsMessage;
+export type { Grant, View };

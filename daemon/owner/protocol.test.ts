@@ -35,7 +35,7 @@ describe('parseClientFrame (contract 5)', () => {
     expect(bad('{"type":"launch","req_id":"x"}')).toEqual({
       ok: false,
       req_id: 'x',
-      message: 'type must be one of approve, deny, reconcile, history, got "launch"',
+      message: 'type must be one of approve, deny, reconcile, history, grant, revoke, grants, got "launch"',
     });
     expect(bad('{"req_id":"y"}').message).toMatch(/got nothing/);
     expect(bad(`{"type":"history","req_id":"${'z'.repeat(65)}"}`).req_id).toBeNull();

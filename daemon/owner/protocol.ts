@@ -8,6 +8,8 @@
  */
 import { z } from 'zod';
 import { describeInput } from '../../bridge-client/protocol.js';
+import { GRANT_TTL_MAX_S, GRANT_TTL_MIN_S, GRANT_USES_MAX } from '../core/grants.js';
+import { hasForbiddenCharacter } from '../text-rules.js';
 
 /** Frames over this many bytes close the socket with 1009 (contract 5). */
 export const MAX_FRAME_BYTES = 64 * 1024;
@@ -17,7 +19,7 @@ export const HISTORY_DEFAULT = 100;
 /** The longest deny or reconcile note we keep: a few paragraphs, far below the frame cap. */
 export const NOTE_MAX = 2000;
 
-export const CLIENT_TYPES = ['approve', 'deny', 'reconcile', 'history'] as const;
+export const CLIENT_TYPES = ['approve', 'deny', 'reconcile', 'history', 'grant', 'revoke', 'grants'] as const;
 export type ClientType = (typeof CLIENT_TYPES)[number];
 
 function must(field: string, accepts: string) {
@@ -48,8 +50,85 @@ const strict = {
       : undefined,
 };
 
+// Contract 8: grants. ttl_s 60..2592000 (required), uses 1..10000 (optional), a client name or `*`.
+const TTL = `an integer number of seconds from ${GRANT_TTL_MIN_S} to ${GRANT_TTL_MAX_S}`;
+const ttlS = z
+  .number(must('ttl_s', TTL))
+  .int(must('ttl_s', TTL))
+  .min(GRANT_TTL_MIN_S, must('ttl_s', TTL))
+  .max(GRANT_TTL_MAX_S, must('ttl_s', TTL));
+const USES = `an integer from 1 to ${GRANT_USES_MAX}`;
+const uses = z
+  .number(must('uses', USES))
+  .int(must('uses', USES))
+  .min(1, must('uses', USES))
+  .max(GRANT_USES_MAX, must('uses', USES));
+const GRANT_NOTE = 'a string of at most 500 characters without control or bidirectional characters';
+const grantNote = z
+  .string(must('note', GRANT_NOTE))
+  .max(500, must('note', GRANT_NOTE))
+  .refine((t) => !hasForbiddenCharacter(t), must('note', GRANT_NOTE));
+const COMMAND = 'a command name (1 to 128 characters): a catalog command or an upstream tool';
+const command = z
+  .string(must('command', COMMAND))
+  .min(1, must('command', COMMAND))
+  .max(128, must('command', COMMAND));
+const CLIENT = 'a client name (^[a-z0-9][a-z0-9_-]{0,31}$) or * for every client';
+const client = z
+  .string(must('client', CLIENT))
+  .regex(/^(?:\*|[a-z0-9][a-z0-9_-]{0,31})$/, must('client', CLIENT));
+const ARGS = 'an object of the exact arguments to allow (omit it to allow any)';
+const args = z.record(z.string(), z.unknown(), must('args', ARGS));
+const SAME_ARGS = 'true (only these exact arguments) or false (any arguments)';
+const GRANT_ID = 'a grant id (8 to 64 of A-Z a-z 0-9 _ -)';
+
+const approveGrant = z.strictObject(
+  {
+    same_args: z.boolean(must('grant.same_args', SAME_ARGS)),
+    ttl_s: ttlS,
+    uses: uses.optional(),
+    note: grantNote.optional(),
+  },
+  {
+    error: (issue) =>
+      issue.code === 'invalid_type'
+        ? `grant must be an object {same_args, ttl_s, uses?, note?}, got ${describeInput(issue.input)}`
+        : strict.error(issue as { code?: string; keys?: string[] }),
+  },
+);
+
 export const approveFrame = z.strictObject(
-  { type: z.literal('approve'), req_id: reqId, id, version },
+  { type: z.literal('approve'), req_id: reqId, id, version, grant: approveGrant.optional() },
+  strict,
+);
+export const grantFrame = z.strictObject(
+  {
+    type: z.literal('grant'),
+    req_id: reqId,
+    command,
+    client,
+    args: args.optional(),
+    ttl_s: ttlS,
+    uses: uses.optional(),
+    note: grantNote.optional(),
+  },
+  strict,
+);
+export const revokeFrame = z.strictObject(
+  {
+    type: z.literal('revoke'),
+    req_id: reqId,
+    grant_id: z.string(must('grant_id', GRANT_ID)).regex(/^[A-Za-z0-9_-]{8,64}$/, must('grant_id', GRANT_ID)),
+  },
+  strict,
+);
+/** Not in contract 5: `grant list --all` needs ended grants too, which the snapshot does not carry. */
+export const grantsFrame = z.strictObject(
+  {
+    type: z.literal('grants'),
+    req_id: reqId,
+    all: z.boolean(must('all', 'true or false')).optional(),
+  },
   strict,
 );
 export const denyFrame = z.strictObject(
@@ -89,13 +168,26 @@ export type ApproveFrame = z.infer<typeof approveFrame>;
 export type DenyFrame = z.infer<typeof denyFrame>;
 export type ReconcileFrame = z.infer<typeof reconcileFrame>;
 export type HistoryFrame = z.infer<typeof historyFrame>;
-export type ClientFrame = ApproveFrame | DenyFrame | ReconcileFrame | HistoryFrame;
+export type GrantFrame = z.infer<typeof grantFrame>;
+export type RevokeFrame = z.infer<typeof revokeFrame>;
+export type GrantsFrame = z.infer<typeof grantsFrame>;
+export type ClientFrame =
+  | ApproveFrame
+  | DenyFrame
+  | ReconcileFrame
+  | HistoryFrame
+  | GrantFrame
+  | RevokeFrame
+  | GrantsFrame;
 
 const SCHEMAS = {
   approve: approveFrame,
   deny: denyFrame,
   reconcile: reconcileFrame,
   history: historyFrame,
+  grant: grantFrame,
+  revoke: revokeFrame,
+  grants: grantsFrame,
 } as const;
 
 export type ParsedFrame =

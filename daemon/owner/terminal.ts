@@ -103,7 +103,7 @@ export function parseOwnerArgs(sub: string, argv: readonly string[]): Parsed {
 }
 
 /** The running daemon's base URL from `<data-dir>/daemon.json`, or an OwnerConnectError. */
-function daemonUrl(dataDir: string): string {
+export function daemonUrl(dataDir: string): string {
   let text: string;
   try {
     text = readFileSync(join(dataDir, 'daemon.json'), 'utf8');
@@ -117,7 +117,8 @@ function daemonUrl(dataDir: string): string {
   return url;
 }
 
-function ownerToken(dataDir: string, env: NodeJS.ProcessEnv): string {
+/** The token the terminal commands act with: owner `owner`'s (contract 9). */
+export function ownerToken(dataDir: string, env: NodeJS.ProcessEnv): string {
   const fixed = env.OGF_BROKER_OWNER_TOKEN;
   if (fixed !== undefined && fixed !== '') return fixed;
   try {

@@ -1,0 +1,278 @@
+/**
+ * Grants in the broker (contract 8) over a real SQLite file and real child processes; only time is faked.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../test/helpers/fake-clock.js';
+import type { CatalogEntry } from '../config.js';
+import type { SubmitRequest } from '../context.js';
+import { CatalogExecutor } from '../executors/process.js';
+import { Catalog } from '../sources/catalog.js';
+import { Broker } from './broker.js';
+import type { ConfigGrant } from './grant-book.js';
+import type { Grant } from './grants.js';
+import type { Command } from './lifecycle.js';
+import { Store } from './store.js';
+
+const node = process.execPath;
+const COMMANDS: Record<string, CatalogEntry> = {
+  say: {
+    description: 'say',
+    argv: [node, '-e', '0', '{text}'],
+    params: { text: { type: 'string', max_length: 50 } },
+    timeout_s: 60,
+  },
+  other: { description: 'other', argv: [node, '-e', '0'], params: {}, timeout_s: 60 },
+};
+const POLICY = (name: string) =>
+  name in COMMANDS ? { approvals: 1 } : name === 'quorum' ? { approvals: 2 } : undefined;
+
+let dir: string;
+let store: Store;
+let clock: FakeClock;
+let brokers: Broker[] = [];
+
+function makeBroker(configGrants: ConfigGrant[] = []): {
+  b: Broker;
+  events: Command[];
+  grants: Grant[];
+} {
+  const catalog = new Catalog({ commands: COMMANDS });
+  const b = new Broker({
+    store,
+    reviewTimeoutS: 300,
+    executors: { run_command_wait: new CatalogExecutor(catalog, 65536) },
+    commandPolicy: POLICY,
+    configGrants,
+    clock,
+  });
+  const events: Command[] = [];
+  const grants: Grant[] = [];
+  b.subscribe((c) => events.push(c));
+  b.subscribeGrants((g) => grants.push(g));
+  b.start();
+  brokers.push(b);
+  return { b, events, grants };
+}
+
+function say(text: string, client = 'local'): SubmitRequest {
+  const p = new Catalog({ commands: COMMANDS }).prepare('say', { text }, client);
+  if (!p.ok) throw new Error(p.message);
+  return p.request;
+}
+
+function submit(b: Broker, req: SubmitRequest): Command {
+  const r = b.submit(req);
+  if (!r.ok) throw new Error(r.message);
+  return r.command;
+}
+
+function grantOk(b: Broker, spec: Parameters<Broker['grant']>[0]): Grant {
+  const r = b.grant(spec, 'alice');
+  if (!r.ok) throw new Error(r.message);
+  return r.grant;
+}
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'ogf-grants-'));
+  store = new Store(join(dir, 'broker.db'));
+  clock = new FakeClock();
+});
+
+afterEach(async () => {
+  for (const b of brokers) await b.close(0);
+  brokers = [];
+  store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('[G.match] a grant approves at submit', () => {
+  it('same args with 2 uses: two approved at version 2 by the grant, the third waits; owners see only v2', () => {
+    const { b, events, grants } = makeBroker();
+    const g = grantOk(b, { command: 'say', client: 'local', args: { text: 'hi' }, ttl_s: 900, uses: 2 });
+    const first = submit(b, say('hi'));
+    const second = submit(b, say('hi'));
+    const third = submit(b, say('hi'));
+    for (const c of [first, second]) {
+      expect(c.version).toBe(2);
+      expect(c.phase).toMatchObject({ state: 'approved', decided_by: `grant:${g.id}` });
+    }
+    expect(third.phase.state).toBe('awaiting_review');
+    // Each grant-approved command reached listeners once, at version 2 (never its version 1).
+    for (const c of [first, second]) {
+      const seen = events.filter((e) => e.id === c.id && e.version <= 2);
+      expect(seen.map((e) => e.version)).toEqual([2]);
+    }
+    expect(grants.map((x) => [x.state, x.uses_left])).toEqual([
+      ['live', 2],
+      ['live', 1],
+      ['spent', 0],
+    ]);
+    expect(b.liveGrants()).toEqual([]);
+    expect(store.getGrant(g.id)).toMatchObject({ state: 'spent', uses_left: 0 });
+    // The audit log holds the insert, the approval and the use of each, in one transaction each.
+    const audit = store.auditFor(first.id).map((a) => [a.action, a.version, a.actor.name]);
+    expect(audit.slice(0, 2)).toEqual([
+      ['submit', 1, 'local'],
+      ['approve', 2, `grant:${g.id}`],
+    ]);
+  });
+
+  it('any args for * matches another client and other args, never another command', () => {
+    const { b } = makeBroker();
+    const g = grantOk(b, { command: 'say', client: '*', ttl_s: 900 });
+    expect(submit(b, say('one', 'chatgpt')).phase).toMatchObject({ decided_by: `grant:${g.id}` });
+    expect(submit(b, say('two', 'claude')).phase.state).toBe('approved');
+    const p = new Catalog({ commands: COMMANDS }).prepare('other', {}, 'local');
+    if (!p.ok) throw new Error('prepare');
+    expect(submit(b, p.request).phase.state).toBe('awaiting_review');
+  });
+
+  it('another client or other args are not matched by a narrow grant', () => {
+    const { b } = makeBroker();
+    grantOk(b, { command: 'say', client: 'local', args: { text: 'hi' }, ttl_s: 900 });
+    expect(submit(b, say('hi', 'chatgpt')).phase.state).toBe('awaiting_review');
+    expect(submit(b, say('hi!')).phase.state).toBe('awaiting_review');
+  });
+
+  it('the oldest live match is used first', () => {
+    const { b } = makeBroker();
+    const older = grantOk(b, { command: 'say', client: '*', ttl_s: 900, uses: 1 });
+    const newer = grantOk(b, { command: 'say', client: 'local', ttl_s: 900 });
+    expect(submit(b, say('a')).phase).toMatchObject({ decided_by: `grant:${older.id}` });
+    expect(submit(b, say('b')).phase).toMatchObject({ decided_by: `grant:${newer.id}` });
+  });
+
+  it('a new grant never approves commands already waiting', () => {
+    const { b } = makeBroker();
+    const waiting = submit(b, say('hi'));
+    grantOk(b, { command: 'say', client: '*', ttl_s: 900 });
+    expect(b.get(waiting.id)!.phase.state).toBe('awaiting_review');
+  });
+
+  it('cues are never approved by a grant', () => {
+    const { b } = makeBroker();
+    expect(b.grant({ command: 'ogf.cue', client: '*', ttl_s: 900 }, 'alice')).toMatchObject({
+      ok: false,
+      code: 'NotGrantable',
+    });
+  });
+});
+
+describe('[G.grantable] what may be granted', () => {
+  it('NotGrantable for ogf.cue, a quorum command and an unknown name', () => {
+    const { b } = makeBroker();
+    for (const command of ['ogf.cue', 'quorum', 'nope']) {
+      const r = b.grant({ command, client: '*', ttl_s: 900 }, 'alice');
+      expect(r.ok ? 'ok' : r.code).toBe('NotGrantable');
+    }
+    expect(b.liveGrants()).toEqual([]);
+  });
+
+  it('approve with a grant: approved and granted together; the approval takes no use', () => {
+    const { b } = makeBroker();
+    const c = submit(b, say('hi'));
+    const r = b.approve(c.id, c.version, 'alice', { same_args: true, ttl_s: 3600, uses: 1 });
+    if (!r.ok) throw new Error(r.message);
+    expect(r.command.phase).toMatchObject({ state: 'approved', decided_by: 'alice' });
+    expect(r.grant).toMatchObject({
+      command: 'say',
+      client: 'local',
+      args: { text: 'hi' },
+      uses_left: 1,
+      created_by: 'alice',
+      source: 'owner',
+    });
+    expect(r.grant!.expires_at).toBe(new Date(clock.now() + 3_600_000).toISOString());
+    expect(submit(b, say('hi')).phase).toMatchObject({ decided_by: `grant:${r.grant!.id}` });
+    expect(submit(b, say('hi')).phase.state).toBe('awaiting_review');
+  });
+
+  it('approve with a grant refused (NotGrantable, VersionConflict, AlreadyDecided) approves nothing and grants nothing', () => {
+    const { b } = makeBroker();
+    const cue = submit(b, { ...say('x'), tool: 'ogf_cue', command: 'ogf.cue' });
+    expect(b.approve(cue.id, cue.version, 'alice', { same_args: false, ttl_s: 900 })).toMatchObject({
+      ok: false,
+      code: 'NotGrantable',
+    });
+    expect(b.get(cue.id)!.phase.state).toBe('awaiting_review');
+    const c = submit(b, say('hi'));
+    expect(b.approve(c.id, 7, 'alice', { same_args: false, ttl_s: 900 })).toMatchObject({
+      code: 'VersionConflict',
+    });
+    b.deny(c.id, c.version, 'bob');
+    expect(b.approve(c.id, c.version, 'alice', { same_args: false, ttl_s: 900 })).toMatchObject({
+      code: 'AlreadyDecided',
+    });
+    expect(b.liveGrants()).toEqual([]);
+    expect(store.recentGrants(10)).toEqual([]);
+  });
+});
+
+describe('[G.end] revoke, expiry, config grants, restarts', () => {
+  it('revoke is immediate and leaves what it approved alone; a second revoke is ok; unknown is NotFound', () => {
+    const { b, grants } = makeBroker();
+    const g = grantOk(b, { command: 'say', client: '*', ttl_s: 900 });
+    const approved = submit(b, say('hi'));
+    const r = b.revoke(g.id, 'bob');
+    expect(r).toMatchObject({ ok: true, grant: { state: 'revoked' } });
+    expect(grants.at(-1)).toMatchObject({ id: g.id, state: 'revoked' });
+    expect(b.get(approved.id)!.phase.state).not.toBe('awaiting_review');
+    expect(submit(b, say('hi')).phase.state).toBe('awaiting_review');
+    expect(b.revoke(g.id, 'bob')).toMatchObject({ ok: true, grant: { state: 'revoked' } });
+    expect(b.revoke('g_nosuchgrant', 'bob')).toMatchObject({ ok: false, code: 'NotFound' });
+  });
+
+  it('expiry on the clock: it stops matching at expires_at and is announced as expired', () => {
+    const { b, grants } = makeBroker();
+    const g = grantOk(b, { command: 'say', client: '*', ttl_s: 60 });
+    clock.advance(59_999);
+    expect(submit(b, say('a')).phase.state).toBe('approved');
+    clock.advance(1);
+    expect(grants.at(-1)).toMatchObject({ id: g.id, state: 'expired' });
+    expect(store.getGrant(g.id)).toMatchObject({ state: 'expired' });
+    expect(submit(b, say('b')).phase.state).toBe('awaiting_review');
+  });
+
+  it('config grants: stable id, no expiry or count, NotRevocable; a removed entry ends at the next start', async () => {
+    const entry: ConfigGrant = { command: 'say', client: '*', args: { text: 'hi' } };
+    const first = makeBroker([entry]);
+    const [g] = first.b.liveGrants();
+    expect(g).toMatchObject({ source: 'config', created_by: 'config', state: 'live', args: { text: 'hi' } });
+    expect(g!.id).toMatch(/^g_cfg_/);
+    expect(g!.expires_at).toBeUndefined();
+    expect(g!.uses_left).toBeUndefined();
+    expect(first.b.revoke(g!.id, 'alice')).toMatchObject({ ok: false, code: 'NotRevocable' });
+    expect(submit(first.b, say('hi')).phase.state).toBe('approved');
+    await first.b.close(0);
+    const again = makeBroker([entry]);
+    expect(again.b.liveGrants().map((x) => x.id)).toEqual([g!.id]);
+    await again.b.close(0);
+    const without = makeBroker([]);
+    expect(without.b.liveGrants()).toEqual([]);
+    expect(store.getGrant(g!.id)).toMatchObject({ state: 'revoked' });
+  });
+
+  it('a restart keeps grants and their counts, and an expired one stays expired', async () => {
+    const first = makeBroker();
+    const counted = grantOk(first.b, {
+      command: 'say',
+      client: '*',
+      args: { text: 'a' },
+      ttl_s: 900,
+      uses: 3,
+    });
+    const short = grantOk(first.b, { command: 'say', client: '*', args: { text: 'b' }, ttl_s: 60 });
+    submit(first.b, say('a'));
+    await first.b.close(0);
+    clock.advance(61_000); // the short one expires while the daemon is down
+    const second = makeBroker();
+    expect(second.b.liveGrants().map((g) => [g.id, g.uses_left])).toEqual([[counted.id, 2]]);
+    expect(store.getGrant(short.id)).toMatchObject({ state: 'expired' });
+    submit(second.b, say('a'));
+    submit(second.b, say('a'));
+    expect(submit(second.b, say('a')).phase.state).toBe('awaiting_review');
+  });
+});

@@ -1,0 +1,208 @@
+/**
+ * The broker's grants (contracts.md 8): the live ones in memory (oldest first, so the oldest match wins),
+ * their expiry timers, which commands may be granted, and the config grants reconciled at start. It decides
+ * nothing itself — matching and use counts are grants.ts's pure functions — and it changes its memory only
+ * through `adopt`, which the broker calls after the transaction that wrote the change committed, so a
+ * rolled-back submit never takes a use (contract 8: concurrent requests never take more uses than a grant has).
+ */
+import { createHash } from 'node:crypto';
+import { nanoid } from 'nanoid';
+import { type Clock, iso } from '../clock.js';
+import type { GrantSpec } from '../context.js';
+import type { Logger } from '../log.js';
+import { canonicalJson, end, type Grant, type GrantRequest, isLive, pick } from './grants.js';
+import type { Actor } from './lifecycle.js';
+import type { AuditEntry, Store } from './store.js';
+
+/** What the broker knows of a command name: undefined = no such command (contract 8: `NotGrantable`). */
+export type CommandPolicy = (command: string) => { approvals: number } | undefined;
+
+/** A config grant entry (contract 8: `"grants":[{"command","client"?,"args"?,"note"?}]`, client default `*`). */
+export interface ConfigGrant {
+  command: string;
+  client: string;
+  args?: Record<string, unknown>;
+  note?: string;
+}
+
+export interface GrantBookDeps {
+  store: Store;
+  clock: Clock;
+  log: Logger;
+  policy: CommandPolicy;
+  /** Called with every committed grant change, in commit order (the broker's one event queue). */
+  emit: (grant: Grant) => void;
+  randomId?: () => string;
+}
+
+const DAEMON: Actor = { kind: 'daemon', name: 'daemon' };
+
+/** A config grant's id: `g_cfg_` + a hash of its entry, the same while the entry is unchanged (contract 8). */
+export function configGrantId(entry: {
+  command: string;
+  client: string;
+  args?: Record<string, unknown>;
+  note?: string;
+}): string {
+  const hash = createHash('sha256').update(canonicalJson(entry)).digest('base64url');
+  return `g_cfg_${hash.slice(0, 22)}`;
+}
+
+export class GrantBook {
+  readonly #deps: GrantBookDeps;
+  readonly #randomId: () => string;
+  /** Live grants by id, in creation order. */
+  readonly #live = new Map<string, Grant>();
+  readonly #timers = new Map<string, { cancel(): void }>();
+  #closed = false;
+
+  constructor(deps: GrantBookDeps) {
+    this.#deps = deps;
+    this.#randomId = deps.randomId ?? (() => `g_${nanoid(21)}`);
+  }
+
+  /**
+   * At start: live grants from the store (an expired one becomes `expired`), then the config's grants —
+   * each entry's grant made live under its stable id, and a config grant whose entry is gone ended.
+   */
+  load(config: readonly ConfigGrant[]): void {
+    const { store, clock } = this.#deps;
+    const at = iso(clock.now());
+    const wanted = new Map(config.map((e) => [configGrantId(e), e]));
+    for (const g of store.liveGrants()) {
+      if (g.source === 'config' && !wanted.has(g.id)) {
+        this.#write(end(g, 'revoked', at), 'grant_revoked', DAEMON, { why: 'removed from the config' });
+      } else if (!isLive(g, clock.now())) {
+        this.#write(end(g, 'expired', at), 'grant_expired', DAEMON);
+      } else {
+        this.adopt(g);
+      }
+    }
+    for (const [id, entry] of wanted) {
+      if (this.#live.has(id)) continue;
+      const g: Grant = {
+        id,
+        command: entry.command,
+        client: entry.client,
+        state: 'live',
+        source: 'config',
+        created_by: 'config',
+        created_at: at,
+      };
+      if (entry.args !== undefined) g.args = entry.args;
+      if (entry.note !== undefined) g.note = entry.note;
+      this.#write(g, 'grant_created', DAEMON);
+      this.adopt(g);
+    }
+  }
+
+  /** Why `command` cannot be granted (contract 8: cues, quorum commands, unknown names), or undefined. */
+  refusal(command: string): string | undefined {
+    if (command === 'ogf.cue') {
+      return 'ogf.cue cannot be granted: every cue opens the owner’s approval window';
+    }
+    const policy = this.#deps.policy(command);
+    if (policy === undefined) {
+      return `command must name a catalog command or an upstream tool (<upstream>__<tool>), got ${JSON.stringify(command.slice(0, 128))}`;
+    }
+    if (policy.approvals > 1) {
+      return `${command} needs ${policy.approvals} owners to approve each call, so it cannot be granted`;
+    }
+    return undefined;
+  }
+
+  /** The oldest live grant that approves this request, if any. */
+  match(req: GrantRequest): Grant | undefined {
+    return pick(this.#live.values(), req, this.#deps.clock.now());
+  }
+
+  /** A new owner grant (not yet stored: the caller writes it in its transaction, then adopts it). */
+  create(spec: GrantSpec, by: string): Grant {
+    const now = this.#deps.clock.now();
+    const g: Grant = {
+      id: this.#randomId(),
+      command: spec.command,
+      client: spec.client,
+      state: 'live',
+      source: 'owner',
+      created_by: by,
+      created_at: iso(now),
+      expires_at: iso(now + spec.ttl_s * 1000),
+    };
+    if (spec.args !== undefined) g.args = spec.args;
+    if (spec.uses !== undefined) g.uses_left = spec.uses;
+    if (spec.note !== undefined && spec.note !== '') g.note = spec.note;
+    return g;
+  }
+
+  /** A live grant by id, else the stored one in any state. */
+  get(id: string): Grant | undefined {
+    return this.#live.get(id) ?? this.#deps.store.getGrant(id);
+  }
+
+  live(): Grant[] {
+    return [...this.#live.values()];
+  }
+
+  /** Writes a grant change with its audit entry (inside the caller's transaction when there is one). */
+  write(g: Grant, action: string, actor: Actor, detail: Record<string, unknown> = {}): void {
+    const audit: AuditEntry = {
+      at: iso(this.#deps.clock.now()),
+      actor,
+      action,
+      detail: { grant_id: g.id, command: g.command, client: g.client, state: g.state, ...detail },
+    };
+    if (g.uses_left !== undefined) audit.detail!.uses_left = g.uses_left;
+    this.#deps.store.putGrant(g, audit);
+  }
+
+  /** After its commit: memory follows the stored grant, and every owner hears of it. */
+  adopt(g: Grant): void {
+    this.#timers.get(g.id)?.cancel();
+    this.#timers.delete(g.id);
+    if (g.state === 'live') {
+      this.#live.set(g.id, g);
+      this.#armExpiry(g);
+    } else {
+      this.#live.delete(g.id);
+    }
+    this.#deps.emit(g);
+  }
+
+  close(): void {
+    this.#closed = true;
+    for (const t of this.#timers.values()) t.cancel();
+    this.#timers.clear();
+  }
+
+  #write(g: Grant, action: string, actor: Actor, detail?: Record<string, unknown>): void {
+    this.write(g, action, actor, detail);
+    if (g.state !== 'live') this.#live.delete(g.id);
+  }
+
+  /** Expiry on the clock: the grant stops matching at expires_at anyway; this records and announces it. */
+  #armExpiry(g: Grant): void {
+    if (g.expires_at === undefined || this.#closed) return;
+    const ms = Date.parse(g.expires_at) - this.#deps.clock.now();
+    this.#timers.set(
+      g.id,
+      this.#deps.clock.setTimeout(() => {
+        this.#timers.delete(g.id);
+        const current = this.#live.get(g.id);
+        if (this.#closed || current === undefined) return;
+        try {
+          const ended = end(current, 'expired', iso(this.#deps.clock.now()));
+          this.write(ended, 'grant_expired', DAEMON);
+          this.adopt(ended);
+        } catch (e) {
+          // The store refused the write (disk full): the grant already matches nothing; retry the record.
+          this.#deps.log.log('error', 'commit_failed', { grant_id: g.id, error: (e as Error).message });
+          this.#timers.set(
+            g.id,
+            this.#deps.clock.setTimeout(() => this.#armExpiry(current), 1000),
+          );
+        }
+      }, ms),
+    );
+  }
+}

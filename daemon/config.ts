@@ -55,6 +55,8 @@ const commandSchema = z
       .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'names must be identifiers'), z.string())
       .optional(),
     timeout_s: z.number().int().min(1).max(3600).default(60),
+    // Contract 1.3/9 (v2): how many distinct owners must approve each call (absent: 1).
+    approvals: intIn(1, 5).optional(),
   })
   .superRefine((cmd, ctx) => {
     cmd.argv.forEach((arg, i) => {
@@ -152,15 +154,8 @@ const upstreamSchema = z
     timeout_s: intIn(1, 3600).default(60),
     tools: z.array(z.string().min(1)).optional(),
     trust_read_only_hint: z.boolean('must be true or false').default(false),
-    // Contract 7/9 allow 1..5, but quorum is not built yet: accepting 2 and letting one owner approve alone
-    // would break rule 1, so anything above 1 is refused until it is (the safe side; closing note).
-    approvals: z
-      .number()
-      .refine((n) => n === 1, {
-        error: (issue) =>
-          `must be 1 for now (several owners per call, section 9, is not built yet), got ${JSON.stringify(issue.input)}`,
-      })
-      .default(1),
+    // Contract 7/9: how many distinct owners must approve each call.
+    approvals: intIn(1, 5).default(1),
     wait_seconds: z.number().min(0).max(90).default(50),
   })
   .superRefine((u, ctx) => {
@@ -278,7 +273,7 @@ export function commandApprovals(
   name: string,
 ): number | undefined {
   const entry = Object.hasOwn(config.commands, name) ? config.commands[name] : undefined;
-  if (entry !== undefined) return (entry as { approvals?: number }).approvals ?? 1;
+  if (entry !== undefined) return entry.approvals ?? 1;
   const sep = name.indexOf('__');
   if (sep < 0) return undefined;
   const upstreamName = name.slice(0, sep);

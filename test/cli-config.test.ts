@@ -112,6 +112,48 @@ describe('[Q.bad-input] bad flags and bad config: one line naming the field, exi
       ['commands.s.timeout_s', '3600'],
     ],
     ['not an object', [1, 2], ['must be a JSON object']],
+    [
+      'approvals above 5',
+      { commands: { s: { description: 'x', argv: ['true'], approvals: 6 } } },
+      ['commands.s.approvals', 'from 1 to 5', 'got 6'],
+    ],
+    // Contract 1.3/8: a grant naming an unknown command, a cue or a quorum command is a bad config.
+    [
+      'a grant naming no command',
+      { grants: [{ command: 'nope' }] },
+      ['grants[0].command', 'names no catalog command'],
+    ],
+    [
+      'a grant for ogf.cue',
+      { grants: [{ command: 'ogf.cue' }] },
+      ['grants[0].command', 'ogf.cue cannot be granted'],
+    ],
+    [
+      'a grant for a quorum command',
+      { commands: { s: { description: 'x', argv: ['true'], approvals: 2 } }, grants: [{ command: 's' }] },
+      ['grants[0].command', 'needs 2 owners'],
+    ],
+    [
+      'a grant for a tool its upstream does not expose',
+      {
+        upstreams: { notes: { argv: ['x'], tools: ['read_text_file'] } },
+        grants: [{ command: 'notes__write_file' }],
+      },
+      ['grants[0].command', 'notes__write_file'],
+    ],
+    [
+      'a grant with a bad client',
+      {
+        commands: { s: { description: 'x', argv: ['true'] } },
+        grants: [{ command: 's', client: 'Nope Nope' }],
+      },
+      ['grants[0].client', 'or * for every client'],
+    ],
+    [
+      'a grant with an unknown key',
+      { commands: { s: { description: 'x', argv: ['true'] } }, grants: [{ command: 's', ttl_s: 60 }] },
+      ['grants[0].ttl_s', 'unknown key'],
+    ],
   ];
   for (const [name, config, mentions] of cases) {
     it(`config: ${name}`, () => {

@@ -268,9 +268,8 @@ describe('upstreams in the config', () => {
     [{ Bad: { argv: ['x'] } }, /upstreams\.Bad.*\^\[a-z\]\[a-z0-9-\]\{0,23\}\$/],
     [{ two: { argv: ['x'], url: 'https://e.example/mcp' } }, /upstreams\.two: must have exactly one of argv/],
     [{ none: {} }, /upstreams\.none: must have exactly one of argv/],
-    [{ q: { argv: ['x'], approvals: 6 } }, /upstreams\.q\.approvals: must be 1 for now .*, got 6/],
-    // Accepting 2 while one owner still approves alone would break rule 1: refused until quorum exists.
-    [{ q: { argv: ['x'], approvals: 2 } }, /upstreams\.q\.approvals: must be 1 for now .*, got 2/],
+    [{ q: { argv: ['x'], approvals: 6 } }, /upstreams\.q\.approvals: must be an integer from 1 to 5, got 6/],
+    [{ q: { argv: ['x'], approvals: 1.5 } }, /upstreams\.q\.approvals: must be an integer from 1 to 5, got 1\.5/],
     [{ t: { argv: ['x'], timeout_s: 0 } }, /upstreams\.t\.timeout_s: must be an integer from 1 to 3600/],
     [{ h: { url: 'https://e.example/mcp', env: {} } }, /upstreams\.h\.env: applies to argv/],
     [{ u: { url: 'ftp://e.example/' } }, /upstreams\.u\.url: must be an http/],

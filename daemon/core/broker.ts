@@ -113,11 +113,12 @@ export class Broker implements BrokerApi {
     this.#maxPerClient = deps.maxPendingPerClient ?? 100;
     this.#maxPending = deps.maxPending ?? 2000;
     this.#configGrants = deps.configGrants ?? [];
+    this.#commandPolicy = deps.commandPolicy ?? (() => undefined);
     const grantDeps = {
       store: this.#store,
       clock: this.#clock,
       log: this.#log,
-      policy: deps.commandPolicy ?? (() => undefined),
+      policy: this.#commandPolicy,
       emit: (g: Grant) => this.#emitChange({ grant: g }),
     };
     this.#grants = new GrantBook(
@@ -126,6 +127,7 @@ export class Broker implements BrokerApi {
   }
 
   readonly #configGrants: readonly ConfigGrant[];
+  readonly #commandPolicy: CommandPolicy;
 
   /**
    * Recovery (rules 3 and 4), then timers and launches rebuilt from the store: running → unknown;
@@ -201,12 +203,25 @@ export class Broker implements BrokerApi {
     if (req.request_id !== undefined) command.request_id = req.request_id;
     if (req.task !== undefined) command.task = req.task;
     if (req.upstream !== undefined) command.upstream = req.upstream;
+    // Contract 9: fixed at submit from the config of the day, so a later config change never alters what a
+    // waiting command needs.
+    const needed = this.#commandPolicy(req.command)?.approvals ?? 1;
+    if (needed > 1 && req.tool !== 'ogf_cue') {
+      command.approvals_needed = needed;
+      command.approvals = [];
+    }
     const actor: Actor = { kind: 'client', name: req.client };
     // Contract 8: after validation and the request_id/twin rules, the oldest live grant that matches approves
     // the command in the transaction that creates it and takes its use. A policy approval (contract 7
     // trust_read_only_hint) is made the same way. Owners see only the approved version.
-    const grant = this.#grantFor(req);
-    const by = grant !== undefined ? `grant:${grant.id}` : req.approved_by;
+    // Rule 1 (v2): a command needing several owners is approved by them only — no grant, no policy.
+    const grant = command.approvals_needed === undefined ? this.#grantFor(req) : undefined;
+    const by =
+      grant !== undefined
+        ? `grant:${grant.id}`
+        : command.approvals_needed === undefined
+          ? req.approved_by
+          : undefined;
     let shown = command;
     let used: Grant | undefined;
     this.#store.transaction(() => {
@@ -250,7 +265,8 @@ export class Broker implements BrokerApi {
     const event: Event = { type: 'approve', at: iso(this.#clock.now()), by };
     if (grant === undefined) {
       const r = this.#decide(id, version, event, by);
-      if (r.ok) this.#launches.schedule(r.command);
+      // Contract 9: an approval short of the quorum is recorded and the command keeps waiting.
+      if (r.ok && r.command.phase.state === 'approved') this.#launches.schedule(r.command);
       return r;
     }
     // Contract 5 (v2): approve and create the grant in one transaction; a command that cannot be granted
@@ -316,6 +332,9 @@ export class Broker implements BrokerApi {
   /** Why this command cannot be granted (contract 8), or undefined. */
   #grantRefusal(c: Command): string | undefined {
     if (c.tool === 'ogf_cue') return this.#grants.refusal('ogf.cue');
+    if (c.approvals_needed !== undefined) {
+      return `${c.command} needs ${c.approvals_needed} owners to approve each call, so it cannot be granted`;
+    }
     return this.#grants.refusal(c.command);
   }
 
@@ -457,6 +476,14 @@ export class Broker implements BrokerApi {
         message: `command ${id} was already decided: it is ${c.phase.state}`,
       };
     }
+    // Contract 9: a repeat approval by the same owner is AlreadyApproved, checked before the version.
+    if (event.type === 'approve' && c.approvals?.some((a) => a.by === by)) {
+      return {
+        ok: false,
+        code: 'AlreadyApproved',
+        message: `you (${by}) already approved command ${id}; it waits for ${c.approvals_needed! - c.approvals.length} more owner approval${c.approvals_needed! - c.approvals.length === 1 ? '' : 's'}`,
+      };
+    }
     if (version !== c.version) {
       return {
         ok: false,
@@ -471,7 +498,8 @@ export class Broker implements BrokerApi {
   #apply(c: Command, event: Event, actor: Actor, also?: () => void): ActionResult {
     const r = transition(c, event);
     if (!r.ok) {
-      const code = r.code === 'NotReconcilable' ? 'NotReconcilable' : 'AlreadyDecided';
+      const code =
+        r.code === 'NotReconcilable' || r.code === 'AlreadyApproved' ? r.code : 'AlreadyDecided';
       return { ok: false, code, message: r.message };
     }
     const next = r.command;

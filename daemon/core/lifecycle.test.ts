@@ -215,3 +215,61 @@ describe('toResult (contract 3.2)', () => {
     expect('phase' in r).toBe(false);
   });
 });
+
+describe('[R2.5] quorum (contract 9): N distinct owners', () => {
+  function quorum(n: number): Command {
+    return { ...command('awaiting_review'), version: 1, approvals_needed: n, approvals: [] };
+  }
+  function approve(c: Command, by: string, at = T1): Command {
+    const r = transition(c, { type: 'approve', at, by });
+    if (!r.ok) throw new Error(r.message);
+    return r.command;
+  }
+
+  it('each approval is a change (version + 1, approvals gains {by, at}); the N-th approves and names its owner', () => {
+    let c = quorum(3);
+    c = approve(c, 'alice', T0);
+    expect(c).toMatchObject({
+      version: 2,
+      phase: { state: 'awaiting_review' },
+      approvals: [{ by: 'alice', at: T0 }],
+    });
+    c = approve(c, 'bob');
+    expect(c.version).toBe(3);
+    expect(c.phase.state).toBe('awaiting_review');
+    c = approve(c, 'carol');
+    expect(c).toMatchObject({
+      version: 4,
+      phase: { state: 'approved', decided_by: 'carol', decided_at: T1 },
+    });
+    expect(c.approvals!.map((a) => a.by)).toEqual(['alice', 'bob', 'carol']);
+    expect(statusOf(c.phase.state)).toBe('PENDING');
+  });
+
+  it('a second approval by the same owner is AlreadyApproved and changes nothing', () => {
+    const c = approve(quorum(2), 'alice');
+    const r = transition(c, { type: 'approve', at: T1, by: 'alice' });
+    expect(r).toMatchObject({ ok: false, code: 'AlreadyApproved' });
+    if (!r.ok) expect(r.message).toMatch(/alice already approved .* 1 more owner$/);
+  });
+
+  it('one deny by any owner denies, even after approvals; expiry ends it as usual', () => {
+    const c = approve(quorum(2), 'alice');
+    const denied = transition(c, { type: 'deny', at: T1, by: 'bob' });
+    expect(denied).toMatchObject({
+      ok: true,
+      command: { version: 3, phase: { state: 'denied', decided_by: 'bob' } },
+    });
+    const expired = transition(c, { type: 'expire', at: T1 });
+    expect(expired).toMatchObject({
+      ok: true,
+      command: { phase: { state: 'denied', reason: 'ReviewExpired' } },
+    });
+  });
+
+  it('a command without approvals_needed is approved by its first owner, as before', () => {
+    const r = transition(command('awaiting_review'), { type: 'approve', at: T1, by: 'alice' });
+    expect(r).toMatchObject({ ok: true, command: { phase: { state: 'approved' } } });
+    if (r.ok) expect(r.command.approvals).toBeUndefined();
+  });
+});

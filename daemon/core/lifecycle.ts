@@ -10,6 +10,10 @@
  *                                                  failed / unknown ──owner reconcile──▶ (same state, record added)
  * ```
  *
+ * Quorum (contract 9): a command whose `approvals_needed` is N > 1 stays `awaiting_review` until N distinct
+ * owners approved it; each approval is a change of its own (version + 1, `approvals` gains `{by, at}`), the
+ * N-th approves, a second approval by the same owner is `AlreadyApproved`, one deny denies.
+ *
  * `transition(command, event)` never throws and does no I/O: it returns the next command (version + 1)
  * or a rejection with a stable code. The broker applies what it returns in one SQLite transaction, then
  * notifies. A daemon restart is an event too (`restart`), so recovery (rules 3 and 4) is decided here.
@@ -50,6 +54,12 @@ export interface UpstreamRef {
   tool: string;
   title?: string;
   annotations?: Record<string, unknown>;
+}
+
+/** One owner's approval of a quorum command (contract 9). */
+export interface Approval {
+  by: string;
+  at: string;
 }
 
 export interface Reconciliation {
@@ -127,6 +137,10 @@ export interface Command {
   task?: { ttl_ms: number };
   /** Upstream calls (contract 7). */
   upstream?: UpstreamRef;
+  /** Contract 9: how many distinct owners must approve; present only when more than 1. */
+  approvals_needed?: number;
+  /** Contract 9: the approvals given so far, oldest first (only on commands needing more than one). */
+  approvals?: Approval[];
   created_at: string;
   review_expires_at: string;
   phase: Phase;
@@ -154,6 +168,7 @@ export type FinishResult =
 
 export type RejectionCode =
   | 'AlreadyDecided'
+  | 'AlreadyApproved'
   | 'NotReconcilable'
   | 'NotStartable'
   | 'NotRunning'
@@ -223,9 +238,26 @@ const DETAIL = {
 export function transition(command: Command, event: Event): TransitionResult {
   const p = command.phase;
   switch (event.type) {
-    case 'approve':
+    case 'approve': {
       if (p.state !== 'awaiting_review') return reject('AlreadyDecided', command, 'approve');
-      return next(command, { state: 'approved', decided_at: event.at, decided_by: event.by });
+      const needed = command.approvals_needed ?? 1;
+      if (needed <= 1) return next(command, { state: 'approved', decided_at: event.at, decided_by: event.by });
+      const prior = command.approvals ?? [];
+      if (prior.some((a) => a.by === event.by)) {
+        return {
+          ok: false,
+          code: 'AlreadyApproved',
+          message: `${event.by} already approved command ${command.id}; it waits for ${needed - prior.length} more owner${needed - prior.length === 1 ? '' : 's'}`,
+        };
+      }
+      const approvals = [...prior, { by: event.by, at: event.at }];
+      // The N-th distinct approval approves; before it, the command waits with the approval recorded.
+      const phase: Phase =
+        approvals.length < needed
+          ? { state: 'awaiting_review' }
+          : { state: 'approved', decided_at: event.at, decided_by: event.by };
+      return { ok: true, command: { ...command, version: command.version + 1, approvals, phase } };
+    }
     case 'deny': {
       if (p.state !== 'awaiting_review') return reject('AlreadyDecided', command, 'deny');
       const phase: Phase = {

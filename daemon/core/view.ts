@@ -40,6 +40,9 @@ export interface View {
    * for expiry and restarts.
    */
   decided_by?: string;
+  /** Contract 9: when more than one owner must approve, how many, and who approved when. */
+  approvals_needed?: number;
+  approvals?: Array<{ by: string; at: string }>;
 }
 
 function describeValue(value: unknown): string {
@@ -122,6 +125,10 @@ export function toView(command: Command): View {
   if (reason !== undefined) view.reason = reason;
   if (view.result?.reconciliation !== undefined) view.reconciliation = view.result.reconciliation;
   if ('decided_by' in command.phase) view.decided_by = command.phase.decided_by;
+  if (command.approvals_needed !== undefined) {
+    view.approvals_needed = command.approvals_needed;
+    view.approvals = command.approvals ?? [];
+  }
   return view;
 }
 

@@ -1,7 +1,8 @@
 /**
- * Grants in the broker (contract 8) over a real SQLite file and real child processes; only time is faked.
+ * Approvals beyond one owner's click, in the broker over a real SQLite file and real child processes (only
+ * time is faked): grants (contract 8) and quorum (contract 9).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -25,9 +26,22 @@ const COMMANDS: Record<string, CatalogEntry> = {
     timeout_s: 60,
   },
   other: { description: 'other', argv: [node, '-e', '0'], params: {}, timeout_s: 60 },
+  deploy: {
+    description: 'deploy',
+    argv: [node, '-e', 'require("fs").appendFileSync(process.argv[1], "x")', '{file}'],
+    params: { file: { type: 'string', max_length: 500 } },
+    timeout_s: 60,
+    approvals: 2,
+  },
 };
+/** approvals per command; a test may change one to mimic a config edited between restarts. */
+const approvals: Record<string, number> = {};
 const POLICY = (name: string) =>
-  name in COMMANDS ? { approvals: 1 } : name === 'quorum' ? { approvals: 2 } : undefined;
+  name in COMMANDS
+    ? { approvals: approvals[name] ?? COMMANDS[name]!.approvals ?? 1 }
+    : name === 'quorum'
+      ? { approvals: 2 }
+      : undefined;
 
 let dir: string;
 let store: Store;
@@ -76,7 +90,8 @@ function grantOk(b: Broker, spec: Parameters<Broker['grant']>[0]): Grant {
 }
 
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'ogf-grants-'));
+  for (const k of Object.keys(approvals)) delete approvals[k];
+  dir = mkdtempSync(join(tmpdir(), 'ogf-approvals-'));
   store = new Store(join(dir, 'broker.db'));
   clock = new FakeClock();
 });
@@ -274,5 +289,85 @@ describe('[G.end] revoke, expiry, config grants, restarts', () => {
     submit(second.b, say('a'));
     submit(second.b, say('a'));
     expect(submit(second.b, say('a')).phase.state).toBe('awaiting_review');
+  });
+});
+
+describe('[R2.5] quorum: N distinct owners (contract 9)', () => {
+  function deploy(b: Broker): Command {
+    const p = new Catalog({ commands: COMMANDS }).prepare('deploy', { file: join(dir, 'deployed') }, 'local');
+    if (!p.ok) throw new Error(p.message);
+    return submit(b, p.request);
+  }
+  function ran(): string {
+    try {
+      return readFileSync(join(dir, 'deployed'), 'utf8');
+    } catch {
+      return '';
+    }
+  }
+
+  it('the second distinct owner approves; a repeat is AlreadyApproved before the version; the command runs once', async () => {
+    const { b, events } = makeBroker();
+    const c = deploy(b);
+    expect(c).toMatchObject({ approvals_needed: 2, approvals: [], phase: { state: 'awaiting_review' } });
+    const first = b.approve(c.id, c.version, 'alice');
+    if (!first.ok) throw new Error(first.message);
+    expect(first.command).toMatchObject({ version: 2, phase: { state: 'awaiting_review' } });
+    expect(first.command.approvals).toEqual([{ by: 'alice', at: new Date(clock.now()).toISOString() }]);
+    expect(b.approve(c.id, 99, 'alice')).toMatchObject({ ok: false, code: 'AlreadyApproved' });
+    expect(b.approve(c.id, c.version, 'bob')).toMatchObject({ ok: false, code: 'VersionConflict' });
+    const second = b.approve(c.id, 2, 'bob');
+    expect(second).toMatchObject({
+      ok: true,
+      command: { version: 3, phase: { state: 'approved', decided_by: 'bob' } },
+    });
+    expect(b.approve(c.id, 3, 'carol')).toMatchObject({ ok: false, code: 'AlreadyDecided' });
+    const done = await b.wait(c.id, 30);
+    expect(done.phase.state).toBe('succeeded');
+    expect(ran()).toBe('x');
+    expect(events.filter((e) => e.id === c.id).map((e) => e.version)).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('a deny by either owner denies, after an approval too', () => {
+    const { b } = makeBroker();
+    const c = deploy(b);
+    b.approve(c.id, 1, 'alice');
+    expect(b.deny(c.id, 2, 'bob')).toMatchObject({
+      ok: true,
+      command: { phase: { state: 'denied', decided_by: 'bob' } },
+    });
+    expect(ran()).toBe('');
+  });
+
+  it('no grant and no policy approve a quorum command; approve-with-grant is NotGrantable', () => {
+    approvals.deploy = 1;
+    const { b } = makeBroker();
+    grantOk(b, { command: 'deploy', client: '*', ttl_s: 900 });
+    approvals.deploy = 2; // the config changed: deploy now needs two owners
+    const c = deploy(b);
+    expect(c.phase.state).toBe('awaiting_review');
+    const p = new Catalog({ commands: COMMANDS }).prepare('deploy', { file: 'y' }, 'local');
+    if (!p.ok) throw new Error('prepare');
+    expect(submit(b, { ...p.request, approved_by: 'policy:read_only' }).phase.state).toBe('awaiting_review');
+    expect(b.approve(c.id, 1, 'alice', { same_args: true, ttl_s: 900 })).toMatchObject({
+      ok: false,
+      code: 'NotGrantable',
+    });
+    expect(b.get(c.id)!.approvals).toEqual([]);
+  });
+
+  it('a restart keeps the first approval; the second owner then approves', async () => {
+    const first = makeBroker();
+    const c = deploy(first.b);
+    first.b.approve(c.id, 1, 'alice');
+    await first.b.close(0);
+    const second = makeBroker();
+    expect(second.b.get(c.id)).toMatchObject({ version: 2, approvals: [{ by: 'alice' }] });
+    expect(second.b.approve(c.id, 2, 'alice')).toMatchObject({ code: 'AlreadyApproved' });
+    expect(second.b.approve(c.id, 2, 'bob')).toMatchObject({
+      ok: true,
+      command: { phase: { state: 'approved' } },
+    });
+    expect((await second.b.wait(c.id, 30)).phase.state).toBe('succeeded');
   });
 });

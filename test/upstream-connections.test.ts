@@ -269,7 +269,10 @@ describe('upstreams in the config', () => {
     [{ two: { argv: ['x'], url: 'https://e.example/mcp' } }, /upstreams\.two: must have exactly one of argv/],
     [{ none: {} }, /upstreams\.none: must have exactly one of argv/],
     [{ q: { argv: ['x'], approvals: 6 } }, /upstreams\.q\.approvals: must be an integer from 1 to 5, got 6/],
-    [{ q: { argv: ['x'], approvals: 1.5 } }, /upstreams\.q\.approvals: must be an integer from 1 to 5, got 1\.5/],
+    [
+      { q: { argv: ['x'], approvals: 1.5 } },
+      /upstreams\.q\.approvals: must be an integer from 1 to 5, got 1\.5/,
+    ],
     [{ t: { argv: ['x'], timeout_s: 0 } }, /upstreams\.t\.timeout_s: must be an integer from 1 to 3600/],
     [{ h: { url: 'https://e.example/mcp', env: {} } }, /upstreams\.h\.env: applies to argv/],
     [{ u: { url: 'ftp://e.example/' } }, /upstreams\.u\.url: must be an http/],

@@ -498,8 +498,7 @@ export class Broker implements BrokerApi {
   #apply(c: Command, event: Event, actor: Actor, also?: () => void): ActionResult {
     const r = transition(c, event);
     if (!r.ok) {
-      const code =
-        r.code === 'NotReconcilable' || r.code === 'AlreadyApproved' ? r.code : 'AlreadyDecided';
+      const code = r.code === 'NotReconcilable' || r.code === 'AlreadyApproved' ? r.code : 'AlreadyDecided';
       return { ok: false, code, message: r.message };
     }
     const next = r.command;

@@ -241,7 +241,8 @@ export function transition(command: Command, event: Event): TransitionResult {
     case 'approve': {
       if (p.state !== 'awaiting_review') return reject('AlreadyDecided', command, 'approve');
       const needed = command.approvals_needed ?? 1;
-      if (needed <= 1) return next(command, { state: 'approved', decided_at: event.at, decided_by: event.by });
+      if (needed <= 1)
+        return next(command, { state: 'approved', decided_at: event.at, decided_by: event.by });
       const prior = command.approvals ?? [];
       if (prior.some((a) => a.by === event.by)) {
         return {

@@ -112,7 +112,7 @@ describe('upstream connections', () => {
       /^upstream fs: connected with \d+ tools$/,
     );
     expect(lines.find((l) => l.startsWith('upstream everything: '))).toMatch(/connected with \d+ tools$/);
-    expect(lines).toContain('upstream ours: connected with 7 tools');
+    expect(lines).toContain('upstream ours: connected with 8 tools');
     expect(lines.find((l) => l.startsWith('upstream never: '))).toMatch(/^upstream never: down \(.+\)$/);
     expect(lines.find((l) => l.startsWith('upstream missing: '))).toMatch(
       /^upstream missing: down \(.*ENOENT.*\)$/,
@@ -144,7 +144,7 @@ describe('upstream connections', () => {
       return p.length > 1 ? p : undefined;
     }, 'our upstream started again');
     expect(pids[1]).not.toBe(first);
-    await waitFor(() => statusLines(d).includes('upstream ours: connected with 7 tools'), 'connected again');
+    await waitFor(() => statusLines(d).includes('upstream ours: connected with 8 tools'), 'connected again');
   });
 
   it('[U.stop] stopping the daemon stops every upstream’s process group: no orphans', async () => {
@@ -169,7 +169,7 @@ describe('upstream connections', () => {
       }),
     );
     const r = cli(['doctor', '--data-dir', dataDir, '--config', config, '--port', '0']);
-    expect(r.stdout).toMatch(/^ok {3}upstream ours: starts and lists 7 tools$/m);
+    expect(r.stdout).toMatch(/^ok {3}upstream ours: starts and lists 8 tools$/m);
     expect(r.stdout).toMatch(/^FAIL upstream never: did not answer: .+$/m);
     expect(r.code).toBe(1);
   });
@@ -216,10 +216,10 @@ describe('misbehaving upstreams', () => {
     );
     const lines = await waitFor(() => {
       const l = statusLines(d);
-      return l.includes('upstream ours: connected with 7 tools') ? l : undefined;
+      return l.includes('upstream ours: connected with 8 tools') ? l : undefined;
     }, 'ours connected');
     expect(lines.find((l) => l.startsWith('upstream flood: '))).toMatch(
-      /^upstream flood: (down \(it listed 5007 tools, more than the 512 accepted\)|connecting)$/,
+      /^upstream flood: (down \(it listed 5008 tools, more than the 512 accepted\)|connecting)$/,
     );
     expect(lines.find((l) => l.startsWith('upstream garbage: '))).toMatch(
       /^upstream garbage: (down \(.+\)|connecting)$/,

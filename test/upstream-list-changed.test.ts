@@ -50,3 +50,19 @@ it('[M.list-changed] [U.exposed] an upstream’s list_changed reaches the daemon
     'ours__extra listed',
   );
 });
+
+it('[U.refuse-garbage] a storm of 200 list_changed costs the upstream at most two tools/list, one at a time', async () => {
+  const client = mcp!;
+  const answer = call(client, 'ours__storm', {});
+  const view = await waitFor(
+    () => [...owner!.views.values()].find((v) => v.command === 'ours__storm'),
+    'the storm call',
+  );
+  await owner!.approve(view.id);
+  const r = await answer;
+  const text = (r.content as Array<{ text?: string }>)[0]?.text ?? '';
+  const n = Number(/during the storm: (\d+)/.exec(text)?.[1]);
+  expect(n, text).toBeGreaterThanOrEqual(1);
+  expect(n, text).toBeLessThanOrEqual(2);
+  expect((await client.listTools()).tools.some((t) => t.name === 'ours__storm')).toBe(true);
+});

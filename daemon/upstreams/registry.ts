@@ -206,8 +206,28 @@ export class UpstreamRegistry {
     try {
       // A known era (legacy initialize): no probe, so nothing is ever sent to a sibling process.
       await client.connect(transport, { prior: { kind: 'legacy' }, timeout: HANDSHAKE_TIMEOUT_MS });
+      // One tools/list at a time per session, and one more after it when notifications came meanwhile: a
+      // server sending list_changed in a loop cannot make us send unbounded requests, and answers cannot land
+      // out of order (an older list overwriting a newer one).
+      let refreshing = false;
+      let again = false;
       client.setNotificationHandler('notifications/tools/list_changed', () => {
-        if (c.current === session) void this.#refresh(c, session);
+        if (c.current !== session) return;
+        if (refreshing) {
+          again = true;
+          return;
+        }
+        refreshing = true;
+        void (async () => {
+          try {
+            do {
+              again = false;
+              if (!(await this.#refresh(c, session))) return;
+            } while (again && c.current === session);
+          } finally {
+            refreshing = false;
+          }
+        })();
       });
       if (this.#closed || c.current !== session) return;
       // Connected means usable: only once its first tools/list was answered and accepted.

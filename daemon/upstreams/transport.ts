@@ -6,6 +6,7 @@
 import { StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import type { UpstreamConfig } from '../config.js';
 import type { Logger } from '../log.js';
+import { boundedFetch } from './bounded-fetch.js';
 import { MAX_MESSAGE_BYTES } from './limits.js';
 import { StdioUpstreamTransport } from './stdio.js';
 
@@ -37,5 +38,8 @@ export function openTransport(
   // No redirects: fetch would carry our custom headers (tokens from headers_from_env) to wherever one points.
   return new StreamableHTTPClientTransport(new URL(config.url!), {
     requestInit: { headers, redirect: 'error' },
+    fetch: boundedFetch(MAX_MESSAGE_BYTES, (why) =>
+      log.log('warn', 'upstream_message_refused', { upstream: name, why }),
+    ),
   });
 }

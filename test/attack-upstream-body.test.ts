@@ -113,7 +113,9 @@ describe('[U.outcomes] an upstream answering with an endless body', () => {
     expect(done).toMatchObject({ status: 'UNKNOWN', reason: 'UpstreamError' });
     const result = ((await answer) as { structuredContent?: Frame }).structuredContent!;
     expect(result).toMatchObject({ status: 'UNKNOWN', reason: 'UpstreamError' });
-    expect(result.detail).toMatch(/could not be read \(the upstream sent one message of more than 8388608 bytes\)/);
+    expect(result.detail).toMatch(
+      /could not be read \(the upstream sent one message of more than 8388608 bytes\)/,
+    );
     await waitFor(() => hungUp, 'the daemon to hang up on the endless body', 30_000);
     expect(written).toBeLessThan(64 * 1024 * 1024);
     expect(d.stderr()).toContain('upstream_message_refused');

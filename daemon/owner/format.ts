@@ -55,6 +55,13 @@ export function formatView(v: View): string {
   if (v.session_fingerprint !== undefined) lines.push(`    session: ${esc(v.session_fingerprint)}`);
   if (v.justification !== undefined) lines.push(`    why: ${esc(v.justification)}`);
   if (v.state === 'awaiting_review') lines.push(`    decide before ${esc(v.review_expires_at)}`);
+  if (v.approvals_needed !== undefined) {
+    // Contract 9: who approved a quorum command so far, and how many more it needs.
+    const given = (v.approvals ?? []).map((a) => `${esc(a.by)} at ${esc(a.at)}`).join(', ') || 'none yet';
+    const left = v.approvals_needed - (v.approvals?.length ?? 0);
+    const more = v.state === 'awaiting_review' && left > 0 ? ` — ${left} more needed` : '';
+    lines.push(`    approvals (${v.approvals_needed} needed): ${given}${more}`);
+  }
   if (v.decided_by !== undefined) lines.push(`    decided by ${esc(v.decided_by)}`);
   if (v.reconciliation !== undefined) {
     const note = v.reconciliation.note === undefined ? '' : ` — ${esc(v.reconciliation.note)}`;

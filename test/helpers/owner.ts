@@ -173,6 +173,21 @@ export class OwnerSocket {
     );
   }
 
+  /** The newest View of `id` this socket has received (snapshot or upsert), or undefined. */
+  latest(id: string): Frame | undefined {
+    for (let i = this.frames.length - 1; i >= 0; i--) {
+      const f = this.frames[i]!;
+      const v: Frame | undefined =
+        f.type === 'upsert'
+          ? f.command
+          : f.type === 'snapshot'
+            ? (f.commands as Frame[]).find((c) => c.id === id)
+            : undefined;
+      if (v?.id === id) return v;
+    }
+    return undefined;
+  }
+
   /** The first upsert for `id` matching `pred`, received or arriving (an event: only for sockets open before the change). */
   upsert(id: string, pred: (v: Frame) => boolean, what: string): Promise<Frame> {
     return this.waitFor((f) => f.type === 'upsert' && f.command.id === id && pred(f.command), what).then(

@@ -190,6 +190,10 @@ function onMessage(m: ServerMessage): void {
       for (const v of m.commands) views.set(v.id, v);
       for (const v of m.commands) notifyNew(v);
       board.reset(m.grants);
+      // Requests sent on the old connection get no reply: the snapshot says what happened to them, and
+      // their cards must not stay disabled waiting for an answer that never comes.
+      requests.clear();
+      for (const { node } of cards.values()) guard.sync(node);
       synced = true;
       render();
       renderGrants();

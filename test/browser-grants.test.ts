@@ -323,4 +323,45 @@ describe('[G.panel] grants in the owner panel', () => {
     await c.getByRole('button', { name: /^Deny/ }).click();
     await page.locator(`article[data-pending-id="${id}"][data-status="DENIED"]`).waitFor();
   });
+
+  it('[G.panel] an Allow lost with the connection: after the reconnect the card can be decided again, nothing was approved', async () => {
+    const tab = await context.newPage();
+    let dropped = false;
+    await tab.routeWebSocket(/\/owner\/ws$/, (ws) => {
+      const server = ws.connectToServer();
+      ws.onMessage((m) => {
+        // The approve-with-grant never reaches the daemon: the connection drops under it.
+        if (!dropped && String(m).includes('"grant"')) {
+          dropped = true;
+          void ws.close({ code: 1001, reason: 'network went away' });
+          void server.close();
+          return;
+        }
+        server.send(m);
+      });
+    });
+    await tab.goto(`${d.url}/`);
+    await tab.locator('#connection[data-state="live"]').waitFor();
+    const id = await queue(ai, 'mark', { word: 'lost' });
+    const c = card(tab, id);
+    await c.locator('button.allow:enabled').waitFor();
+    await c.getByRole('button', { name: /^Allow/ }).click();
+    await tab
+      .getByRole('dialog', { name: /allow/i })
+      .getByRole('button', { name: 'Approve and allow' })
+      .click();
+    expect(dropped).toBe(true);
+    await tab.locator('#connection[data-state="waiting"]').waitFor();
+    await tab.locator('#connection[data-state="live"]').waitFor();
+    // The reply to the lost frame never comes; the fresh snapshot decides, and the card is usable again.
+    await c.locator('button.approve:enabled').waitFor();
+    await c.locator('button.allow:enabled').waitFor();
+    expect(await c.getAttribute('data-state')).toBe('awaiting_review');
+    expect((await watcher.view(id, () => true, 'the card')).state).toBe('awaiting_review');
+    expect(readMarks(markFile)).not.toContain('lost');
+    await screenshot(tab, 'grants-12-after-lost-allow');
+    await c.getByRole('button', { name: /^Deny/ }).click();
+    await tab.locator(`article[data-pending-id="${id}"][data-status="DENIED"]`).waitFor();
+    await tab.close();
+  });
 });

@@ -11,12 +11,22 @@
  * every page change goes through the ClickGuard (click-safety.ts): a card that appears or moves is inert
  * for a second. A decision keeps focus on its card; once the card leaves the queue, focus goes to the card
  * that took its place.
+ *
+ * Grants (contract 5 (v2), 8): Allow… on a grantable card opens allow.ts's dialog, which approves and
+ * creates the grant in one `approve` frame; grants.ts lists the live grants ("Allowed for a while") with
+ * Revoke…, and cards approved by a grant name it. Allow is a decision button like Approve: inert while the
+ * card is. The grants area sits beside the queue (below it on a narrow screen), so a grant the AI uses up
+ * never moves a waiting card.
  */
-import type { ServerMessage, View } from '../daemon/owner/messages.js';
+import type { Grant, ServerMessage, View } from '../daemon/owner/messages.js';
+import { type AllowChoice, AllowDialog } from './allow.js';
 import { buildCard, countdownText, timeLeft } from './card.js';
 import { ClickGuard } from './click-safety.js';
 import { type ConnectionState, OwnerConnection } from './connection.js';
 import { byId, el } from './dom.js';
+import { EXPLAIN } from './explain.js';
+import { GrantBoard } from './grants.js';
+import { shortcuts } from './keys.js';
 import { arrivalsToHold, focusInQueue, keepFocus, newestFirst, oldestFirst, place } from './placement.js';
 
 const views = new Map<string, View>();
@@ -43,6 +53,14 @@ const toastEl = byId('toast');
 const arrivalsBtn = byId<HTMLButtonElement>('arrivals');
 
 const conn = new OwnerConnection({ onState: showConnection, onMessage });
+const board = new GrantBoard({
+  list: byId('grants-list'),
+  empty: byId('grants-empty'),
+  count: byId('grants-count'),
+  now: () => Date.now() + skewMs,
+});
+const allowDialog = new AllowDialog();
+const grantWords = (id: string) => board.describe(id);
 const guard = new ClickGuard((card) => {
   const id = card.dataset.pendingId;
   return [...requests.values()].some((r) => r.id === id);
@@ -64,7 +82,7 @@ function cardFor(v: View): HTMLElement {
   // A typed note survives a rebuild only while the card asks the same question (same state, same record).
   const key = `${v.state}|${v.reconciliation?.at ?? ''}`;
   const note = existing?.key === key ? typedNote(existing.node) : '';
-  const node = buildCard(v, skewMs, note, existing?.message);
+  const node = buildCard(v, skewMs, note, existing?.message, grantWords);
   guard.hold(node);
   if (existing !== undefined) {
     const hadFocus = existing.node.contains(document.activeElement);
@@ -77,6 +95,14 @@ function cardFor(v: View): HTMLElement {
 
 function render(force = false): void {
   guard.change(() => layout(force));
+}
+
+/** The grants area and every card's "allowed by grant …" words, after a grant changed. */
+function renderGrants(): void {
+  guard.change(() => {
+    board.render();
+    board.refreshRefs();
+  });
 }
 
 function layout(force: boolean): void {
@@ -163,16 +189,31 @@ function onMessage(m: ServerMessage): void {
       views.clear();
       for (const v of m.commands) views.set(v.id, v);
       for (const v of m.commands) notifyNew(v);
+      board.reset(m.grants);
+      // Requests sent on the old connection get no reply: the snapshot says what happened to them, and
+      // their cards must not stay disabled waiting for an answer that never comes.
+      requests.clear();
+      for (const { node } of cards.values()) guard.sync(node);
       synced = true;
       render();
+      renderGrants();
       return;
     }
+    case 'grant_upsert':
+      board.upsert(m.grant);
+      renderGrants();
+      return;
     case 'upsert': {
       const prev = views.get(m.command.id);
       if (prev !== undefined && prev.version > m.command.version) return;
       views.set(m.command.id, m.command);
       notifyNew(m.command);
       render();
+      if (allowDialog.openFor === m.command.id && m.command.state !== 'awaiting_review') {
+        // Decided elsewhere while the owner was choosing: the dialog's question no longer stands.
+        allowDialog.cancel();
+        setCardMessage(m.command.id, 'Decided elsewhere while you were choosing: nothing was sent.');
+      }
       return;
     }
     case 'history':
@@ -185,14 +226,6 @@ function onMessage(m: ServerMessage): void {
       return;
   }
 }
-
-const EXPLAIN: Record<string, string> = {
-  AlreadyDecided: 'Already decided elsewhere (another tab or the terminal) — the card shows what happened.',
-  VersionConflict: 'This request changed while you looked at it. Check the card again, then decide.',
-  NotFound: 'The daemon does not know this request any more.',
-  NotReconcilable: 'Only ERROR or UNKNOWN commands can be reconciled.',
-  BadMessage: 'The panel sent something the daemon refused; reload the page.',
-};
 
 function setCardMessage(id: string, text: string | undefined): void {
   const entry = cards.get(id);
@@ -208,6 +241,13 @@ function onReply(m: Extract<ServerMessage, { type: 'reply' }>): void {
   if (m.req_id !== null) requests.delete(m.req_id);
   if (req === undefined) {
     if (!m.ok) toast(`${m.error.code}: ${m.error.message}`);
+    return;
+  }
+  if (req.action === 'revoke') {
+    board.setRevoking(req.id, false);
+    if (!m.ok)
+      toast(`Could not revoke ${req.id}: ${m.error.code}: ${EXPLAIN[m.error.code] ?? m.error.message}`);
+    renderGrants();
     return;
   }
   const node = cards.get(req.id)?.node;
@@ -240,6 +280,7 @@ function act(card: HTMLElement, action: string): void {
     return;
   }
   if (action === 'approve' && v.state === 'awaiting_review') send(v.id, 'approve', { version: v.version });
+  else if (action === 'allow' && v.state === 'awaiting_review') openAllow(v);
   else if (action === 'deny' && v.state === 'awaiting_review') {
     const note = card.querySelector<HTMLInputElement>('input.note')?.value.trim() ?? '';
     send(v.id, 'deny', note === '' ? { version: v.version } : { version: v.version, note });
@@ -254,49 +295,32 @@ function act(card: HTMLElement, action: string): void {
   }
 }
 
-function visibleCards(): HTMLElement[] {
-  return [...document.querySelectorAll<HTMLElement>('article.card')].filter((c) => !c.hidden);
+/** The Allow… dialog for the card the owner looked at: its version is the one the grant approves. */
+function openAllow(v: View): void {
+  allowDialog.open(
+    v,
+    (grant: AllowChoice) => send(v.id, 'approve', { version: v.version, grant }),
+    (submitted) => {
+      // Back to the card: on its Allow button when cancelled, on the card once the approval is in flight.
+      const node = cards.get(v.id)?.node;
+      if (node === undefined || !node.isConnected) return;
+      const allow = node.querySelector<HTMLButtonElement>('button.allow');
+      if (!submitted && allow !== null && !allow.disabled) allow.focus({ preventScroll: true });
+      else node.focus({ preventScroll: true });
+    },
+  );
 }
 
-function onKey(e: KeyboardEvent): void {
-  if (e.ctrlKey || e.metaKey || e.altKey) return;
-  const target = e.target as HTMLElement;
-  const card = target.closest<HTMLElement>('article.card');
-  if (target instanceof HTMLInputElement && target.type === 'text') {
-    if (e.key === 'Enter' && card !== null) {
-      e.preventDefault();
-      act(card, target.classList.contains('note') ? 'deny' : 'reconcile');
-    } else if (e.key === 'Escape' && card !== null) card.focus();
+function revoke(g: Grant | undefined): void {
+  if (g === undefined || g.source !== 'owner') return;
+  const req_id = `p${nextReq++}`;
+  if (!conn.send({ type: 'revoke', req_id, grant_id: g.id })) {
+    toast('Not connected: wait for the panel to reconnect, then revoke again.');
     return;
   }
-  if (target instanceof HTMLSelectElement || target instanceof HTMLTextAreaElement) return;
-  const list = visibleCards();
-  const at = card === null ? -1 : list.indexOf(card);
-  switch (e.key) {
-    case 'j':
-    case 'ArrowDown':
-      list[Math.min(list.length - 1, at + 1)]?.focus();
-      break;
-    case 'k':
-    case 'ArrowUp':
-      list[Math.max(0, at - 1)]?.focus();
-      break;
-    case 'a':
-      if (card !== null) act(card, 'approve');
-      break;
-    case 'd':
-      if (card !== null) act(card, 'deny');
-      break;
-    case 'n':
-      card?.querySelector<HTMLInputElement>('input.note, input.reconcile-note')?.focus();
-      break;
-    case '?':
-      byId('shortcuts').toggleAttribute('hidden');
-      break;
-    default:
-      return;
-  }
-  e.preventDefault();
+  requests.set(req_id, { id: g.id, action: 'revoke' });
+  board.setRevoking(g.id, true);
+  renderGrants();
 }
 
 let connection: ConnectionState = { kind: 'connecting' };
@@ -319,6 +343,8 @@ function showConnectionNow(s: ConnectionState): void {
   if (s.kind === 'logged-out') {
     // What is on screen is no longer live: take it away rather than let it look current.
     views.clear();
+    allowDialog.cancel();
+    board.clear();
     layout(true);
     document.title = 'Logged out · ogf-broker owner';
   }
@@ -334,6 +360,8 @@ function tick(): void {
       span.textContent = ` · ${countdownText(left)}`;
       span.classList.toggle('soon', left < 60_000);
     }
+    board.tick();
+    board.refreshRefs();
   });
 }
 
@@ -353,11 +381,13 @@ function setupNotifications(): void {
 }
 
 document.addEventListener('click', (e) => {
+  const revoking = (e.target as HTMLElement).closest<HTMLButtonElement>('button[data-revoke]');
+  if (revoking) revoke(board.get(revoking.dataset.revoke ?? ''));
   const button = (e.target as HTMLElement).closest<HTMLButtonElement>('button[data-action]');
   const card = button?.closest<HTMLElement>('article.card');
   if (button && card) act(card, button.dataset.action ?? '');
 });
-document.addEventListener('keydown', onKey);
+document.addEventListener('keydown', shortcuts(act));
 // Held arrivals are placed as soon as the owner leaves the card they would have moved.
 let recheckQueued = false;
 const recheck = () => {

@@ -2,10 +2,13 @@
  * One command as a card (contracts.md 5): `data-pending-id`, the exact argv, the state in words, who
  * asked, the session fingerprint (never the session UUID: the View cannot hold it), the AI's
  * justification, a live countdown while it waits, the cue in words and as a picture, the outcome once
- * final, and real buttons whose accessible names begin with Approve / Deny / Reconcile. ERROR and UNKNOWN
- * get Reconcile (delivered / not delivered + note), never a retry (rule 2).
+ * final, and real buttons whose accessible names begin with Approve / Deny / Reconcile — and Allow on a
+ * card that may be granted (contract 5 (v2), 8). ERROR and UNKNOWN get Reconcile (delivered / not
+ * delivered + note), never a retry (rule 2). Who decided shows too: quietly an owner's name, plainly the
+ * grant that approved without asking.
  */
 import type { View } from '../daemon/owner/messages.js';
+import { grantable } from './allow.js';
 import { el } from './dom.js';
 import { actionWords, cueArgs, cueFace, gazeWords } from './face.js';
 import { upstreamBlock, upstreamContent } from './upstream.js';
@@ -150,6 +153,32 @@ function outcomeBlock(v: View): HTMLElement | null {
   return el('div', { class: 'outcome' }, ...parts);
 }
 
+/**
+ * Who decided (contract 5 (v2) `decided_by`). A grant's approval is the one a human never looked at, so it
+ * gets its own line naming the grant (app.ts keeps its words current); an owner's name stays quiet in the
+ * meta line.
+ */
+function grantLine(v: View, grantWords: (id: string) => string): HTMLElement | null {
+  const by = v.decided_by;
+  if (by === undefined || !by.startsWith('grant:')) return null;
+  const id = by.slice('grant:'.length);
+  return el(
+    'p',
+    { class: 'decided-grant' },
+    'allowed by grant ',
+    el('code', {}, id),
+    ' ',
+    el('span', { class: 'grant-ref', 'data-grant-id': id }, grantWords(id)),
+  );
+}
+
+function decidedWords(v: View): string {
+  const by = v.decided_by;
+  if (by === undefined || by === 'daemon' || by.startsWith('grant:')) return '';
+  if (by === 'policy:read_only') return ' · approved by the read-only policy';
+  return v.reason === 'OwnerDenied' ? ` · denied by ${by}` : ` · approved by ${by}`;
+}
+
 function decideControls(v: View, note: string): HTMLElement {
   const noteId = `note-${v.id}`;
   const input = el('input', {
@@ -177,6 +206,21 @@ function decideControls(v: View, note: string): HTMLElement {
       },
       'Approve',
     ),
+    grantable(v)
+      ? el(
+          'button',
+          {
+            type: 'button',
+            class: 'allow',
+            'data-action': 'allow',
+            'aria-haspopup': 'dialog',
+            'aria-label': 'Allow… (approve and allow the same again)',
+            title: 'Approve now and let the same requests through for a while',
+            disabled: true,
+          },
+          'Allow…',
+        )
+      : null,
     el(
       'button',
       { type: 'button', class: 'deny', 'data-action': 'deny', 'aria-keyshortcuts': 'd', disabled: true },
@@ -218,7 +262,13 @@ function reconcileControls(v: View, note: string): HTMLElement {
  * decision buttons are born disabled and inert (contract 5 (v2): inert for a card's first second on
  * screen); click-safety.ts arms them.
  */
-export function buildCard(v: View, skewMs: number, note: string, message: string | undefined): HTMLElement {
+export function buildCard(
+  v: View,
+  skewMs: number,
+  note: string,
+  message: string | undefined,
+  grantWords: (id: string) => string,
+): HTMLElement {
   const titleId = `title-${v.id}`;
   const attention = v.status === 'ERROR' || v.status === 'UNKNOWN';
   const card = el(
@@ -264,7 +314,9 @@ export function buildCard(v: View, skewMs: number, note: string, message: string
             ` · ${countdownText(timeLeft(v.review_expires_at, Date.parse(v.review_expires_at) - Date.parse(v.created_at), Date.now() + skewMs))}`,
           )
         : null,
+      v.decided_by === undefined ? null : el('span', { class: 'decided' }, decidedWords(v)),
     ),
+    grantLine(v, grantWords),
     el('p', { class: 'summary' }, v.summary),
     argvBlock(v),
     v.session_fingerprint === undefined

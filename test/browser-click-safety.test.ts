@@ -80,8 +80,8 @@ describe('[S.click-safety] the owner panel never lets a click land on a card the
     await page.locator(`article[data-pending-id="${a}"][data-status="SUCCEEDED"]`).waitFor();
     expect(readMarks(markFile)).toEqual(['aimed']);
 
-    // B's decision buttons were inert (disabled) on arrival; they arm by themselves.
-    expect(bDisabled).toEqual([true, true]);
+    // B's decision buttons (Approve, Allow…, Deny) were inert (disabled) on arrival; they arm by themselves.
+    expect(bDisabled).toEqual([true, true, true]);
     await card(page, b).locator('button.approve:enabled').waitFor();
     await card(page, b).locator('button.deny:enabled').waitFor();
     expect(await card(page, b).getAttribute('data-inert')).toBeNull();

@@ -44,7 +44,7 @@ afterAll(async () => {
   await d?.stop();
 });
 
-it('[U.card] the card shows upstream, tool, claims and every argument; Approve runs it and the answer reaches the AI', async () => {
+it('[U.card] [G.panel] the card shows upstream, tool, claims and every argument; Approve runs it and the answer reaches the AI', async () => {
   const path = join(files, 'from-the-panel.txt');
   const long = `${'a long line of text that the owner must be able to read whole; '.repeat(8)}END\u001b[2J`;
   const answer = call(mcp, 'notes__write_file', { path, content: long });
@@ -68,6 +68,17 @@ it('[U.card] the card shows upstream, tool, claims and every argument; Approve r
   expect(list.stdout).toContain('server says: destructive');
   expect(list.stdout).toContain('END\\u001b[2J');
   expect(list.stdout).not.toContain('\u001b');
+
+  // [G.panel] An upstream tool may be granted: Allow… says what "any arguments" means for it.
+  await card(page, id).locator('button.allow:enabled').waitFor();
+  await card(page, id)
+    .getByRole('button', { name: /^Allow/ })
+    .click();
+  const dialog = page.getByRole('dialog', { name: /allow/i });
+  expect(await dialog.textContent()).toContain('any path and any content for write_file on notes');
+  await screenshot(page, 'upstream-01b-allow-dialog');
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await dialog.waitFor({ state: 'hidden' });
 
   await card(page, id)
     .getByRole('button', { name: /^Approve/ })

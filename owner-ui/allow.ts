@@ -1,0 +1,248 @@
+/**
+ * The Allow… dialog (contracts.md 5 (v2), 8): "Approve and allow the same…" asks for the scope (these exact
+ * arguments, or any — said in words for this command), the time (15 min, 1 h, 8 h, 1 day), an optional use
+ * count (1..10000, empty = as often as asked within the time) and an optional note, then approves the card
+ * and creates the grant in one `approve` frame.
+ *
+ * A real modal `<dialog>`: it sits in the top layer, centred and sized to the screen, so no card can slide
+ * under it while the owner chooses (contract 5 (v2)), and the page behind it is inert. Keyboard: focus starts
+ * on the scope, the arrow keys choose within a group, Tab moves between groups, Enter anywhere submits,
+ * Escape cancels; whoever opened it says where focus goes back.
+ */
+import type { View } from '../daemon/owner/messages.js';
+import { el } from './dom.js';
+
+/** What `approve` carries as `grant` (daemon/owner/protocol.ts approveGrant). */
+export interface AllowChoice {
+  same_args: boolean;
+  ttl_s: number;
+  uses?: number;
+  note?: string;
+}
+
+const TIMES: Array<[number, string]> = [
+  [900, '15 min'],
+  [3600, '1 h'],
+  [28_800, '8 h'],
+  [86_400, '1 day'],
+];
+const USES_MAX = 10_000;
+const NOTE_MAX = 500;
+
+/** True when the daemon may grant this card's command: catalog commands and upstream tools, never a cue. */
+export function grantable(v: View): boolean {
+  return v.state === 'awaiting_review' && (v.tool === 'run_command_wait' || v.tool === 'upstream');
+}
+
+function listWords(items: string[]): string {
+  if (items.length <= 1) return items.join('');
+  return `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+}
+
+/** What "any arguments" means for this command, in words: `any word for mark, whatever the AI chooses`. */
+export function anyWords(v: View): string {
+  const keys = Object.keys(v.args).map((k) => `any ${k}`);
+  if (v.tool === 'upstream' && v.upstream !== undefined) {
+    const what = `${v.upstream.tool} on ${v.upstream.name}`;
+    return keys.length === 0
+      ? `any arguments at all for ${what}, whatever the AI sends`
+      : `${listWords(keys)} for ${what} — any arguments at all, whatever the AI sends`;
+  }
+  return keys.length === 0
+    ? `any arguments the catalog accepts for ${v.command} (this request has none)`
+    : `${listWords(keys)} for ${v.command}, whatever the AI chooses within the catalog's rules`;
+}
+
+function radio(
+  name: string,
+  value: string,
+  checked: boolean,
+  label: HTMLElement | string,
+  hint?: HTMLElement,
+) {
+  const id = `allow-${name}-${value}`;
+  const hintId = hint === undefined ? undefined : `${id}-hint`;
+  if (hint !== undefined && hintId !== undefined) hint.id = hintId;
+  return el(
+    'div',
+    { class: 'allow-choice' },
+    el('input', {
+      type: 'radio',
+      name,
+      value,
+      id,
+      checked,
+      'aria-describedby': hintId,
+    }),
+    el('label', { for: id }, label),
+    hint ?? null,
+  );
+}
+
+interface Session {
+  id: string;
+  submit: (choice: AllowChoice) => void;
+  afterClose: (submitted: boolean) => void;
+}
+
+export class AllowDialog {
+  readonly #dialog: HTMLDialogElement;
+  /** The card the dialog is open for and what to do when it closes. */
+  #session: Session | undefined;
+
+  constructor() {
+    this.#dialog = el('dialog', { id: 'allow-dialog', class: 'allow', 'aria-labelledby': 'allow-title' });
+    document.body.append(this.#dialog);
+    // Escape: close it ourselves, in this task, so focus goes back before anything else happens.
+    this.#dialog.addEventListener('cancel', (e) => {
+      e.preventDefault();
+      this.#finish(undefined);
+    });
+  }
+
+  /** The card it is open for, if it is open. */
+  get openFor(): string | undefined {
+    return this.#session?.id;
+  }
+
+  /**
+   * Opens the dialog for card `v`. `submit` gets the owner's choice; `afterClose(submitted)` runs once it
+   * closed either way (to put focus back).
+   */
+  open(v: View, submit: (choice: AllowChoice) => void, afterClose: (submitted: boolean) => void): void {
+    this.#finish(undefined);
+    this.#session = { id: v.id, submit, afterClose };
+    const form = this.#form(v);
+    this.#dialog.replaceChildren(form);
+    this.#dialog.showModal();
+    form.querySelector<HTMLInputElement>('input[name=scope]:checked')?.focus();
+  }
+
+  /** Closes it without approving (the card was decided elsewhere meanwhile). */
+  cancel(): void {
+    this.#finish(undefined);
+  }
+
+  /** Closes the dialog; with a choice, sends it first; then focus goes where the opener says. */
+  #finish(choice: AllowChoice | undefined): void {
+    const s = this.#session;
+    this.#session = undefined;
+    if (this.#dialog.open) this.#dialog.close();
+    if (s === undefined) return;
+    if (choice !== undefined) s.submit(choice);
+    s.afterClose(choice !== undefined);
+  }
+
+  #form(v: View): HTMLFormElement {
+    const exactArgs =
+      Object.keys(v.args).length === 0
+        ? el('span', { class: 'allow-hint' }, 'no arguments, exactly as now')
+        : el('pre', { class: 'allow-args' }, JSON.stringify(v.args, null, 2));
+    const uses = el('input', {
+      type: 'number',
+      id: 'allow-uses',
+      name: 'uses',
+      min: 1,
+      max: USES_MAX,
+      step: 1,
+      inputmode: 'numeric',
+      placeholder: 'unlimited',
+      'aria-describedby': 'allow-uses-hint',
+    });
+    const note = el('input', {
+      type: 'text',
+      id: 'allow-note',
+      name: 'note',
+      maxlength: NOTE_MAX,
+      autocomplete: 'off',
+      placeholder: 'Why you allow it (shown in the list)',
+    });
+    const error = el('p', { class: 'allow-error', role: 'alert' });
+    const form = el(
+      'form',
+      { method: 'dialog', class: 'allow-form', novalidate: true },
+      el('h2', { id: 'allow-title' }, 'Approve and allow the same again'),
+      el(
+        'p',
+        { class: 'allow-what' },
+        'Approves this request now, and lets the same requests of ',
+        el('code', {}, v.command),
+        ' from ',
+        el('strong', {}, v.client),
+        ' through without asking you, for the time you choose. Revoke it any time under “Allowed for a while”.',
+      ),
+      el(
+        'fieldset',
+        {},
+        el('legend', {}, 'Which requests'),
+        radio('scope', 'exact', true, 'These exact arguments', exactArgs),
+        radio('scope', 'any', false, 'Any arguments', el('span', { class: 'allow-hint' }, anyWords(v))),
+      ),
+      el(
+        'fieldset',
+        { class: 'allow-times' },
+        el('legend', {}, 'For how long'),
+        ...TIMES.map(([s, words], i) => radio('ttl', String(s), i === 0, words)),
+      ),
+      el(
+        'div',
+        { class: 'allow-field' },
+        el('label', { for: 'allow-uses' }, 'How many times (optional)'),
+        uses,
+        el(
+          'span',
+          { id: 'allow-uses-hint', class: 'allow-hint' },
+          `1 to ${USES_MAX}; empty: as often as asked within the time. This approval does not count.`,
+        ),
+      ),
+      el('div', { class: 'allow-field' }, el('label', { for: 'allow-note' }, 'Note (optional)'), note),
+      error,
+      el(
+        'div',
+        { class: 'allow-actions' },
+        el('button', { type: 'button', class: 'quiet', value: 'cancel' }, 'Cancel'),
+        el('button', { type: 'submit', class: 'approve' }, 'Approve and allow'),
+      ),
+    );
+    form.querySelector('button[value=cancel]')?.addEventListener('click', () => this.#finish(undefined));
+    // Enter on a radio submits too (browsers submit implicitly only from text fields).
+    form.addEventListener('keydown', (e) => {
+      if (e.key !== 'Enter' || e.isComposing) return;
+      const t = e.target as HTMLElement;
+      if (t instanceof HTMLInputElement && t.type === 'radio') {
+        e.preventDefault();
+        form.requestSubmit();
+      }
+    });
+    form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      const choice = this.#read(form, uses, note);
+      if (typeof choice === 'string') {
+        error.textContent = choice;
+        return;
+      }
+      this.#finish(choice);
+    });
+    return form;
+  }
+
+  /** The owner's choice, or what is wrong with it (naming the field and what it accepts). */
+  #read(form: HTMLFormElement, uses: HTMLInputElement, note: HTMLInputElement): AllowChoice | string {
+    const scope = form.querySelector<HTMLInputElement>('input[name=scope]:checked')?.value;
+    const ttl = Number(form.querySelector<HTMLInputElement>('input[name=ttl]:checked')?.value);
+    const choice: AllowChoice = { same_args: scope !== 'any', ttl_s: ttl };
+    const raw = uses.value.trim();
+    // A number input holding text that is not a number reports "" with badInput set.
+    if (uses.validity.badInput)
+      return `How many times must be a whole number from 1 to ${USES_MAX}, or empty.`;
+    if (raw !== '') {
+      const n = Number(raw);
+      if (!Number.isInteger(n) || n < 1 || n > USES_MAX)
+        return `How many times must be a whole number from 1 to ${USES_MAX}, or empty, got ${raw}.`;
+      choice.uses = n;
+    }
+    const text = note.value.trim();
+    if (text !== '') choice.note = text.slice(0, NOTE_MAX);
+    return choice;
+  }
+}

@@ -1,11 +1,11 @@
 /**
  * The upstream source (contract 7): every connected upstream's tools, exposed as `<upstream>__<tool>` with
  * the upstream's own inputSchema, title and annotations, and each call validated against that JSON Schema
- * (the SDK's validator, in the product: a mismatch is `InvalidArguments:` naming the field, nothing queued)
+ * (the SDK's Ajv with RE2 patterns, ./upstream-schema.ts, in the product: a mismatch is `InvalidArguments:`
+ * naming the field, nothing queued)
  * into a SubmitRequest of tool `upstream`. The tools an upstream listed stay listed while it reconnects.
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import type { UpstreamConfig } from '../config.js';
 import type { SubmitRequest } from '../context.js';
 import type { Command, UpstreamRef } from '../core/lifecycle.js';
@@ -14,14 +14,13 @@ import type { Logger } from '../log.js';
 import { MAX_TOOL_JSON_CHARS } from '../upstreams/limits.js';
 import type { UpstreamRegistry, UpstreamStatus } from '../upstreams/registry.js';
 import type { ListingSchema, Prepared, Source, SourceListing } from './source.js';
+import { compileInputSchema, type Validate } from './upstream-schema.js';
 
 /** Contract 7: an exposed name must match this, else the tool is not exposed (logged upstream_tool_skipped). */
 const EXPOSED_NAME_RE = /^[A-Za-z0-9_-]{1,64}$/;
 
 const DESCRIPTION_PREFIX =
   "Each call needs the owner's approval and may answer PENDING (then call await_command_result with its pending_id).";
-
-type Validate = (input: unknown) => { valid: boolean; errorMessage?: string | undefined };
 
 interface Exposed {
   tool: Tool;
@@ -69,7 +68,6 @@ export class UpstreamSource implements Source {
   };
   readonly #registry: UpstreamRegistry;
   readonly #log: Logger;
-  readonly #validator = new AjvJsonSchemaValidator();
   #exposed = new Map<string, Exposed>();
   readonly #listeners = new Set<() => void>();
   readonly #skipped = new Set<string>();
@@ -183,14 +181,13 @@ export class UpstreamSource implements Source {
           );
           continue;
         }
-        let validate: Validate;
-        try {
-          validate = this.#validator.getValidator(t.inputSchema as never) as Validate;
-        } catch (err) {
-          this.#skip(upstream, t.name, `its inputSchema does not compile: ${(err as Error).message}`);
+        // Linear-time patterns, each tool's schema on its own (./upstream-schema.ts).
+        const compiled = compileInputSchema(t.inputSchema);
+        if (!compiled.ok) {
+          this.#skip(upstream, t.name, compiled.why);
           continue;
         }
-        next.set(exposedName, this.#describe(upstream, exposedName, t, validate));
+        next.set(exposedName, this.#describe(upstream, exposedName, t, compiled.validate));
       }
     }
     const changed = JSON.stringify([...next.values()].map((e) => e.tool)) !== JSON.stringify(this.tools());

@@ -22,7 +22,10 @@ import type { Logger } from './log.js';
 import { createMcpEdge } from './mcp/edge.js';
 import { createOwnerEdge } from './owner/edge.js';
 import { Catalog } from './sources/catalog.js';
+import { CatalogSource } from './sources/catalog-source.js';
 import { createCueFeature } from './sources/cue.js';
+import { CueSource } from './sources/cue-source.js';
+import { executorsOf, type Source } from './sources/source.js';
 import { UpstreamSource } from './sources/upstream.js';
 import { Tokens } from './tokens.js';
 import { UpstreamRegistry } from './upstreams/registry.js';
@@ -124,17 +127,19 @@ export class Daemon {
     });
     this.#upstreams = upstreams;
     const catalog = new Catalog(config);
-    const cue = createCueFeature({ config, paths, log: this.#log });
+    // architecture.md "The house": each source lists its tools and names its executor; the MCP edge lists
+    // them in this order (and merges their parts of list_commands in it: catalog, bridge, upstreams).
+    const sources: Source[] = [
+      new CatalogSource(catalog, new CatalogExecutor(catalog, config.output_limit_bytes)),
+      new CueSource(createCueFeature({ config, paths, log: this.#log }), this.#log),
+      new UpstreamSource(upstreams, this.#log, new UpstreamExecutor(upstreams, config.output_limit_bytes)),
+    ];
     const broker = new Broker({
       store,
       reviewTimeoutS: config.review_timeout_s,
       maxPendingPerClient: config.max_pending_per_client,
       maxPending: config.max_pending,
-      executors: {
-        run_command_wait: new CatalogExecutor(catalog, config.output_limit_bytes),
-        ...(cue ? { ogf_cue: cue.executor } : {}),
-        upstream: new UpstreamExecutor(upstreams, config.output_limit_bytes),
-      },
+      executors: executorsOf(sources),
       // Contract 8: what may be granted is what the config names (catalog commands, upstream tools).
       commandPolicy: (name) => {
         const approvals = commandApprovals(config, name);
@@ -152,9 +157,7 @@ export class Daemon {
       config,
       paths,
       broker,
-      catalog,
-      cues: cue?.cues,
-      upstreams: new UpstreamSource(upstreams, this.#log),
+      sources,
       tokens,
       origins,
       log: this.#log,

@@ -178,6 +178,25 @@ describe('[Q.bad-input] bad flags and bad config: one line naming the field, exi
     expect(existsSync(join(dir, 'd'))).toBe(false);
   });
 
+  it('config: a name given twice (JSON.parse would keep the last one) is refused, naming the path', () => {
+    const dir = makeDataDir();
+    const file = join(dir, 'cfg.json');
+    const data = join(dir, 'd');
+    const up = (path: string) => `{"argv":["${process.execPath}","${path}"]}`;
+    // Contract 1.3: an upstream named twice — each entry valid, so only the duplicate can refuse it.
+    writeFileSync(file, `{"upstreams":{"notes":${up('/a')},"other":${up('/b')},"notes":${up('/c')}}}`);
+    expectUsage(
+      cli(['start', '--data-dir', data, '--config', file]),
+      `${file}: upstreams.notes: named twice`,
+    );
+    const say = '{"description":"x","argv":["true"]}';
+    writeFileSync(file, `{"commands":{"say":${say},"s\\u0061y":${say}}}`);
+    expectUsage(cli(['start', '--data-dir', data, '--config', file]), 'commands.say: named twice');
+    writeFileSync(file, '{"review_timeout_s":30,\n "review_timeout_s":60}');
+    expectUsage(cli(['start', '--data-dir', data, '--config', file]), 'review_timeout_s: named twice');
+    expect(existsSync(data)).toBe(false);
+  });
+
   it('[S.modes] refuses a group/other accessible data dir and says how to fix it', () => {
     const dir = makeDataDir();
     chmodSync(dir, 0o755);

@@ -2,7 +2,8 @@
  * `ogf-broker mcp-stdio [--data-dir D]` (contract 1.1): an MCP server on stdin/stdout for clients that spawn
  * their servers (Claude Desktop). It acts as client `local` and relays `tools/list` and `tools/call` to the
  * daemon of its data dir over Streamable HTTP (./relay.ts), so both transports share one broker, one
- * validation and one set of schemas; progress notifications are forwarded. Both protocol generations are
+ * validation and one set of schemas; progress notifications and the daemon's
+ * `notifications/tools/list_changed` (contract 3.1) are forwarded. Both protocol generations are
  * served (contract 10): the SDK's `serveStdio` pins each connection to the generation its opening speaks.
  * stdout is the protocol: logs go to stderr only.
  */
@@ -39,16 +40,25 @@ function unavailable(e: unknown): ProtocolError {
 
 /** The stdio-side server of one connection in `generation`, relaying to the daemon through `relay`. */
 export function createRelayServer(relay: Relay, log: Logger, generation: Generation = 'legacy'): Server {
-  // The same task capability the daemon declares in this generation (contract 10).
+  // The same capabilities the daemon declares in this generation: tools with list_changed (contract 3.1),
+  // and its task capability (contract 10).
   const capabilities =
     generation === 'modern'
-      ? { tools: { listChanged: false }, extensions: { [TASKS_EXTENSION]: {} } }
-      : { tools: { listChanged: false }, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } };
+      ? { tools: { listChanged: true }, extensions: { [TASKS_EXTENSION]: {} } }
+      : { tools: { listChanged: true }, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } };
   const server = new GateServer(
     { name: 'ogf-broker', title: 'ogf-broker', version: VERSION },
     { capabilities, instructions: SERVER_INSTRUCTIONS },
   );
   registerRelayTaskHandlers(server, generation, relay);
+  // Contract 3.1: the daemon's tool set changed. A 2025-era client hears it unsolicited; on a 2026-07-28
+  // connection serveStdio delivers it on the client's open subscriptions/listen streams (none: nothing).
+  const stop = relay.onToolsChanged(() => void server.sendToolListChanged().catch(() => {}));
+  const previous = server.onclose;
+  server.onclose = () => {
+    stop();
+    previous?.();
+  };
   server.setRequestHandler('tools/list', async (request, ctx) => {
     try {
       return await relay.call((c) => c.listTools(request.params, { signal: ctx.mcpReq.signal }));

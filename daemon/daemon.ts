@@ -111,6 +111,7 @@ export class Daemon {
     this.#store = store;
     const tokens = unwritable(config.dataDir, () => new Tokens(paths, store, this.#env));
     this.#tokens = tokens;
+    unwritable(config.dataDir, () => tokens.refreshAtStart());
     tokens.assertDistinct();
     const swept = unwritable(config.dataDir, () => sweepRunDir(paths.run));
     if (swept > 0) this.#log.log('warn', 'session_files_swept', { count: swept });

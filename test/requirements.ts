@@ -68,7 +68,7 @@ export const REQUIREMENTS = {
   'S.tokens': {
     source: 'contracts.md 1.1, 1.2',
     statement:
-      'Owner and MCP tokens are never logged, never in the database, results or owner frames; only owner.token and mcp.token hold them in clear, other clients only as hashes.',
+      'Owner and MCP tokens are never logged, never in the database, results or owner frames; only owner.token and mcp.token hold them in clear, other owners and clients only as hashes.',
   },
   'S.auth': {
     source: 'contracts.md 3, 5',
@@ -113,7 +113,7 @@ export const REQUIREMENTS = {
   'S.token-distinct': {
     source: 'contracts.md 1.1 (v2)',
     statement:
-      'start refuses (exit 2, one line) an owner token equal to any MCP token, compared by hash; generated tokens never repeat the owner token.',
+      'start refuses (exit 2, one line) any owner’s token equal to any MCP token, compared by hash; generated owner and MCP tokens never repeat an existing owner or MCP token.',
   },
   'S.no-shell': {
     source: 'contracts.md 1.3, 4',
@@ -313,6 +313,22 @@ export const REQUIREMENTS = {
     source: 'contracts.md 7, 5 (v2)',
     statement:
       "The owner's card for an upstream call shows the upstream and tool, the server's annotations as its claims and every argument (long values folded, none hidden); ogf-broker list shows the same, escaped.",
+  },
+  // ---- contracts.md section 9: named owners ---------------------------------------------------------
+  'O.named': {
+    source: 'contracts.md 9, 1.1 (v2)',
+    statement:
+      'token owner --name NAME creates an owner (only its hash kept) and prints its login URL once as the last line; again for an existing one exits 2 pointing to --rotate; each owner logs in (panel and Bearer) with its own token and hello names it; token owner prints owner owner’s URL at any time.',
+  },
+  'O.decided-by': {
+    source: 'contracts.md 9, 5 (v2)',
+    statement:
+      'A decision or reconciliation records the deciding owner’s name (View decided_by, the audit actor, ogf-broker list); the terminal commands act as owner owner; the panel names the signed-in owner.',
+  },
+  'O.rotate': {
+    source: 'contracts.md 1.1, 5 (v2), 9',
+    statement:
+      'token owner --rotate replaces an owner’s token and a running daemon closes every panel session and socket of that owner (Bearer included) at once; the old token logs in nowhere, the new one does, other owners are untouched; owner owner’s rotation rewrites owner.token and is refused (exit 2) when OGF_BROKER_OWNER_TOKEN fixes it.',
   },
 } as const satisfies Record<string, Requirement>;
 

@@ -33,6 +33,11 @@ export interface View {
   reason?: string;
   result?: CommandResult;
   reconciliation?: { outcome: 'delivered' | 'not_delivered'; note?: string; at: string };
+  /**
+   * Who decided, once decided (contract 5 (v2)): an owner's name, `daemon` (expiry, restarts), the client
+   * that cancelled, `policy:read_only`, or (with grants) `grant:<id>`.
+   */
+  decided_by?: string;
   /** Upstream calls (contract 5 (v2), 7): the server, its own tool name, and what the server claims. */
   upstream?: UpstreamRef;
 }
@@ -116,6 +121,7 @@ export function toView(command: Command): View {
   const reason = reasonOf(command.phase);
   if (reason !== undefined) view.reason = reason;
   if (view.result?.reconciliation !== undefined) view.reconciliation = view.result.reconciliation;
+  if ('decided_by' in command.phase) view.decided_by = command.phase.decided_by;
   return view;
 }
 

@@ -1,7 +1,7 @@
 /**
  * Login (contracts.md 5): `GET /login#token=T` serves a page whose script reads the token from the URL
  * fragment (which browsers never send to a server, so it stays out of logs and query strings) and POSTs it
- * as JSON to `POST /login`. A right token gets an `HttpOnly; SameSite=Strict` session cookie and, in the
+ * as JSON to `POST /login`. Any owner's token (contract 9) logs in as that owner. A right token gets an `HttpOnly; SameSite=Strict` session cookie and, in the
  * body, the session's panel key (v2: the page keeps it in `localStorage`, see sessions.ts); a wrong one gets
  * 401 after a 1 s hold. Attempts go through the login gate (throttle.ts): at most 4 are checked at a time,
  * and the body is read before an attempt queues, so a slow body cannot hold a slot. The token is compared
@@ -13,6 +13,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EdgeContext, HttpRoute } from '../context.js';
+import type { OwnerCredential } from '../tokens.js';
 import { OwnerSessions } from './sessions.js';
 import { securityHeaders, sendPage } from './static.js';
 import type { LoginThrottle } from './throttle.js';
@@ -117,8 +118,10 @@ async function postLogin({ ctx, sessions, throttle }: LoginDeps, req: IncomingMe
   // The client hanging up while its attempt waits takes it out of the queue unchecked.
   const gone = new AbortController();
   res.once('close', () => gone.abort());
+  let owner: OwnerCredential | undefined;
   const outcome = await throttle.attempt(() => {
-    if (ctx.tokens.isOwnerToken(token)) return true;
+    owner = ctx.tokens.ownerByToken(token);
+    if (owner !== undefined) return true;
     // Audited when checked, so the audit log counts the attempts the gate let through.
     ctx.broker.audit({
       at: new Date().toISOString(),
@@ -153,12 +156,12 @@ async function postLogin({ ctx, sessions, throttle }: LoginDeps, req: IncomingMe
         res,
         401,
         'Unauthorized',
-        'that is not the owner token: open the URL `ogf-broker token owner` prints',
+        'that is no owner’s token: open the login URL `ogf-broker token owner` printed for you',
       );
       return;
     case 'accepted': {
-      const session = sessions.create();
-      ctx.log.log('info', 'owner_login', { address });
+      const session = sessions.create(owner!);
+      ctx.log.log('info', 'owner_login', { address, owner: owner!.name });
       json(
         req,
         res,
@@ -201,8 +204,8 @@ export function loginRoutes(deps: LoginDeps): HttpRoute[] {
         // Lets a tab whose WebSocket keeps failing tell "logged out" (daemon restarted, or this tab's key is
         // not its session's) from "daemon down". Cookie and key, like the socket.
         const key = req.headers[PANEL_KEY_HEADER];
-        if (sessions.authenticate(req, typeof key === 'string' ? key : undefined) !== undefined)
-          json(req, res, 200, { ok: true });
+        const match = sessions.authenticate(req, typeof key === 'string' ? key : undefined);
+        if (match !== undefined && deps.ctx.tokens.isCurrent(match.owner)) json(req, res, 200, { ok: true });
         else refuse(req, res, 401, 'Unauthorized', 'no owner session with this panel key: log in again');
         return true;
       }

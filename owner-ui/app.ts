@@ -41,6 +41,7 @@ const retryBtn = byId<HTMLButtonElement>('retry');
 const notifyBtn = byId<HTMLButtonElement>('enable-notifications');
 const toastEl = byId('toast');
 const arrivalsBtn = byId<HTMLButtonElement>('arrivals');
+const signedInEl = byId('signed-in');
 
 const conn = new OwnerConnection({ onState: showConnection, onMessage });
 const guard = new ClickGuard((card) => {
@@ -157,6 +158,7 @@ function onMessage(m: ServerMessage): void {
   switch (m.type) {
     case 'hello':
       skewMs = Date.parse(m.server_time) - Date.now();
+      showOwner(m.owner);
       return;
     case 'snapshot': {
       // A fresh snapshot replaces everything: a reconnecting tab resyncs and misses nothing.
@@ -301,6 +303,16 @@ function onKey(e: KeyboardEvent): void {
 
 let connection: ConnectionState = { kind: 'connecting' };
 
+/** Contract 5 (v2): the panel names the signed-in owner (`hello.owner`). In the header, so via the guard. */
+function showOwner(name: string): void {
+  if (signedInEl.dataset.owner === name && !signedInEl.hidden) return;
+  guard.change(() => {
+    signedInEl.dataset.owner = name;
+    signedInEl.replaceChildren('Signed in as ', el('strong', {}, name));
+    signedInEl.hidden = false;
+  });
+}
+
 function showConnection(s: ConnectionState): void {
   // The state line and the retry button live in the sticky header: their size can move every card.
   guard.change(() => showConnectionNow(s));
@@ -311,6 +323,7 @@ function showConnectionNow(s: ConnectionState): void {
   connEl.dataset.state = s.kind;
   retryBtn.hidden = s.kind !== 'waiting';
   byId('logged-out').hidden = s.kind !== 'logged-out';
+  if (s.kind === 'logged-out') signedInEl.hidden = true;
   if (s.kind === 'live') connEl.textContent = 'Live: updates arrive as they happen';
   else if (s.kind === 'connecting') connEl.textContent = 'Connecting…';
   else if (s.kind === 'logged-out') connEl.textContent = 'Logged out';

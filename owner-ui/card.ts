@@ -264,6 +264,10 @@ export function buildCard(v: View, skewMs: number, note: string, message: string
             ` · ${countdownText(timeLeft(v.review_expires_at, Date.parse(v.review_expires_at) - Date.parse(v.created_at), Date.now() + skewMs))}`,
           )
         : null,
+      // Who decided (contract 9: an owner's name, or daemon / grant / policy), since several owners share the queue.
+      v.decided_by === undefined
+        ? null
+        : el('span', {}, ' · decided by ', el('strong', { class: 'decider' }, v.decided_by)),
     ),
     el('p', { class: 'summary' }, v.summary),
     argvBlock(v),

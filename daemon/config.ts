@@ -42,6 +42,16 @@ const paramSchema = z.union([stringParam, integerParam, enumParam], {
 });
 export type ParamSpec = z.infer<typeof paramSchema>;
 
+/**
+ * `approvals` of a catalog command or an upstream (contract 1.3, 7, 9). The contract allows 1..5, but quorum
+ * is not built yet: accepting 2 and letting one owner approve alone would break rule 1, so anything above
+ * 1 is refused until it is (the safe side; closing note). One schema for both, so both lift together.
+ */
+const approvalsSchema = z.number().refine((n): boolean => n === 1, {
+  error: (issue) =>
+    `must be 1 for now (several owners per call, section 9, is not built yet), got ${JSON.stringify(issue.input)}`,
+});
+
 const commandSchema = z
   .strictObject({
     description: z.string().max(1000),
@@ -54,6 +64,8 @@ const commandSchema = z
       .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'names must be identifiers'), z.string())
       .optional(),
     timeout_s: z.number().int().min(1).max(3600).default(60),
+    // Absent means 1; optional (not defaulted) so catalog entries built in code need not spell it out.
+    approvals: approvalsSchema.optional(),
   })
   .superRefine((cmd, ctx) => {
     cmd.argv.forEach((arg, i) => {
@@ -151,15 +163,7 @@ const upstreamSchema = z
     timeout_s: intIn(1, 3600).default(60),
     tools: z.array(z.string().min(1)).optional(),
     trust_read_only_hint: z.boolean('must be true or false').default(false),
-    // Contract 7/9 allow 1..5, but quorum is not built yet: accepting 2 and letting one owner approve alone
-    // would break rule 1, so anything above 1 is refused until it is (the safe side; closing note).
-    approvals: z
-      .number()
-      .refine((n) => n === 1, {
-        error: (issue) =>
-          `must be 1 for now (several owners per call, section 9, is not built yet), got ${JSON.stringify(issue.input)}`,
-      })
-      .default(1),
+    approvals: approvalsSchema.default(1),
     wait_seconds: z.number().min(0).max(90).default(50),
   })
   .superRefine((u, ctx) => {

@@ -15,7 +15,7 @@
 import type { ServerMessage, View } from '../daemon/owner/messages.js';
 import { buildCard, countdownText, timeLeft } from './card.js';
 import { ClickGuard } from './click-safety.js';
-import { type ConnectionState, OwnerConnection } from './connection.js';
+import { type ConnectionState, logOut, OwnerConnection } from './connection.js';
 import { byId, el } from './dom.js';
 import { arrivalsToHold, focusInQueue, keepFocus, newestFirst, oldestFirst, place } from './placement.js';
 
@@ -401,9 +401,7 @@ byId('older').addEventListener('click', () => {
   conn.send({ type: 'history', req_id: `h${nextReq++}`, limit: 100, ...(last ? { before: last.id } : {}) });
 });
 byId('logout').addEventListener('click', () => {
-  void fetch('/logout', { method: 'POST', credentials: 'same-origin' }).then(() =>
-    location.replace('/login'),
-  );
+  void logOut().finally(() => location.replace('/login'));
 });
 setupNotifications();
 window.setInterval(tick, 1000);

@@ -330,6 +330,11 @@ export const REQUIREMENTS = {
     statement:
       'token owner --rotate replaces an owner’s token and a running daemon closes every panel session and socket of that owner (Bearer included) at once; the old token logs in nowhere, the new one does, other owners are untouched; owner owner’s rotation rewrites owner.token and is refused (exit 2) when OGF_BROKER_OWNER_TOKEN fixes it.',
   },
+  'S.logout-origin': {
+    source: 'contracts.md 5 (v2)',
+    statement:
+      'POST /logout from another origin (a page on another 127.0.0.1 port) or with the session cookie but not its panel key ends no session.',
+  },
 } as const satisfies Record<string, Requirement>;
 
 export type RequirementId = keyof typeof REQUIREMENTS;

@@ -9,7 +9,10 @@
  * address. The panel key is never logged either, and never travels in a URL.
  *
  * Requiring `Content-Type: application/json` means a cross-site HTML form cannot post here without a
- * CORS preflight we never grant, and a browser `Origin` must be one of ours.
+ * CORS preflight we never grant, and a browser `Origin` must be one of ours. `POST /logout` checks the
+ * `Origin` the same way and needs the panel key as well as the cookie: a page on another 127.0.0.1 port
+ * (which is same-site, so the browser sends it our cookie) must not log the owner out, and neither may a
+ * server there that received the cookie.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EdgeContext, HttpRoute } from '../context.js';
@@ -87,10 +90,15 @@ export interface LoginDeps {
   throttle: LoginThrottle;
 }
 
+/** False when a browser `Origin` is present and not one of the daemon's own (or public_url's). */
+function ownOrigin(ctx: EdgeContext, req: IncomingMessage): boolean {
+  const origin = req.headers.origin;
+  return origin === undefined || ctx.origins.isAllowedOrigin(origin);
+}
+
 async function postLogin({ ctx, sessions, throttle }: LoginDeps, req: IncomingMessage, res: ServerResponse) {
   const address = req.socket.remoteAddress ?? 'unknown';
-  const origin = req.headers.origin;
-  if (origin !== undefined && !ctx.origins.isAllowedOrigin(origin)) {
+  if (!ownOrigin(ctx, req)) {
     refuse(req, res, 403, 'Forbidden', 'Origin: this page may only be posted from the daemon’s own origin');
     return;
   }
@@ -195,9 +203,14 @@ export function loginRoutes(deps: LoginDeps): HttpRoute[] {
         return true;
       }
       if (path === '/logout' && m === 'POST') {
+        if (!ownOrigin(deps.ctx, req)) {
+          refuse(req, res, 403, 'Forbidden', 'Origin: only the daemon’s own pages may log out');
+          return true;
+        }
         // Ending the session closes its sockets at once (contract 5 v2; edge.ts wires sessions to the hub).
-        sessions.end(req);
-        json(req, res, 200, { ok: true }, { 'Set-Cookie': OwnerSessions.clearCookie() });
+        const key = req.headers[PANEL_KEY_HEADER];
+        const ended = sessions.end(req, typeof key === 'string' ? key : undefined);
+        json(req, res, 200, { ok: true, ended }, { 'Set-Cookie': OwnerSessions.clearCookie() });
         return true;
       }
       if (path === '/owner/session' && m === 'GET') {

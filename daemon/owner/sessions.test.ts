@@ -33,7 +33,10 @@ describe('OwnerSessions', () => {
     expect(s.session(withCookie(id))).toMatch(/^[0-9a-f]{64}$/);
     expect(s.session(withCookie(`${id}x`))).toBeUndefined();
     expect(s.session(req())).toBeUndefined();
-    s.end(withCookie(id));
+    // Logging out needs the key too: the cookie alone (all a server on another port gets) ends nothing.
+    expect(s.end(withCookie(id), undefined)).toBe(false);
+    expect(s.session(withCookie(id))).toBeDefined();
+    expect(s.end(withCookie(id), key)).toBe(true);
     expect(s.session(withCookie(id))).toBeUndefined();
     const later = s.create(OWNER);
     now += 13 * HOUR;
@@ -63,8 +66,8 @@ describe('OwnerSessions', () => {
     const ended = recording(s);
     const out = s.create(OWNER);
     const outHandle = s.session(withCookie(out.id))!;
-    s.end(withCookie(out.id));
-    s.end(withCookie(out.id)); // twice: told once
+    s.end(withCookie(out.id), out.key);
+    s.end(withCookie(out.id), out.key); // twice: told once
     expect(ended).toEqual([[outHandle, 'logged out']]);
 
     const early = s.create(OWNER);

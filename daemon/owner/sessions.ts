@@ -143,10 +143,16 @@ export class OwnerSessions {
     return undefined;
   }
 
-  /** Ends the session a request carries (logout). */
-  end(req: IncomingMessage): void {
-    const handle = this.session(req);
-    if (handle !== undefined) this.#end(handle, 'logged out');
+  /**
+   * Ends the session a logout request carries, cookie and key (contract 5 v2: the cookie alone opens
+   * nothing — a server on another port that received the cookie must not log the owner out with it).
+   * Returns whether a session ended.
+   */
+  end(req: IncomingMessage, key: string | undefined): boolean {
+    const match = this.authenticate(req, key);
+    if (match === undefined) return false;
+    this.#end(match.handle, 'logged out');
+    return true;
   }
 
   /** Ends every session whose owner credential `stale` says is no longer valid; returns how many. */

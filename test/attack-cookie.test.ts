@@ -51,6 +51,15 @@ beforeAll(async () => {
       );
       return;
     }
+    if (req.url === '/plant') {
+      // A cookie for 127.0.0.1 (any port) with a longer Path: sent before the daemon's own on /owner/*.
+      res.writeHead(200, {
+        'Content-Type': 'text/html; charset=utf-8',
+        'Set-Cookie': 'ogf_owner_session=planted-by-the-dev-server; Path=/owner',
+      });
+      res.end('<!doctype html><title>dev server</title><p>hello</p>');
+      return;
+    }
     if (req.url === '/done') attackerDone++;
     if (req.url === '/') {
       // The "dev server" page: a script that calls home, as any page may.
@@ -187,5 +196,21 @@ describe('[S.owner-key] a local server on another port gets the owner cookie, ne
     const id = await queue(ai, 'mark', { word: 'stillhere' });
     await card(page, id).waitFor();
     expect(await page.locator('#connection').getAttribute('data-state')).toBe('live');
+  });
+
+  it('[S.cookie-shadow] a session cookie the other port plants with a longer Path does not log the owner out', async () => {
+    await loginPage(page, d);
+    const evil = await context.newPage();
+    await evil.goto(`${attackerUrl}plant`);
+    const planted = (await context.cookies()).filter((c) => c.name === 'ogf_owner_session');
+    expect(planted.map((c) => c.path).sort()).toEqual(['/', '/owner']);
+    await evil.close();
+    // A new tab: its socket upgrade to /owner/ws carries the planted value first, then the real one.
+    const tab = await context.newPage();
+    await tab.goto(`${d.url}/`);
+    await tab.locator('#connection[data-state="live"]').waitFor();
+    const id = await queue(ai, 'mark', { word: 'shadowed' });
+    await card(tab, id).waitFor();
+    await tab.close();
   });
 });

@@ -147,6 +147,23 @@ describe('[S.logout-closes] the end of a panel session', () => {
     expect(await upgradeWith(d, mine)).toBe(101);
   });
 
+  it('[S.cookie-shadow] a planted ogf_owner_session sent before the real one does not shadow it', async () => {
+    const mine = await panelLogin(d);
+    const value = mine.cookie.slice('ogf_owner_session='.length);
+    const shadowed = {
+      ...mine,
+      cookie: `ogf_owner_session=planted; ogf_owner_session=; ogf_owner_session=${value}`,
+    };
+    expect(await upgradeWith(d, shadowed)).toBe(101);
+    const probe = await fetch(`${d.url}/owner/session`, {
+      headers: { Cookie: shadowed.cookie, 'X-OGF-Owner-Key': mine.key },
+    });
+    expect(probe.status).toBe(200);
+    // The page itself, too: the panel, not the login page.
+    const page = await (await fetch(`${d.url}/`, { headers: { Cookie: shadowed.cookie } })).text();
+    expect(page).toContain('id="queue"');
+  });
+
   it('a session’s expiry closes its sockets by itself, and its cookie and key open nothing after', async () => {
     const short = await daemon({ OGF_BROKER_OWNER_SESSION_TTL_MS: '2000' });
     const login = await panelLogin(short);

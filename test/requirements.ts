@@ -335,6 +335,11 @@ export const REQUIREMENTS = {
     statement:
       'POST /logout from another origin (a page on another 127.0.0.1 port) or with the session cookie but not its panel key ends no session.',
   },
+  'S.cookie-shadow': {
+    source: 'contracts.md 5 (v2)',
+    statement:
+      'An extra ogf_owner_session cookie planted by another local server (a longer Path, sent first) does not shadow the owner’s real session.',
+  },
 } as const satisfies Record<string, Requirement>;
 
 export type RequirementId = keyof typeof REQUIREMENTS;

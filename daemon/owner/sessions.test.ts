@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import type { OwnerCredential } from '../tokens.js';
-import { OwnerSessions, readCookie, SESSION_COOKIE, type SessionEnd } from './sessions.js';
+import { OwnerSessions, readCookies, SESSION_COOKIE, type SessionEnd } from './sessions.js';
 
 const req = (cookie?: string) => ({ headers: cookie === undefined ? {} : { cookie } }) as IncomingMessage;
 const withCookie = (id: string) => req(`${SESSION_COOKIE}=${id}`);
@@ -16,10 +16,30 @@ function recording(s: OwnerSessions): Array<[string, SessionEnd]> {
 }
 
 describe('OwnerSessions', () => {
-  it('reads one cookie among several', () => {
-    expect(readCookie('a=1; ogf_owner_session=xyz; b=2', SESSION_COOKIE)).toBe('xyz');
-    expect(readCookie('a=1', SESSION_COOKIE)).toBeUndefined();
-    expect(readCookie(undefined, SESSION_COOKIE)).toBeUndefined();
+  it('reads every value of one cookie among several, in order', () => {
+    expect(readCookies('a=1; ogf_owner_session=xyz; b=2', SESSION_COOKIE)).toEqual(['xyz']);
+    expect(readCookies('ogf_owner_session=junk; a=1; ogf_owner_session=xyz', SESSION_COOKIE)).toEqual([
+      'junk',
+      'xyz',
+    ]);
+    expect(readCookies('a=1', SESSION_COOKIE)).toEqual([]);
+    expect(readCookies(undefined, SESSION_COOKIE)).toEqual([]);
+  });
+
+  it('[S.owner-key] a cookie planted before the real one (another local server, a longer Path) does not shadow it', () => {
+    const s = new OwnerSessions(() => 0);
+    const { id, key } = s.create(OWNER);
+    const planted = s.create(ALICE);
+    const shadowed = req(`${SESSION_COOKIE}=junk; ${SESSION_COOKIE}=; ${SESSION_COOKIE}=${id}`);
+    expect(s.session(shadowed)).toMatch(/^[0-9a-f]{64}$/);
+    expect(s.authenticate(shadowed, key)).toMatchObject({ owner: OWNER });
+    // Each value is judged with its own key: a live session planted first does not lend its owner to ours.
+    const both = req(`${SESSION_COOKIE}=${planted.id}; ${SESSION_COOKIE}=${id}`);
+    expect(s.authenticate(both, key)).toMatchObject({ owner: OWNER });
+    expect(s.authenticate(both, planted.key)).toMatchObject({ owner: ALICE });
+    expect(s.end(both, key)).toBe(true);
+    expect(s.authenticate(both, key)).toBeUndefined();
+    expect(s.authenticate(both, planted.key)).toMatchObject({ owner: ALICE });
   });
 
   it('accepts its own random session ids until they expire or end', () => {

@@ -14,6 +14,14 @@
  * Each session belongs to one owner (contract 9) and remembers the credential it was made from (the owner's
  * name and token hash, never the token): rotating that owner's token ends it (`endWhere`, contract 5 v2).
  *
+ * **Shadow cookies.** Any server on another 127.0.0.1 port may also *set* cookies for 127.0.0.1, e.g. an
+ * `ogf_owner_session=junk; Path=/owner`, which the browser then sends before ours (longer paths first).
+ * So every `ogf_owner_session` value a request carries is tried, and the request is the owner's when any
+ * of them is a live session (with its key, where a key is needed): a planted cookie cannot shadow the real
+ * one. (One set with `Path=/` replaces ours outright — cookies are keyed by name, host and path, never
+ * port — which logs the owner out but opens nothing; only the `__Host-` prefix, which needs https, could
+ * prevent that.)
+ *
  * Ending a session (logout, expiry, eviction, rotation) tells the `onEnd` listeners, so the hub closes that
  * session's sockets at once (contract 5 v2).
  */
@@ -51,15 +59,20 @@ export interface SessionMatch {
   owner: OwnerCredential;
 }
 
-/** Reads one cookie's value from a Cookie header, or undefined. */
-export function readCookie(header: string | undefined, name: string): string | undefined {
-  if (header === undefined) return undefined;
+/**
+ * Every value of one cookie in a Cookie header, in order (none: empty). All of them, not the first: a
+ * cookie planted by another local server may come before ours (see the module comment). Their number is
+ * bounded by Node's header size limit (16 KiB).
+ */
+export function readCookies(header: string | undefined, name: string): string[] {
+  if (header === undefined) return [];
+  const values: string[] = [];
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
     if (eq < 0) continue;
-    if (part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+    if (part.slice(0, eq).trim() === name) values.push(part.slice(eq + 1).trim());
   }
-  return undefined;
+  return values;
 }
 
 function digest(secret: string): Buffer {
@@ -103,11 +116,10 @@ export class OwnerSessions {
     return { id, key };
   }
 
-  /** The live session a request's cookie names, if any (an expired one is ended on sight). */
+  /** The live sessions a request's cookies name, in cookie order (an expired one is ended on sight). */
   #carried(req: IncomingMessage): Array<[string, Session]> {
     const found: Array<[string, Session]> = [];
-    const cookie = readCookie(req.headers.cookie, SESSION_COOKIE);
-    for (const id of cookie === undefined ? [] : [cookie]) {
+    for (const id of readCookies(req.headers.cookie, SESSION_COOKIE)) {
       if (id.length === 0 || id.length > SECRET_MAX) continue;
       const d = digest(id);
       const handle = d.toString('hex');

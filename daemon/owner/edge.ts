@@ -15,7 +15,7 @@ import { OwnerHub, type OwnerHubOptions } from './hub.js';
 import { loginRoutes } from './login.js';
 import { OwnerSessions, SESSION_TTL_MS } from './sessions.js';
 import { serveAsset } from './static.js';
-import { LoginThrottle } from './throttle.js';
+import { LOGIN_SLOTS, LoginThrottle, MAX_WAITING } from './throttle.js';
 
 const HEARTBEAT_ENV = 'OGF_BROKER_OWNER_HEARTBEAT_MS';
 const SESSION_TTL_ENV = 'OGF_BROKER_OWNER_SESSION_TTL_MS';
@@ -55,12 +55,24 @@ function sessionTtlMs(ctx: EdgeContext, env: NodeJS.ProcessEnv): number {
   return SESSION_TTL_MS;
 }
 
+export interface OwnerEdgeOptions extends OwnerHubOptions {
+  /**
+   * How many login attempts may be checked or wait at once (the HTTP gate's `loginMax`): past it an
+   * attempt is answered "busy", so waiting logins never fill the connections kept for the owner.
+   */
+  loginMax?: number;
+}
+
 /** Builds the owner edge; one hub (one broker subscription) per edge. */
-export function createOwnerEdge(ctx: EdgeContext, opts: OwnerHubOptions = {}, env = process.env): Edge {
+export function createOwnerEdge(ctx: EdgeContext, opts: OwnerEdgeOptions = {}, env = process.env): Edge {
   const sessions = new OwnerSessions(Date.now, sessionTtlMs(ctx, env));
   const beat = opts.heartbeatMs ?? heartbeatMs(ctx, env);
   // One login gate for POST /login and bearer upgrades of /owner/ws: both try owner tokens.
-  const throttle = new LoginThrottle();
+  const throttle = new LoginThrottle(
+    opts.loginMax === undefined
+      ? {}
+      : { maxWaiting: Math.min(MAX_WAITING, Math.max(0, opts.loginMax - LOGIN_SLOTS)) },
+  );
   const hub = new OwnerHub(ctx, sessions, throttle, beat === undefined ? {} : { heartbeatMs: beat });
   // Logout, expiry and eviction close that session's sockets at once (contract 5 v2).
   const unsubscribe = sessions.onEnd((handle, why) => hub.closeSession(handle, why));

@@ -16,6 +16,7 @@ import { UsageError } from './errors.js';
 import { CatalogExecutor } from './executors/process.js';
 import { sweepRunDir } from './executors/session-file.js';
 import { UpstreamExecutor } from './executors/upstream.js';
+import { connectionLimits, descriptorLimit } from './http/connections.js';
 import { createOrigins } from './http/origins.js';
 import { createHttpServer } from './http/server.js';
 import type { Logger } from './log.js';
@@ -114,6 +115,7 @@ export class Daemon {
     this.#store = store;
     const tokens = unwritable(config.dataDir, () => new Tokens(paths, store, this.#env));
     this.#tokens = tokens;
+    unwritable(config.dataDir, () => tokens.refreshAtStart());
     tokens.assertDistinct();
     const swept = unwritable(config.dataDir, () => sweepRunDir(paths.run));
     if (swept > 0) this.#log.log('warn', 'session_files_swept', { count: swept });
@@ -163,7 +165,19 @@ export class Daemon {
       log: this.#log,
       version: VERSION,
     };
+    // Computed once: the HTTP server's gate and the owner edge's login gate share them (connections.ts).
+    const fdLimit = descriptorLimit();
+    const limits = connectionLimits(fdLimit, this.#env, (reason) =>
+      this.#log.log('warn', 'http_max_connections_ignored', { reason }),
+    );
+    this.#log.log('info', 'http_limits', {
+      max_connections: limits.max,
+      ai_max: limits.aiMax,
+      login_max: limits.loginMax,
+      fd_limit: fdLimit,
+    });
     const server = createHttpServer({
+      limits,
       origins,
       log: this.#log,
       routes: () => this.#edges.flatMap((e) => e.routes),
@@ -183,7 +197,7 @@ export class Daemon {
       server.listen(config.port, config.host, () => resolve());
     });
     port = (server.address() as AddressInfo).port;
-    this.#edges = [createMcpEdge(ctx), createOwnerEdge(ctx)];
+    this.#edges = [createMcpEdge(ctx), createOwnerEdge(ctx, { loginMax: limits.loginMax }, this.#env)];
     const url = origins.url();
     this.#info = {
       pid: process.pid,

@@ -44,11 +44,6 @@ const paramSchema = z.union([stringParam, integerParam, enumParam], {
 });
 export type ParamSpec = z.infer<typeof paramSchema>;
 
-/**
- * `approvals` of a catalog command or an upstream (contract 1.3, 7, 9). The contract allows 1..5, but quorum
- * is not built yet: accepting 2 and letting one owner approve alone would break rule 1, so anything above
- * 1 is refused until it is (the safe side; closing note). One schema for both, so both lift together.
- */
 
 const commandSchema = z
   .strictObject({

@@ -50,11 +50,6 @@ describe('[Q.bad-input] bad flags and bad config: one line naming the field, exi
 
   const cases: Array<[string, unknown, string[]]> = [
     ['unknown key', { review_timeout: 30 }, ['review_timeout', 'unknown key']],
-    [
-      'a command’s approvals above 1 (refused until quorum exists)',
-      { commands: { say: { description: 'x', argv: ['echo'], approvals: 2 } } },
-      ['commands.say.approvals', 'must be 1 for now', 'got 2'],
-    ],
     ['review_timeout_s out of range', { review_timeout_s: 5 }, ['review_timeout_s', '10']],
     ['public_url not https', { public_url: 'http://x.example' }, ['public_url', 'https']],
     ['bridge url', { ogf_bridge: { url: 'http://x' } }, ['ogf_bridge.url', 'ws://']],

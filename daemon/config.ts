@@ -44,7 +44,6 @@ const paramSchema = z.union([stringParam, integerParam, enumParam], {
 });
 export type ParamSpec = z.infer<typeof paramSchema>;
 
-
 const commandSchema = z
   .strictObject({
     description: z.string().max(1000),

@@ -68,7 +68,7 @@ describe('[O.decided-by] [O.rotate] two owners, two browsers', () => {
     for (const p of [alicePage, ownerPage]) {
       const done = p.locator(`article[data-pending-id="${id}"][data-status="SUCCEEDED"]`);
       await done.waitFor();
-      expect(await done.locator('.decider').textContent()).toBe('alice');
+      expect(await done.locator('.decided').textContent()).toBe(' · approved by alice');
     }
     expect(readMarks(markFile)).toEqual(['alicedid']);
     const approve = auditRows(d).find((r) => r.command_id === id && r.action === 'approve');

@@ -35,11 +35,17 @@ function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
-/** True when an error means the request never reached a live session, so sending it again is safe. */
-export function isReconnectable(e: unknown): boolean {
+/**
+ * True when sending the request again on a fresh connection is safe. A 404 (the daemon restarted and forgot
+ * the session) and ECONNREFUSED (no daemon listened) mean it never reached a live session. ECONNRESET does
+ * not: the daemon may have read the request, queued its command and died (or the connection broke) before
+ * answering, so only a request that changes nothing (`idempotent`: listing, awaiting, polling a task) is
+ * sent again — resending a `run_command_wait` would queue a second command, which a grant could approve.
+ */
+export function isReconnectable(e: unknown, idempotent: boolean): boolean {
   if (e instanceof SdkHttpError) return e.status === 404;
   const cause = (e as { cause?: { code?: string } } | undefined)?.cause;
-  return cause?.code === 'ECONNREFUSED' || cause?.code === 'ECONNRESET';
+  return cause?.code === 'ECONNREFUSED' || (idempotent && cause?.code === 'ECONNRESET');
 }
 
 export class Relay {
@@ -70,13 +76,16 @@ export class Relay {
     return this.#client;
   }
 
-  /** Runs `fn` on the client; once more on a fresh connection when the daemon restarted under us. */
-  async call<T>(fn: (client: Client) => Promise<T>): Promise<T> {
+  /**
+   * Runs `fn` on the client; once more on a fresh connection when the daemon restarted under us and the
+   * request cannot have had an effect, or changes nothing (`idempotent`, see isReconnectable).
+   */
+  async call<T>(fn: (client: Client) => Promise<T>, idempotent: boolean): Promise<T> {
     const first = await this.client();
     try {
       return await fn(first);
     } catch (e) {
-      if (!isReconnectable(e) || this.#closed) throw e;
+      if (!isReconnectable(e, idempotent) || this.#closed) throw e;
       this.#opts.log.log('info', 'mcp_stdio_reconnect', { reason: (e as Error).message });
       if (this.#client !== undefined && (await this.#client.catch(() => undefined)) === first)
         this.#client = undefined;

@@ -28,6 +28,8 @@ import { TASKS_EXTENSION } from './tasks.js';
 
 /** Longer than the longest wait, so a relayed call never gives up before the daemon answers. */
 const RELAY_TIMEOUT_MS = (WAIT_MAX_S + 60) * 1000;
+/** Tools whose call changes nothing, so it may be resent after a connection reset (relay.ts isReconnectable). */
+const READ_ONLY_TOOLS: ReadonlySet<string> = new Set(['await_command_result', 'list_commands']);
 
 /** The daemon's own protocol errors (an unknown tool's -32602) pass through unchanged. */
 function unavailable(e: unknown): ProtocolError {
@@ -61,7 +63,7 @@ export function createRelayServer(relay: Relay, log: Logger, generation: Generat
   };
   server.setRequestHandler('tools/list', async (request, ctx) => {
     try {
-      return await relay.call((c) => c.listTools(request.params, { signal: ctx.mcpReq.signal }));
+      return await relay.call((c) => c.listTools(request.params, { signal: ctx.mcpReq.signal }), true);
     } catch (e) {
       log.log('warn', 'mcp_stdio_relay_failed', { method: 'tools/list', error: (e as Error).message });
       throw unavailable(e);
@@ -92,13 +94,15 @@ export function createRelayServer(relay: Relay, log: Logger, generation: Generat
               .catch(() => {});
           };
     try {
-      return (await relay.call((c) =>
-        c.callTool(params, {
-          signal: ctx.mcpReq.signal,
-          timeout: RELAY_TIMEOUT_MS,
-          resetTimeoutOnProgress: true,
-          ...(onprogress === undefined ? {} : { onprogress }),
-        }),
+      return (await relay.call(
+        (c) =>
+          c.callTool(params, {
+            signal: ctx.mcpReq.signal,
+            timeout: RELAY_TIMEOUT_MS,
+            resetTimeoutOnProgress: true,
+            ...(onprogress === undefined ? {} : { onprogress }),
+          }),
+        READ_ONLY_TOOLS.has(params.name),
       )) as CallToolResult;
     } catch (e) {
       log.log('warn', 'mcp_stdio_relay_failed', { method: 'tools/call', error: (e as Error).message });

@@ -5,7 +5,9 @@
  * 2026-07-28 client (`@modelcontextprotocol/client` pinned to that revision: server/discover, the
  * per-request envelope, no session), both on the same URL and token, both from this process. Both listed
  * the tools first, so both SDKs validate the answer against the tool's outputSchema. Blocks of calls
- * alternate between the two so the machine's drift hits both.
+ * alternate between the two so the machine's drift hits both. Also reported: the daemon's CPU time per
+ * call in each generation's blocks (/proc), which tells the daemon's share of a difference from the
+ * client SDKs' (both clients run in this process).
  */
 import {
   Client as ModernClient,
@@ -13,7 +15,7 @@ import {
 } from '@modelcontextprotocol/client';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { callTool, closeMcp, connectMcp } from '../lib/clients.js';
-import { benchConfig, type Daemon, makeDataDir, removeDir, startDaemon } from '../lib/procs.js';
+import { benchConfig, cpuMs, type Daemon, makeDataDir, removeDir, startDaemon } from '../lib/procs.js';
 import { quantile, type Row, ratioOf } from '../lib/stats.js';
 
 const ID = '9 generations';
@@ -73,15 +75,24 @@ export async function generations(quick: boolean): Promise<Row[]> {
       if (r.isError || s?.status !== 'DENIED') throw new Error(`2026-07-28 answered ${JSON.stringify(r)}`);
     };
     const blocks = quick ? 4 : 10;
-    const per = quick ? 25 : 50;
+    const per = quick ? 25 : 60;
     await timed(per, viaOld, []); // warm-up (JIT, connections)
     await timed(per, viaNew, []);
     const a: number[] = [];
     const b: number[] = [];
+    // The daemon's own CPU per call, per generation: says whether a difference is the daemon's or the
+    // client SDKs' (both clients run in this process).
+    const cpu = { old: 0, neu: 0 };
     for (let i = 0; i < blocks; i++) {
+      let c0 = cpuMs(d.pid);
       await timed(per, viaNew, b);
+      cpu.neu += cpuMs(d.pid) - c0;
+      c0 = cpuMs(d.pid);
       await timed(per, viaOld, a);
+      cpu.old += cpuMs(d.pid) - c0;
     }
+    const cpuOld = cpu.old / a.length;
+    const cpuNew = cpu.neu / b.length;
     const row = (figure: string, q: number, gated: boolean): Row => {
       const value = quantile(b, q);
       const baseline = quantile(a, q);
@@ -110,6 +121,17 @@ export async function generations(quick: boolean): Promise<Row[]> {
     return [
       row('2026-07-28 await_command_result (final), median', 0.5, true),
       row('2026-07-28 await_command_result (final), p99', 0.99, false),
+      {
+        id: ID,
+        figure: 'daemon CPU per call (user + system), 2026-07-28',
+        value: cpuNew,
+        unit: 'ms',
+        baseline: cpuOld,
+        baselineLabel: '2025 generation',
+        ratio: ratioOf(cpuNew, cpuOld),
+        goal: '—',
+        result: 'info',
+      },
     ];
   } finally {
     await modern?.close().catch(() => {});

@@ -12,7 +12,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { retries } from './lib/clients.js';
 import { benchConfig, makeDataDir, ROOT, removeDir, startBareServer, startDaemon } from './lib/procs.js';
@@ -40,20 +40,40 @@ const only = new Set((values.only ?? '1,2,3,4,5,6,7,8,9').split(',').map((s) => 
 const started = performance.now();
 const deadline = started + Number(values['budget-s']) * 1000;
 
-function gitCommit(): string {
-  // Read .git directly: the bench spawns no shell or git (architecture rule 9).
+/** The git dir of ROOT: `.git` itself, or the one a worktree's `.git` file points to ("gitdir: …"). */
+function gitDir(): string {
+  const dotGit = join(ROOT, '.git');
   try {
-    const head = readFileSync(join(ROOT, '.git', 'HEAD'), 'utf8').trim();
+    const link = /^gitdir: (.+)$/m.exec(readFileSync(dotGit, 'utf8'))?.[1];
+    return link === undefined ? dotGit : resolve(ROOT, link.trim());
+  } catch {
+    return dotGit; // a directory (EISDIR): an ordinary clone
+  }
+}
+
+function gitCommit(): string {
+  // Read .git directly: the bench spawns no shell or git (architecture rule 9). In a worktree HEAD is in
+  // its own git dir and the refs in the common one (named by its `commondir` file).
+  try {
+    const dir = gitDir();
+    let common = dir;
+    try {
+      common = resolve(dir, readFileSync(join(dir, 'commondir'), 'utf8').trim());
+    } catch {
+      // Not a worktree.
+    }
+    const head = readFileSync(join(dir, 'HEAD'), 'utf8').trim();
     const ref = /^ref: (.+)$/.exec(head)?.[1];
     if (ref === undefined) return head.slice(0, 7);
-    try {
-      return readFileSync(join(ROOT, '.git', ref), 'utf8')
-        .trim()
-        .slice(0, 7);
-    } catch {
-      const packed = readFileSync(join(ROOT, '.git', 'packed-refs'), 'utf8');
-      return new RegExp(`^([0-9a-f]{40}) ${ref}$`, 'm').exec(packed)?.[1]?.slice(0, 7) ?? 'unknown';
+    for (const base of [dir, common]) {
+      try {
+        return readFileSync(join(base, ref), 'utf8').trim().slice(0, 7);
+      } catch {
+        // Not a loose ref here.
+      }
     }
+    const packed = readFileSync(join(common, 'packed-refs'), 'utf8');
+    return new RegExp(`^([0-9a-f]{40}) ${ref}$`, 'm').exec(packed)?.[1]?.slice(0, 7) ?? 'unknown';
   } catch {
     return 'unknown';
   }

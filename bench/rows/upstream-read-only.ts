@@ -8,8 +8,8 @@
  * The goal is a floor, not a ratio: what the broker cannot avoid is the upstream's own answer (direct
  * p50), one more MCP hop (the bare SDK echo round trip p50, over the same Streamable HTTP transport) and
  * two durable commits (a bare better-sqlite3 WAL `synchronous = FULL` commit p50, in the same kind of temp
- * dir); the broker may add at most 1 ms at p50 over that. Every part is measured here, in blocks that
- * alternate so the machine's drift hits all four alike.
+ * dir); the broker may add at most 1 ms at p50 over that. Every part is measured here, one of each per
+ * round, so the machine's drift hits all four alike.
  */
 import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -90,28 +90,28 @@ export async function upstreamReadOnly(bare: BareServer, quick: boolean): Promis
     await waitForTools(ours, ['fs__read_text_file']);
     up = await connectDirect(argv);
     const link = up;
-    const blocks = quick ? 3 : 10;
-    const per = quick ? 15 : 30;
+    const rounds = quick ? 45 : 300;
     const broker: number[] = [];
     const straight: number[] = [];
     const hop: number[] = [];
     const commit: number[] = [];
     let lastId = '';
-    const run = async (into: boolean) => {
+    // One of each per round: the drift hits all four alike, and each bare commit comes a few ms after
+    // the last, as the daemon's do (back-to-back fsyncs can be cheaper on a virtual disk).
+    for (let i = -30; i < rounds; i++) {
+      const keep = i >= 0; // the first 30 rounds warm up: JIT, connections, the servers' first reads
       await timed(
-        per,
+        1,
         async () => {
           lastId = await viaBroker(ours, path);
         },
-        into ? broker : [],
+        keep ? broker : [],
       );
-      await timed(per, () => direct(link, path), into ? straight : []);
-      await timed(per, () => callTool(echo, 'echo', { path }), into ? hop : []);
-      const c = commits.time(per);
-      if (into) commit.push(...c);
-    };
-    await run(false); // warm-up: JIT, connections, the servers' first reads
-    for (let b = 0; b < blocks; b++) await run(true);
+      await timed(1, () => direct(link, path), keep ? straight : []);
+      await timed(1, () => callTool(echo, 'echo', { path }), keep ? hop : []);
+      const c = commits.time(1);
+      if (keep) commit.push(...c);
+    }
     const brokerP50 = median(broker);
     const directP50 = median(straight);
     const hopP50 = median(hop);

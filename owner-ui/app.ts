@@ -23,10 +23,12 @@ import { type AllowChoice, AllowDialog } from './allow.js';
 import { buildCard, countdownText, timeLeft } from './card.js';
 import { ClickGuard } from './click-safety.js';
 import { type ConnectionState, OwnerConnection } from './connection.js';
-import { byId, el } from './dom.js';
+import { byId } from './dom.js';
 import { EXPLAIN } from './explain.js';
+import { HistoryFilters } from './filters.js';
 import { GrantBoard } from './grants.js';
 import { shortcuts } from './keys.js';
+import { Notifier } from './notify.js';
 import { arrivalsToHold, focusInQueue, keepFocus, newestFirst, oldestFirst, place } from './placement.js';
 
 const views = new Map<string, View>();
@@ -35,17 +37,13 @@ const cards = new Map<
   { node: HTMLElement; version: number; key: string; message: string | undefined }
 >();
 const requests = new Map<string, { id: string; action: string }>();
-const notified = new Set<string>();
 /** New requests not yet placed, because placing them would move the card the owner is on. */
 const held = new Set<string>();
 let skewMs = 0;
-let synced = false;
 let nextReq = 1;
 
 const queueEl = byId('queue');
 const historyEl = byId('history');
-const statusFilter = byId<HTMLSelectElement>('filter-status');
-const clientFilter = byId<HTMLSelectElement>('filter-client');
 const connEl = byId('connection');
 const retryBtn = byId<HTMLButtonElement>('retry');
 const notifyBtn = byId<HTMLButtonElement>('enable-notifications');
@@ -60,7 +58,13 @@ const board = new GrantBoard({
   now: () => Date.now() + skewMs,
 });
 const allowDialog = new AllowDialog();
+const filters = new HistoryFilters(() => render());
 const grantWords = (id: string) => board.describe(id);
+const notifier = new Notifier((id) => {
+  // The owner asked for this card: place it even if it was held.
+  render(true);
+  cards.get(id)?.node.focus();
+});
 const guard = new ClickGuard((card) => {
   const id = card.dataset.pendingId;
   return [...requests.values()].some((r) => r.id === id);
@@ -120,7 +124,7 @@ function layout(force: boolean): void {
   place(queueEl, waiting.map(cardFor));
   place(historyEl, done.map(cardFor));
   for (const id of cards.keys()) if (!views.has(id)) cards.delete(id);
-  applyFilters(done);
+  filters.apply(all, done, (v) => cards.get(v.id)?.node);
   if (focused !== undefined) keepFocus(queueEl, cards.get(focused.id)?.node, focused.at);
   arrivalsBtn.hidden = held.size === 0;
   arrivalsBtn.textContent =
@@ -142,43 +146,6 @@ function layout(force: boolean): void {
   byId('attention').textContent = attention === 0 ? '' : `${attention} need reconciling`;
 }
 
-function applyFilters(done: View[]): void {
-  const clients = [...new Set([...views.values()].map((v) => v.client))].sort();
-  const current = clientFilter.value;
-  if (clientFilter.options.length - 1 !== clients.length) {
-    clientFilter.replaceChildren(
-      el('option', { value: '' }, 'all clients'),
-      ...clients.map((c) => el('option', { value: c }, c)),
-    );
-    clientFilter.value = clients.includes(current) ? current : '';
-  }
-  let shown = 0;
-  for (const v of done) {
-    const node = cards.get(v.id)?.node;
-    if (node === undefined) continue;
-    const okStatus = statusFilter.value === '' || statusFilter.value === v.status;
-    const okClient = clientFilter.value === '' || clientFilter.value === v.client;
-    node.hidden = !(okStatus && okClient);
-    if (!node.hidden) shown++;
-  }
-  byId('history-empty').hidden = shown > 0;
-}
-
-function notifyNew(v: View): void {
-  if (notified.has(v.id) || v.state !== 'awaiting_review') return;
-  notified.add(v.id);
-  if (!synced) return;
-  if ('Notification' in window && Notification.permission === 'granted') {
-    const n = new Notification('Approval needed', { body: `${v.client}: ${v.summary}`, tag: v.id });
-    n.onclick = () => {
-      window.focus();
-      // The owner asked for this card: place it even if it was held.
-      render(true);
-      cards.get(v.id)?.node.focus();
-    };
-  }
-}
-
 function onMessage(m: ServerMessage): void {
   switch (m.type) {
     case 'hello':
@@ -188,13 +155,13 @@ function onMessage(m: ServerMessage): void {
       // A fresh snapshot replaces everything: a reconnecting tab resyncs and misses nothing.
       views.clear();
       for (const v of m.commands) views.set(v.id, v);
-      for (const v of m.commands) notifyNew(v);
+      for (const v of m.commands) notifier.seen(v);
       board.reset(m.grants);
       // Requests sent on the old connection get no reply: the snapshot says what happened to them, and
       // their cards must not stay disabled waiting for an answer that never comes.
       requests.clear();
       for (const { node } of cards.values()) guard.sync(node);
-      synced = true;
+      notifier.synced = true;
       render();
       renderGrants();
       return;
@@ -207,7 +174,7 @@ function onMessage(m: ServerMessage): void {
       const prev = views.get(m.command.id);
       if (prev !== undefined && prev.version > m.command.version) return;
       views.set(m.command.id, m.command);
-      notifyNew(m.command);
+      notifier.seen(m.command);
       render();
       if (allowDialog.openFor === m.command.id && m.command.state !== 'awaiting_review') {
         // Decided elsewhere while the owner was choosing: the dialog's question no longer stands.
@@ -370,16 +337,6 @@ function toast(text: string): void {
   guard.change(() => (toastEl.textContent = text));
 }
 
-function setupNotifications(): void {
-  const show = () => {
-    notifyBtn.hidden = !('Notification' in window) || Notification.permission !== 'default';
-  };
-  show();
-  notifyBtn.addEventListener('click', () => {
-    void Notification.requestPermission().then(show);
-  });
-}
-
 document.addEventListener('click', (e) => {
   const revoking = (e.target as HTMLElement).closest<HTMLButtonElement>('button[data-revoke]');
   if (revoking) revoke(board.get(revoking.dataset.revoke ?? ''));
@@ -409,8 +366,6 @@ arrivalsBtn.addEventListener('click', () => {
 document.addEventListener('visibilitychange', () => {
   if (document.visibilityState === 'visible') for (const { node } of cards.values()) guard.hold(node);
 });
-statusFilter.addEventListener('change', () => render());
-clientFilter.addEventListener('change', () => render());
 retryBtn.addEventListener('click', () => conn.retryNow());
 byId('older').addEventListener('click', () => {
   const done = [...views.values()].filter(isFinal).sort(newestFirst);
@@ -422,6 +377,6 @@ byId('logout').addEventListener('click', () => {
     location.replace('/login'),
   );
 });
-setupNotifications();
+notifier.setup(notifyBtn);
 window.setInterval(tick, 1000);
 conn.connect();

@@ -17,6 +17,10 @@
  * Revoke…, and cards approved by a grant name it. Allow is a decision button like Approve: inert while the
  * card is. The grants area sits beside the queue (below it on a narrow screen), so a grant the AI uses up
  * never moves a waiting card.
+ *
+ * Quorum (contract 9, 5 (v2)): a card needing several owners says who approved, when, and how many remain
+ * (quorum.ts); the signed-in owner (`hello.owner`) who already approved sees that in place of Approve, the
+ * queue count no longer counts it as waiting for them, and `a` on it explains instead of sending.
  */
 import type { Grant, ServerMessage, View } from '../daemon/owner/messages.js';
 import { type AllowChoice, AllowDialog } from './allow.js';
@@ -30,16 +34,19 @@ import { GrantBoard } from './grants.js';
 import { shortcuts } from './keys.js';
 import { Notifier } from './notify.js';
 import { arrivalsToHold, focusInQueue, keepFocus, newestFirst, oldestFirst, place } from './placement.js';
+import { alreadyMineWords, myApproval, waitsForOthers } from './quorum.js';
 
 const views = new Map<string, View>();
 const cards = new Map<
   string,
-  { node: HTMLElement; version: number; key: string; message: string | undefined }
+  { node: HTMLElement; version: number; me: string | undefined; key: string; message: string | undefined }
 >();
 const requests = new Map<string, { id: string; action: string }>();
 /** New requests not yet placed, because placing them would move the card the owner is on. */
 const held = new Set<string>();
 let skewMs = 0;
+/** The signed-in owner (`hello.owner`): a quorum card they approved waits for the others (contract 9). */
+let me: string | undefined;
 let nextReq = 1;
 
 const queueEl = byId('queue');
@@ -82,18 +89,18 @@ function typedNote(node: HTMLElement | undefined): string {
 
 function cardFor(v: View): HTMLElement {
   const existing = cards.get(v.id);
-  if (existing !== undefined && existing.version === v.version) return existing.node;
+  if (existing !== undefined && existing.version === v.version && existing.me === me) return existing.node;
   // A typed note survives a rebuild only while the card asks the same question (same state, same record).
   const key = `${v.state}|${v.reconciliation?.at ?? ''}`;
   const note = existing?.key === key ? typedNote(existing.node) : '';
-  const node = buildCard(v, skewMs, note, existing?.message, grantWords);
+  const node = buildCard(v, skewMs, note, existing?.message, grantWords, me);
   guard.hold(node);
   if (existing !== undefined) {
     const hadFocus = existing.node.contains(document.activeElement);
     existing.node.replaceWith(node);
     if (hadFocus) node.focus({ preventScroll: true });
   }
-  cards.set(v.id, { node, version: v.version, key, message: existing?.message });
+  cards.set(v.id, { node, version: v.version, me, key, message: existing?.message });
   return node;
 }
 
@@ -129,9 +136,13 @@ function layout(force: boolean): void {
   arrivalsBtn.hidden = held.size === 0;
   arrivalsBtn.textContent =
     held.size === 1 ? '1 new request — show it' : `${held.size} new requests — show them`;
-  const awaiting = all.filter((v) => v.state === 'awaiting_review').length;
+  // A quorum card this owner approved waits for the others, not for them (contract 9).
+  const others = all.filter((v) => waitsForOthers(v, me)).length;
+  const awaiting = all.filter((v) => v.state === 'awaiting_review').length - others;
   document.title = awaiting > 0 ? `(${awaiting}) ogf-broker owner` : 'ogf-broker owner';
-  byId('queue-count').textContent = awaiting === 0 ? 'nothing waits for you' : `${awaiting} waiting for you`;
+  byId('queue-count').textContent =
+    (awaiting === 0 ? 'nothing waits for you' : `${awaiting} waiting for you`) +
+    (others === 0 ? '' : ` · ${others} for other owners`);
   // While arrivals are held the queue's layout stays exactly as it was (the count above says the truth).
   const empty = byId('queue-empty');
   if (held.size === 0) empty.hidden = waiting.length > 0;
@@ -150,6 +161,7 @@ function onMessage(m: ServerMessage): void {
   switch (m.type) {
     case 'hello':
       skewMs = Date.parse(m.server_time) - Date.now();
+      me = m.owner;
       return;
     case 'snapshot': {
       // A fresh snapshot replaces everything: a reconnecting tab resyncs and misses nothing.
@@ -246,7 +258,11 @@ function act(card: HTMLElement, action: string): void {
     setCardMessage(v.id, 'Wait a moment: this card just appeared or moved. Look at it again, then decide.');
     return;
   }
-  if (action === 'approve' && v.state === 'awaiting_review') send(v.id, 'approve', { version: v.version });
+  const mine = myApproval(v, me);
+  if (action === 'approve' && v.state === 'awaiting_review' && mine !== undefined)
+    setCardMessage(v.id, alreadyMineWords(v, mine));
+  else if (action === 'approve' && v.state === 'awaiting_review')
+    send(v.id, 'approve', { version: v.version });
   else if (action === 'allow' && v.state === 'awaiting_review') openAllow(v);
   else if (action === 'deny' && v.state === 'awaiting_review') {
     const note = card.querySelector<HTMLInputElement>('input.note')?.value.trim() ?? '';

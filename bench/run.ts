@@ -1,27 +1,31 @@
 /**
- * `npm run bench` (issue 7): six measurements of the real daemon, each beside a baseline measured in the
- * same run, printed as one table and written to bench/results/latest.json. Never part of `npm test`.
+ * `npm run bench` (issues 7, 12, 15): nine measurements of the real daemon, each beside a baseline
+ * measured in the same run, printed as one table and written to bench/results/latest.json. Never part of
+ * `npm test`.
  *
  *   node dist/bench/run.js [--quick] [--only 1,2,...] [--budget-s 480]
  *
  * Everything runs on loopback against real processes: `ogf-broker start --port 0` in temp data dirs, the
  * SDK client over Streamable HTTP, owner WebSockets, the real bridge client and the avatar app's server.
- * The budget bounds the whole run (growth takes what is left), so a fresh clone finishes in 10 minutes
- * including `npm run build`.
+ * The budget bounds the whole run (growth, row 6, runs last and takes what is left; the table is still
+ * in row order), so a fresh clone finishes in 10 minutes including `npm run build`.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { retries } from './lib/clients.js';
 import { benchConfig, makeDataDir, ROOT, removeDir, startBareServer, startDaemon } from './lib/procs.js';
 import { formatTable, type Row } from './lib/stats.js';
 import { cueLatency } from './rows/cue.js';
+import { generations } from './rows/generations.js';
 import { growth } from './rows/growth.js';
 import { mcpOverhead } from './rows/mcp-overhead.js';
 import { pushLatency } from './rows/push-latency.js';
 import { scale } from './rows/scale.js';
 import { throughput } from './rows/throughput.js';
+import { upstreamApprove } from './rows/upstream-approve.js';
+import { upstreamReadOnly } from './rows/upstream-read-only.js';
 
 const { values } = parseArgs({
   options: {
@@ -32,24 +36,44 @@ const { values } = parseArgs({
   },
 });
 const quick = values.quick ?? false;
-const only = new Set((values.only ?? '1,2,3,4,5,6').split(',').map((s) => s.trim()));
+const only = new Set((values.only ?? '1,2,3,4,5,6,7,8,9').split(',').map((s) => s.trim()));
 const started = performance.now();
 const deadline = started + Number(values['budget-s']) * 1000;
 
-function gitCommit(): string {
-  // Read .git directly: the bench spawns no shell or git (architecture rule 9).
+/** The git dir of ROOT: `.git` itself, or the one a worktree's `.git` file points to ("gitdir: …"). */
+function gitDir(): string {
+  const dotGit = join(ROOT, '.git');
   try {
-    const head = readFileSync(join(ROOT, '.git', 'HEAD'), 'utf8').trim();
+    const link = /^gitdir: (.+)$/m.exec(readFileSync(dotGit, 'utf8'))?.[1];
+    return link === undefined ? dotGit : resolve(ROOT, link.trim());
+  } catch {
+    return dotGit; // a directory (EISDIR): an ordinary clone
+  }
+}
+
+function gitCommit(): string {
+  // Read .git directly: the bench spawns no shell or git (architecture rule 9). In a worktree HEAD is in
+  // its own git dir and the refs in the common one (named by its `commondir` file).
+  try {
+    const dir = gitDir();
+    let common = dir;
+    try {
+      common = resolve(dir, readFileSync(join(dir, 'commondir'), 'utf8').trim());
+    } catch {
+      // Not a worktree.
+    }
+    const head = readFileSync(join(dir, 'HEAD'), 'utf8').trim();
     const ref = /^ref: (.+)$/.exec(head)?.[1];
     if (ref === undefined) return head.slice(0, 7);
-    try {
-      return readFileSync(join(ROOT, '.git', ref), 'utf8')
-        .trim()
-        .slice(0, 7);
-    } catch {
-      const packed = readFileSync(join(ROOT, '.git', 'packed-refs'), 'utf8');
-      return new RegExp(`^([0-9a-f]{40}) ${ref}$`, 'm').exec(packed)?.[1]?.slice(0, 7) ?? 'unknown';
+    for (const base of [dir, common]) {
+      try {
+        return readFileSync(join(base, ref), 'utf8').trim().slice(0, 7);
+      } catch {
+        // Not a loose ref here.
+      }
     }
+    const packed = readFileSync(join(common, 'packed-refs'), 'utf8');
+    return new RegExp(`^([0-9a-f]{40}) ${ref}$`, 'm').exec(packed)?.[1]?.slice(0, 7) ?? 'unknown';
   } catch {
     return 'unknown';
   }
@@ -93,6 +117,19 @@ async function main(): Promise<void> {
       progress('5 scale');
       rows.push(...(await scale(bare, quick)));
     }
+    if (only.has('7')) {
+      progress('7 policy-approved upstream call vs direct');
+      rows.push(...(await upstreamReadOnly(bare, quick)));
+    }
+    if (only.has('8')) {
+      progress('8 approve → upstream receives the call');
+      rows.push(...(await upstreamApprove(quick)));
+    }
+    if (only.has('9')) {
+      progress('9 2026-07-28 vs 2025 generation');
+      rows.push(...(await generations(quick)));
+    }
+    // Last: growth takes the time the other rows leave.
     if (only.has('6')) {
       const budget = Math.max(30_000, deadline - performance.now() - 20_000);
       progress(`6 growth (budget ${(budget / 1000).toFixed(0)} s)`);
@@ -101,6 +138,8 @@ async function main(): Promise<void> {
   } finally {
     await bare.stop();
   }
+  // Row order, whatever order they ran in (sort is stable: a row's lines keep their order).
+  rows.sort((a, b) => Number.parseInt(a.id, 10) - Number.parseInt(b.id, 10));
   const table = formatTable(rows);
   process.stdout.write(`${table}\n`);
   const result = {

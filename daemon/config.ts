@@ -8,6 +8,7 @@ import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { UsageError } from './errors.js';
+import { duplicateKeyPath } from './json-duplicates.js';
 import { compilePattern } from './patterns.js';
 import { hasForbiddenCharacter } from './text-rules.js';
 
@@ -417,6 +418,9 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
     } catch (e) {
       throw new UsageError(`config ${configFile}: not valid JSON (${(e as Error).message})`);
     }
+    // Contract 1.3: JSON.parse keeps the last of two equal keys, so a name given twice is found in the text.
+    const twice = duplicateKeyPath(text);
+    if (twice !== undefined) throw new UsageError(`config ${configFile}: ${twice}: named twice`);
   } catch (e) {
     if (e instanceof UsageError) throw e;
     const code = (e as NodeJS.ErrnoException).code;

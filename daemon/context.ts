@@ -1,6 +1,6 @@
 /**
- * What the daemon hands to its edges (MCP, owner WebSocket and panel, doctor): the broker, the catalog,
- * the cue preparer, tokens, config and the origins it answers for. Edges depend on these interfaces,
+ * What the daemon hands to its edges (MCP, owner WebSocket and panel, doctor): the broker, the sources,
+ * tokens, config and the origins it answers for. Edges depend on these interfaces,
  * not on how the daemon builds them.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -13,7 +13,7 @@ import type { AuditEntry } from './core/store.js';
 import type { DataDir } from './datadir.js';
 import type { BrokerErrorCode } from './errors.js';
 import type { Logger } from './log.js';
-import type { UpstreamSource } from './sources/upstream.js';
+import type { Source } from './sources/source.js';
 import type { Tokens } from './tokens.js';
 
 /** A new command as an edge asks for it; the broker adds id, version, times and phase. */
@@ -158,11 +158,8 @@ export interface EdgeContext {
   config: Config;
   paths: DataDir;
   broker: BrokerApi;
-  catalog: CatalogApi;
-  /** Undefined when the OGF feature is off (contract 1.3). */
-  cues: CuesApi | undefined;
-  /** Every upstream's exposed tools (contract 7); empty when none is configured. */
-  upstreams?: UpstreamSource;
+  /** What an AI may ask for (the catalog, cues, every upstream's tools), in the order the MCP edge lists it. */
+  sources: readonly Source[];
   tokens: Tokens;
   origins: Origins;
   log: Logger;

@@ -16,13 +16,17 @@ import { UsageError } from './errors.js';
 import { CatalogExecutor } from './executors/process.js';
 import { sweepRunDir } from './executors/session-file.js';
 import { UpstreamExecutor } from './executors/upstream.js';
+import { connectionLimits, descriptorLimit } from './http/connections.js';
 import { createOrigins } from './http/origins.js';
 import { createHttpServer } from './http/server.js';
 import type { Logger } from './log.js';
 import { createMcpEdge } from './mcp/edge.js';
 import { createOwnerEdge } from './owner/edge.js';
 import { Catalog } from './sources/catalog.js';
+import { CatalogSource } from './sources/catalog-source.js';
 import { createCueFeature } from './sources/cue.js';
+import { CueSource } from './sources/cue-source.js';
+import { executorsOf, type Source } from './sources/source.js';
 import { UpstreamSource } from './sources/upstream.js';
 import { Tokens } from './tokens.js';
 import { UpstreamRegistry } from './upstreams/registry.js';
@@ -111,6 +115,7 @@ export class Daemon {
     this.#store = store;
     const tokens = unwritable(config.dataDir, () => new Tokens(paths, store, this.#env));
     this.#tokens = tokens;
+    unwritable(config.dataDir, () => tokens.refreshAtStart());
     tokens.assertDistinct();
     const swept = unwritable(config.dataDir, () => sweepRunDir(paths.run));
     if (swept > 0) this.#log.log('warn', 'session_files_swept', { count: swept });
@@ -124,17 +129,19 @@ export class Daemon {
     });
     this.#upstreams = upstreams;
     const catalog = new Catalog(config);
-    const cue = createCueFeature({ config, paths, log: this.#log });
+    // architecture.md "The house": each source lists its tools and names its executor; the MCP edge lists
+    // them in this order (and merges their parts of list_commands in it: catalog, bridge, upstreams).
+    const sources: Source[] = [
+      new CatalogSource(catalog, new CatalogExecutor(catalog, config.output_limit_bytes)),
+      new CueSource(createCueFeature({ config, paths, log: this.#log }), this.#log),
+      new UpstreamSource(upstreams, this.#log, new UpstreamExecutor(upstreams, config.output_limit_bytes)),
+    ];
     const broker = new Broker({
       store,
       reviewTimeoutS: config.review_timeout_s,
       maxPendingPerClient: config.max_pending_per_client,
       maxPending: config.max_pending,
-      executors: {
-        run_command_wait: new CatalogExecutor(catalog, config.output_limit_bytes),
-        ...(cue ? { ogf_cue: cue.executor } : {}),
-        upstream: new UpstreamExecutor(upstreams, config.output_limit_bytes),
-      },
+      executors: executorsOf(sources),
       // Contract 8: what may be granted is what the config names (catalog commands, upstream tools).
       commandPolicy: (name) => {
         const approvals = commandApprovals(config, name);
@@ -152,15 +159,25 @@ export class Daemon {
       config,
       paths,
       broker,
-      catalog,
-      cues: cue?.cues,
-      upstreams: new UpstreamSource(upstreams, this.#log),
+      sources,
       tokens,
       origins,
       log: this.#log,
       version: VERSION,
     };
+    // Computed once: the HTTP server's gate and the owner edge's login gate share them (connections.ts).
+    const fdLimit = descriptorLimit();
+    const limits = connectionLimits(fdLimit, this.#env, (reason) =>
+      this.#log.log('warn', 'http_max_connections_ignored', { reason }),
+    );
+    this.#log.log('info', 'http_limits', {
+      max_connections: limits.max,
+      ai_max: limits.aiMax,
+      login_max: limits.loginMax,
+      fd_limit: fdLimit,
+    });
     const server = createHttpServer({
+      limits,
       origins,
       log: this.#log,
       routes: () => this.#edges.flatMap((e) => e.routes),
@@ -180,7 +197,7 @@ export class Daemon {
       server.listen(config.port, config.host, () => resolve());
     });
     port = (server.address() as AddressInfo).port;
-    this.#edges = [createMcpEdge(ctx), createOwnerEdge(ctx)];
+    this.#edges = [createMcpEdge(ctx), createOwnerEdge(ctx, { loginMax: limits.loginMax }, this.#env)];
     const url = origins.url();
     this.#info = {
       pid: process.pid,

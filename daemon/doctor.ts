@@ -1,6 +1,7 @@
 /**
- * `ogf-broker doctor` (contracts.md 1.1): one line per check — config, data dir permissions, port, and a
- * real `ogf-bridge/1` handshake with the configured avatar app — each saying what it found. Exit 0 when
+ * `ogf-broker doctor` (contracts.md 1.1): one line per check — config, data dir permissions, port, a
+ * real `ogf-bridge/1` handshake with the configured avatar app, each upstream, and (a warning) commands
+ * needing more approvals than there are owners — each saying what it found. Exit 0 when
  * every check is ok, 1 otherwise; bad flags exit 2 (UsageError) like every subcommand.
  */
 import { readdirSync, statSync } from 'node:fs';
@@ -9,6 +10,7 @@ import { join } from 'node:path';
 import { probeBridge } from '../bridge-client/probe.js';
 import { parseFlags, stringFlag } from './args.js';
 import { type Config, loadConfig, resolveDataDir } from './config.js';
+import { countOwners } from './core/store.js';
 import { runningDaemon } from './daemon-info.js';
 import { dataDirPaths, inspectDataDir } from './datadir.js';
 import { silentLogger } from './log.js';
@@ -19,6 +21,8 @@ export interface Check {
   name: string;
   ok: boolean;
   detail: string;
+  /** A warning: printed as `warn`, never a failure (the exit code counts only `ok`). */
+  warn?: boolean;
 }
 
 function mode(m: number): string {
@@ -122,6 +126,29 @@ export function checkUpstreams(config: Config): Promise<Check[]> {
   );
 }
 
+/**
+ * Contract 9: a catalog command or upstream needing more `approvals` than there are owners can never be
+ * approved (it only expires). One warning line each — not a failure: owners can be added while it runs.
+ * Pure, so it is testable while the config still refuses `approvals` above 1.
+ */
+export function checkQuorum(config: Pick<Config, 'commands' | 'upstreams'>, owners: number): Check[] {
+  const needs: Array<[string, number]> = [
+    ...Object.entries(config.commands).map(([n, c]): [string, number] => [`command ${n}`, c.approvals ?? 1]),
+    ...Object.entries(config.upstreams).map(([n, u]): [string, number] => [
+      `upstream ${n}`,
+      u.approvals ?? 1,
+    ]),
+  ];
+  return needs
+    .filter(([, n]) => n > owners)
+    .map(([what, n]) => ({
+      name: 'owners',
+      ok: true,
+      warn: true,
+      detail: `${what} needs ${n} approvals but there ${owners === 1 ? 'is 1 owner' : `are ${owners} owners`}, so it can never be approved; add owners with: ogf-broker token owner --name NAME`,
+    }));
+}
+
 /** Runs every check, prints one line each, returns the exit code. */
 export async function runDoctor(argv: string[]): Promise<number> {
   const p = parseFlags('doctor', argv, {
@@ -156,10 +183,13 @@ export async function runDoctor(argv: string[]): Promise<number> {
     checks.push(await checkPort(root, config.host, config.port));
     checks.push(await checkBridge(config));
     checks.push(...(await checkUpstreams(config)));
+    // A data dir not started yet has owner `owner` only (its first start creates it).
+    checks.push(...checkQuorum(config, countOwners(dataDirPaths(root).db) ?? 1));
   } else {
     checks.push({ name: 'port', ok: false, detail: 'not checked: the config is invalid' });
     checks.push({ name: 'avatar app', ok: false, detail: 'not checked: the config is invalid' });
   }
-  for (const c of checks) process.stdout.write(`${c.ok ? 'ok  ' : 'FAIL'} ${c.name}: ${c.detail}\n`);
+  for (const c of checks)
+    process.stdout.write(`${c.warn ? 'warn' : c.ok ? 'ok  ' : 'FAIL'} ${c.name}: ${c.detail}\n`);
   return checks.every((c) => c.ok) ? 0 : 1;
 }

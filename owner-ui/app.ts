@@ -26,8 +26,8 @@ import type { Grant, ServerMessage, View } from '../daemon/owner/messages.js';
 import { type AllowChoice, AllowDialog } from './allow.js';
 import { buildCard, countdownText, timeLeft } from './card.js';
 import { ClickGuard } from './click-safety.js';
-import { type ConnectionState, OwnerConnection } from './connection.js';
-import { byId } from './dom.js';
+import { type ConnectionState, logOut, OwnerConnection } from './connection.js';
+import { byId, el } from './dom.js';
 import { EXPLAIN } from './explain.js';
 import { HistoryFilters } from './filters.js';
 import { GrantBoard } from './grants.js';
@@ -56,6 +56,7 @@ const retryBtn = byId<HTMLButtonElement>('retry');
 const notifyBtn = byId<HTMLButtonElement>('enable-notifications');
 const toastEl = byId('toast');
 const arrivalsBtn = byId<HTMLButtonElement>('arrivals');
+const signedInEl = byId('signed-in');
 
 const conn = new OwnerConnection({ onState: showConnection, onMessage });
 const board = new GrantBoard({
@@ -162,6 +163,7 @@ function onMessage(m: ServerMessage): void {
     case 'hello':
       skewMs = Date.parse(m.server_time) - Date.now();
       me = m.owner;
+      showOwner(m.owner);
       return;
     case 'snapshot': {
       // A fresh snapshot replaces everything: a reconnecting tab resyncs and misses nothing.
@@ -308,6 +310,16 @@ function revoke(g: Grant | undefined): void {
 
 let connection: ConnectionState = { kind: 'connecting' };
 
+/** Contract 5 (v2): the panel names the signed-in owner (`hello.owner`). In the header, so via the guard. */
+function showOwner(name: string): void {
+  if (signedInEl.dataset.owner === name && !signedInEl.hidden) return;
+  guard.change(() => {
+    signedInEl.dataset.owner = name;
+    signedInEl.replaceChildren('Signed in as ', el('strong', {}, name));
+    signedInEl.hidden = false;
+  });
+}
+
 function showConnection(s: ConnectionState): void {
   // The state line and the retry button live in the sticky header: their size can move every card.
   guard.change(() => showConnectionNow(s));
@@ -318,6 +330,7 @@ function showConnectionNow(s: ConnectionState): void {
   connEl.dataset.state = s.kind;
   retryBtn.hidden = s.kind !== 'waiting';
   byId('logged-out').hidden = s.kind !== 'logged-out';
+  if (s.kind === 'logged-out') signedInEl.hidden = true;
   if (s.kind === 'live') connEl.textContent = 'Live: updates arrive as they happen';
   else if (s.kind === 'connecting') connEl.textContent = 'Connecting…';
   else if (s.kind === 'logged-out') connEl.textContent = 'Logged out';
@@ -389,9 +402,7 @@ byId('older').addEventListener('click', () => {
   conn.send({ type: 'history', req_id: `h${nextReq++}`, limit: 100, ...(last ? { before: last.id } : {}) });
 });
 byId('logout').addEventListener('click', () => {
-  void fetch('/logout', { method: 'POST', credentials: 'same-origin' }).then(() =>
-    location.replace('/login'),
-  );
+  void logOut().finally(() => location.replace('/login'));
 });
 notifier.setup(notifyBtn);
 window.setInterval(tick, 1000);

@@ -33,6 +33,19 @@ function panelKey(): string | null {
   }
 }
 
+/**
+ * Logs this browser out: POST /logout with the panel key beside the cookie (the daemon ends a session only
+ * for both, contract 5 v2), then the caller moves to the login page whatever the answer.
+ */
+export async function logOut(): Promise<void> {
+  const key = panelKey();
+  await fetch('/logout', {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: key === null ? {} : { 'X-OGF-Owner-Key': key },
+  });
+}
+
 export type ConnectionState =
   | { kind: 'connecting' }
   | { kind: 'live' }

@@ -33,6 +33,8 @@ let attackerUrl: string;
 let markFile: string;
 /** Every Cookie header the attacker's server received (navigation, sub-resources, fetches). */
 const stolen: string[] = [];
+/** How many times an attacker page reported its attack done. */
+let attackerDone = 0;
 
 beforeAll(async () => {
   const dataDir = makeDataDir('ogf-attack-cookie-');
@@ -41,6 +43,24 @@ beforeAll(async () => {
   ai = await mcpClient(d);
   attacker = createServer((req, res) => {
     if (req.headers.cookie !== undefined) stolen.push(req.headers.cookie);
+    if (req.url === '/logout-attack') {
+      // Same site as the daemon (another port of 127.0.0.1), so the browser sends the owner's cookie along.
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+      res.end(
+        `<!doctype html><title>dev server</title><script>fetch(${JSON.stringify(`${d.url}/logout`)}, { method: 'POST', credentials: 'include', mode: 'no-cors' }).finally(() => fetch('/done'))</script>`,
+      );
+      return;
+    }
+    if (req.url === '/plant') {
+      // A cookie for 127.0.0.1 (any port) with a longer Path: sent before the daemon's own on /owner/*.
+      res.writeHead(200, {
+        'Content-Type': 'text/html; charset=utf-8',
+        'Set-Cookie': 'ogf_owner_session=planted-by-the-dev-server; Path=/owner',
+      });
+      res.end('<!doctype html><title>dev server</title><p>hello</p>');
+      return;
+    }
+    if (req.url === '/done') attackerDone++;
     if (req.url === '/') {
       // The "dev server" page: a script that calls home, as any page may.
       res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
@@ -157,6 +177,40 @@ describe('[S.owner-key] a local server on another port gets the owner cookie, ne
     expect(d.stdout()).not.toContain(key);
     expect(urls.filter((u) => u.includes(key!))).toEqual([]);
     expect(stolen.filter((c) => c.includes(key!))).toEqual([]);
+    await tab.close();
+  });
+
+  it('[S.logout-origin] a page on the other port posting to /logout does not log the owner out', async () => {
+    await page.goto(`${d.url}/`);
+    await page.locator('#connection[data-state="live"]').waitFor();
+    const evil = await context.newPage();
+    await evil.goto(`${attackerUrl}logout-attack`);
+    await waitFor(() => attackerDone > 0, 'the attacker page’s logout attempt');
+    await evil.close();
+    // The owner's session lives: its cookie and key still open the socket, and the panel is still live.
+    const probe = await page.evaluate(async () => {
+      const key = localStorage.getItem('ogf-owner-key') ?? '';
+      return (await fetch('/owner/session', { headers: { 'X-OGF-Owner-Key': key } })).status;
+    });
+    expect(probe).toBe(200);
+    const id = await queue(ai, 'mark', { word: 'stillhere' });
+    await card(page, id).waitFor();
+    expect(await page.locator('#connection').getAttribute('data-state')).toBe('live');
+  });
+
+  it('[S.cookie-shadow] a session cookie the other port plants with a longer Path does not log the owner out', async () => {
+    await loginPage(page, d);
+    const evil = await context.newPage();
+    await evil.goto(`${attackerUrl}plant`);
+    const planted = (await context.cookies()).filter((c) => c.name === 'ogf_owner_session');
+    expect(planted.map((c) => c.path).sort()).toEqual(['/', '/owner']);
+    await evil.close();
+    // A new tab: its socket upgrade to /owner/ws carries the planted value first, then the real one.
+    const tab = await context.newPage();
+    await tab.goto(`${d.url}/`);
+    await tab.locator('#connection[data-state="live"]').waitFor();
+    const id = await queue(ai, 'mark', { word: 'shadowed' });
+    await card(tab, id).waitFor();
     await tab.close();
   });
 });

@@ -114,7 +114,9 @@ describe('[S.login-throttle] a flood of wrong tokens', () => {
     // The owner was never refused for others' failures, and the flood was not all checked at once:
     // most of it still waits (v0.1 had checked all 200 by now).
     expect(checkedWhenOwnerIn).toBeLessThanOrEqual(100);
-    expect(received.filter((s) => s !== 401)).toEqual([]);
+    // Guesses are refused (401) or, past what the gate may hold (half the owner's share of connections,
+    // 128 at the default cap), answered busy at once and left unchecked (503) — never accepted.
+    expect(received.filter((s) => s !== 401 && s !== 503)).toEqual([]);
     // The attacker hangs up; what still waited is dropped unchecked. A last guess, queued behind
     // everything, is answered only once the daemon is done with all before it.
     for (const a of [...head, ...tail]) a.abort();

@@ -7,10 +7,12 @@
  * connection still sending makes room for a new one; an AI holding its whole share of connections with
  * waiting tool calls still leaves room for the owner.
  */
+import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
 import { call, echoConfig, httpClient, structured } from './helpers/mcp.js';
 import { OwnerSocket, queue } from './helpers/owner.js';
+import { openPanelSocket, panelLogin } from './helpers/panel.js';
 import { initializeBody, postMcp, type RawPostAnswer } from './helpers/raw-mcp.js';
 import { openFds, slowGroup } from './helpers/slow-client.js';
 
@@ -50,6 +52,106 @@ function rawMcp(
   headers: Record<string, string> = {},
 ): Promise<RawPostAnswer> {
   return postMcp(`${daemon.url}/mcp`, daemon.mcpToken, body, headers);
+}
+
+interface HeldShare {
+  /** The command every held call waits on. */
+  id: string;
+  /** Each wait's end: its HTTP answer, or status 0 when the gate dropped its connection. */
+  settled: Array<Promise<{ status: number; body: string }>>;
+  /** The waits that ended so far, in the order they did. */
+  answered: Array<{ status: number; body: string }>;
+}
+
+/**
+ * The AI holds its share of connections: one queued `echo` and `count` concurrent 90 s
+ * `await_command_result` waits on it, each on its own connection.
+ */
+async function holdAiShare(daemon: RunningDaemon, count: number): Promise<HeldShare> {
+  const init = await rawMcp(daemon, INIT);
+  expect(init.status).toBe(200);
+  const session = {
+    'mcp-session-id': String(init.headers['mcp-session-id']),
+    'mcp-protocol-version': '2025-06-18',
+  };
+  await rawMcp(daemon, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), session);
+  const queued = await rawMcp(
+    daemon,
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: {
+        name: 'run_command_wait',
+        arguments: { command: 'echo', args: { word: 'held' }, wait_seconds: 0 },
+      },
+    }),
+    session,
+  );
+  const id = /"pending_id\\?":\s*\\?"([A-Za-z0-9_-]+)/.exec(queued.body)?.[1];
+  expect(id).toBeDefined();
+  const waits = Array.from({ length: count }, (_, i) =>
+    rawMcp(
+      daemon,
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 100 + i,
+        method: 'tools/call',
+        params: { name: 'await_command_result', arguments: { pending_id: id, wait_seconds: 90 } },
+      }),
+      session,
+    ),
+  );
+  // Each ends as an answer, or as a connection the gate dropped: on a loaded machine a call can still be
+  // sending its request when the cap is reached, and the gate then drops it rather than answer (the
+  // cap counts a connection before its request is read). Both are refusals; neither is ever run.
+  const settled = waits.map((w) =>
+    w.then(
+      (r) => ({ status: r.status, body: r.body }),
+      (e: NodeJS.ErrnoException) => ({ status: 0, body: String(e.code ?? e.message) }),
+    ),
+  );
+  const answered: Array<{ status: number; body: string }> = [];
+  for (const w of settled) void w.then((r) => answered.push(r));
+  return { id: id!, settled, answered };
+}
+
+/**
+ * `n` wrong `POST /login`s at a time, each on its own connection, each sent again as soon as it ends
+ * (a 401, a 503 busy, or a connection the daemon dropped). `refused()` counts the 401s: guesses checked.
+ */
+function loginFlood(daemon: RunningDaemon, n: number): { stop(): void; refused(): number } {
+  const url = new URL(daemon.url);
+  let stopped = false;
+  let refused = 0;
+  const body = JSON.stringify({ token: `wrong-${'x'.repeat(40)}` });
+  const one = (): void => {
+    if (stopped) return;
+    const req = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        method: 'POST',
+        path: '/login',
+        agent: false,
+        headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        if (res.statusCode === 401) refused++;
+        res.resume();
+        res.on('end', () => setImmediate(one));
+      },
+    );
+    req.on('error', () => setImmediate(one));
+    req.end(body);
+  };
+  for (let i = 0; i < n; i++) one();
+  return {
+    stop: () => {
+      stopped = true;
+    },
+    refused: () => refused,
+  };
 }
 
 describe('[S.http-deadlines] slow requests are cut at their deadlines', () => {
@@ -175,53 +277,7 @@ describe('[S.http-connections] the connection cap keeps room for new clients and
   it('[S.http-connections] an AI holding its whole share with waiting tool calls gets 503 past it; the owner still gets in and its approval answers them', async () => {
     // 64 connections: 56 for /mcp, 8 kept for the owner's panel, login and socket.
     d = await startDaemon({ config: echoConfig(), env: { OGF_BROKER_MAX_CONNECTIONS: '64' } });
-    const init = await rawMcp(d, INIT);
-    expect(init.status).toBe(200);
-    const session = {
-      'mcp-session-id': String(init.headers['mcp-session-id']),
-      'mcp-protocol-version': '2025-06-18',
-    };
-    await rawMcp(d, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), session);
-    const queued = await rawMcp(
-      d,
-      JSON.stringify({
-        jsonrpc: '2.0',
-        id: 2,
-        method: 'tools/call',
-        params: {
-          name: 'run_command_wait',
-          arguments: { command: 'echo', args: { word: 'held' }, wait_seconds: 0 },
-        },
-      }),
-      session,
-    );
-    const id = /"pending_id\\?":\s*\\?"([A-Za-z0-9_-]+)/.exec(queued.body)?.[1];
-    expect(id).toBeDefined();
-
-    // 70 concurrent waits of 90 s, each on its own connection: more than the AI's share.
-    const waits = Array.from({ length: 70 }, (_, i) =>
-      rawMcp(
-        d!,
-        JSON.stringify({
-          jsonrpc: '2.0',
-          id: 100 + i,
-          method: 'tools/call',
-          params: { name: 'await_command_result', arguments: { pending_id: id, wait_seconds: 90 } },
-        }),
-        session,
-      ),
-    );
-    // Each ends as an answer, or as a connection the gate dropped: on a loaded machine a call can still be
-    // sending its request when the cap is reached, and the gate then drops it rather than answer (the
-    // cap counts a connection before its request is read). Both are refusals; neither is ever run.
-    const settled = waits.map((w) =>
-      w.then(
-        (r) => ({ status: r.status, body: r.body }),
-        (e: NodeJS.ErrnoException) => ({ status: 0, body: String(e.code ?? e.message) }),
-      ),
-    );
-    const answered: Array<{ status: number; body: string }> = [];
-    for (const w of settled) void w.then((r) => answered.push(r));
+    const { id, settled, answered } = await holdAiShare(d, 70);
     // Those past the share are refused at once; the rest are held open, waiting.
     await waitFor(() => answered.length >= 14, 'the calls past the share to be refused');
     expect(answered.every((r) => r.status === 503 || r.status === 0)).toBe(true);
@@ -232,7 +288,7 @@ describe('[S.http-connections] the connection cap keeps room for new clients and
     await page.text();
     const owner = await OwnerSocket.open(d);
     try {
-      expect(await approveAndFinish(owner, id!)).toMatchObject({ status: 'SUCCEEDED' });
+      expect(await approveAndFinish(owner, id)).toMatchObject({ status: 'SUCCEEDED' });
     } finally {
       await owner.close();
     }
@@ -241,6 +297,27 @@ describe('[S.http-connections] the connection cap keeps room for new clients and
     expect(held.length).toBeGreaterThanOrEqual(40);
     expect(held.length + all.filter((r) => r.status === 503 || r.status === 0).length).toBe(70);
     for (const r of held) expect(r.body).toContain('said held');
+    expect(d.child.exitCode).toBeNull();
+  }, 90_000);
+
+  it('[S.http-connections] [S.login-throttle] login attempts waiting in the gate never fill the owner’s share: with the AI’s share held and a login flood, the owner’s panel still gets in', async () => {
+    // 64 connections: 56 for /mcp, 8 for the rest — of which waiting login attempts may hold at most half.
+    d = await startDaemon({ config: echoConfig(), env: { OGF_BROKER_MAX_CONNECTIONS: '64' } });
+    const login = await panelLogin(d);
+    const { id, settled, answered } = await holdAiShare(d, 70);
+    await waitFor(() => answered.length >= 14, 'the calls past the share to be refused');
+    // 24 wrong logins at a time, each sent again the moment it ends (answered, refused or dropped).
+    const flood = loginFlood(d, 24);
+    stops.push(flood.stop);
+    await waitFor(() => flood.refused() >= 4, 'the first wrong logins to be checked');
+    const owner = await openPanelSocket(d, login);
+    try {
+      expect(await approveAndFinish(owner, id)).toMatchObject({ status: 'SUCCEEDED' });
+    } finally {
+      await owner.close();
+      flood.stop();
+    }
+    expect((await Promise.all(settled)).filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(40);
     expect(d.child.exitCode).toBeNull();
   }, 90_000);
 });

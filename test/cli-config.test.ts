@@ -178,6 +178,25 @@ describe('[Q.bad-input] bad flags and bad config: one line naming the field, exi
     expect(existsSync(join(dir, 'd'))).toBe(false);
   });
 
+  it('config: a name given twice (JSON.parse would keep the last one) is refused, naming the path', () => {
+    const dir = makeDataDir();
+    const file = join(dir, 'cfg.json');
+    const data = join(dir, 'd');
+    const up = (path: string) => `{"argv":["${process.execPath}","${path}"]}`;
+    // Contract 1.3: an upstream named twice — each entry valid, so only the duplicate can refuse it.
+    writeFileSync(file, `{"upstreams":{"notes":${up('/a')},"other":${up('/b')},"notes":${up('/c')}}}`);
+    expectUsage(
+      cli(['start', '--data-dir', data, '--config', file]),
+      `${file}: upstreams.notes: named twice`,
+    );
+    const say = '{"description":"x","argv":["true"]}';
+    writeFileSync(file, `{"commands":{"say":${say},"s\\u0061y":${say}}}`);
+    expectUsage(cli(['start', '--data-dir', data, '--config', file]), 'commands.say: named twice');
+    writeFileSync(file, '{"review_timeout_s":30,\n "review_timeout_s":60}');
+    expectUsage(cli(['start', '--data-dir', data, '--config', file]), 'review_timeout_s: named twice');
+    expect(existsSync(data)).toBe(false);
+  });
+
   it('[S.modes] refuses a group/other accessible data dir and says how to fix it', () => {
     const dir = makeDataDir();
     chmodSync(dir, 0o755);
@@ -226,7 +245,7 @@ describe('[S.loopback-only] --host takes loopback addresses only', () => {
   });
 });
 
-describe('[S.token-distinct] the owner token must differ from every MCP token', () => {
+describe('[S.token-distinct] every owner token must differ from every MCP token', () => {
   it('start refuses OGF_BROKER_OWNER_TOKEN equal to OGF_BROKER_MCP_TOKEN, in one line, and the AI token then opens nothing', () => {
     const dataDir = makeDataDir();
     const same = 'same-token-for-both-same-token-for-both-xx';
@@ -259,25 +278,82 @@ describe('[S.token-distinct] the owner token must differ from every MCP token', 
     );
   });
 
-  it('generated and rotated tokens are all distinct from the owner token', () => {
+  it('generated and rotated tokens, owners’ and clients’, are all distinct', () => {
     const dataDir = join(makeDataDir(), 'd');
     expect(cli(['token', 'owner', '--data-dir', dataDir]).code).toBe(0);
     const owner = readFileSync(join(dataDir, 'owner.token'), 'utf8').trim();
     const seen = new Set([owner]);
     for (const args of [
       ['token', 'mcp'],
+      ['token', 'owner', '--name', 'alice'],
       ['token', 'mcp', '--rotate'],
       ['token', 'mcp', '--client', 'bot'],
+      ['token', 'owner', '--name', 'bob'],
+      ['token', 'owner', '--name', 'alice', '--rotate'],
       ['token', 'mcp', '--client', 'bot', '--rotate'],
+      ['token', 'owner', '--rotate'],
     ]) {
-      const t = cli([...args, '--data-dir', dataDir])
+      const last = cli([...args, '--data-dir', dataDir])
         .stdout.trim()
         .split('\n')
         .at(-1)!;
+      const t = args[1] === 'owner' ? last.split('#token=')[1]! : last;
       expect(t).toMatch(/^[A-Za-z0-9_-]{43}$/);
       expect(seen.has(t)).toBe(false);
       seen.add(t);
     }
+  });
+
+  it('start refuses an MCP token equal to a named owner’s token, naming the owner and the fix', () => {
+    const dataDir = join(makeDataDir(), 'd');
+    const alice = cli(['token', 'owner', '--name', 'alice', '--data-dir', dataDir]);
+    expect(alice.code).toBe(0);
+    const token = alice.stdout.trim().split('\n').at(-1)!.split('#token=')[1]!;
+    const r = cli(['start', '--data-dir', dataDir, '--port', '0'], { OGF_BROKER_MCP_TOKEN: token });
+    expectUsage(r, 'owner alice', 'must differ from every MCP token', 'token owner --name alice --rotate');
+    expect(r.stderr).not.toContain(token);
+    expect(existsSync(join(dataDir, 'daemon.json'))).toBe(false);
+  });
+
+  it('start refuses OGF_BROKER_OWNER_TOKEN equal to a named owner’s token (one line), instead of storing it twice', () => {
+    const dataDir = join(makeDataDir(), 'd');
+    const alice = cli(['token', 'owner', '--name', 'alice', '--data-dir', dataDir]);
+    const token = alice.stdout.trim().split('\n').at(-1)!.split('#token=')[1]!;
+    const r = cli(['start', '--data-dir', dataDir, '--port', '0'], { OGF_BROKER_OWNER_TOKEN: token });
+    expectUsage(r, 'OGF_BROKER_OWNER_TOKEN', 'owner alice', 'token owner --name alice --rotate');
+    expect(r.stderr).not.toContain(token);
+  });
+
+  it('a token command run from a shell without the daemon’s fixed tokens does not replace them', async () => {
+    const fixed = { OGF_BROKER_OWNER_TOKEN: 'o'.repeat(40), OGF_BROKER_MCP_TOKEN: 'm'.repeat(40) };
+    const d = await startDaemon({ env: fixed });
+    daemons.push(d);
+    // The owner's other shell: no OGF_BROKER_*_TOKEN (owner.token and mcp.token get created there).
+    expect(cli(['token', 'mcp', '--client', 'bot', '--data-dir', d.dataDir]).code).toBe(0);
+    expect(cli(['token', 'owner', '--name', 'alice', '--data-dir', d.dataDir]).code).toBe(0);
+    const mcp = await fetch(d.info.mcp_url, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${fixed.OGF_BROKER_MCP_TOKEN}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      }),
+    });
+    await mcp.body?.cancel();
+    expect(mcp.status).toBe(200);
+    const login = await fetch(`${d.url}/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: fixed.OGF_BROKER_OWNER_TOKEN }),
+    });
+    await login.body?.cancel();
+    expect(login.status).toBe(200);
   });
 });
 

@@ -9,8 +9,10 @@ import { writeFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../daemon/config.js';
-import { parseToolInput } from '../daemon/mcp/input.js';
+import { parseAwaitInput, parseCancelInput, parseListInput } from '../daemon/mcp/input.js';
 import { Catalog } from '../daemon/sources/catalog.js';
+import { parseRunInput } from '../daemon/sources/catalog-source.js';
+import { parseCueInput } from '../daemon/sources/cue-source.js';
 import { makeDataDir, type RunningDaemon, startDaemon } from './helpers/daemon.js';
 import {
   CUE_FIELDS,
@@ -55,7 +57,7 @@ describe('[Q.bad-input] MCP tool input parser against the contract oracle', () =
     fc.assert(
       fc.property(mutated(VALID_CUE, CUE_FIELDS), (input) => {
         const bad = offending(input, CUE_FIELDS);
-        const r = parseToolInput('ogf_cue', input);
+        const r = parseCueInput(input);
         expect(r.ok, JSON.stringify(bad)).toBe(bad.length === 0);
         if (!r.ok) expectNamesField(r.message, bad);
         else expect(r.value.session_id).toBe(VALID_CUE.session_id.toLowerCase());
@@ -71,7 +73,7 @@ describe('[Q.bad-input] MCP tool input parser against the contract oracle', () =
     fc.assert(
       fc.property(mutated(VALID_RUN, RUN_FIELDS), (input) => {
         const bad = offending(input, RUN_FIELDS);
-        const parsed = parseToolInput('run_command_wait', input);
+        const parsed = parseRunInput(input);
         if (!parsed.ok) {
           expect(bad.length, parsed.message).toBeGreaterThan(0);
           expectNamesField(parsed.message, bad);
@@ -95,11 +97,11 @@ describe('[Q.bad-input] MCP tool input parser against the contract oracle', () =
         mutated({ pending_id: 'c_V1StGXR8_Z5jdHi6B-myT', wait_seconds: 1 }, PENDING_FIELDS),
         (input) => {
           const bad = offending(input, PENDING_FIELDS);
-          const r = parseToolInput('await_command_result', input);
+          const r = parseAwaitInput(input);
           expect(r.ok).toBe(bad.length === 0);
           if (!r.ok) expectNamesField(r.message, bad);
           const { wait_seconds: _w, ...cancel } = input;
-          const c = parseToolInput('cancel_command', cancel);
+          const c = parseCancelInput(cancel);
           const cancelBad = offending(cancel, { pending_id: PENDING_FIELDS.pending_id! });
           expect(c.ok).toBe(cancelBad.length === 0);
         },
@@ -112,7 +114,7 @@ describe('[Q.bad-input] MCP tool input parser against the contract oracle', () =
     fc.assert(
       fc.property(strayKey, hostileValue, (key, value) => {
         const input = JSON.parse(JSON.stringify({ [key]: value ?? null })) as Record<string, unknown>;
-        const r = parseToolInput('list_commands', input);
+        const r = parseListInput(input);
         expect(r.ok).toBe(Object.keys(input).length === 0);
       }),
       { numRuns: 200, seed: FUZZ_SEED },

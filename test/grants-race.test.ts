@@ -68,7 +68,8 @@ async function newGrant(owner: OwnerSocket, word: string): Promise<string> {
 }
 
 describe('[G.atomic] a grant with 3 uses and 50 identical calls at once', () => {
-  it(`approves exactly 3, ${ROUNDS} rounds`, async () => {
+  // Generous timeouts: every round restarts real daemons, and the suite runs beside heavier ones.
+  it(`approves exactly 3, ${ROUNDS} rounds`, { timeout: 240_000 }, async () => {
     const dataDir = makeDataDir('ogf-grant-race-');
     dirs.push(dataDir);
     const markFile = join(dataDir, 'marks.txt');
@@ -104,7 +105,9 @@ describe('[G.atomic] a grant with 3 uses and 50 identical calls at once', () => 
     }
   });
 
-  it(`with kill -9 in the middle: after the restart the uses taken equal the commands approved, ${KILL_ROUNDS} rounds`, async () => {
+  it(`with kill -9 in the middle: after the restart the uses taken equal the commands approved, ${KILL_ROUNDS} rounds`, {
+    timeout: 240_000,
+  }, async () => {
     const dataDir = makeDataDir('ogf-grant-kill-');
     dirs.push(dataDir);
     const markFile = join(dataDir, 'marks.txt');

@@ -6,62 +6,19 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client as ModernClient } from '@modelcontextprotocol/client';
-import { StdioClientTransport as ModernStdioTransport } from '@modelcontextprotocol/client/stdio';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, makeDataDir, ROOT, type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
+import { CLI, makeDataDir, type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
 import {
-  assertModern,
   call,
   echoConfig,
   GENERATIONS,
-  type Generation,
   httpClient,
-  type McpClient,
-  MODERN_OPTIONS,
+  type StdioChild,
+  stdioClient,
   structured,
   TestOwner,
   textOf,
 } from './helpers/mcp.js';
-
-interface StdioChild {
-  client: McpClient;
-  stderr(): string;
-}
-
-/** A real mcp-stdio child driven by the v1 SDK (2025 generation) or the v2 SDK pinned to 2026-07-28. */
-async function stdioClient(
-  dataDir: string,
-  env: Record<string, string> = {},
-  generation: Generation = 'legacy',
-): Promise<StdioChild> {
-  const params = {
-    command: process.execPath,
-    args: [CLI, 'mcp-stdio', '--data-dir', dataDir],
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-    stderr: 'pipe' as const,
-  };
-  let err = '';
-  const onErr = (b: Buffer) => {
-    err += b.toString();
-  };
-  if (generation === 'modern') {
-    const transport = new ModernStdioTransport(params);
-    transport.stderr?.on('data', onErr);
-    const client = new ModernClient({ name: 'stdio-test', version: '1.0.0' }, MODERN_OPTIONS);
-    await client.connect(transport);
-    assertModern(client);
-    return { client, stderr: () => err };
-  }
-  const transport = new StdioClientTransport(params);
-  transport.stderr?.on('data', onErr);
-  const client = new Client({ name: 'stdio-test', version: '1.0.0' });
-  await client.connect(transport);
-  return { client, stderr: () => err };
-}
 
 describe.each(GENERATIONS)('mcp-stdio against a running daemon (%s generation)', (generation) => {
   let d: RunningDaemon;

@@ -4,6 +4,7 @@
  * outlived its login would let whoever holds it keep approving.
  */
 import { rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -36,6 +37,29 @@ function upgradeWith(d: RunningDaemon, login: PanelLogin): Promise<number> {
   });
 }
 
+/** A POST with exactly these headers (Host included, which fetch cannot set), on its own connection. */
+function rawPost(
+  d: RunningDaemon,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; body: string }> {
+  const url = new URL(d.url);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: url.hostname, port: url.port, method: 'POST', path, agent: false, headers },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8').on('data', (c: string) => {
+          body += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 afterAll(async () => {
   await Promise.all(sockets.map((s) => s.close()));
   for (const d of daemons) {
@@ -60,7 +84,10 @@ describe('[S.logout-closes] the end of a panel session', () => {
     const [a, b] = [await socket(d, mine), await socket(d, mine)];
     const otherTab = await socket(d, other);
     const terminal = await socket(d);
-    const r = await fetch(`${d.url}/logout`, { method: 'POST', headers: { Cookie: mine.cookie } });
+    const r = await fetch(`${d.url}/logout`, {
+      method: 'POST',
+      headers: { Cookie: mine.cookie, 'X-OGF-Owner-Key': mine.key, Origin: d.url },
+    });
     expect(r.status).toBe(200);
     await waitFor(
       () => a.closeCode !== undefined && b.closeCode !== undefined,
@@ -78,6 +105,63 @@ describe('[S.logout-closes] the end of a panel session', () => {
     await terminal.upsert(id, (v) => v.version === 1, 'the new command');
     expect(a.frames.some((f) => f.type === 'upsert' && f.command.id === id)).toBe(false);
     expect(await upgradeWith(d, other)).toBe(101);
+  });
+
+  it('[S.logout-origin] a logout from another origin, with a foreign Host, or with the cookie but not its key ends nothing', async () => {
+    const mine = await panelLogin(d);
+    const tab = await socket(d, mine);
+    const attacks: Array<[string, Record<string, string>, number]> = [
+      // A page on another 127.0.0.1 port: same site, so the browser sends our cookie (key unknown there).
+      ['another port’s Origin', { Cookie: mine.cookie, Origin: 'http://127.0.0.1:1' }, 403],
+      [
+        'another port’s Origin, even with the key',
+        { Cookie: mine.cookie, 'X-OGF-Owner-Key': mine.key, Origin: 'http://127.0.0.1:1' },
+        403,
+      ],
+      ['Origin null', { Cookie: mine.cookie, 'X-OGF-Owner-Key': mine.key, Origin: 'null' }, 403],
+      // A server on another port that received the cookie and posts it itself, with no Origin.
+      ['the cookie alone', { Cookie: mine.cookie }, 200],
+      ['the cookie and a wrong key', { Cookie: mine.cookie, 'X-OGF-Owner-Key': 'A'.repeat(43) }, 200],
+    ];
+    const got: Record<string, [number, boolean | undefined]> = {};
+    for (const [what, headers] of attacks) {
+      const r = await rawPost(d, '/logout', headers);
+      got[what] = [r.status, (JSON.parse(r.body) as { ended?: boolean }).ended];
+    }
+    // DNS rebinding: a Host that is not ours is refused before any route (fetch cannot forge Host).
+    const rebound = await rawPost(d, '/logout', {
+      Cookie: mine.cookie,
+      'X-OGF-Owner-Key': mine.key,
+      Host: 'evil.example',
+    });
+    expect(rebound.status).toBe(403);
+    expect(got).toEqual(
+      Object.fromEntries(
+        attacks.map(([what, , status]) => [what, [status, status === 200 ? false : undefined]]),
+      ),
+    );
+    // The session lives: its socket is open and its cookie and key still open another.
+    const id = await queue(ai, 'mark', { word: 'stillin' });
+    await tab.upsert(id, (v) => v.version === 1, 'the new command');
+    expect(tab.closeCode).toBeUndefined();
+    expect(await upgradeWith(d, mine)).toBe(101);
+  });
+
+  it('[S.cookie-shadow] a planted ogf_owner_session sent before the real one does not shadow it', async () => {
+    const mine = await panelLogin(d);
+    const value = mine.cookie.slice('ogf_owner_session='.length);
+    const shadowed = {
+      ...mine,
+      cookie: `ogf_owner_session=planted; ogf_owner_session=; ogf_owner_session=${value}`,
+    };
+    expect(await upgradeWith(d, shadowed)).toBe(101);
+    const probe = await fetch(`${d.url}/owner/session`, {
+      headers: { Cookie: shadowed.cookie, 'X-OGF-Owner-Key': mine.key },
+    });
+    expect(probe.status).toBe(200);
+    // The page itself, too: the panel, not the login page.
+    const page = await (await fetch(`${d.url}/`, { headers: { Cookie: shadowed.cookie } })).text();
+    expect(page).toContain('id="queue"');
   });
 
   it('a session’s expiry closes its sockets by itself, and its cookie and key open nothing after', async () => {

@@ -68,7 +68,7 @@ export const REQUIREMENTS = {
   'S.tokens': {
     source: 'contracts.md 1.1, 1.2',
     statement:
-      'Owner and MCP tokens are never logged, never in the database, results or owner frames; only owner.token and mcp.token hold them in clear, other clients only as hashes.',
+      'Owner and MCP tokens are never logged, never in the database, results or owner frames; only owner.token and mcp.token hold them in clear, other owners and clients only as hashes.',
   },
   'S.auth': {
     source: 'contracts.md 3, 5',
@@ -113,7 +113,7 @@ export const REQUIREMENTS = {
   'S.token-distinct': {
     source: 'contracts.md 1.1 (v2)',
     statement:
-      'start refuses (exit 2, one line) an owner token equal to any MCP token, compared by hash; generated tokens never repeat the owner token.',
+      'start refuses (exit 2, one line) any owner’s token equal to any MCP token, compared by hash; generated owner and MCP tokens never repeat an existing owner or MCP token.',
   },
   'S.no-shell': {
     source: 'contracts.md 1.3, 4',
@@ -344,6 +344,33 @@ export const REQUIREMENTS = {
     source: 'contracts.md 5 (v2)',
     statement:
       'The panel offers Allow… on grantable cards (scope, TTL, uses; approve and grant in one step), lists every live grant with Revoke…, and says which grant approved a card.',
+  },
+
+  // ---- contracts.md section 9: named owners ---------------------------------------------------------
+  'O.named': {
+    source: 'contracts.md 9, 1.1 (v2)',
+    statement:
+      'token owner --name NAME creates an owner (only its hash kept) and prints its login URL once as the last line; again for an existing one exits 2 pointing to --rotate; each owner logs in (panel and Bearer) with its own token and hello names it; token owner prints owner owner’s URL at any time.',
+  },
+  'O.decided-by': {
+    source: 'contracts.md 9, 5 (v2)',
+    statement:
+      'A decision or reconciliation records the deciding owner’s name (View decided_by, the audit actor, ogf-broker list); the terminal commands act as owner owner; the panel names the signed-in owner.',
+  },
+  'O.rotate': {
+    source: 'contracts.md 1.1, 5 (v2), 9',
+    statement:
+      'token owner --rotate replaces an owner’s token and a running daemon closes every panel session and socket of that owner (Bearer included) at once; the old token logs in nowhere, the new one does, other owners are untouched; owner owner’s rotation rewrites owner.token and is refused (exit 2) when OGF_BROKER_OWNER_TOKEN fixes it.',
+  },
+  'S.logout-origin': {
+    source: 'contracts.md 5 (v2)',
+    statement:
+      'POST /logout from another origin (a page on another 127.0.0.1 port) or with the session cookie but not its panel key ends no session.',
+  },
+  'S.cookie-shadow': {
+    source: 'contracts.md 5 (v2)',
+    statement:
+      'An extra ogf_owner_session cookie planted by another local server (a longer Path, sent first) does not shadow the owner’s real session.',
   },
 } as const satisfies Record<string, Requirement>;
 

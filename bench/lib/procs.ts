@@ -41,11 +41,18 @@ export function makeDataDir(memory = false): string {
   return mkdtempSync(join(base, 'ogf-bench-'));
 }
 
-/** The catalog every row uses: `noop` runs /bin/true with a tag that makes each request distinct. */
+/**
+ * The catalog every row uses: `noop` runs /bin/true with a tag that makes each request distinct. The
+ * PENDING caps (contract 1.3 v2: 100 per client, 2000 in all by default) are set to their maxima: rows 2,
+ * 4 and 5 keep thousands of commands awaiting review from one client token, which the defaults refuse
+ * (TooManyPending) — the caps are a guard against a runaway client, not what these rows measure.
+ */
 export function benchConfig(extra: Record<string, unknown> = {}): Record<string, unknown> {
   const trueBin = existsSync('/bin/true') ? '/bin/true' : '/usr/bin/true';
   return {
     review_timeout_s: 3600,
+    max_pending_per_client: 10_000,
+    max_pending: 100_000,
     commands: {
       noop: {
         description: 'Does nothing (bench)',
@@ -121,10 +128,56 @@ export async function startDaemon(dataDir: string, config?: Record<string, unkno
   };
 }
 
+/**
+ * Sessions of one client token a row opens at most: contract 3.2 allows 64 (the 65th evicts that
+ * client's oldest idle session), and the daemon lets one client have 128 requests in flight.
+ */
+export const SESSIONS_PER_TOKEN = 50;
+
+/**
+ * `count` MCP tokens of distinct clients: the daemon's own `local` token first, then `bench-2`,
+ * `bench-3`, … made by `ogf-broker token mcp --client NAME` (a running daemon honours them at once; they
+ * live in broker.db, so they survive a restart). A row with 100 sessions on one token would see its first
+ * 36 evicted before they were used, and 1000 waiters on one token would be 872 refusals (503). Session
+ * `s` uses `tokens[s % tokens.length]`.
+ */
+export async function mcpTokens(d: Daemon, count: number): Promise<string[]> {
+  const tokens = [d.mcpToken];
+  for (let i = 2; i <= count; i++) {
+    const child = spawn(
+      process.execPath,
+      [DAEMON_CLI, 'token', 'mcp', '--client', `bench-${i}`, '--data-dir', d.dataDir],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    let err = '';
+    child.stdout!.on('data', (b: Buffer) => {
+      out += b.toString();
+    });
+    child.stderr!.on('data', (b: Buffer) => {
+      err += b.toString();
+    });
+    const code = await new Promise<number | null>((r) => child.once('exit', r));
+    if (code !== 0) throw new Error(`token mcp --client bench-${i} exited ${code}: ${err}`);
+    tokens.push(out.trim().split('\n').at(-1)!);
+  }
+  return tokens;
+}
+
 /** Resident set size of `pid` in MiB (VmRSS). */
 export function rssMiB(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : Number.NaN;
+}
+
+/**
+ * CPU time `pid` has used so far, user + system, in ms, from /proc/<pid>/stat (fields 14 and 15, in
+ * clock ticks: USER_HZ, 100 on Linux). 10 ms resolution: meaningful over blocks of hundreds of calls.
+ */
+export function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /** Open file descriptors of `pid` (sockets, files, pipes): the entries of /proc/<pid>/fd. */

@@ -8,7 +8,7 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { callTool, closeMcp, connectMcp, Owner } from '../lib/clients.js';
-import type { BareServer, Daemon } from '../lib/procs.js';
+import { type BareServer, type Daemon, mcpTokens, SESSIONS_PER_TOKEN } from '../lib/procs.js';
 import { quantile, type Row, ratioOf } from '../lib/stats.js';
 
 async function pushSamples(d: Daemon, owner: Owner, submitters: number, perSubmitter: number) {
@@ -20,7 +20,8 @@ async function pushSamples(d: Daemon, owner: Owner, submitters: number, perSubmi
     if (t0 !== undefined) lat.push(at - t0);
   };
   const clients: Client[] = [];
-  for (let i = 0; i < submitters; i++) clients.push(await connectMcp(d.mcpUrl, d.mcpToken));
+  const tokens = await mcpTokens(d, Math.ceil(submitters / SESSIONS_PER_TOKEN));
+  for (let i = 0; i < submitters; i++) clients.push(await connectMcp(d.mcpUrl, tokens[i % tokens.length]));
   try {
     // Warm-up: one unmeasured call per session.
     await Promise.all(

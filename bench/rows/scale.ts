@@ -23,6 +23,7 @@ import {
   benchConfig,
   type Daemon,
   makeDataDir,
+  mcpTokens,
   openFds,
   removeDir,
   rssMiB,
@@ -141,8 +142,15 @@ export async function scale(bare: BareServer, quick: boolean): Promise<Row[]> {
     await sleep(500);
     const idleRss = rssMiB(d.pid);
     const owner = await Owner.open(d);
-    clients = [];
-    for (let i = 0; i < sessions; i++) clients.push(await connectMcp(d.mcpUrl, d.mcpToken));
+    // 1000 waiters on one token would pass the daemon's 128 requests in flight per client: ten clients
+    // (100 waiters each), every session's waiters on its own client's token.
+    const tokens = await mcpTokens(d, quick ? 2 : 10);
+    const connectAll = async () => {
+      const out: Client[] = [];
+      for (let i = 0; i < sessions; i++) out.push(await connectMcp(d.mcpUrl, tokens[i % tokens.length]));
+      return out;
+    };
+    clients = await connectAll();
 
     // One command run to the end: the template of the seeded history.
     const seen = new Promise<View>((resolve) => {
@@ -186,8 +194,7 @@ export async function scale(bare: BareServer, quick: boolean): Promise<Row[]> {
       await d.stop();
       ids.push(...seedAwaiting(dir, ids[0]!, awaiting - live));
       d = await startDaemon(dir);
-      clients = [];
-      for (let i = 0; i < sessions; i++) clients.push(await connectMcp(d.mcpUrl, d.mcpToken));
+      clients = await connectAll();
     }
 
     await sleep(1000);

@@ -19,7 +19,9 @@ import {
   benchConfig,
   type Daemon,
   makeDataDir,
+  mcpTokens,
   removeDir,
+  SESSIONS_PER_TOKEN,
   startDaemon,
 } from '../lib/procs.js';
 import { type Row, ratioOf } from '../lib/stats.js';
@@ -94,8 +96,8 @@ async function submitFor(d: Daemon | BareServer, submitters: number, ms: number)
   const bare = !('mcpToken' in d);
   const tool = bare ? 'echo' : 'run_command_wait';
   const clients: Client[] = [];
-  for (let i = 0; i < submitters; i++)
-    clients.push(await connectMcp(d.mcpUrl, bare ? undefined : d.mcpToken));
+  const tokens = bare ? [undefined] : await mcpTokens(d, Math.ceil(submitters / SESSIONS_PER_TOKEN));
+  for (let i = 0; i < submitters; i++) clients.push(await connectMcp(d.mcpUrl, tokens[i % tokens.length]));
   try {
     await Promise.all(
       clients.map((c, s) =>

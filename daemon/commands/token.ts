@@ -1,8 +1,9 @@
 /**
- * `ogf-broker token owner` / `token mcp [--client NAME] [--rotate]` (contract 1.1): prints the owner
- * login URL or an MCP token as the last line of stdout, alone; creates it when absent. Works with or
- * without a running daemon: tokens are checked through the store, so a running daemon honours a rotation
- * at once.
+ * `ogf-broker token owner [--name NAME] [--rotate]` / `token mcp [--client NAME] [--rotate]` (contract 1.1,
+ * 9): prints an owner's login URL or an MCP token as the last line of stdout, alone; creates it when absent.
+ * Works with or without a running daemon: tokens are checked through the store, so a running daemon honours
+ * a creation or rotation at once (and ends a rotated owner's sessions and sockets, owner/edge.ts).
+ * The login URL is the running daemon's real address when one runs.
  */
 import { parseFlags, stringFlag } from '../args.js';
 import { loadConfig } from '../config.js';
@@ -10,7 +11,7 @@ import { Store } from '../core/store.js';
 import { runningDaemon } from '../daemon-info.js';
 import { openDataDir } from '../datadir.js';
 import { UsageError } from '../errors.js';
-import { checkClientName, LOCAL_CLIENT, Tokens } from '../tokens.js';
+import { checkClientName, checkOwnerName, FIRST_OWNER, LOCAL_CLIENT, Tokens } from '../tokens.js';
 
 export async function runToken(argv: string[]): Promise<number> {
   const [kind, ...rest] = argv;
@@ -21,30 +22,45 @@ export async function runToken(argv: string[]): Promise<number> {
   }
   const p =
     kind === 'owner'
-      ? parseFlags('token owner', rest, { 'data-dir': { type: 'string' } })
+      ? parseFlags('token owner', rest, {
+          'data-dir': { type: 'string' },
+          name: { type: 'string' },
+          rotate: { type: 'boolean' },
+        })
       : parseFlags('token mcp', rest, {
           'data-dir': { type: 'string' },
           client: { type: 'string' },
           rotate: { type: 'boolean' },
         });
   const client = checkClientName(stringFlag(p, 'client') ?? LOCAL_CLIENT);
+  const owner = checkOwnerName(stringFlag(p, 'name') ?? FIRST_OWNER);
+  const rotate = p.values.rotate === true;
   const config = loadConfig({ dataDir: stringFlag(p, 'data-dir') });
   const paths = openDataDir(config.dataDir);
   const store = new Store(paths.db);
   try {
     const tokens = new Tokens(paths, store);
+    // The terminal acts as owner `owner` (contract 9): it holds the data dir, owner.token included.
     if (kind === 'owner') {
+      const { token, outcome } = tokens.ownerTokenFor(owner, rotate, FIRST_OWNER);
       const info = runningDaemon(paths.daemonJson);
       const base = info?.url ?? `http://${config.host}:${config.port}`;
+      if (outcome === 'created')
+        process.stdout.write(
+          `Created owner ${owner}. This login URL holds their token and is shown only this once: send it over a channel you trust.\n`,
+        );
+      if (outcome === 'rotated')
+        process.stdout.write(
+          `Rotated the token of owner ${owner}: the old one no longer logs in, and their panel sessions and sockets end.${owner === FIRST_OWNER ? '' : ' This new URL is shown only this once.'}\n`,
+        );
       if (!info)
         process.stdout.write(
           `No daemon runs yet; this is the URL once \`ogf-broker start\` listens on ${base}:\n`,
         );
-      process.stdout.write(`${base}/login#token=${tokens.ownerToken}\n`);
+      process.stdout.write(`${base}/login#token=${token}\n`);
       return 0;
     }
-    const rotate = p.values.rotate === true;
-    const token = tokens.mcpTokenFor(client, rotate, 'owner:terminal');
+    const token = tokens.mcpTokenFor(client, rotate, FIRST_OWNER);
     if (rotate)
       process.stdout.write(`Rotated the MCP token of client ${client}; the old one no longer works.\n`);
     process.stdout.write(`${token}\n`);

@@ -1,6 +1,7 @@
 /**
- * SQLite (better-sqlite3, WAL) in `<data-dir>/broker.db`: commands, the append-only audit log and the MCP
- * clients' token hashes. Never holds a session UUID or a token (contract 1.2, rule 4).
+ * SQLite (better-sqlite3, WAL) in `<data-dir>/broker.db`: commands, the append-only audit log, the MCP
+ * clients' token hashes and the owners' token hashes (contract 9). Never holds a session UUID or a token
+ * (contract 1.2, rule 4).
  *
  * Each command row keeps its whole record as JSON plus the columns we query by. A change is one
  * transaction: the row and its audit entry commit together or not at all. `synchronous = FULL` so a
@@ -71,11 +72,19 @@ const MIGRATIONS: readonly string[] = [
      body TEXT NOT NULL
    );
    CREATE INDEX grants_live ON grants(state) WHERE state = 'live';`,
+  // Contract 9 (v2): named owners. Like mcp_clients, only a SHA-256 of each token is kept; owner `owner`'s
+  // row is refreshed at every start from owner.token / OGF_BROKER_OWNER_TOKEN (daemon/tokens.ts).
+  `CREATE TABLE owners (
+     name TEXT PRIMARY KEY,
+     token_hash TEXT NOT NULL UNIQUE,
+     created_at TEXT NOT NULL
+   );`,
 ];
 
 export class Store {
   readonly #db: Database.Database;
   readonly #stmts;
+  readonly #owner;
   #closed = false;
 
   constructor(path: string) {
@@ -119,6 +128,15 @@ export class Store {
       upsertClient: db.prepare(
         'INSERT INTO mcp_clients (name, token_hash, created_at) VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE SET token_hash = excluded.token_hash, created_at = excluded.created_at',
       ),
+    };
+    this.#owner = {
+      byHash: db.prepare('SELECT name FROM owners WHERE token_hash = ?'),
+      hash: db.prepare('SELECT token_hash FROM owners WHERE name = ?'),
+      all: db.prepare('SELECT name, token_hash FROM owners ORDER BY name'),
+      upsert: db.prepare(
+        'INSERT INTO owners (name, token_hash, created_at) VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE SET token_hash = excluded.token_hash',
+      ),
+      dataVersion: db.prepare('PRAGMA data_version').pluck(),
     };
   }
 
@@ -282,6 +300,56 @@ export class Store {
     })();
   }
 
+  // ---- owners (contract 9) -------------------------------------------------------------------------
+
+  /** The owner a token hash belongs to, if any. */
+  ownerByTokenHash(hash: string): string | undefined {
+    return (this.#owner.byHash.get(hash) as { name: string } | undefined)?.name;
+  }
+
+  /** An owner's current token hash, or undefined when there is no such owner. */
+  ownerTokenHash(name: string): string | undefined {
+    return (this.#owner.hash.get(name) as { token_hash: string } | undefined)?.token_hash;
+  }
+
+  /** Every owner's name and current token hash, by name. */
+  owners(): Map<string, string> {
+    const rows = this.#owner.all.all() as Array<{ name: string; token_hash: string }>;
+    return new Map(rows.map((r) => [r.name, r.token_hash]));
+  }
+
+  /**
+   * Creates an owner or replaces its token hash, with its audit entry (`owner_created` or
+   * `owner_token_rotated`, naming the owner, never the token) in the same transaction.
+   */
+  setOwnerTokenHash(
+    name: string,
+    hash: string,
+    at: string,
+    actor: Actor,
+    detail: Record<string, unknown> = {},
+  ): void {
+    this.#db.transaction(() => {
+      const existed = this.#owner.hash.get(name) !== undefined;
+      this.#owner.upsert.run(name, hash, at);
+      this.#appendAudit({
+        at,
+        actor,
+        action: existed ? 'owner_token_rotated' : 'owner_created',
+        detail: { owner: name, ...detail },
+      });
+    })();
+  }
+
+  /**
+   * SQLite's `PRAGMA data_version`: changes whenever another connection (another process: `ogf-broker
+   * token`) has committed to the file since this connection last looked; our own commits leave it alone.
+   * A cheap read of shared memory, so the daemon can poll it to notice a rotation made elsewhere.
+   */
+  dataVersion(): number {
+    return this.#owner.dataVersion.get() as number;
+  }
+
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
@@ -315,4 +383,24 @@ function toAudit(row: AuditRow): StoredAudit {
 
 function parse(row: unknown): Command | undefined {
   return row === undefined ? undefined : (JSON.parse((row as { body: string }).body) as Command);
+}
+
+/**
+ * How many owners a data dir's broker.db holds, read without writing (doctor, contract 1.1): undefined when
+ * there is no broker.db yet or it predates owners (its first start creates owner `owner`).
+ */
+export function countOwners(path: string): number | undefined {
+  let db: Database.Database;
+  try {
+    db = new Database(path, { readonly: true, fileMustExist: true });
+  } catch {
+    return undefined;
+  }
+  try {
+    return db.prepare('SELECT COUNT(*) FROM owners').pluck().get() as number;
+  } catch {
+    return undefined;
+  } finally {
+    db.close();
+  }
 }

@@ -33,13 +33,13 @@ export interface View {
   reason?: string;
   result?: CommandResult;
   reconciliation?: { outcome: 'delivered' | 'not_delivered'; note?: string; at: string };
-  /** Upstream calls (contract 5 (v2), 7): the server, its own tool name, and what the server claims. */
-  upstream?: UpstreamRef;
   /**
-   * Once decided (contract 5 v2): the owner's name, `grant:<grant id>`, `policy:read_only`, or `daemon`
-   * for expiry and restarts.
+   * Who decided, once decided (contract 5 (v2)): an owner's name, `daemon` (expiry, restarts), the client
+   * that cancelled, `policy:read_only`, or (with grants) `grant:<id>`.
    */
   decided_by?: string;
+  /** Upstream calls (contract 5 (v2), 7): the server, its own tool name, and what the server claims. */
+  upstream?: UpstreamRef;
   /** Contract 9: when more than one owner must approve, how many, and who approved when. */
   approvals_needed?: number;
   approvals?: Array<{ by: string; at: string }>;

@@ -13,7 +13,11 @@
  *
  * Requests under `/mcp` (contract 3: the AI's endpoint) may occupy at most `aiMax` connections; past that
  * they are answered 503 at once, so the rest (`max - aiMax`) always stays for the owner's panel, login and
- * socket (contract 5: nothing the AI sends may lock the owner out). `max` itself stays below the
+ * socket (contract 5: nothing the AI sends may lock the owner out). Login attempts are the one thing in
+ * that rest an attacker can hold without a credential (each waits its turn in the login gate, kept like any
+ * request being answered), so the gate lets at most `loginMax` — half of the rest — be checked or wait at
+ * once (owner/throttle.ts answers the others "busy"): the owner's panel, page and session probe always have
+ * the other half. `max` itself stays below the
  * descriptor limit with a reserve, so connections alone cannot starve a launch of descriptors (contract 4).
  */
 import { readFileSync } from 'node:fs';
@@ -31,6 +35,8 @@ export interface ConnectionLimits {
   max: number;
   /** Of those, how many requests under `/mcp` may occupy. */
   aiMax: number;
+  /** Of the rest, how many login attempts (POST /login, owner Bearer upgrades) may be checked or wait at once. */
+  loginMax: number;
 }
 
 /** The soft RLIMIT_NOFILE of this process (Linux /proc), or undefined where it cannot be read. */
@@ -67,7 +73,7 @@ export function connectionLimits(
     else warn(`${MAX_CONNECTIONS_ENV} must be an integer from 16 to 65536`);
   }
   const ownerRoom = Math.max(8, Math.floor(max / 8));
-  return { max, aiMax: max - ownerRoom };
+  return { max, aiMax: max - ownerRoom, loginMax: Math.floor(ownerRoom / 2) };
 }
 
 /** True for the AI's endpoint: `/mcp` and the capability URL `/mcp/<token>` (contract 3). */

@@ -15,7 +15,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { HttpRoute, Origins, UpgradeRoute } from '../context.js';
 import type { Logger } from '../log.js';
-import { ConnectionGate, connectionLimits, descriptorLimit, isAiPath } from './connections.js';
+import { ConnectionGate, type ConnectionLimits, isAiPath } from './connections.js';
 
 export const HEADERS_TIMEOUT_MS = 10_000;
 export const REQUEST_TIMEOUT_MS = 30_000;
@@ -60,20 +60,13 @@ export interface HttpServerDeps {
   log: Logger;
   routes: () => HttpRoute[];
   upgrades: () => UpgradeRoute[];
+  /** How many connections, and of them how many for /mcp (connections.ts: connectionLimits). */
+  limits: ConnectionLimits;
 }
 
-/**
- * The server, with its deadlines and connection gate. `env` may set `OGF_BROKER_MAX_CONNECTIONS`
- * (see connections.ts); `fdLimit` is the descriptor limit the cap stays below.
- */
-export function createHttpServer(
-  deps: HttpServerDeps,
-  env: NodeJS.ProcessEnv = process.env,
-  fdLimit: number | undefined = descriptorLimit(),
-): Server {
-  const limits = connectionLimits(fdLimit, env, (reason) =>
-    deps.log.log('warn', 'http_max_connections_ignored', { reason }),
-  );
+/** The server, with its deadlines and connection gate (its limits: connections.ts). */
+export function createHttpServer(deps: HttpServerDeps): Server {
+  const limits = deps.limits;
   const gate = new ConnectionGate(limits, deps.log);
   const server = createServer(
     {
@@ -132,11 +125,6 @@ export function createHttpServer(
     server.on('error', (e: NodeJS.ErrnoException) =>
       deps.log.log('error', 'http_server_error', { code: e.code, error: e.message }),
     );
-  });
-  deps.log.log('info', 'http_limits', {
-    max_connections: limits.max,
-    ai_max: limits.aiMax,
-    fd_limit: fdLimit,
   });
   return server;
 }

@@ -1,16 +1,14 @@
 /**
- * The MCP edge (contracts.md 3, 10): the five tools over Streamable HTTP at `/mcp` and `/mcp/<token>`, in
- * both protocol generations, mounted on the daemon's one HTTP server. The stdio front end (./stdio.ts)
- * relays to this same endpoint.
+ * The MCP edge (contracts.md 3, 10): the sources' tools and its own lifecycle tools over Streamable HTTP
+ * at `/mcp` and `/mcp/<token>`, in both protocol generations, mounted on the daemon's one HTTP server. The
+ * stdio front end (./stdio.ts) relays to this same endpoint.
  */
 import type { Edge, EdgeContext } from '../context.js';
 import { createModernLeg, type Generation } from './generations.js';
 import { createMcpHttpRoute } from './http.js';
-import { toolsFor } from './schemas.js';
 import { createMcpServer } from './server.js';
 import { SessionRegistry } from './sessions.js';
-import { callAnswer, createToolHandler } from './tools.js';
-import { ToolSet } from './toolset.js';
+import { createEdgeTools } from './tools.js';
 
 export interface McpEdgeOptions {
   /** A memory bound on the MCP sessions of all clients together (default 1000); never evicts another client's. */
@@ -22,22 +20,17 @@ export interface McpEdgeOptions {
 /** Builds the MCP edge; `close()` ends every session and is harmless twice. */
 export function createMcpEdge(ctx: EdgeContext, opts: McpEdgeOptions = {}): Edge {
   const sessions = new SessionRegistry({ max: opts.maxSessions, idleMs: opts.idleMs, log: ctx.log });
-  const handler = createToolHandler(ctx);
-  // One set for every client: the house's tools plus every upstream's (section 7); when an upstream's
-  // tools change, every client hears notifications/tools/list_changed (ToolSet.replace).
-  const own = toolsFor({ cues: ctx.cues !== undefined });
-  const upstreams = ctx.upstreams;
-  const tools = new ToolSet([...own, ...(upstreams?.tools() ?? [])]);
-  const stopUpstreams = upstreams?.onChange(() => tools.replace([...own, ...upstreams.tools()]));
+  // One set for every client: every source's tools and the edge's own; when a source's tools change,
+  // every client hears notifications/tools/list_changed (ToolSet.replace).
+  const { tools, answer, close: stopFollowing } = createEdgeTools(ctx);
   const newServer = (client: string, generation: Generation) =>
     createMcpServer({
-      handler,
       tools,
       broker: ctx.broker,
       client,
       version: ctx.version,
       generation,
-      answer: callAnswer,
+      answer,
     });
   const modern = createModernLeg((client) => newServer(client, 'modern'), tools, ctx.log);
   const route = createMcpHttpRoute({ ...ctx, sessions, newServer, modern });
@@ -45,7 +38,7 @@ export function createMcpEdge(ctx: EdgeContext, opts: McpEdgeOptions = {}): Edge
     routes: [route],
     upgrades: [],
     close: async () => {
-      stopUpstreams?.();
+      stopFollowing();
       await Promise.all([sessions.close(), modern.close()]);
     },
   };

@@ -4,7 +4,10 @@
  * Streamable HTTP to its `/mcp`, authenticated as client `local`. A daemon that restarted (its session is
  * gone, or the port refused) is reconnected to once, transparently. The link speaks the 2025 generation
  * (a session, progress on its SSE stream) whatever generation the stdio client speaks: the answers are the
- * same in both (contract 10). Not an "upstream": in this house that word means an MCP server behind the gate.
+ * same in both (contract 10). The daemon's `notifications/tools/list_changed` (contract 3.1: an upstream
+ * connected or changed its tools), heard on that session's GET stream, is told to `onToolsChanged`
+ * listeners, as is every reconnection to a new daemon (whose tools may differ). Not an "upstream": in this
+ * house that word means an MCP server behind the gate.
  */
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
@@ -32,11 +35,17 @@ function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
-/** True when an error means the request never reached a live session, so sending it again is safe. */
-export function isReconnectable(e: unknown): boolean {
+/**
+ * True when sending the request again on a fresh connection is safe. A 404 (the daemon restarted and forgot
+ * the session) and ECONNREFUSED (no daemon listened) mean it never reached a live session. ECONNRESET does
+ * not: the daemon may have read the request, queued its command and died (or the connection broke) before
+ * answering, so only a request that changes nothing (`idempotent`: listing, awaiting, polling a task) is
+ * sent again — resending a `run_command_wait` would queue a second command, which a grant could approve.
+ */
+export function isReconnectable(e: unknown, idempotent: boolean): boolean {
   if (e instanceof SdkHttpError) return e.status === 404;
   const cause = (e as { cause?: { code?: string } } | undefined)?.cause;
-  return cause?.code === 'ECONNREFUSED' || cause?.code === 'ECONNRESET';
+  return cause?.code === 'ECONNREFUSED' || (idempotent && cause?.code === 'ECONNRESET');
 }
 
 export class Relay {
@@ -44,6 +53,9 @@ export class Relay {
   readonly #env: NodeJS.ProcessEnv;
   #client: Promise<Client> | undefined;
   #closed = false;
+  /** True once a connection was made: a later one is a reconnection. */
+  #connectedOnce = false;
+  readonly #toolListeners = new Set<() => void>();
 
   constructor(opts: RelayOptions) {
     this.#opts = opts;
@@ -64,13 +76,16 @@ export class Relay {
     return this.#client;
   }
 
-  /** Runs `fn` on the client; once more on a fresh connection when the daemon restarted under us. */
-  async call<T>(fn: (client: Client) => Promise<T>): Promise<T> {
+  /**
+   * Runs `fn` on the client; once more on a fresh connection when the daemon restarted under us and the
+   * request cannot have had an effect, or changes nothing (`idempotent`, see isReconnectable).
+   */
+  async call<T>(fn: (client: Client) => Promise<T>, idempotent: boolean): Promise<T> {
     const first = await this.client();
     try {
       return await fn(first);
     } catch (e) {
-      if (!isReconnectable(e) || this.#closed) throw e;
+      if (!isReconnectable(e, idempotent) || this.#closed) throw e;
       this.#opts.log.log('info', 'mcp_stdio_reconnect', { reason: (e as Error).message });
       if (this.#client !== undefined && (await this.#client.catch(() => undefined)) === first)
         this.#client = undefined;
@@ -79,8 +94,26 @@ export class Relay {
     }
   }
 
+  /** Calls `listener` whenever the daemon's tool set may have changed; returns the function that stops it. */
+  onToolsChanged(listener: () => void): () => void {
+    this.#toolListeners.add(listener);
+    return () => this.#toolListeners.delete(listener);
+  }
+
+  #toolsChanged(): void {
+    if (this.#closed) return;
+    for (const l of [...this.#toolListeners]) {
+      try {
+        l();
+      } catch (e) {
+        this.#opts.log.log('error', 'listener_failed', { error: (e as Error).message });
+      }
+    }
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
+    this.#toolListeners.clear();
     const c = this.#client;
     this.#client = undefined;
     if (c !== undefined) await (await c.catch(() => undefined))?.close().catch(() => {});
@@ -90,11 +123,16 @@ export class Relay {
     const info = await this.#ensureDaemon();
     const token = this.#token();
     const client = new Client({ name: 'ogf-broker-mcp-stdio', version: this.#opts.version });
+    // Before connecting, so a change announced as soon as the session's GET stream opens is not missed.
+    client.setNotificationHandler('notifications/tools/list_changed', () => this.#toolsChanged());
     const transport = new StreamableHTTPClientTransport(new URL('/mcp', info.url), {
       requestInit: { headers: { authorization: `Bearer ${token}` } },
     });
     await client.connect(transport);
     this.#opts.log.log('info', 'mcp_stdio_connected', { url: `${info.url}/mcp`, daemon_pid: info.pid });
+    // A new daemon (after a restart) may list other tools than the one the client last listed.
+    if (this.#connectedOnce) queueMicrotask(() => this.#toolsChanged());
+    this.#connectedOnce = true;
     return client;
   }
 

@@ -1,29 +1,16 @@
 /**
- * The five MCP tools as published in `tools/list` (contracts.md 3.1): JSON input schemas, output schemas,
- * descriptions and honest annotations. The lists and ranges come from the same constants the validators
- * use (bridge-client/protocol.ts, ./input.ts), so what a client reads is what the product enforces.
+ * The JSON Schema pieces every tool shares (contracts.md 3.1, 3.2) — the wait, the pending_id, contract
+ * 3.2's result as an output schema — and the edge's own lifecycle tools as published in `tools/list`:
+ * `await_command_result`, `cancel_command` and `list_commands`, which act on the commands of every source
+ * (the sources publish their own tools: daemon/sources/). The ranges come from the same constants the
+ * validators use (./input.ts), so what a client reads is what the product enforces.
  *
  * Input is validated in the product (./input.ts), never by the SDK, so every refusal carries a stable
  * code and names the field (contract 3.2).
  */
 import type { JSONObject, Tool } from '@modelcontextprotocol/server';
-import {
-  ACTIONS,
-  EMOTIONS,
-  GAZES,
-  MESSAGE_MAX_CODE_POINTS,
-  TTL_DEFAULT_MS,
-} from '../../bridge-client/protocol.js';
 import { DENY_REASONS, FAIL_REASONS, UNKNOWN_REASONS } from '../errors.js';
-
-export const TOOL_NAMES = [
-  'ogf_cue',
-  'run_command_wait',
-  'await_command_result',
-  'cancel_command',
-  'list_commands',
-] as const;
-export type ToolName = (typeof TOOL_NAMES)[number];
+import type { ListingSchema } from '../sources/source.js';
 
 export const WAIT_DEFAULT_S = 50;
 export const WAIT_MAX_S = 90;
@@ -33,7 +20,8 @@ export const JUSTIFICATION_MAX = 500;
 
 type JsonSchema = JSONObject;
 
-const waitSeconds: JsonSchema = {
+/** `wait_seconds` as every waiting tool publishes it. */
+export const waitSecondsJson: JsonSchema = {
   type: 'number',
   minimum: 0,
   maximum: WAIT_MAX_S,
@@ -91,221 +79,79 @@ export const resultOutputSchema = {
   required: ['status'],
 };
 
-const listOutputSchema = {
-  type: 'object' as const,
-  properties: {
-    commands: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          name: { type: 'string' },
-          description: { type: 'string' },
-          params_schema: { type: 'object', description: 'JSON Schema of the command args.' },
-          timeout_s: { type: 'integer' },
-        },
-        required: ['name', 'description', 'params_schema', 'timeout_s'],
-      },
-    },
-    ogf_bridge_configured: { type: 'boolean' },
-    upstreams: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          name: { type: 'string' },
-          connected: { type: 'boolean' },
-          tools: {
-            type: 'array',
-            items: { type: 'string' },
-            description: 'Exposed names (<upstream>__<tool>).',
-          },
-        },
-        required: ['name', 'connected', 'tools'],
-      },
-    },
-  },
-  required: ['commands', 'ogf_bridge_configured'],
-};
-
-const AFTER_PENDING =
+/** Said by every tool that may answer PENDING. */
+export const AFTER_PENDING =
   'A PENDING answer is not a failure: call await_command_result with the same pending_id; never resend the request. ' +
   'ERROR and UNKNOWN are final: do not retry or replay, the owner checks and reconciles.';
 
-/** The five tools, before contract 10's per-daemon `execution.taskSupport` is set (see `toolsFor`). */
-export const TOOLS: Tool[] = [
-  {
-    name: 'ogf_cue',
-    title: 'Send an avatar cue (owner approval)',
-    description:
-      'Ask for one short, bounded cue on the OGF avatar: an action, an emotion with an intensity, a gaze, and an ' +
-      'optional message. Only the listed values and ranges are accepted. Every cue waits for the owner to approve ' +
-      'it; the owner sees a one-time session file path, never the session UUID. Returns the same result as ' +
-      `run_command_wait. ${AFTER_PENDING} A DENIED cue sent nothing. If the OGF bridge is not set up, the answer ` +
-      'is DENIED with reason OgfBridgeNotConfigured.',
-    inputSchema: {
-      type: 'object',
-      properties: {
-        session_id: {
-          type: 'string',
-          pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
-          description:
-            "The avatar app's current session UUID, shown in its Bridge panel and given by the owner. It is a " +
-            'secret: it is never shown to anyone, stored, or put on a command line.',
-        },
-        action: {
-          type: 'string',
-          enum: [...ACTIONS],
-          description: 'What the avatar does (presentation only).',
-        },
-        emotion: { type: 'string', enum: [...EMOTIONS], description: 'The feeling the avatar shows.' },
-        intensity: {
-          type: 'number',
-          minimum: 0,
-          maximum: 1,
-          description: 'How strongly, a JSON number from 0 to 1; strings and booleans are refused.',
-        },
-        gaze: {
-          type: 'string',
-          enum: [...GAZES],
-          description: 'Where the avatar looks; nothing else is accepted.',
-        },
-        ttl_ms: {
-          type: 'integer',
-          minimum: 100,
-          maximum: 10000,
-          default: TTL_DEFAULT_MS,
-          description: 'How long the cue lasts, in milliseconds (100 to 10000, default 3000).',
-        },
-        message: {
-          type: ['string', 'null'],
-          maxLength: MESSAGE_MAX_CODE_POINTS,
-          description:
-            'Text to show, at most 120 Unicode code points, no control characters. Leave it out to keep what is ' +
-            'shown; null clears it.',
-        },
-        wait_seconds: waitSeconds,
-      },
-      required: ['session_id', 'action', 'emotion', 'intensity', 'gaze'],
-      additionalProperties: false,
-    },
-    outputSchema: resultOutputSchema,
-    annotations: {
-      title: 'Send an avatar cue (owner approval)',
-      readOnlyHint: false,
-      destructiveHint: false,
-      idempotentHint: false,
-      openWorldHint: true,
-    },
+/** The tools that only read or withdraw commands never run as tasks (contract 10). */
+const NOT_A_TASK = { taskSupport: 'forbidden' } as const;
+
+export const AWAIT_TOOL: Tool = {
+  name: 'await_command_result',
+  title: 'Wait for a command result',
+  description:
+    'Watch a command you queued (by its pending_id) until it reaches a final status or wait_seconds pass, then ' +
+    'return its current result. Call it again while the status is PENDING.',
+  inputSchema: {
+    type: 'object',
+    properties: { pending_id: pendingId, wait_seconds: waitSecondsJson },
+    required: ['pending_id'],
+    additionalProperties: false,
   },
-  {
-    name: 'run_command_wait',
-    title: 'Run a catalog command (owner approval)',
-    description:
-      "Ask to run one command from the owner's catalog (see list_commands) with its params. Nothing runs until the " +
-      'owner approves the exact command line. Waits up to wait_seconds for the outcome. Give a request_id to make ' +
-      `a retry safe: the same request_id returns the existing command instead of a new one. ${AFTER_PENDING}`,
-    inputSchema: {
-      type: 'object',
-      properties: {
-        command: { type: 'string', minLength: 1, maxLength: 64, description: 'A catalog command name.' },
-        args: {
-          type: 'object',
-          description: "The command's params as listed by list_commands; {} when it has none.",
-        },
-        justification: {
-          type: 'string',
-          maxLength: JUSTIFICATION_MAX,
-          description: 'Why you ask, in at most 500 characters; the owner reads it before deciding.',
-        },
-        wait_seconds: waitSeconds,
-        request_id: {
-          type: 'string',
-          pattern: REQUEST_ID_PATTERN,
-          description:
-            'Your idempotency key; reusing it with different command, args or justification is refused.',
-        },
-      },
-      required: ['command', 'args'],
-      additionalProperties: false,
-    },
-    outputSchema: resultOutputSchema,
-    annotations: {
-      title: 'Run a catalog command (owner approval)',
-      readOnlyHint: false,
-      destructiveHint: true,
-      idempotentHint: false,
-      openWorldHint: true,
-    },
-  },
-  {
-    name: 'await_command_result',
+  outputSchema: resultOutputSchema,
+  annotations: {
     title: 'Wait for a command result',
-    description:
-      'Watch a command you queued (by its pending_id) until it reaches a final status or wait_seconds pass, then ' +
-      'return its current result. Call it again while the status is PENDING.',
-    inputSchema: {
-      type: 'object',
-      properties: { pending_id: pendingId, wait_seconds: waitSeconds },
-      required: ['pending_id'],
-      additionalProperties: false,
-    },
-    outputSchema: resultOutputSchema,
-    annotations: {
-      title: 'Wait for a command result',
-      readOnlyHint: true,
-      idempotentHint: true,
-      openWorldHint: false,
-    },
+    readOnlyHint: true,
+    idempotentHint: true,
+    openWorldHint: false,
   },
-  {
-    name: 'cancel_command',
+  execution: NOT_A_TASK,
+};
+
+export const CANCEL_TOOL: Tool = {
+  name: 'cancel_command',
+  title: 'Cancel a queued command',
+  description:
+    'Withdraw a command you queued while the owner has not decided yet (it becomes DENIED, CancelledByCaller). ' +
+    'Once decided, nothing changes and the current result is returned.',
+  inputSchema: {
+    type: 'object',
+    properties: { pending_id: pendingId },
+    required: ['pending_id'],
+    additionalProperties: false,
+  },
+  outputSchema: resultOutputSchema,
+  annotations: {
     title: 'Cancel a queued command',
-    description:
-      'Withdraw a command you queued while the owner has not decided yet (it becomes DENIED, CancelledByCaller). ' +
-      'Once decided, nothing changes and the current result is returned.',
-    inputSchema: {
-      type: 'object',
-      properties: { pending_id: pendingId },
-      required: ['pending_id'],
-      additionalProperties: false,
-    },
-    outputSchema: resultOutputSchema,
-    annotations: {
-      title: 'Cancel a queued command',
-      readOnlyHint: false,
-      destructiveHint: false,
-      idempotentHint: true,
-      openWorldHint: false,
-    },
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
   },
-  {
+  execution: NOT_A_TASK,
+};
+
+/** `list_commands`, whose output schema is the union of the sources' parts (contract 3.1). */
+export function listCommandsTool(parts: readonly ListingSchema[]): Tool {
+  return {
     name: 'list_commands',
     title: 'List catalog commands',
     description:
       'List the commands the owner allows you to request (name, description, JSON Schema of their params, timeout) ' +
       'and whether the OGF avatar bridge is configured for ogf_cue.',
     inputSchema: { type: 'object', properties: {}, additionalProperties: false },
-    outputSchema: listOutputSchema,
+    outputSchema: {
+      type: 'object',
+      properties: Object.assign({}, ...parts.map((p) => p.properties)),
+      required: parts.flatMap((p) => p.required),
+    },
     annotations: {
       title: 'List catalog commands',
       readOnlyHint: true,
       idempotentHint: true,
       openWorldHint: false,
     },
-  },
-];
-
-/** Contract 10: the gated tools run as tasks on request; the others never do. */
-const GATED: readonly ToolName[] = ['run_command_wait', 'ogf_cue'];
-
-/**
- * What `tools/list` returns for a daemon: `execution.taskSupport` is "optional" on the gated tools and
- * "forbidden" on the others — and on `ogf_cue` when the OGF feature is off, whose DENIED answer comes at once.
- */
-export function toolsFor(opts: { cues: boolean }): Tool[] {
-  return TOOLS.map((t) => {
-    const gated = GATED.includes(t.name as ToolName) && (t.name !== 'ogf_cue' || opts.cues);
-    return { ...t, execution: { taskSupport: gated ? 'optional' : 'forbidden' } };
-  });
+    execution: NOT_A_TASK,
+  };
 }

@@ -24,7 +24,6 @@ import {
   TaskStarted,
   taskRequestOf,
 } from './tasks.js';
-import type { ToolHandler } from './tools.js';
 import type { ToolSet } from './toolset.js';
 
 export const SERVER_INSTRUCTIONS =
@@ -73,19 +72,19 @@ export function taskAnswer(handle: Record<string, unknown>): CallToolResult {
 }
 
 export interface McpServerDeps {
-  handler: ToolHandler;
+  /** The listed tools, each with the function that answers its calls (./tools.ts). */
   tools: ToolSet;
   broker: BrokerApi;
   client: string;
   version: string;
   generation: Generation;
-  /** The plain answer of a command (tools.ts's result content), for tasks/get and tasks/result. */
+  /** The plain answer of a command (./tools.ts's EdgeTools.answer), for tasks/get and tasks/result. */
   answer: (command: Command) => CallToolResult;
 }
 
 /** Builds a server whose tool calls run as `deps.client`. */
 export function createMcpServer(deps: McpServerDeps): Server {
-  const { handler, tools, client, generation } = deps;
+  const { tools, client, generation } = deps;
   const capabilities: ServerCapabilities = { tools: { listChanged: true } };
   if (generation === 'modern') capabilities.extensions = { [TASKS_EXTENSION]: {} };
   else capabilities.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
@@ -96,15 +95,16 @@ export function createMcpServer(deps: McpServerDeps): Server {
   server.setRequestHandler('tools/list', () => ({ tools: tools.list() }));
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const { name } = request.params;
-    const tool = tools.get(name);
+    const listed = tools.get(name);
     // Contract 3.1 and the MCP spec: a call naming no listed tool is a protocol error, not a tool result.
-    if (tool === undefined) {
+    // The only such check: a call reaches a tool's own function only through its listing.
+    if (listed === undefined) {
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
         `Unknown tool: ${JSON.stringify(name)}; name must be one of the tools tools/list lists (${tools.names().join(', ')})`,
       );
     }
-    const support = tool.execution?.taskSupport ?? 'forbidden';
+    const support = listed.tool.execution?.taskSupport ?? 'forbidden';
     let task = taskRequestOf(generation, request.params as { task?: unknown }, ctx);
     if (task !== undefined && support === 'forbidden') {
       // 2025-11-25: a task-augmented call to a tool whose taskSupport is forbidden SHOULD get -32601.
@@ -118,7 +118,7 @@ export function createMcpServer(deps: McpServerDeps): Server {
       task = undefined;
     }
     const progressToken = ctx.mcpReq._meta?.progressToken;
-    const result = await handler(name, request.params.arguments, {
+    const result = await listed.call(request.params.arguments ?? {}, {
       client,
       signal: ctx.mcpReq.signal,
       progress: { token: progressToken, send: (n) => ctx.mcpReq.notify(n) },

@@ -31,8 +31,11 @@ function toModern(task: Json): Json {
 
 /** One raw request over the relay link (the typed client has no task methods, by design of the v2 SDK). */
 function send(relay: Relay, method: string, params: Json, ctx: ServerContext): Promise<Json> {
-  return relay.call((c: Client) =>
-    c.request({ method, params } as never, anyResult, { signal: ctx.mcpReq.signal, timeout: 3_600_000 }),
+  return relay.call(
+    (c: Client) =>
+      c.request({ method, params } as never, anyResult, { signal: ctx.mcpReq.signal, timeout: 3_600_000 }),
+    // A task-augmented tools/call queues a command: never resent after a reset (relay.ts isReconnectable).
+    method !== 'tools/call',
   ) as Promise<Json>;
 }
 

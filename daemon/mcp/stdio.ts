@@ -2,7 +2,8 @@
  * `ogf-broker mcp-stdio [--data-dir D]` (contract 1.1): an MCP server on stdin/stdout for clients that spawn
  * their servers (Claude Desktop). It acts as client `local` and relays `tools/list` and `tools/call` to the
  * daemon of its data dir over Streamable HTTP (./relay.ts), so both transports share one broker, one
- * validation and one set of schemas; progress notifications are forwarded. Both protocol generations are
+ * validation and one set of schemas; progress notifications and the daemon's
+ * `notifications/tools/list_changed` (contract 3.1) are forwarded. Both protocol generations are
  * served (contract 10): the SDK's `serveStdio` pins each connection to the generation its opening speaks.
  * stdout is the protocol: logs go to stderr only.
  */
@@ -27,6 +28,8 @@ import { TASKS_EXTENSION } from './tasks.js';
 
 /** Longer than the longest wait, so a relayed call never gives up before the daemon answers. */
 const RELAY_TIMEOUT_MS = (WAIT_MAX_S + 60) * 1000;
+/** Tools whose call changes nothing, so it may be resent after a connection reset (relay.ts isReconnectable). */
+const READ_ONLY_TOOLS: ReadonlySet<string> = new Set(['await_command_result', 'list_commands']);
 
 /** The daemon's own protocol errors (an unknown tool's -32602) pass through unchanged. */
 function unavailable(e: unknown): ProtocolError {
@@ -39,19 +42,28 @@ function unavailable(e: unknown): ProtocolError {
 
 /** The stdio-side server of one connection in `generation`, relaying to the daemon through `relay`. */
 export function createRelayServer(relay: Relay, log: Logger, generation: Generation = 'legacy'): Server {
-  // The same task capability the daemon declares in this generation (contract 10).
+  // The same capabilities the daemon declares in this generation: tools with list_changed (contract 3.1),
+  // and its task capability (contract 10).
   const capabilities =
     generation === 'modern'
-      ? { tools: { listChanged: false }, extensions: { [TASKS_EXTENSION]: {} } }
-      : { tools: { listChanged: false }, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } };
+      ? { tools: { listChanged: true }, extensions: { [TASKS_EXTENSION]: {} } }
+      : { tools: { listChanged: true }, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } };
   const server = new GateServer(
     { name: 'ogf-broker', title: 'ogf-broker', version: VERSION },
     { capabilities, instructions: SERVER_INSTRUCTIONS },
   );
   registerRelayTaskHandlers(server, generation, relay);
+  // Contract 3.1: the daemon's tool set changed. A 2025-era client hears it unsolicited; on a 2026-07-28
+  // connection serveStdio delivers it on the client's open subscriptions/listen streams (none: nothing).
+  const stop = relay.onToolsChanged(() => void server.sendToolListChanged().catch(() => {}));
+  const previous = server.onclose;
+  server.onclose = () => {
+    stop();
+    previous?.();
+  };
   server.setRequestHandler('tools/list', async (request, ctx) => {
     try {
-      return await relay.call((c) => c.listTools(request.params, { signal: ctx.mcpReq.signal }));
+      return await relay.call((c) => c.listTools(request.params, { signal: ctx.mcpReq.signal }), true);
     } catch (e) {
       log.log('warn', 'mcp_stdio_relay_failed', { method: 'tools/list', error: (e as Error).message });
       throw unavailable(e);
@@ -82,13 +94,15 @@ export function createRelayServer(relay: Relay, log: Logger, generation: Generat
               .catch(() => {});
           };
     try {
-      return (await relay.call((c) =>
-        c.callTool(params, {
-          signal: ctx.mcpReq.signal,
-          timeout: RELAY_TIMEOUT_MS,
-          resetTimeoutOnProgress: true,
-          ...(onprogress === undefined ? {} : { onprogress }),
-        }),
+      return (await relay.call(
+        (c) =>
+          c.callTool(params, {
+            signal: ctx.mcpReq.signal,
+            timeout: RELAY_TIMEOUT_MS,
+            resetTimeoutOnProgress: true,
+            ...(onprogress === undefined ? {} : { onprogress }),
+          }),
+        READ_ONLY_TOOLS.has(params.name),
       )) as CallToolResult;
     } catch (e) {
       log.log('warn', 'mcp_stdio_relay_failed', { method: 'tools/call', error: (e as Error).message });

@@ -1,42 +1,30 @@
 /**
- * The five tools' behaviour (contracts.md 3), independent of the transport: validate the input in the
- * product, hand the request to the broker, wait, and answer with contract 3.2's result as structuredContent
- * plus text (one summary line, then the JSON). Both the HTTP sessions and the stdio front end reach the
- * broker only through here (stdio relays to the daemon's HTTP endpoint).
+ * The tools' behaviour (contracts.md 3, 7, 10), independent of the transport. The edge lists the union of
+ * the sources' tools (daemon/sources/source.ts) and its own lifecycle tools, and knows no kind of source:
+ * a source's tool is validated by that source into a request, which is handed to the broker, waited on
+ * (or answered as a task) and answered with contract 3.2's result as structuredContent plus text (one
+ * summary line, then the JSON). `await_command_result`, `cancel_command` and `list_commands` are the edge's
+ * own: they act on the commands of every source and queue nothing. Both the HTTP sessions and the stdio
+ * front end reach the broker only through here (stdio relays to the daemon's HTTP endpoint).
  */
-import { type CallToolResult, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
-import { iso } from '../clock.js';
-import type { EdgeContext, SubmitRequest } from '../context.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { BrokerApi } from '../context.js';
 import { type Command, isFinal } from '../core/lifecycle.js';
 import { type CommandResult, summaryLine, toResult } from '../core/result.js';
 import type { ToolErrorCode } from '../errors.js';
-import { parseToolInput } from './input.js';
-import { type ProgressSink, startProgress } from './progress.js';
-import { TOOL_NAMES, type ToolName } from './schemas.js';
-import { type TaskRequest, TaskStarted, taskTtl } from './tasks.js';
+import type { Logger } from '../log.js';
+import type { ImmediateAnswer, Source } from '../sources/source.js';
+import { parseAwaitInput, parseCancelInput, parseListInput } from './input.js';
+import { startProgress } from './progress.js';
+import { AWAIT_TOOL, CANCEL_TOOL, listCommandsTool } from './schemas.js';
+import { TaskStarted, taskTtl } from './tasks.js';
+import { type CallContext, type ListedTool, ToolSet } from './toolset.js';
 
-/** Who is calling and how to reach them while a call waits. */
-export interface CallContext {
-  /** The client name the MCP token belongs to (`local` for stdio). Recorded on every command. */
-  client: string;
-  /** Aborted when the client cancels the request or goes away: the wait ends, the command stays. */
-  signal: AbortSignal;
-  progress?: ProgressSink;
-  /** The client asked for a task (contract 10): a gated call is queued and answered with its handle at once. */
-  task?: TaskRequest;
-}
-
-export type ToolDeps = Pick<EdgeContext, 'broker' | 'catalog' | 'cues' | 'log' | 'upstreams'>;
-
-export type ToolHandler = (
-  name: string,
-  args: Record<string, unknown> | undefined,
-  call: CallContext,
-) => Promise<CallToolResult | TaskStarted>;
-
-/** True when `name` is one of our tools. */
-export function isToolName(name: string): name is ToolName {
-  return (TOOL_NAMES as readonly string[]).includes(name);
+export interface ToolDeps {
+  broker: BrokerApi;
+  /** In the order their tools are listed and their parts of list_commands merged. */
+  sources: readonly Source[];
+  log: Logger;
 }
 
 /** A tool-level refusal (contract 3.2): `isError`, text `<Code>: <field> must be <accepts>, got <what>`. */
@@ -46,8 +34,9 @@ export function refusal(code: ToolErrorCode, message: string): CallToolResult {
 }
 
 /** Contract 3.2's result as both structured content and text. */
-export function resultContent(result: CommandResult | FeatureOffResult): CallToolResult {
-  const line = summaryLine({ command: 'ogf.cue', ...result });
+export function resultContent(result: CommandResult | ImmediateAnswer): CallToolResult {
+  // An immediate answer is DENIED, whose summary line names no command.
+  const line = summaryLine({ command: '', ...result });
   return {
     content: [{ type: 'text', text: `${line}\n${JSON.stringify(result)}` }],
     structuredContent: result as unknown as Record<string, unknown>,
@@ -55,90 +44,54 @@ export function resultContent(result: CommandResult | FeatureOffResult): CallToo
 }
 
 /**
- * Contract 7: the result of 3.2 for a command; for an upstream call that got an answer it carries
- * `upstream_result`, and its content is the summary line and JSON followed by the upstream's own blocks.
+ * Contract 7: the result of 3.2 for a command; for a command whose outcome carries an upstream's answer
+ * (`upstream_result`), its content is the summary line and JSON followed by the upstream's own blocks.
  */
 export function commandContent(command: Command): CallToolResult {
   const base = resultContent(toResult(command));
   const blocks = 'outcome' in command.phase ? command.phase.outcome.upstream_result?.content : undefined;
-  if (command.tool !== 'upstream' || !Array.isArray(blocks)) return base;
+  if (!Array.isArray(blocks)) return base;
   return { ...base, content: [...base.content, ...(blocks as CallToolResult['content'])] };
 }
-
-/**
- * Contract 7: the answer of the exposed upstream tool itself (and of its task). SUCCEEDED: the upstream's
- * result unchanged plus `_meta["ogf-broker/command"]`; anything else: the result of 3.2.
- */
-export function upstreamAnswer(command: Command): CallToolResult {
-  const p = command.phase;
-  if (p.state !== 'succeeded' || p.outcome.upstream_result === undefined) return commandContent(command);
-  const result = p.outcome.upstream_result;
-  const meta = (result._meta ?? {}) as Record<string, unknown>;
-  return {
-    ...(result as unknown as CallToolResult),
-    _meta: {
-      ...meta,
-      'ogf-broker/command': { pending_id: command.id, status: 'SUCCEEDED', command: command.command },
-    },
-  };
-}
-
-/** The answer a command's own call (or task) gives once it settles (contracts 3.2, 7, 10). */
-export function callAnswer(command: Command): CallToolResult {
-  return command.tool === 'upstream' ? upstreamAnswer(command) : resultContent(toResult(command));
-}
-
-/** Contract 3.3: the feature-off answer is exactly these three fields (no pending_id, no command). */
-export interface FeatureOffResult {
-  status: 'DENIED';
-  reason: 'OgfBridgeNotConfigured';
-  detail: string;
-}
-
-const FEATURE_OFF_DETAIL =
-  'The OGF bridge is not configured on this broker (ogf_bridge in its config), so nothing was queued or sent.';
 
 const UNKNOWN_ID = (id: string) =>
   `pending_id must name a command this client queued, got ${JSON.stringify(id)}, which it did not`;
 
-/** Marks a request made as a task, with its ttl (contract 10), so tasks/list finds it after a restart too. */
-function withTask(request: SubmitRequest, call: CallContext): SubmitRequest {
-  return call.task === undefined ? request : { ...request, task: { ttl_ms: taskTtl(call.task.ttlMs) } };
+/** The edge's tools: the set `tools/list` publishes and the answer each command's own call gives. */
+export interface EdgeTools {
+  tools: ToolSet;
+  /** The answer a command's own call (or task) gives once it settles (contracts 3.2, 7, 10). */
+  answer(command: Command): CallToolResult;
+  /** Stops following the sources' changes. */
+  close(): void;
 }
 
-/** Builds the handler for `tools/call`. */
-export function createToolHandler(deps: ToolDeps): ToolHandler {
-  const { broker, catalog, log } = deps;
+/** Builds the tool set over `deps.sources`, following their changes (list_changed, contract 3.1). */
+export function createEdgeTools(deps: ToolDeps): EdgeTools {
+  const { broker, sources } = deps;
+  const byKind = new Map(sources.map((s) => [s.kind, s]));
+
+  function answer(command: Command): CallToolResult {
+    return byKind.get(command.tool)?.answer?.(command) ?? commandContent(command);
+  }
 
   /** Watches a command until final or `seconds` pass (rule 7: then it is simply still PENDING). */
   async function settle(
     command: Command,
     seconds: number,
     call: CallContext,
-    answer: (c: Command) => CallToolResult = commandContent,
+    answerOf: (c: Command) => CallToolResult,
   ): Promise<CallToolResult> {
-    if (isFinal(command) || seconds === 0) return answer(command);
+    if (isFinal(command) || seconds === 0) return answerOf(command);
     const stop = startProgress(call.progress, seconds, () => {
       const now = broker.get(command.id) ?? command;
       return `${now.command} ${now.id} is ${now.phase.state.replace('_', ' ')}; still waiting`;
     });
     try {
-      return answer(await broker.wait(command.id, seconds, call.signal));
+      return answerOf(await broker.wait(command.id, seconds, call.signal));
     } finally {
       stop();
     }
-  }
-
-  /**
-   * The gated-call path (contract 10): every tool that queues a command for the owner ends here, so each one
-   * (upstream tools too, later) runs as a task when the client asks for one, and waits otherwise.
-   */
-  function gated(
-    command: Command,
-    seconds: number,
-    call: CallContext,
-  ): Promise<CallToolResult> | TaskStarted {
-    return call.task === undefined ? settle(command, seconds, call, callAnswer) : new TaskStarted(command);
   }
 
   function owned(id: string, client: string): Command | undefined {
@@ -147,125 +100,111 @@ export function createToolHandler(deps: ToolDeps): ToolHandler {
     return command !== undefined && command.client === client ? command : undefined;
   }
 
-  return async (name, rawArgs, call) => {
-    const upstreams = deps.upstreams;
-    if (upstreams?.has(name)) {
-      // Contract 7: validated against the upstream's own inputSchema in the product, then queued.
-      const prepared = upstreams.prepare(name, rawArgs ?? {}, call.client);
-      if (!prepared.ok) return refusal('InvalidArguments', prepared.message);
-      const submitted = broker.submit(withTask(prepared.request, call));
-      // An upstream call carries no request_id, so only a PENDING cap can refuse it.
-      if (!submitted.ok) return refusal(submitted.code, submitted.message);
-      return gated(submitted.command, prepared.waitSeconds, call);
-    }
-    if (!isToolName(name)) {
-      // Contract 3.1: an unknown tool is the JSON-RPC error -32602 naming it (the MCP spec's rule).
-      throw new ProtocolError(
-        ProtocolErrorCode.InvalidParams,
-        `Unknown tool: ${JSON.stringify(name)}; name must be one of ${TOOL_NAMES.join(', ')}`,
-      );
-    }
-    const args = rawArgs ?? {};
-    switch (name) {
-      case 'ogf_cue': {
-        const input = parseToolInput('ogf_cue', args);
-        if (!input.ok) return refusal('InvalidArguments', input.message);
-        const cues = deps.cues;
-        if (cues === undefined) {
-          // Contract 3.3: at once, no command, nothing to the owners, but the audit log records it.
-          const { action, emotion, intensity, gaze, ttl_ms } = input.value;
-          broker.audit({
-            at: iso(Date.now()),
-            actor: { kind: 'client', name: call.client },
-            action: 'ogf_cue_refused',
-            detail: {
-              reason: 'OgfBridgeNotConfigured',
-              cue: {
-                action,
-                emotion,
-                intensity,
-                gaze,
-                ttl_ms,
-                message_given: input.value.message !== undefined,
-              },
-            },
-          });
-          log.log('info', 'mcp_cue_refused', { client: call.client, reason: 'OgfBridgeNotConfigured' });
-          return resultContent({
-            status: 'DENIED',
-            reason: 'OgfBridgeNotConfigured',
-            detail: FEATURE_OFF_DETAIL,
-          });
-        }
-        const submitted = broker.submit(withTask(cues.prepare(input.value, call.client), call));
-        // A cue carries no request_id, so only a PENDING cap can refuse it.
-        if (!submitted.ok) return refusal(submitted.code, submitted.message);
-        return gated(submitted.command, input.value.wait_seconds, call);
-      }
-      case 'run_command_wait': {
-        const input = parseToolInput('run_command_wait', args);
-        if (!input.ok) return refusal('InvalidArguments', input.message);
-        const { command, justification, request_id, wait_seconds } = input.value;
-        const prepared = catalog.prepare(command, input.value.args, call.client);
-        if (!prepared.ok) return refusal(prepared.code, prepared.message);
-        const request = { ...prepared.request };
-        if (justification !== undefined) request.justification = justification;
-        if (request_id !== undefined) request.request_id = request_id;
-        const submitted = broker.submit(withTask(request, call));
-        if (!submitted.ok && submitted.code === 'TooManyPending') {
-          return refusal('TooManyPending', submitted.message);
-        }
+  /**
+   * The gated-call path (contract 10): every source's tool ends here, so each one runs as a task when the
+   * client asks for one (server.ts admits that only for taskSupport "optional"), and waits otherwise.
+   */
+  async function callSource(
+    source: Source,
+    name: string,
+    args: Record<string, unknown>,
+    call: CallContext,
+  ): Promise<CallToolResult | TaskStarted> {
+    const prepared = source.prepare(name, args, call.client);
+    switch (prepared.kind) {
+      case 'refuse':
+        return refusal(prepared.code, prepared.message);
+      case 'answer':
+        if (prepared.audit !== undefined) broker.audit(prepared.audit);
+        return resultContent(prepared.result);
+      case 'submit': {
+        const request =
+          call.task === undefined
+            ? prepared.request
+            : // Marks a request made as a task, with its ttl (contract 10), so tasks/list finds it after a restart.
+              { ...prepared.request, task: { ttl_ms: taskTtl(call.task.ttlMs) } };
+        const submitted = broker.submit(request);
         if (!submitted.ok) {
-          return refusal(
-            'RequestIdReused',
-            `request_id must be new, or repeat its first request exactly (same command, args and justification), got ${JSON.stringify(request_id)}, already used by this client for a different request`,
-          );
+          const message =
+            submitted.code === 'RequestIdReused'
+              ? (prepared.requestIdReused ?? submitted.message)
+              : submitted.message;
+          return refusal(submitted.code, message);
         }
-        return gated(submitted.command, wait_seconds, call);
-      }
-      case 'await_command_result': {
-        const input = parseToolInput('await_command_result', args);
-        if (!input.ok) return refusal('InvalidArguments', input.message);
-        const command = owned(input.value.pending_id, call.client);
-        if (command === undefined) return refusal('UnknownPendingId', UNKNOWN_ID(input.value.pending_id));
-        return settle(command, input.value.wait_seconds, call);
-      }
-      case 'cancel_command': {
-        const input = parseToolInput('cancel_command', args);
-        if (!input.ok) return refusal('InvalidArguments', input.message);
-        const id = input.value.pending_id;
-        if (owned(id, call.client) === undefined) return refusal('UnknownPendingId', UNKNOWN_ID(id));
-        const cancelled = broker.cancel(id, call.client);
-        if (!cancelled.ok) {
-          const current = broker.get(id);
-          if (current === undefined) return refusal('UnknownPendingId', UNKNOWN_ID(id));
-          return resultContent(toResult(current));
-        }
-        return resultContent(toResult(cancelled.command));
-      }
-      case 'list_commands': {
-        const input = parseToolInput('list_commands', args);
-        if (!input.ok) return refusal('InvalidArguments', input.message);
-        const listing: Record<string, unknown> & { commands: ReturnType<typeof catalog.list> } = {
-          commands: catalog.list(),
-          ogf_bridge_configured: deps.cues !== undefined,
-        };
-        // Contract 3.1 (v2): each upstream, whether it is connected, and its exposed tool names (present when
-        // the config names any upstream, so a daemon without them answers exactly as before).
-        const ups = deps.upstreams?.listing() ?? [];
-        if (ups.length > 0) listing.upstreams = ups;
-        const names = listing.commands.map((c) => c.name).join(', ') || 'none';
-        const bridge = deps.cues !== undefined ? 'configured' : 'not configured';
-        return {
-          content: [
-            {
-              type: 'text',
-              text: `${listing.commands.length} catalog command(s): ${names}; OGF bridge ${bridge}.\n${JSON.stringify(listing)}`,
-            },
-          ],
-          structuredContent: listing as unknown as Record<string, unknown>,
-        };
+        if (call.task !== undefined) return new TaskStarted(submitted.command);
+        return settle(submitted.command, prepared.waitSeconds, call, answer);
       }
     }
+  }
+
+  const awaitResult: ListedTool = {
+    tool: AWAIT_TOOL,
+    call: async (args, call) => {
+      const input = parseAwaitInput(args);
+      if (!input.ok) return refusal('InvalidArguments', input.message);
+      const command = owned(input.value.pending_id, call.client);
+      if (command === undefined) return refusal('UnknownPendingId', UNKNOWN_ID(input.value.pending_id));
+      // Contract 7: await_command_result always answers with the result of 3.2 (never an upstream's own).
+      return settle(command, input.value.wait_seconds, call, commandContent);
+    },
+  };
+
+  const cancel: ListedTool = {
+    tool: CANCEL_TOOL,
+    call: async (args, call) => {
+      const input = parseCancelInput(args);
+      if (!input.ok) return refusal('InvalidArguments', input.message);
+      const id = input.value.pending_id;
+      if (owned(id, call.client) === undefined) return refusal('UnknownPendingId', UNKNOWN_ID(id));
+      const cancelled = broker.cancel(id, call.client);
+      if (!cancelled.ok) {
+        const current = broker.get(id);
+        if (current === undefined) return refusal('UnknownPendingId', UNKNOWN_ID(id));
+        return resultContent(toResult(current));
+      }
+      return resultContent(toResult(cancelled.command));
+    },
+  };
+
+  const list: ListedTool = {
+    tool: listCommandsTool(sources.flatMap((s) => (s.listingSchema === undefined ? [] : [s.listingSchema]))),
+    call: async (args) => {
+      const input = parseListInput(args);
+      if (!input.ok) return refusal('InvalidArguments', input.message);
+      // Contract 3.1: each source's part, merged in source order (the catalog, the bridge, the upstreams).
+      const parts = sources.flatMap((s) => (s.listing === undefined ? [] : [s.listing()]));
+      const listing = Object.assign({}, ...parts.map((p) => p.fields)) as Record<string, unknown>;
+      const summary = parts.flatMap((p) => (p.summary === undefined ? [] : [p.summary])).join('; ');
+      return {
+        content: [{ type: 'text', text: `${summary}.\n${JSON.stringify(listing)}` }],
+        structuredContent: listing,
+      };
+    },
+  };
+
+  const entries = (): ListedTool[] => [
+    ...sources.flatMap((source) =>
+      source.tools().map((tool) => ({
+        tool,
+        call: (args: Record<string, unknown>, call: CallContext) => callSource(source, tool.name, args, call),
+      })),
+    ),
+    awaitResult,
+    cancel,
+    list,
+  ];
+
+  const tools = new ToolSet(entries());
+  // One set for every client: when a source's tools change (an upstream connects or lists new tools,
+  // section 7), every client hears notifications/tools/list_changed (ToolSet.replace).
+  const stops = sources.flatMap((s) =>
+    s.onChange === undefined ? [] : [s.onChange(() => tools.replace(entries()))],
+  );
+  return {
+    tools,
+    answer,
+    close: () => {
+      for (const stop of stops) stop();
+    },
   };
 }

@@ -11,10 +11,12 @@ import { InMemoryTransport, type Tool } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BrokerApi } from '../context.js';
 import { silentLogger } from '../log.js';
+import { RUN_COMMAND_TOOL } from '../sources/catalog-source.js';
+import { OGF_CUE_TOOL } from '../sources/cue-source.js';
 import { createModernLeg } from './generations.js';
-import { toolsFor } from './schemas.js';
+import { AWAIT_TOOL } from './schemas.js';
 import { createMcpServer } from './server.js';
-import { ToolSet } from './toolset.js';
+import { type ListedTool, ToolSet } from './toolset.js';
 
 const EXTRA: Tool = { name: 'notes__read', description: 'Read a note', inputSchema: { type: 'object' } };
 
@@ -23,9 +25,12 @@ const unused = () => {
   throw new Error('not used by the list_changed tests');
 };
 
+/** The tools as listed entries (their calls are never made here). */
+const listed = (...tools: Tool[]): ListedTool[] => tools.map((tool) => ({ tool, call: unused }));
+const BUILT_IN = [RUN_COMMAND_TOOL, OGF_CUE_TOOL, AWAIT_TOOL];
+
 function serverFor(tools: ToolSet, generation: 'legacy' | 'modern') {
   return createMcpServer({
-    handler: unused,
     tools,
     broker: {} as BrokerApi,
     client: 'local',
@@ -57,21 +62,21 @@ afterEach(async () => {
 
 describe('[M.list-changed] notifications/tools/list_changed', () => {
   it('ToolSet tells its listeners only when what a client sees changed', () => {
-    const tools = new ToolSet(toolsFor({ cues: true }));
+    const tools = new ToolSet(listed(...BUILT_IN));
     let heard = 0;
     const stop = tools.onChange(() => heard++);
-    tools.replace(toolsFor({ cues: true }));
+    tools.replace(listed(...BUILT_IN));
     expect(heard).toBe(0);
-    tools.replace([...toolsFor({ cues: true }), EXTRA]);
+    tools.replace(listed(...BUILT_IN, EXTRA));
     expect(heard).toBe(1);
-    expect(tools.get('notes__read')).toEqual(EXTRA);
+    expect(tools.get('notes__read')?.tool).toEqual(EXTRA);
     stop();
-    tools.replace(toolsFor({ cues: false }));
+    tools.replace(listed(RUN_COMMAND_TOOL));
     expect(heard).toBe(1);
   });
 
   it('reaches a 2025-era session, which then lists the new set', async () => {
-    const tools = new ToolSet(toolsFor({ cues: true }));
+    const tools = new ToolSet(listed(...BUILT_IN));
     const server = serverFor(tools, 'legacy');
     const [a, b] = InMemoryTransport.createLinkedPair();
     const client = new Client({ name: 't', version: '1' });
@@ -85,17 +90,17 @@ describe('[M.list-changed] notifications/tools/list_changed', () => {
     expect(client.getServerCapabilities()?.tools?.listChanged).toBe(true);
 
     const arrived = heard.next();
-    tools.replace([...toolsFor({ cues: true }), EXTRA]);
+    tools.replace(listed(...BUILT_IN, EXTRA));
     await arrived;
     expect((await client.listTools()).tools.map((t) => t.name)).toContain('notes__read');
     // The same set again changes nothing a client sees, so nothing more is sent.
-    tools.replace([...toolsFor({ cues: true }), EXTRA]);
+    tools.replace(listed(...BUILT_IN, EXTRA));
     await client.listTools();
     expect(heard.count()).toBe(1);
   });
 
   it('reaches an open 2026-07-28 subscriptions/listen stream', async () => {
-    const tools = new ToolSet(toolsFor({ cues: true }));
+    const tools = new ToolSet(listed(...BUILT_IN));
     const leg = createModernLeg(() => serverFor(tools, 'modern'), tools, silentLogger);
     const http: HttpServer = createServer((req, res) => {
       let raw = '';
@@ -123,7 +128,7 @@ describe('[M.list-changed] notifications/tools/list_changed', () => {
     cleanup.push(() => sub.close());
 
     const arrived = heard.next();
-    tools.replace([...toolsFor({ cues: true }), EXTRA]);
+    tools.replace(listed(...BUILT_IN, EXTRA));
     await arrived;
     expect(heard.count()).toBe(1);
     expect((await client.listTools()).tools.map((t) => t.name)).toContain('notes__read');

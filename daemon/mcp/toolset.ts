@@ -1,21 +1,47 @@
 /**
- * The tools `tools/list` publishes (contract 3.1), as one changing set: today the five built-in tools; later
- * every upstream's tools too (section 7). A source that changes the set calls `replace()`, and every listener
- * (each 2025-era session, the 2026-07-28 subscription bus) then tells its clients with
- * `notifications/tools/list_changed`. Nothing is sent when the set did not actually change.
+ * The tools `tools/list` publishes (contract 3.1), as one changing set: every source's tools and the edge's
+ * own lifecycle tools (./tools.ts builds it), each with the function that answers its calls, so a call can
+ * only reach a tool that is listed. When the set changes (an upstream connects or changes its tools,
+ * section 7), `replace()` tells every listener (each 2025-era session, the 2026-07-28 subscription bus),
+ * which then tells its clients with `notifications/tools/list_changed`. Nothing is sent when what a client
+ * sees did not actually change.
  */
-import type { Tool } from '@modelcontextprotocol/server';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
+import type { ProgressSink } from './progress.js';
+import type { TaskRequest, TaskStarted } from './tasks.js';
+
+/** Who is calling and how to reach them while a call waits. */
+export interface CallContext {
+  /** The client name the MCP token belongs to (`local` for stdio). Recorded on every command. */
+  client: string;
+  /** Aborted when the client cancels the request or goes away: the wait ends, the command stays. */
+  signal: AbortSignal;
+  progress?: ProgressSink;
+  /** The client asked for a task (contract 10): a gated call is queued and answered with its handle at once. */
+  task?: TaskRequest;
+}
+
+/** Answers one call of one tool: a CallToolResult, or the task it was queued as. */
+export type ToolCall = (
+  args: Record<string, unknown>,
+  call: CallContext,
+) => Promise<CallToolResult | TaskStarted>;
+
+/** A listed tool and how its calls are answered. */
+export interface ListedTool {
+  tool: Tool;
+  call: ToolCall;
+}
 
 export type ToolsChanged = () => void;
 
 export class ToolSet {
-  #tools: readonly Tool[];
-  #byName: Map<string, Tool>;
+  #tools: readonly Tool[] = [];
+  #byName = new Map<string, ListedTool>();
   readonly #listeners = new Set<ToolsChanged>();
 
-  constructor(tools: readonly Tool[]) {
-    this.#tools = tools;
-    this.#byName = new Map(tools.map((t) => [t.name, t]));
+  constructor(entries: readonly ListedTool[]) {
+    this.#set(entries);
   }
 
   list(): Tool[] {
@@ -26,15 +52,15 @@ export class ToolSet {
     return this.#tools.map((t) => t.name);
   }
 
-  get(name: string): Tool | undefined {
+  get(name: string): ListedTool | undefined {
     return this.#byName.get(name);
   }
 
   /** Replaces the whole set; listeners hear of it only when something a client can see changed. */
-  replace(tools: readonly Tool[]): void {
-    if (JSON.stringify(tools) === JSON.stringify(this.#tools)) return;
-    this.#tools = tools;
-    this.#byName = new Map(tools.map((t) => [t.name, t]));
+  replace(entries: readonly ListedTool[]): void {
+    const before = JSON.stringify(this.#tools);
+    this.#set(entries);
+    if (JSON.stringify(this.#tools) === before) return;
     for (const l of [...this.#listeners]) l();
   }
 
@@ -42,5 +68,10 @@ export class ToolSet {
   onChange(listener: ToolsChanged): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  #set(entries: readonly ListedTool[]): void {
+    this.#tools = entries.map((e) => e.tool);
+    this.#byName = new Map(entries.map((e) => [e.tool.name, e]));
   }
 }

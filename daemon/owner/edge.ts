@@ -2,18 +2,27 @@
  * The owner edge (contracts.md 5, issue 4): the panel (`GET /`, `/ui/*`), login (`/login`), and the
  * owner WebSocket (`/owner/ws`). The daemon's HTTP server has already checked `Host` (403) for every
  * request and upgrade before these routes run.
+ *
+ * Rotations (contract 5 v2, 9): `ogf-broker token owner --rotate` runs in another process and writes only
+ * the store. Every REVOKE_POLL_MS the edge asks SQLite whether another process committed (a cheap
+ * `PRAGMA data_version`); when one did, every panel session and socket whose owner's token hash is no
+ * longer current ends at once (1008 "token rotated"). The hub also re-checks the credential on every frame
+ * and every upgrade, so nothing slips through between a rotation and the poll that notices it.
  */
 import type { Edge, EdgeContext } from '../context.js';
+import type { OwnerCredential } from '../tokens.js';
 import { OwnerHub, type OwnerHubOptions } from './hub.js';
 import { loginRoutes } from './login.js';
 import { OwnerSessions, SESSION_TTL_MS } from './sessions.js';
 import { serveAsset } from './static.js';
-import { LoginThrottle } from './throttle.js';
+import { LOGIN_SLOTS, LoginThrottle, MAX_WAITING } from './throttle.js';
 
 const HEARTBEAT_ENV = 'OGF_BROKER_OWNER_HEARTBEAT_MS';
 const SESSION_TTL_ENV = 'OGF_BROKER_OWNER_SESSION_TTL_MS';
 /** How often expired sessions are ended (and their sockets closed, contract 5 v2). */
 const SWEEP_MS = 1000;
+/** How often the store is asked whether another process may have rotated an owner's token. */
+const REVOKE_POLL_MS = 250;
 
 /**
  * The heartbeat interval: 15 s, or `OGF_BROKER_OWNER_HEARTBEAT_MS` (100..600000) — a tuning knob for
@@ -46,22 +55,48 @@ function sessionTtlMs(ctx: EdgeContext, env: NodeJS.ProcessEnv): number {
   return SESSION_TTL_MS;
 }
 
+export interface OwnerEdgeOptions extends OwnerHubOptions {
+  /**
+   * How many login attempts may be checked or wait at once (the HTTP gate's `loginMax`): past it an
+   * attempt is answered "busy", so waiting logins never fill the connections kept for the owner.
+   */
+  loginMax?: number;
+}
+
 /** Builds the owner edge; one hub (one broker subscription) per edge. */
-export function createOwnerEdge(ctx: EdgeContext, opts: OwnerHubOptions = {}, env = process.env): Edge {
+export function createOwnerEdge(ctx: EdgeContext, opts: OwnerEdgeOptions = {}, env = process.env): Edge {
   const sessions = new OwnerSessions(Date.now, sessionTtlMs(ctx, env));
   const beat = opts.heartbeatMs ?? heartbeatMs(ctx, env);
-  // One login gate for POST /login and bearer upgrades of /owner/ws: both try the owner token.
-  const throttle = new LoginThrottle();
+  // One login gate for POST /login and bearer upgrades of /owner/ws: both try owner tokens.
+  const throttle = new LoginThrottle(
+    opts.loginMax === undefined
+      ? {}
+      : { maxWaiting: Math.min(MAX_WAITING, Math.max(0, opts.loginMax - LOGIN_SLOTS)) },
+  );
   const hub = new OwnerHub(ctx, sessions, throttle, beat === undefined ? {} : { heartbeatMs: beat });
   // Logout, expiry and eviction close that session's sockets at once (contract 5 v2).
   const unsubscribe = sessions.onEnd((handle, why) => hub.closeSession(handle, why));
   const sweep = setInterval(() => sessions.sweep(), SWEEP_MS);
   sweep.unref();
+  const poll = setInterval(() => {
+    try {
+      if (!ctx.tokens.storeChanged()) return;
+      const isCurrent = ctx.tokens.credentialCheck();
+      const stale = (cred: OwnerCredential) => !isCurrent(cred);
+      sessions.endWhere(stale, 'token rotated');
+      hub.closeStale(isCurrent);
+    } catch (e) {
+      // A store that cannot be read now is read again at the next tick; the per-frame check still holds.
+      ctx.log.log('error', 'owner_revocation_poll_failed', { error: (e as Error).message });
+    }
+  }, REVOKE_POLL_MS);
+  poll.unref();
   return {
     routes: [...loginRoutes({ ctx, sessions, throttle }), serveAsset],
     upgrades: [hub.upgrade],
     close: () => {
       clearInterval(sweep);
+      clearInterval(poll);
       unsubscribe();
       return hub.close();
     },

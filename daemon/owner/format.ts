@@ -48,7 +48,9 @@ function upstreamLines(v: View): string[] {
 
 /** A command as a few lines of text, none holding a raw control or bidi character. */
 export function formatView(v: View): string {
-  const lines = [`${esc(v.id)}  ${esc(stateWords(v))}  client ${esc(v.client)}  v${v.version}`];
+  // Who decided (contract 9: an owner's name), so the terminal answers "who approved this?" as the panel does.
+  const by = v.decided_by === undefined ? '' : `  decided by ${esc(v.decided_by)}`;
+  const lines = [`${esc(v.id)}  ${esc(stateWords(v))}  client ${esc(v.client)}  v${v.version}${by}`];
   lines.push(`    ${esc(v.summary)}`);
   lines.push(`    argv: ${v.display.map(quoteArg).join(' ')}`);
   lines.push(...upstreamLines(v));
@@ -62,7 +64,6 @@ export function formatView(v: View): string {
     const more = v.state === 'awaiting_review' && left > 0 ? ` — ${left} more needed` : '';
     lines.push(`    approvals (${v.approvals_needed} needed): ${given}${more}`);
   }
-  if (v.decided_by !== undefined) lines.push(`    decided by ${esc(v.decided_by)}`);
   if (v.reconciliation !== undefined) {
     const note = v.reconciliation.note === undefined ? '' : ` — ${esc(v.reconciliation.note)}`;
     lines.push(`    reconciled: ${v.reconciliation.outcome.replace('_', ' ')}${note}`);

@@ -7,7 +7,13 @@
  * here auth (401: the session cookie together with its panel key as the subprotocol `ogf-owner.<key>`, or
  * `Authorization: Bearer <owner token>`), then a browser `Origin` (403). A cookie alone is refused (v2):
  * any server on another 127.0.0.1 port receives the owner's cookies, never the key (sessions.ts). A
- * session's sockets are closed the moment it ends (logout, expiry: `closeSession`).
+ * session's sockets are closed the moment it ends (logout, expiry, rotation: `closeSession`).
+ *
+ * Named owners (contract 9): any owner's token (or session) opens the socket; `hello.owner` is that
+ * owner's name and every decision is recorded under it (`decided_by`, the audit actor). Each socket keeps
+ * the credential it was opened with; a rotation of that owner's token (made by `ogf-broker token` in
+ * another process) closes it (`closeStale`, called by the owner edge's poll), and every frame is checked
+ * against the store first, so nothing a socket sends is acted on after its token was replaced.
  *
  * Commit order: the broker calls our one subscription synchronously after each commit, and a new socket
  * gets its snapshot synchronously in the same turn it joins the fan-out set, so no change can fall between
@@ -34,8 +40,8 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import type { ActionResult, EdgeContext, GrantResult, GrantSpec, UpgradeRoute } from '../context.js';
 import type { Command } from '../core/lifecycle.js';
 import { viewJson } from '../core/view.js';
+import type { OwnerCredential } from '../tokens.js';
 import {
-  OWNER_NAME,
   OWNER_SUBPROTOCOL,
   PANEL_KEY_PREFIX,
   PROTOCOL,
@@ -63,7 +69,9 @@ const FRAGMENT_CHARS = 1024 * 1024;
 
 interface Owner {
   ws: WebSocket;
-  /** Who decides, as recorded by the broker: `owner:browser` or `owner:terminal`. Never a token. */
+  /** Who this is (contract 9): the owner's name, recorded by the broker as `by`, and its token's hash. */
+  cred: OwnerCredential;
+  /** The owner's name: who decides, as the broker records it. Never a token. */
   by: string;
   alive: boolean;
   /** Bytes the daemon itself queued in one go (the snapshot, a history), allowed on top of MAX_BUFFERED_BYTES. */
@@ -168,9 +176,11 @@ export class OwnerHub {
       // at most 4 checked at a time, a wrong one answered after 1 s), or /owner/ws would be a free oracle.
       const gone = new AbortController();
       socket.once('close', () => gone.abort());
+      let cred: OwnerCredential | undefined;
       void this.#throttle
         .attempt(() => {
-          if (bearer !== '' && this.#ctx.tokens.isOwnerToken(bearer)) return true;
+          cred = bearer === '' ? undefined : this.#ctx.tokens.ownerByToken(bearer);
+          if (cred !== undefined) return true;
           this.#ctx.broker.audit({
             at: new Date().toISOString(),
             actor: { kind: 'owner', name: 'owner:terminal' },
@@ -189,7 +199,7 @@ export class OwnerHub {
             if (outcome === 'busy')
               refuseUpgrade(socket, 503, 'owner WebSocket: busy checking other attempts');
             else if (outcome === 'refused') refuseUpgrade(socket, 401, 'owner WebSocket: wrong owner token');
-            else this.#finishUpgrade(req, socket, head, { by: OWNER_NAME });
+            else if (cred !== undefined) this.#finishUpgrade(req, socket, head, { cred });
           },
           (e: unknown) => {
             this.#ctx.log.log('error', 'owner_upgrade_failed', { error: (e as Error).message });
@@ -216,7 +226,7 @@ export class OwnerHub {
     req: IncomingMessage,
     socket: Duplex,
     head: Buffer,
-    who: { by: string; session?: string },
+    who: { cred: OwnerCredential; session?: string },
   ): void {
     if (this.#closed) {
       refuseUpgrade(socket, 503, 'the daemon is stopping');
@@ -229,7 +239,7 @@ export class OwnerHub {
     }
     this.#wss.handleUpgrade(req, socket, head, (ws) => {
       if (who.session !== undefined) this.#track(who.session, ws);
-      this.#join(ws, who.by, req);
+      this.#join(ws, who.cred, req);
     });
   }
 
@@ -238,11 +248,14 @@ export class OwnerHub {
     return this.#owners.size;
   }
 
-  /** Who connects (`by` as the broker records it) and, for a browser, its session; undefined → 401. */
-  #authenticate(req: IncomingMessage): { by: string; session?: string } | undefined {
+  /** Who connects and, for a browser, its session; undefined → 401. */
+  #authenticate(req: IncomingMessage): { cred: OwnerCredential; session: string } | undefined {
     // Cookie and key of the same session, never the cookie alone (contract 5 v2).
-    const session = this.#sessions.authenticate(req, panelKey(req));
-    return session === undefined ? undefined : { by: OWNER_NAME, session };
+    const match = this.#sessions.authenticate(req, panelKey(req));
+    if (match === undefined) return undefined;
+    // A session of a token rotated a moment ago (before the edge's poll ended it) opens nothing.
+    if (!this.#ctx.tokens.isCurrent(match.owner)) return undefined;
+    return { cred: match.owner, session: match.handle };
   }
 
   #track(session: string, ws: WebSocket): void {
@@ -272,8 +285,25 @@ export class OwnerHub {
     this.#ctx.log.log('info', 'owner_session_closed', { why, sockets: open.size });
   }
 
-  #join(ws: WebSocket, by: string, req: IncomingMessage): void {
-    const owner: Owner = { ws, by, alive: true, allowance: 0 };
+  /**
+   * Closes every socket, Bearer ones included, whose owner's token was rotated since it opened (contract 5
+   * v2: "rotating an owner's token closes every socket and panel session of that owner"); `isCurrent`
+   * says whether a credential is still its owner's. Other owners' sockets are untouched.
+   */
+  closeStale(isCurrent: (cred: OwnerCredential) => boolean): void {
+    for (const owner of this.#owners) if (!isCurrent(owner.cred)) this.#revoke(owner);
+  }
+
+  /** Closes one socket whose token was rotated: no more upserts, nothing it sends acted on (1008). */
+  #revoke(owner: Owner): void {
+    this.#owners.delete(owner);
+    owner.ws.removeAllListeners('message');
+    owner.ws.close(1008, 'token rotated');
+    this.#ctx.log.log('info', 'owner_token_revoked', { owner: owner.by });
+  }
+
+  #join(ws: WebSocket, cred: OwnerCredential, req: IncomingMessage): void {
+    const owner: Owner = { ws, cred, by: cred.name, alive: true, allowance: 0 };
     try {
       this.#greet(owner, req);
     } catch (e) {
@@ -311,7 +341,7 @@ export class OwnerHub {
       type: 'hello',
       protocol: PROTOCOL,
       server_time: new Date().toISOString(),
-      owner: OWNER_NAME,
+      owner: owner.cred.name,
     });
     // The same bytes as JSON.stringify({type, commands: views}), from each View's cached text (view.ts).
     this.#sendViews(
@@ -428,6 +458,11 @@ export class OwnerHub {
   }
 
   #onMessage(owner: Owner, data: Buffer, isBinary: boolean): void {
+    // Re-checked on every frame: a rotation in another process may not have been polled yet.
+    if (!this.#ctx.tokens.isCurrent(owner.cred)) {
+      this.#revoke(owner);
+      return;
+    }
     if (isBinary) {
       this.#reply(owner, null, {
         ok: false,

@@ -1,7 +1,7 @@
 /**
  * Login (contracts.md 5): `GET /login#token=T` serves a page whose script reads the token from the URL
  * fragment (which browsers never send to a server, so it stays out of logs and query strings) and POSTs it
- * as JSON to `POST /login`. A right token gets an `HttpOnly; SameSite=Strict` session cookie and, in the
+ * as JSON to `POST /login`. Any owner's token (contract 9) logs in as that owner. A right token gets an `HttpOnly; SameSite=Strict` session cookie and, in the
  * body, the session's panel key (v2: the page keeps it in `localStorage`, see sessions.ts); a wrong one gets
  * 401 after a 1 s hold. Attempts go through the login gate (throttle.ts): at most 4 are checked at a time,
  * and the body is read before an attempt queues, so a slow body cannot hold a slot. The token is compared
@@ -9,10 +9,14 @@
  * address. The panel key is never logged either, and never travels in a URL.
  *
  * Requiring `Content-Type: application/json` means a cross-site HTML form cannot post here without a
- * CORS preflight we never grant, and a browser `Origin` must be one of ours.
+ * CORS preflight we never grant, and a browser `Origin` must be one of ours. `POST /logout` checks the
+ * `Origin` the same way and needs the panel key as well as the cookie: a page on another 127.0.0.1 port
+ * (which is same-site, so the browser sends it our cookie) must not log the owner out, and neither may a
+ * server there that received the cookie.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EdgeContext, HttpRoute } from '../context.js';
+import type { OwnerCredential } from '../tokens.js';
 import { OwnerSessions } from './sessions.js';
 import { securityHeaders, sendPage } from './static.js';
 import type { LoginThrottle } from './throttle.js';
@@ -86,10 +90,15 @@ export interface LoginDeps {
   throttle: LoginThrottle;
 }
 
+/** False when a browser `Origin` is present and not one of the daemon's own (or public_url's). */
+function ownOrigin(ctx: EdgeContext, req: IncomingMessage): boolean {
+  const origin = req.headers.origin;
+  return origin === undefined || ctx.origins.isAllowedOrigin(origin);
+}
+
 async function postLogin({ ctx, sessions, throttle }: LoginDeps, req: IncomingMessage, res: ServerResponse) {
   const address = req.socket.remoteAddress ?? 'unknown';
-  const origin = req.headers.origin;
-  if (origin !== undefined && !ctx.origins.isAllowedOrigin(origin)) {
+  if (!ownOrigin(ctx, req)) {
     refuse(req, res, 403, 'Forbidden', 'Origin: this page may only be posted from the daemon’s own origin');
     return;
   }
@@ -117,8 +126,10 @@ async function postLogin({ ctx, sessions, throttle }: LoginDeps, req: IncomingMe
   // The client hanging up while its attempt waits takes it out of the queue unchecked.
   const gone = new AbortController();
   res.once('close', () => gone.abort());
+  let owner: OwnerCredential | undefined;
   const outcome = await throttle.attempt(() => {
-    if (ctx.tokens.isOwnerToken(token)) return true;
+    owner = ctx.tokens.ownerByToken(token);
+    if (owner !== undefined) return true;
     // Audited when checked, so the audit log counts the attempts the gate let through.
     ctx.broker.audit({
       at: new Date().toISOString(),
@@ -153,12 +164,12 @@ async function postLogin({ ctx, sessions, throttle }: LoginDeps, req: IncomingMe
         res,
         401,
         'Unauthorized',
-        'that is not the owner token: open the URL `ogf-broker token owner` prints',
+        'that is no owner’s token: open the login URL `ogf-broker token owner` printed for you',
       );
       return;
     case 'accepted': {
-      const session = sessions.create();
-      ctx.log.log('info', 'owner_login', { address });
+      const session = sessions.create(owner!);
+      ctx.log.log('info', 'owner_login', { address, owner: owner!.name });
       json(
         req,
         res,
@@ -192,17 +203,22 @@ export function loginRoutes(deps: LoginDeps): HttpRoute[] {
         return true;
       }
       if (path === '/logout' && m === 'POST') {
+        if (!ownOrigin(deps.ctx, req)) {
+          refuse(req, res, 403, 'Forbidden', 'Origin: only the daemon’s own pages may log out');
+          return true;
+        }
         // Ending the session closes its sockets at once (contract 5 v2; edge.ts wires sessions to the hub).
-        sessions.end(req);
-        json(req, res, 200, { ok: true }, { 'Set-Cookie': OwnerSessions.clearCookie() });
+        const key = req.headers[PANEL_KEY_HEADER];
+        const ended = sessions.end(req, typeof key === 'string' ? key : undefined);
+        json(req, res, 200, { ok: true, ended }, { 'Set-Cookie': OwnerSessions.clearCookie() });
         return true;
       }
       if (path === '/owner/session' && m === 'GET') {
         // Lets a tab whose WebSocket keeps failing tell "logged out" (daemon restarted, or this tab's key is
         // not its session's) from "daemon down". Cookie and key, like the socket.
         const key = req.headers[PANEL_KEY_HEADER];
-        if (sessions.authenticate(req, typeof key === 'string' ? key : undefined) !== undefined)
-          json(req, res, 200, { ok: true });
+        const match = sessions.authenticate(req, typeof key === 'string' ? key : undefined);
+        if (match !== undefined && deps.ctx.tokens.isCurrent(match.owner)) json(req, res, 200, { ok: true });
         else refuse(req, res, 401, 'Unauthorized', 'no owner session with this panel key: log in again');
         return true;
       }

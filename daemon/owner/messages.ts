@@ -17,12 +17,6 @@ export const OWNER_SUBPROTOCOL = 'ogf-owner';
 export const PANEL_KEY_PREFIX = `${OWNER_SUBPROTOCOL}.`;
 export type OwnerSubprotocol = typeof OWNER_SUBPROTOCOL;
 
-/**
- * The one owner there is for now: contract 9's first owner, `owner` (whose token is owner.token). Named
- * owners will put the signed-in owner's name in `hello.owner` instead.
- */
-export const OWNER_NAME = 'owner';
-
 /** The codes a `reply` may carry. */
 export type ReplyCode = OwnerErrorCode;
 

@@ -11,11 +11,23 @@
  * subprotocol `ogf-owner.<key>`. The owner socket needs the cookie **and** its own session's key
  * (`authenticate`); neither alone opens it. Only digests of both are kept here.
  *
- * Ending a session (logout, expiry, eviction) tells the `onEnd` listeners, so the hub closes that
+ * Each session belongs to one owner (contract 9) and remembers the credential it was made from (the owner's
+ * name and token hash, never the token): rotating that owner's token ends it (`endWhere`, contract 5 v2).
+ *
+ * **Shadow cookies.** Any server on another 127.0.0.1 port may also *set* cookies for 127.0.0.1, e.g. an
+ * `ogf_owner_session=junk; Path=/owner`, which the browser then sends before ours (longer paths first).
+ * So every `ogf_owner_session` value a request carries is tried, and the request is the owner's when any
+ * of them is a live session (with its key, where a key is needed): a planted cookie cannot shadow the real
+ * one. (One set with `Path=/` replaces ours outright — cookies are keyed by name, host and path, never
+ * port — which logs the owner out but opens nothing; only the `__Host-` prefix, which needs https, could
+ * prevent that.)
+ *
+ * Ending a session (logout, expiry, eviction, rotation) tells the `onEnd` listeners, so the hub closes that
  * session's sockets at once (contract 5 v2).
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import type { OwnerCredential } from '../tokens.js';
 
 export const SESSION_COOKIE = 'ogf_owner_session';
 /** A login lasts a working day; the owner logs in again from `ogf-broker token owner` after that. */
@@ -26,7 +38,7 @@ const MAX_SESSIONS = 256;
 const SECRET_MAX = 128;
 
 /** Why a session ended; the hub says it in the close frame it sends that session's sockets. */
-export type SessionEnd = 'logged out' | 'session expired' | 'session evicted';
+export type SessionEnd = 'logged out' | 'session expired' | 'session evicted' | 'token rotated';
 
 /** What a login hands the browser: the cookie value and the panel key (shown once, never stored clear). */
 export interface NewSession {
@@ -38,17 +50,29 @@ interface Session {
   digest: Buffer;
   keyDigest: Buffer;
   expires: number;
+  owner: OwnerCredential;
 }
 
-/** Reads one cookie's value from a Cookie header, or undefined. */
-export function readCookie(header: string | undefined, name: string): string | undefined {
-  if (header === undefined) return undefined;
+/** A live session a request carries: its handle and whose it is. */
+export interface SessionMatch {
+  handle: string;
+  owner: OwnerCredential;
+}
+
+/**
+ * Every value of one cookie in a Cookie header, in order (none: empty). All of them, not the first: a
+ * cookie planted by another local server may come before ours (see the module comment). Their number is
+ * bounded by Node's header size limit (16 KiB).
+ */
+export function readCookies(header: string | undefined, name: string): string[] {
+  if (header === undefined) return [];
+  const values: string[] = [];
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
     if (eq < 0) continue;
-    if (part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+    if (part.slice(0, eq).trim() === name) values.push(part.slice(eq + 1).trim());
   }
-  return undefined;
+  return values;
 }
 
 function digest(secret: string): Buffer {
@@ -74,8 +98,8 @@ export class OwnerSessions {
     this.#ttlMs = ttlMs;
   }
 
-  /** Creates a session: its id (the cookie value) and its panel key. */
-  create(): NewSession {
+  /** Creates a session of `owner`: its id (the cookie value) and its panel key. */
+  create(owner: OwnerCredential): NewSession {
     const id = secret();
     const key = secret();
     if (this.#sessions.size >= MAX_SESSIONS) {
@@ -87,46 +111,71 @@ export class OwnerSessions {
       digest: d,
       keyDigest: digest(key),
       expires: this.#now() + this.#ttlMs,
+      owner,
     });
     return { id, key };
   }
 
+  /** The live sessions a request's cookies name, in cookie order (an expired one is ended on sight). */
+  #carried(req: IncomingMessage): Array<[string, Session]> {
+    const found: Array<[string, Session]> = [];
+    for (const id of readCookies(req.headers.cookie, SESSION_COOKIE)) {
+      if (id.length === 0 || id.length > SECRET_MAX) continue;
+      const d = digest(id);
+      const handle = d.toString('hex');
+      const entry = this.#sessions.get(handle);
+      if (entry === undefined || !timingSafeEqual(entry.digest, d)) continue;
+      if (entry.expires <= this.#now()) {
+        this.#end(handle, 'session expired');
+        continue;
+      }
+      found.push([handle, entry]);
+    }
+    return found;
+  }
+
   /**
-   * The handle of the live session a request's cookie names, or undefined. The cookie alone only chooses
+   * The handle of a live session a request's cookies name, or undefined. The cookie alone only chooses
    * between the panel page and the login page (neither holds command data); it opens nothing.
    */
   session(req: IncomingMessage): string | undefined {
-    const id = readCookie(req.headers.cookie, SESSION_COOKIE);
-    if (id === undefined || id.length === 0 || id.length > SECRET_MAX) return undefined;
-    const d = digest(id);
-    const handle = d.toString('hex');
-    const entry = this.#sessions.get(handle);
-    if (entry === undefined || !timingSafeEqual(entry.digest, d)) return undefined;
-    if (entry.expires <= this.#now()) {
-      this.#end(handle, 'session expired');
-      return undefined;
-    }
-    return handle;
+    return this.#carried(req)[0]?.[0];
   }
 
   /**
-   * The handle of the session when the request carries its cookie **and** `key` is that same session's
-   * panel key (contract 5 v2); else undefined. Compares digests in constant time.
+   * The session when the request carries its cookie **and** `key` is that same session's panel key
+   * (contract 5 v2); else undefined. Compares digests in constant time.
    */
-  authenticate(req: IncomingMessage, key: string | undefined): string | undefined {
+  authenticate(req: IncomingMessage, key: string | undefined): SessionMatch | undefined {
     if (key === undefined || key.length === 0 || key.length > SECRET_MAX) return undefined;
-    const handle = this.session(req);
-    if (handle === undefined) return undefined;
-    const entry = this.#sessions.get(handle)!;
-    return timingSafeEqual(entry.keyDigest, digest(key)) ? handle : undefined;
+    const keyDigest = digest(key);
+    for (const [handle, entry] of this.#carried(req)) {
+      if (timingSafeEqual(entry.keyDigest, keyDigest)) return { handle, owner: entry.owner };
+    }
+    return undefined;
   }
 
-  /** Ends the session a request carries (logout). */
-  end(req: IncomingMessage): void {
-    const id = readCookie(req.headers.cookie, SESSION_COOKIE);
-    if (id === undefined || id.length > SECRET_MAX) return;
-    const handle = digest(id).toString('hex');
-    if (this.#sessions.has(handle)) this.#end(handle, 'logged out');
+  /**
+   * Ends the session a logout request carries, cookie and key (contract 5 v2: the cookie alone opens
+   * nothing — a server on another port that received the cookie must not log the owner out with it).
+   * Returns whether a session ended.
+   */
+  end(req: IncomingMessage, key: string | undefined): boolean {
+    const match = this.authenticate(req, key);
+    if (match === undefined) return false;
+    this.#end(match.handle, 'logged out');
+    return true;
+  }
+
+  /** Ends every session whose owner credential `stale` says is no longer valid; returns how many. */
+  endWhere(stale: (owner: OwnerCredential) => boolean, why: SessionEnd): number {
+    let ended = 0;
+    for (const [handle, s] of this.#sessions) {
+      if (!stale(s.owner)) continue;
+      this.#end(handle, why);
+      ended++;
+    }
+    return ended;
   }
 
   /** Ends every expired session (the edge runs this every second) and returns how many ended. */

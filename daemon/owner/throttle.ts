@@ -27,7 +27,10 @@
  */
 export const LOGIN_SLOTS = 4;
 export const WRONG_HOLD_MS = 1000;
-/** 256 waiting attempts drain in 64 s; each holds one small request (the body is at most 4 KiB). */
+/**
+ * 256 waiting attempts drain in 64 s; each holds one small request (the body is at most 4 KiB). The daemon
+ * lowers it to fit its connection limits (owner/edge.ts: at most half the connections kept for the owner).
+ */
 export const MAX_WAITING = 256;
 
 export type AttemptOutcome = 'accepted' | 'refused' | 'busy' | 'gone';

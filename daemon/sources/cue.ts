@@ -1,7 +1,7 @@
 /**
  * The OGF feature (contracts.md 3.3 and 4): turns a validated `ogf_cue` input into an `ogf.cue` request
  * and supplies the executor that delivers it. Off (undefined) when `ogf_bridge` is not configured, so the
- * MCP edge answers `OgfBridgeNotConfigured` without queueing anything.
+ * cue source (./cue-source.ts) answers `OgfBridgeNotConfigured` without queueing anything.
  *
  * The session UUID goes only into `SubmitRequest.secret` (memory, rule 4). Everything stored or shown
  * is derived through an HMAC under a key kept in the data dir: `session_key` (the per-session FIFO key,

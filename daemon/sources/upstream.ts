@@ -1,25 +1,26 @@
 /**
  * The upstream source (contract 7): every connected upstream's tools, exposed as `<upstream>__<tool>` with
  * the upstream's own inputSchema, title and annotations, and each call validated against that JSON Schema
- * (the SDK's validator, in the product: a mismatch is `InvalidArguments:` naming the field, nothing queued)
+ * (the SDK's Ajv with RE2 patterns, ./upstream-schema.ts, in the product: a mismatch is `InvalidArguments:`
+ * naming the field, nothing queued)
  * into a SubmitRequest of tool `upstream`. The tools an upstream listed stay listed while it reconnects.
  */
-import type { Tool } from '@modelcontextprotocol/server';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import type { UpstreamConfig } from '../config.js';
 import type { SubmitRequest } from '../context.js';
-import type { UpstreamRef } from '../core/lifecycle.js';
+import type { Command, UpstreamRef } from '../core/lifecycle.js';
+import type { Executor } from '../executors/executor.js';
 import type { Logger } from '../log.js';
 import { MAX_TOOL_JSON_CHARS } from '../upstreams/limits.js';
 import type { UpstreamRegistry, UpstreamStatus } from '../upstreams/registry.js';
+import type { ListingSchema, Prepared, Source, SourceListing } from './source.js';
+import { compileInputSchema, type Validate } from './upstream-schema.js';
 
 /** Contract 7: an exposed name must match this, else the tool is not exposed (logged upstream_tool_skipped). */
 const EXPOSED_NAME_RE = /^[A-Za-z0-9_-]{1,64}$/;
 
 const DESCRIPTION_PREFIX =
   "Each call needs the owner's approval and may answer PENDING (then call await_command_result with its pending_id).";
-
-type Validate = (input: unknown) => { valid: boolean; errorMessage?: string | undefined };
 
 interface Exposed {
   tool: Tool;
@@ -29,10 +30,6 @@ interface Exposed {
   readOnly: boolean;
 }
 
-export type UpstreamPrepared =
-  | { ok: true; request: SubmitRequest; waitSeconds: number }
-  | { ok: false; message: string };
-
 /** "data/path must be string" (ajv) → "path must be string"; the root is "arguments". */
 function fieldMessage(ajvMessage: string): string {
   const first = ajvMessage.split(', data')[0] ?? ajvMessage;
@@ -41,16 +38,44 @@ function fieldMessage(ajvMessage: string): string {
     .replace(/^data\b/, 'arguments');
 }
 
-export class UpstreamSource {
+function refuse(message: string): Prepared {
+  return { kind: 'refuse', code: 'InvalidArguments', message };
+}
+
+export class UpstreamSource implements Source {
+  readonly kind = 'upstream';
+  readonly executor: Executor;
+  readonly listingSchema: ListingSchema = {
+    properties: {
+      upstreams: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            name: { type: 'string' },
+            connected: { type: 'boolean' },
+            tools: {
+              type: 'array',
+              items: { type: 'string' },
+              description: 'Exposed names (<upstream>__<tool>).',
+            },
+          },
+          required: ['name', 'connected', 'tools'],
+        },
+      },
+    },
+    required: [],
+  };
   readonly #registry: UpstreamRegistry;
   readonly #log: Logger;
-  readonly #validator = new AjvJsonSchemaValidator();
   #exposed = new Map<string, Exposed>();
   readonly #listeners = new Set<() => void>();
   readonly #skipped = new Set<string>();
 
-  constructor(registry: UpstreamRegistry, log: Logger) {
+  /** `executor` forwards the approved calls (daemon/executors/upstream.ts). */
+  constructor(registry: UpstreamRegistry, log: Logger, executor: Executor) {
     this.#registry = registry;
+    this.executor = executor;
     this.#log = log;
     registry.onChange(() => this.#rebuild());
     this.#rebuild();
@@ -61,20 +86,38 @@ export class UpstreamSource {
     return [...this.#exposed.values()].map((e) => e.tool);
   }
 
-  has(name: string): boolean {
-    return this.#exposed.has(name);
-  }
-
-  /** For list_commands (contract 3.1 v2): each upstream, whether it is connected, and its exposed names. */
-  listing(): Array<{ name: string; connected: boolean; tools: string[] }> {
+  /**
+   * For list_commands (contract 3.1 v2): each upstream, whether it is connected, and its exposed names —
+   * present when the config names any upstream, so a daemon without them answers exactly as before.
+   */
+  listing(): SourceListing {
     const byUpstream = new Map<string, string[]>();
     for (const [name, e] of this.#exposed)
       byUpstream.set(e.upstream, [...(byUpstream.get(e.upstream) ?? []), name]);
-    return this.#registry.status().map((s: UpstreamStatus) => ({
+    const upstreams = this.#registry.status().map((s: UpstreamStatus) => ({
       name: s.name,
       connected: s.state === 'connected',
       tools: byUpstream.get(s.name) ?? [],
     }));
+    return { fields: upstreams.length > 0 ? { upstreams } : {} };
+  }
+
+  /**
+   * Contract 7: the answer of the exposed tool itself (and of its task) when SUCCEEDED is the upstream's
+   * result unchanged plus `_meta["ogf-broker/command"]`; anything else is the result of 3.2 (undefined).
+   */
+  answer(command: Command): CallToolResult | undefined {
+    const p = command.phase;
+    if (p.state !== 'succeeded' || p.outcome.upstream_result === undefined) return undefined;
+    const result = p.outcome.upstream_result;
+    const meta = (result._meta ?? {}) as Record<string, unknown>;
+    return {
+      ...(result as unknown as CallToolResult),
+      _meta: {
+        ...meta,
+        'ogf-broker/command': { pending_id: command.id, status: 'SUCCEEDED', command: command.command },
+      },
+    };
   }
 
   onChange(listener: () => void): () => void {
@@ -83,16 +126,15 @@ export class UpstreamSource {
   }
 
   /** Validates a call against the upstream's inputSchema and builds its command (contract 7). */
-  prepare(name: string, args: Record<string, unknown>, client: string): UpstreamPrepared {
+  prepare(name: string, args: Record<string, unknown>, client: string): Prepared {
     const e = this.#exposed.get(name);
-    if (e === undefined)
-      return { ok: false, message: `name must be a listed tool, got ${JSON.stringify(name)}` };
+    // The edge dispatches only names this source listed, and both change in the same synchronous step.
+    if (e === undefined) return refuse(`name must be a listed tool, got ${JSON.stringify(name)}`);
     const checked = e.validate(args);
     if (!checked.valid) {
-      return {
-        ok: false,
-        message: `${fieldMessage(checked.errorMessage ?? 'data is invalid')} (the inputSchema of ${name})`,
-      };
+      return refuse(
+        `${fieldMessage(checked.errorMessage ?? 'data is invalid')} (the inputSchema of ${name})`,
+      );
     }
     const config = this.#registry.config(e.upstream) as UpstreamConfig;
     const request: SubmitRequest = {
@@ -105,7 +147,7 @@ export class UpstreamSource {
     };
     // Contract 7: trust_read_only_hint approves calls to tools the upstream annotates readOnlyHint: true.
     if (config.trust_read_only_hint && e.readOnly) request.approved_by = 'policy:read_only';
-    return { ok: true, request, waitSeconds: config.wait_seconds };
+    return { kind: 'submit', request, waitSeconds: config.wait_seconds };
   }
 
   #rebuild(): void {
@@ -139,14 +181,13 @@ export class UpstreamSource {
           );
           continue;
         }
-        let validate: Validate;
-        try {
-          validate = this.#validator.getValidator(t.inputSchema as never) as Validate;
-        } catch (err) {
-          this.#skip(upstream, t.name, `its inputSchema does not compile: ${(err as Error).message}`);
+        // Linear-time patterns, each tool's schema on its own (./upstream-schema.ts).
+        const compiled = compileInputSchema(t.inputSchema);
+        if (!compiled.ok) {
+          this.#skip(upstream, t.name, compiled.why);
           continue;
         }
-        next.set(exposedName, this.#describe(upstream, exposedName, t, validate));
+        next.set(exposedName, this.#describe(upstream, exposedName, t, compiled.validate));
       }
     }
     const changed = JSON.stringify([...next.values()].map((e) => e.tool)) !== JSON.stringify(this.tools());

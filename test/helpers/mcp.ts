@@ -10,11 +10,13 @@ import {
   Client as ModernClient,
   StreamableHTTPClientTransport as ModernHttpTransport,
 } from '@modelcontextprotocol/client';
+import { StdioClientTransport as ModernStdioTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import Database from 'better-sqlite3';
-import { CLI, type RunningDaemon, waitFor } from './daemon.js';
+import { CLI, ROOT, type RunningDaemon, waitFor } from './daemon.js';
 import { OwnerSocket } from './owner.js';
 
 /** A catalog command that prints its argument: a real process, no shell. */
@@ -96,6 +98,44 @@ export function textOf(result: unknown): string {
   const r = result as CallToolResult;
   const first = r.content[0];
   return first?.type === 'text' ? first.text : '';
+}
+
+/** A real `ogf-broker mcp-stdio` child and the SDK client speaking to it over its stdin/stdout. */
+export interface StdioChild {
+  client: McpClient;
+  stderr(): string;
+}
+
+/** A real mcp-stdio child driven by the v1 SDK (2025 generation) or the v2 SDK pinned to 2026-07-28. */
+export async function stdioClient(
+  dataDir: string,
+  env: Record<string, string> = {},
+  generation: Generation = 'legacy',
+): Promise<StdioChild> {
+  const params = {
+    command: process.execPath,
+    args: [CLI, 'mcp-stdio', '--data-dir', dataDir],
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stderr: 'pipe' as const,
+  };
+  let err = '';
+  const onErr = (b: Buffer) => {
+    err += b.toString();
+  };
+  if (generation === 'modern') {
+    const transport = new ModernStdioTransport(params);
+    transport.stderr?.on('data', onErr);
+    const client = new ModernClient({ name: 'stdio-test', version: '1.0.0' }, MODERN_OPTIONS);
+    await client.connect(transport);
+    assertModern(client);
+    return { client, stderr: () => err };
+  }
+  const transport = new StdioClientTransport(params);
+  transport.stderr?.on('data', onErr);
+  const client = new LegacyClient({ name: 'stdio-test', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, stderr: () => err };
 }
 
 /** Calls a tool and returns the raw result (the SDK never throws for isError results). */

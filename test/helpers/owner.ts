@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import WebSocket from 'ws';
-import type { RunningDaemon } from './daemon.js';
+import { type RunningDaemon, runCli } from './daemon.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: frames are JSON read back by tests.
 export type Frame = Record<string, any>;
@@ -91,6 +91,8 @@ export class OwnerSocket {
   readonly frames: Frame[] = [];
   readonly raw: string[] = [];
   closeCode: number | undefined;
+  /** The reason the close frame gave ('' when none). */
+  closeReason: string | undefined;
   readonly ws: WebSocket;
   #waiters: Array<() => void> = [];
   #next = 1;
@@ -103,8 +105,9 @@ export class OwnerSocket {
       this.frames.push(JSON.parse(text) as Frame);
       for (const w of this.#waiters.splice(0)) w();
     });
-    ws.on('close', (code) => {
+    ws.on('close', (code, reason) => {
       this.closeCode = code;
+      this.closeReason = reason.toString('utf8');
       for (const w of this.#waiters.splice(0)) w();
     });
   }
@@ -255,4 +258,37 @@ export function upgradeStatus(d: RunningDaemon, headers: Record<string, string>)
     req.on('error', reject);
     req.end();
   });
+}
+
+/** An owner's login: its name, token and the URL `ogf-broker token owner` printed (its last line). */
+export interface OwnerLogin {
+  name: string;
+  token: string;
+  url: string;
+}
+
+/**
+ * `ogf-broker token owner --name NAME [--rotate]` against the daemon's data dir, as the owner runs it
+ * (contract 9); throws unless it exits 0. The token is read back from the printed URL's fragment.
+ */
+export async function addOwner(d: RunningDaemon, name: string, rotate = false): Promise<OwnerLogin> {
+  const r = await runCli([
+    'token',
+    'owner',
+    '--data-dir',
+    d.dataDir,
+    '--name',
+    name,
+    ...(rotate ? ['--rotate'] : []),
+  ]);
+  if (r.code !== 0) throw new Error(`token owner --name ${name} exited ${r.code}: ${r.stderr}`);
+  const url = r.stdout.trimEnd().split('\n').at(-1)!;
+  const token = /#token=(\S+)$/.exec(url)?.[1];
+  if (token === undefined) throw new Error(`no login URL on the last line: ${r.stdout}`);
+  return { name, token, url };
+}
+
+/** An owner socket over `Authorization: Bearer <token>` (a named owner's terminal or bot). */
+export function bearerSocket(d: RunningDaemon, token: string): Promise<OwnerSocket> {
+  return OwnerSocket.open(d, { Authorization: `Bearer ${token}` });
 }

@@ -12,12 +12,15 @@ export interface PanelLogin {
   key: string;
 }
 
-/** Logs in like the login page does and returns the cookie pair and the panel key. */
-export async function panelLogin(d: RunningDaemon): Promise<PanelLogin> {
+/**
+ * Logs in like the login page does — as owner `owner`, or as the owner whose token is given (contract 9) —
+ * and returns the cookie pair and the panel key.
+ */
+export async function panelLogin(d: RunningDaemon, token: string = d.ownerToken): Promise<PanelLogin> {
   const r = await fetch(`${d.url}/login`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ token: d.ownerToken }),
+    body: JSON.stringify({ token }),
   });
   if (r.status !== 200) throw new Error(`login refused: HTTP ${r.status}`);
   const cookie = (r.headers.get('set-cookie') ?? '').split(';')[0]!;

@@ -84,6 +84,12 @@ async function armed(page: Page, id: string): Promise<void> {
   await card(page, id).locator('button.deny:enabled').waitFor();
 }
 
+/** A screenshot from the top of the page (a card leaving the queue can leave the page scrolled). */
+async function shot(page: Page, name: string): Promise<void> {
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await screenshot(page, name);
+}
+
 async function pointerAway(page: Page): Promise<void> {
   await page.mouse.move(1, 1);
 }
@@ -112,7 +118,7 @@ describe('[R2.5] quorum in the panel (one owner)', () => {
         .count(),
     ).toBe(1);
     expect(await card(pageA, plain).locator('.quorum').count()).toBe(0);
-    await screenshot(pageA, 'quorum-01-needs-two');
+    await shot(pageA, 'quorum-01-needs-two');
     for (const x of [plain, id]) {
       const v = await watcher.view(x, () => true, 'seen');
       expect((await watcher.request({ type: 'deny', id: x, version: v.version })).ok).toBe(true);
@@ -145,7 +151,16 @@ describe('[R2.5] quorum in the panel (one owner)', () => {
       'nothing waits for you · 1 for other owners',
     );
     await armed(pageA, id);
-    await screenshot(pageA, 'quorum-02-you-approved');
+    await shot(pageA, 'quorum-02-you-approved');
+    // At phone width the words and Deny still fit the card.
+    await pageA.setViewportSize({ width: 390, height: 844 });
+    const box = await c.boundingBox();
+    for (const part of [c.locator('.mine-approved'), c.getByRole('button', { name: /^Deny/ })]) {
+      const b = await part.boundingBox();
+      expect(b!.x + b!.width).toBeLessThanOrEqual(box!.x + box!.width);
+    }
+    await shot(pageA, 'quorum-02b-you-approved-phone');
+    await pageA.setViewportSize({ width: 1100, height: 900 });
     // The shortcut stands for the button that is not there: it explains, and the daemon hears nothing.
     await c.focus();
     await pageA.keyboard.press('a');
@@ -162,7 +177,7 @@ describe('[R2.5] quorum in the panel (one owner)', () => {
       reason: 'OwnerDenied',
     });
     expect(readMarks(markFile)).not.toContain('halfway');
-    await screenshot(pageA, 'quorum-03-denied-after-one');
+    await shot(pageA, 'quorum-03-denied-after-one');
   });
 
   it('[R2.5] a stale tab of the same owner that approves again gets AlreadyApproved, explained on the card', async () => {
@@ -204,7 +219,7 @@ describe('[R2.5] quorum in the panel (one owner)', () => {
       /^You approved at .+ — waiting for 1 more owner$/,
     );
     expect(await c.getByRole('button', { name: /^Approve/ }).count()).toBe(0);
-    await screenshot(tab, 'quorum-04-already-approved');
+    await shot(tab, 'quorum-04-already-approved');
     await tab.close();
     expect((await watcher.request({ type: 'deny', id, version: 2 })).ok).toBe(true);
     expect(readMarks(markFile)).not.toContain('staletab');
@@ -269,8 +284,8 @@ describe('[R2.5] quorum in the panel (two named owners: owner in context A, bob 
     );
     expect(String(await pageB.locator('#queue-count').textContent())).toBe('1 waiting for you');
     expect(readMarks(markFile)).not.toContain('together');
-    await screenshot(pageA, 'quorum-05-owner-approved-A');
-    await screenshot(pageB, 'quorum-06-owner-approved-B');
+    await shot(pageA, 'quorum-05-owner-approved-A');
+    await shot(pageB, 'quorum-06-owner-approved-B');
 
     await card(pageB, id)
       .getByRole('button', { name: /^Approve/ })
@@ -290,8 +305,8 @@ describe('[R2.5] quorum in the panel (two named owners: owner in context A, bob 
       expect(await card(page, id).locator('.controls').count()).toBe(0);
     }
     expect(readMarks(markFile).filter((m) => m === 'together')).toEqual(['together']);
-    await screenshot(pageA, 'quorum-07-succeeded-A');
-    await screenshot(pageB, 'quorum-08-succeeded-B');
+    await shot(pageA, 'quorum-07-succeeded-A');
+    await shot(pageB, 'quorum-08-succeeded-B');
   });
 
   it('[R2.5] owner approves in A, bob denies in B: denied, nothing ran, both cards say who approved and who denied', async () => {
@@ -322,6 +337,6 @@ describe('[R2.5] quorum in the panel (two named owners: owner in context A, bob 
     );
     expect(String(await card(pageA, id).textContent())).toContain('not this week');
     expect(readMarks(markFile)).not.toContain('vetoed');
-    await screenshot(pageA, 'quorum-09-denied-by-bob-A');
+    await shot(pageA, 'quorum-09-denied-by-bob-A');
   });
 });

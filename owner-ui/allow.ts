@@ -31,6 +31,8 @@ const NOTE_MAX = 500;
 
 /** True when the daemon may grant this card's command: catalog commands and upstream tools, never a cue. */
 export function grantable(v: View): boolean {
+  // A command needing several owners is never granted (contract 9: NotGrantable), so it gets no Allow….
+  if (v.approvals_needed !== undefined) return false;
   return v.state === 'awaiting_review' && (v.tool === 'run_command_wait' || v.tool === 'upstream');
 }
 

@@ -17,6 +17,10 @@
  * Revoke…, and cards approved by a grant name it. Allow is a decision button like Approve: inert while the
  * card is. The grants area sits beside the queue (below it on a narrow screen), so a grant the AI uses up
  * never moves a waiting card.
+ *
+ * Quorum (contract 9, 5 (v2)): a card needing several owners says who approved, when, and how many remain
+ * (quorum.ts); the signed-in owner (`hello.owner`) who already approved sees that in place of Approve, the
+ * queue count no longer counts it as waiting for them, and `a` on it explains instead of sending.
  */
 import type { Grant, ServerMessage, View } from '../daemon/owner/messages.js';
 import { type AllowChoice, AllowDialog } from './allow.js';
@@ -25,27 +29,28 @@ import { ClickGuard } from './click-safety.js';
 import { type ConnectionState, logOut, OwnerConnection } from './connection.js';
 import { byId, el } from './dom.js';
 import { EXPLAIN } from './explain.js';
+import { HistoryFilters } from './filters.js';
 import { GrantBoard } from './grants.js';
 import { shortcuts } from './keys.js';
+import { Notifier } from './notify.js';
 import { arrivalsToHold, focusInQueue, keepFocus, newestFirst, oldestFirst, place } from './placement.js';
+import { alreadyMineWords, myApproval, waitsForOthers } from './quorum.js';
 
 const views = new Map<string, View>();
 const cards = new Map<
   string,
-  { node: HTMLElement; version: number; key: string; message: string | undefined }
+  { node: HTMLElement; version: number; me: string | undefined; key: string; message: string | undefined }
 >();
 const requests = new Map<string, { id: string; action: string }>();
-const notified = new Set<string>();
 /** New requests not yet placed, because placing them would move the card the owner is on. */
 const held = new Set<string>();
 let skewMs = 0;
-let synced = false;
+/** The signed-in owner (`hello.owner`): a quorum card they approved waits for the others (contract 9). */
+let me: string | undefined;
 let nextReq = 1;
 
 const queueEl = byId('queue');
 const historyEl = byId('history');
-const statusFilter = byId<HTMLSelectElement>('filter-status');
-const clientFilter = byId<HTMLSelectElement>('filter-client');
 const connEl = byId('connection');
 const retryBtn = byId<HTMLButtonElement>('retry');
 const notifyBtn = byId<HTMLButtonElement>('enable-notifications');
@@ -61,7 +66,13 @@ const board = new GrantBoard({
   now: () => Date.now() + skewMs,
 });
 const allowDialog = new AllowDialog();
+const filters = new HistoryFilters(() => render());
 const grantWords = (id: string) => board.describe(id);
+const notifier = new Notifier((id) => {
+  // The owner asked for this card: place it even if it was held.
+  render(true);
+  cards.get(id)?.node.focus();
+});
 const guard = new ClickGuard((card) => {
   const id = card.dataset.pendingId;
   return [...requests.values()].some((r) => r.id === id);
@@ -79,18 +90,18 @@ function typedNote(node: HTMLElement | undefined): string {
 
 function cardFor(v: View): HTMLElement {
   const existing = cards.get(v.id);
-  if (existing !== undefined && existing.version === v.version) return existing.node;
+  if (existing !== undefined && existing.version === v.version && existing.me === me) return existing.node;
   // A typed note survives a rebuild only while the card asks the same question (same state, same record).
   const key = `${v.state}|${v.reconciliation?.at ?? ''}`;
   const note = existing?.key === key ? typedNote(existing.node) : '';
-  const node = buildCard(v, skewMs, note, existing?.message, grantWords);
+  const node = buildCard(v, skewMs, note, existing?.message, grantWords, me);
   guard.hold(node);
   if (existing !== undefined) {
     const hadFocus = existing.node.contains(document.activeElement);
     existing.node.replaceWith(node);
     if (hadFocus) node.focus({ preventScroll: true });
   }
-  cards.set(v.id, { node, version: v.version, key, message: existing?.message });
+  cards.set(v.id, { node, version: v.version, me, key, message: existing?.message });
   return node;
 }
 
@@ -121,14 +132,18 @@ function layout(force: boolean): void {
   place(queueEl, waiting.map(cardFor));
   place(historyEl, done.map(cardFor));
   for (const id of cards.keys()) if (!views.has(id)) cards.delete(id);
-  applyFilters(done);
+  filters.apply(all, done, (v) => cards.get(v.id)?.node);
   if (focused !== undefined) keepFocus(queueEl, cards.get(focused.id)?.node, focused.at);
   arrivalsBtn.hidden = held.size === 0;
   arrivalsBtn.textContent =
     held.size === 1 ? '1 new request — show it' : `${held.size} new requests — show them`;
-  const awaiting = all.filter((v) => v.state === 'awaiting_review').length;
+  // A quorum card this owner approved waits for the others, not for them (contract 9).
+  const others = all.filter((v) => waitsForOthers(v, me)).length;
+  const awaiting = all.filter((v) => v.state === 'awaiting_review').length - others;
   document.title = awaiting > 0 ? `(${awaiting}) ogf-broker owner` : 'ogf-broker owner';
-  byId('queue-count').textContent = awaiting === 0 ? 'nothing waits for you' : `${awaiting} waiting for you`;
+  byId('queue-count').textContent =
+    (awaiting === 0 ? 'nothing waits for you' : `${awaiting} waiting for you`) +
+    (others === 0 ? '' : ` · ${others} for other owners`);
   // While arrivals are held the queue's layout stays exactly as it was (the count above says the truth).
   const empty = byId('queue-empty');
   if (held.size === 0) empty.hidden = waiting.length > 0;
@@ -143,60 +158,24 @@ function layout(force: boolean): void {
   byId('attention').textContent = attention === 0 ? '' : `${attention} need reconciling`;
 }
 
-function applyFilters(done: View[]): void {
-  const clients = [...new Set([...views.values()].map((v) => v.client))].sort();
-  const current = clientFilter.value;
-  if (clientFilter.options.length - 1 !== clients.length) {
-    clientFilter.replaceChildren(
-      el('option', { value: '' }, 'all clients'),
-      ...clients.map((c) => el('option', { value: c }, c)),
-    );
-    clientFilter.value = clients.includes(current) ? current : '';
-  }
-  let shown = 0;
-  for (const v of done) {
-    const node = cards.get(v.id)?.node;
-    if (node === undefined) continue;
-    const okStatus = statusFilter.value === '' || statusFilter.value === v.status;
-    const okClient = clientFilter.value === '' || clientFilter.value === v.client;
-    node.hidden = !(okStatus && okClient);
-    if (!node.hidden) shown++;
-  }
-  byId('history-empty').hidden = shown > 0;
-}
-
-function notifyNew(v: View): void {
-  if (notified.has(v.id) || v.state !== 'awaiting_review') return;
-  notified.add(v.id);
-  if (!synced) return;
-  if ('Notification' in window && Notification.permission === 'granted') {
-    const n = new Notification('Approval needed', { body: `${v.client}: ${v.summary}`, tag: v.id });
-    n.onclick = () => {
-      window.focus();
-      // The owner asked for this card: place it even if it was held.
-      render(true);
-      cards.get(v.id)?.node.focus();
-    };
-  }
-}
-
 function onMessage(m: ServerMessage): void {
   switch (m.type) {
     case 'hello':
       skewMs = Date.parse(m.server_time) - Date.now();
+      me = m.owner;
       showOwner(m.owner);
       return;
     case 'snapshot': {
       // A fresh snapshot replaces everything: a reconnecting tab resyncs and misses nothing.
       views.clear();
       for (const v of m.commands) views.set(v.id, v);
-      for (const v of m.commands) notifyNew(v);
+      for (const v of m.commands) notifier.seen(v);
       board.reset(m.grants);
       // Requests sent on the old connection get no reply: the snapshot says what happened to them, and
       // their cards must not stay disabled waiting for an answer that never comes.
       requests.clear();
       for (const { node } of cards.values()) guard.sync(node);
-      synced = true;
+      notifier.synced = true;
       render();
       renderGrants();
       return;
@@ -209,7 +188,7 @@ function onMessage(m: ServerMessage): void {
       const prev = views.get(m.command.id);
       if (prev !== undefined && prev.version > m.command.version) return;
       views.set(m.command.id, m.command);
-      notifyNew(m.command);
+      notifier.seen(m.command);
       render();
       if (allowDialog.openFor === m.command.id && m.command.state !== 'awaiting_review') {
         // Decided elsewhere while the owner was choosing: the dialog's question no longer stands.
@@ -281,7 +260,11 @@ function act(card: HTMLElement, action: string): void {
     setCardMessage(v.id, 'Wait a moment: this card just appeared or moved. Look at it again, then decide.');
     return;
   }
-  if (action === 'approve' && v.state === 'awaiting_review') send(v.id, 'approve', { version: v.version });
+  const mine = myApproval(v, me);
+  if (action === 'approve' && v.state === 'awaiting_review' && mine !== undefined)
+    setCardMessage(v.id, alreadyMineWords(v, mine));
+  else if (action === 'approve' && v.state === 'awaiting_review')
+    send(v.id, 'approve', { version: v.version });
   else if (action === 'allow' && v.state === 'awaiting_review') openAllow(v);
   else if (action === 'deny' && v.state === 'awaiting_review') {
     const note = card.querySelector<HTMLInputElement>('input.note')?.value.trim() ?? '';
@@ -383,16 +366,6 @@ function toast(text: string): void {
   guard.change(() => (toastEl.textContent = text));
 }
 
-function setupNotifications(): void {
-  const show = () => {
-    notifyBtn.hidden = !('Notification' in window) || Notification.permission !== 'default';
-  };
-  show();
-  notifyBtn.addEventListener('click', () => {
-    void Notification.requestPermission().then(show);
-  });
-}
-
 document.addEventListener('click', (e) => {
   const revoking = (e.target as HTMLElement).closest<HTMLButtonElement>('button[data-revoke]');
   if (revoking) revoke(board.get(revoking.dataset.revoke ?? ''));
@@ -422,8 +395,6 @@ arrivalsBtn.addEventListener('click', () => {
 document.addEventListener('visibilitychange', () => {
   if (document.visibilityState === 'visible') for (const { node } of cards.values()) guard.hold(node);
 });
-statusFilter.addEventListener('change', () => render());
-clientFilter.addEventListener('change', () => render());
 retryBtn.addEventListener('click', () => conn.retryNow());
 byId('older').addEventListener('click', () => {
   const done = [...views.values()].filter(isFinal).sort(newestFirst);
@@ -433,6 +404,6 @@ byId('older').addEventListener('click', () => {
 byId('logout').addEventListener('click', () => {
   void logOut().finally(() => location.replace('/login'));
 });
-setupNotifications();
+notifier.setup(notifyBtn);
 window.setInterval(tick, 1000);
 conn.connect();

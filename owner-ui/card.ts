@@ -5,13 +5,16 @@
  * final, and real buttons whose accessible names begin with Approve / Deny / Reconcile — and Allow on a
  * card that may be granted (contract 5 (v2), 8). ERROR and UNKNOWN get Reconcile (delivered / not
  * delivered + note), never a retry (rule 2). Who decided shows too: quietly an owner's name, plainly the
- * grant that approved without asking.
+ * grant that approved without asking, and on a card needing several owners (contract 9) who approved
+ * and how many remain (quorum.ts).
  */
 import type { View } from '../daemon/owner/messages.js';
 import { grantable } from './allow.js';
 import { el } from './dom.js';
 import { actionWords, cueArgs, cueFace, gazeWords } from './face.js';
+import { mineNote, myApproval, othersWords, quorumLine, waitsForOthers } from './quorum.js';
 import { upstreamBlock, upstreamContent } from './upstream.js';
+import { time } from './when.js';
 
 const PHASE_WORDS: Record<string, string> = {
   awaiting_review: 'waiting for your decision',
@@ -46,8 +49,12 @@ const STATUS_HINT: Record<string, string> = {
   UNKNOWN: 'It may or may not have taken effect: check, then record what happened. Nothing is replayed.',
 };
 
-/** The state in words, e.g. `PENDING · waiting for your decision`, `DENIED · ReviewExpired`. */
-export function stateWords(v: View): string {
+/**
+ * The state in words, e.g. `PENDING · waiting for your decision`, `DENIED · ReviewExpired`; a quorum command
+ * the signed-in owner `me` already approved waits for the others, not for them (contract 9).
+ */
+export function stateWords(v: View, me?: string): string {
+  if (waitsForOthers(v, me)) return `PENDING · ${othersWords(v)}`;
   if (v.status === 'PENDING') return `PENDING · ${PHASE_WORDS[v.state] ?? v.state}`;
   return v.reason === undefined ? v.status : `${v.status} · ${v.reason}`;
 }
@@ -70,12 +77,6 @@ export function countdownText(ms: number): string {
   const m = Math.floor((s % 3600) / 60);
   const sec = String(s % 60).padStart(2, '0');
   return h > 0 ? `expires in ${h}:${String(m).padStart(2, '0')}:${sec}` : `expires in ${m}:${sec}`;
-}
-
-function time(iso: string | undefined): string {
-  if (iso === undefined) return '';
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleTimeString();
 }
 
 function argvBlock(v: View): HTMLElement {
@@ -175,11 +176,18 @@ function grantLine(v: View, grantWords: (id: string) => string): HTMLElement | n
 function decidedWords(v: View): string {
   const by = v.decided_by;
   if (by === undefined || by === 'daemon' || by.startsWith('grant:')) return '';
+  // Several owners decided: the quorum line names them all (quorum.ts), not only the one who completed it.
+  if (v.approvals_needed !== undefined) return '';
   if (by === 'policy:read_only') return ' · approved by the read-only policy';
   return v.reason === 'OwnerDenied' ? ` · denied by ${by}` : ` · approved by ${by}`;
 }
 
-function decideControls(v: View, note: string): HTMLElement {
+/**
+ * Note, Approve, Allow… and Deny. The signed-in owner `me` who already approved a quorum command sees why
+ * there is no Approve in its place (contract 9); Deny stays.
+ */
+function decideControls(v: View, note: string, me: string | undefined): HTMLElement {
+  const mine = myApproval(v, me);
   const noteId = `note-${v.id}`;
   const input = el('input', {
     id: noteId,
@@ -195,17 +203,19 @@ function decideControls(v: View, note: string): HTMLElement {
     { class: 'controls' },
     el('label', { class: 'visually-hidden', for: noteId }, 'Note to the AI (optional, sent with Deny)'),
     input,
-    el(
-      'button',
-      {
-        type: 'button',
-        class: 'approve',
-        'data-action': 'approve',
-        'aria-keyshortcuts': 'a',
-        disabled: true,
-      },
-      'Approve',
-    ),
+    mine !== undefined
+      ? mineNote(v, mine)
+      : el(
+          'button',
+          {
+            type: 'button',
+            class: 'approve',
+            'data-action': 'approve',
+            'aria-keyshortcuts': 'a',
+            disabled: true,
+          },
+          'Approve',
+        ),
     grantable(v)
       ? el(
           'button',
@@ -258,7 +268,8 @@ function reconcileControls(v: View, note: string): HTMLElement {
 }
 
 /**
- * Builds a card; `note` and `message` carry over what the owner typed and the last conflict text. Its
+ * Builds a card; `note` and `message` carry over what the owner typed and the last conflict text; `me` is
+ * the signed-in owner (`hello.owner`), whose own approval of a quorum command the card acknowledges. Its
  * decision buttons are born disabled and inert (contract 5 (v2): inert for a card's first second on
  * screen); click-safety.ts arms them.
  */
@@ -268,6 +279,7 @@ export function buildCard(
   note: string,
   message: string | undefined,
   grantWords: (id: string) => string,
+  me: string | undefined,
 ): HTMLElement {
   const titleId = `title-${v.id}`;
   const attention = v.status === 'ERROR' || v.status === 'UNKNOWN';
@@ -294,7 +306,7 @@ export function buildCard(
         ' ',
         el('span', { class: 'id' }, v.id),
       ),
-      el('span', { class: `state-badge badge-${v.status}` }, stateWords(v)),
+      el('span', { class: `state-badge badge-${v.status}` }, stateWords(v, me)),
     ),
     el(
       'p',
@@ -316,6 +328,7 @@ export function buildCard(
         : null,
       v.decided_by === undefined ? null : el('span', { class: 'decided' }, decidedWords(v)),
     ),
+    quorumLine(v, me),
     grantLine(v, grantWords),
     el('p', { class: 'summary' }, v.summary),
     argvBlock(v),
@@ -334,7 +347,7 @@ export function buildCard(
     v.tool === 'upstream' ? upstreamBlock(v) : null,
     outcomeBlock(v),
     el('p', { class: 'card-msg', role: 'status', 'aria-live': 'polite' }, message ?? ''),
-    v.state === 'awaiting_review' ? decideControls(v, note) : null,
+    v.state === 'awaiting_review' ? decideControls(v, note, me) : null,
     attention && v.reconciliation === undefined ? reconcileControls(v, note) : null,
     attention && v.reconciliation !== undefined
       ? el(

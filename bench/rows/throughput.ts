@@ -9,6 +9,7 @@
  * bare loop batching 100 submissions per transaction (the ceiling group commit would approach).
  */
 
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import Database from 'better-sqlite3';
@@ -17,6 +18,7 @@ import { callTool, closeMcp, connectMcp } from '../lib/clients.js';
 import {
   type BareServer,
   benchConfig,
+  DAEMON_CLI,
   type Daemon,
   makeDataDir,
   removeDir,
@@ -90,12 +92,17 @@ function bareLoop(t: Template, ms: number, batch: number): number {
 }
 
 /** Calls per second of `submitters` sessions back to back for `ms`: the daemon's tool, or the bare echo. */
-async function submitFor(d: Daemon | BareServer, submitters: number, ms: number): Promise<number> {
+async function submitFor(
+  d: Daemon | BareServer,
+  submitters: number,
+  ms: number,
+  tokens?: string[],
+): Promise<number> {
   const bare = !('mcpToken' in d);
   const tool = bare ? 'echo' : 'run_command_wait';
   const clients: Client[] = [];
   for (let i = 0; i < submitters; i++)
-    clients.push(await connectMcp(d.mcpUrl, bare ? undefined : d.mcpToken));
+    clients.push(await connectMcp(d.mcpUrl, bare ? undefined : tokens?.[i % tokens.length]));
   try {
     await Promise.all(
       clients.map((c, s) =>
@@ -127,6 +134,34 @@ async function submitFor(d: Daemon | BareServer, submitters: number, ms: number)
   }
 }
 
+/**
+ * Every submission stays PENDING: each level gets a fresh daemon whose PENDING caps (contract 1.3) are at
+ * their maximum, and the submitters are spread over clients of at most 50 sessions each (a client may hold
+ * 64), so a level is never cut short by TooManyPending or a session eviction.
+ */
+async function level(submitters: number, ms: number): Promise<number> {
+  const dir = makeDataDir();
+  const d = await startDaemon(dir, CAPPED);
+  try {
+    const tokens = [d.mcpToken];
+    for (let i = 1; i < Math.ceil(submitters / 50); i++) {
+      const r = spawnSync(
+        process.execPath,
+        [DAEMON_CLI, 'token', 'mcp', '--client', `bench${i}`, '--data-dir', dir],
+        { encoding: 'utf8' },
+      );
+      if (r.status !== 0) throw new Error(`token mcp --client bench${i}: ${r.stderr}`);
+      tokens.push(r.stdout.trim());
+    }
+    return await submitFor(d, submitters, ms, tokens);
+  } finally {
+    await d.stop();
+    removeDir(dir);
+  }
+}
+
+const CAPPED = benchConfig({ max_pending_per_client: 10_000, max_pending: 100_000 });
+
 export async function throughput(bareServer: BareServer, quick: boolean): Promise<Row[]> {
   const dir = makeDataDir();
   const d = await startDaemon(dir, benchConfig());
@@ -143,7 +178,7 @@ export async function throughput(bareServer: BareServer, quick: boolean): Promis
     const t = readTemplate(dir);
     for (const submitters of [1, 10, 100]) {
       const bare = bareLoop(t, quick ? 1000 : 2000, 1);
-      const value = await submitFor(d, submitters, ms);
+      const value = await level(submitters, ms);
       const ratio = ratioOf(value, bare);
       const pass = value >= 1000 && ratio !== null && ratio >= 0.5;
       rows.push({

@@ -153,7 +153,7 @@ export function createToolHandler(deps: ToolDeps): ToolHandler {
       // Contract 7: validated against the upstream's own inputSchema in the product, then queued.
       const prepared = upstreams.prepare(name, rawArgs ?? {}, call.client);
       if (!prepared.ok) return refusal('InvalidArguments', prepared.message);
-      const submitted = broker.submit(withTask(prepared.request, call));
+      const submitted = await broker.submit(withTask(prepared.request, call));
       // An upstream call carries no request_id, so only a PENDING cap can refuse it.
       if (!submitted.ok) return refusal(submitted.code, submitted.message);
       return gated(submitted.command, prepared.waitSeconds, call);
@@ -197,7 +197,7 @@ export function createToolHandler(deps: ToolDeps): ToolHandler {
             detail: FEATURE_OFF_DETAIL,
           });
         }
-        const submitted = broker.submit(withTask(cues.prepare(input.value, call.client), call));
+        const submitted = await broker.submit(withTask(cues.prepare(input.value, call.client), call));
         // A cue carries no request_id, so only a PENDING cap can refuse it.
         if (!submitted.ok) return refusal(submitted.code, submitted.message);
         return gated(submitted.command, input.value.wait_seconds, call);
@@ -211,7 +211,7 @@ export function createToolHandler(deps: ToolDeps): ToolHandler {
         const request = { ...prepared.request };
         if (justification !== undefined) request.justification = justification;
         if (request_id !== undefined) request.request_id = request_id;
-        const submitted = broker.submit(withTask(request, call));
+        const submitted = await broker.submit(withTask(request, call));
         if (!submitted.ok && submitted.code === 'TooManyPending') {
           return refusal('TooManyPending', submitted.message);
         }
@@ -235,7 +235,7 @@ export function createToolHandler(deps: ToolDeps): ToolHandler {
         if (!input.ok) return refusal('InvalidArguments', input.message);
         const id = input.value.pending_id;
         if (owned(id, call.client) === undefined) return refusal('UnknownPendingId', UNKNOWN_ID(id));
-        const cancelled = broker.cancel(id, call.client);
+        const cancelled = await broker.cancel(id, call.client);
         if (!cancelled.ok) {
           const current = broker.get(id);
           if (current === undefined) return refusal('UnknownPendingId', UNKNOWN_ID(id));

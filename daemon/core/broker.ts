@@ -301,8 +301,10 @@ export class Broker implements BrokerApi {
     this.#capped.delete('*');
     const change: Change = {
       write: () => {
-        this.#store.insert(command, submitted);
-        if (approved !== undefined) this.#store.update(shown, approved);
+        // Approved at submit (a grant, a policy): the row is written once, at the version owners see; the
+        // audit log still has both steps (submit v1, approve v2), in the same transaction.
+        this.#store.insert(shown, submitted);
+        if (approved !== undefined) this.#store.audit(approved);
         writeUse?.();
       },
       after: () => {

@@ -75,26 +75,35 @@ export type GrantResult =
   | { ok: true; grant: Grant }
   | { ok: false; code: 'NotFound' | 'NotGrantable' | 'NotRevocable'; message: string };
 
-/** The broker as the edges see it. The broker is the only writer of command state. */
+/**
+ * The broker as the edges see it. The broker is the only writer of command state. Its actions resolve once
+ * their change committed (group commit: architecture.md example 3), and reject with the store's error when
+ * the commit failed (nothing of it is kept); its reads see committed state only.
+ */
 export interface BrokerApi {
   /**
    * Queues a request (idempotent on `client` + `request_id`; an identical pending cue returns its twin),
    * unless the client or the broker is at its PENDING cap (`TooManyPending`, nothing queued).
    */
-  submit(req: SubmitRequest): SubmitResult;
+  submit(req: SubmitRequest): Promise<SubmitResult>;
   /**
    * Owner approval; `AlreadyDecided` is checked before `VersionConflict` (contract 5). With `grant`, the
    * approval and a new grant for the command's `command` and `client` commit together (contract 5 v2, 8).
    */
-  approve(id: string, version: number, by: string, grant?: ApproveGrant): ActionResult;
-  deny(id: string, version: number, by: string, note?: string): ActionResult;
+  approve(id: string, version: number, by: string, grant?: ApproveGrant): Promise<ActionResult>;
+  deny(id: string, version: number, by: string, note?: string): Promise<ActionResult>;
   /** Caller cancel while awaiting review; otherwise returns the command unchanged (ok). */
-  cancel(id: string, by: string): ActionResult;
-  reconcile(id: string, outcome: 'delivered' | 'not_delivered', by: string, note?: string): ActionResult;
+  cancel(id: string, by: string): Promise<ActionResult>;
+  reconcile(
+    id: string,
+    outcome: 'delivered' | 'not_delivered',
+    by: string,
+    note?: string,
+  ): Promise<ActionResult>;
   get(id: string): Command | undefined;
   /** Resolves at the first final state, or after `seconds` (or on abort) with the current command. */
   wait(id: string, seconds: number, signal?: AbortSignal): Promise<Command>;
-  /** Every committed change, in commit order, synchronously after the commit. Returns unsubscribe. */
+  /** Every committed change, in commit order, synchronously after its batch committed. Returns unsubscribe. */
   subscribe(listener: (command: Command) => void): () => void;
   /**
    * Every committed grant change (created, used, revoked, expired, spent), in commit order with the
@@ -102,9 +111,9 @@ export interface BrokerApi {
    */
   subscribeGrants(listener: (grant: Grant) => void): () => void;
   /** Creates an owner grant (contract 8). */
-  grant(spec: GrantSpec, by: string): GrantResult;
+  grant(spec: GrantSpec, by: string): Promise<GrantResult>;
   /** Ends a grant at once; an already ended one is ok; a config grant is `NotRevocable`. */
-  revoke(id: string, by: string): GrantResult;
+  revoke(id: string, by: string): Promise<GrantResult>;
   /** Every live grant, oldest first (the owner snapshot). */
   liveGrants(): Grant[];
   /** The newest `limit` grants in any state, newest first (`grant list --all`). */

@@ -255,10 +255,10 @@ describe.skipIf(SKIP !== undefined)(
         try {
           const p = catalog.prepare('mark', { word, ms: 0 }, 'local');
           if (!p.ok) throw new Error(p.message);
-          const sub = broker.submit(p.request);
+          const sub = await broker.submit(p.request);
           if (!sub.ok) throw new Error(sub.message);
           const id = sub.command.id;
-          expect(broker.approve(id, 1, 'owner').ok).toBe(true);
+          expect((await broker.approve(id, 1, 'owner')).ok).toBe(true);
           await sleep(800);
           const during = broker.get(id)!;
           // Rule 3 from the file's point of view: a child ran only if `running` was durable.
@@ -332,10 +332,10 @@ describe.skipIf(SKIP !== undefined)('[R2.1] [S.session-file] a cue approved when
         },
         'local',
       );
-      const sub = broker.submit(req);
+      const sub = await broker.submit(req);
       if (!sub.ok) throw new Error(sub.message);
       const id = sub.command.id;
-      expect(broker.approve(id, 1, 'owner').ok).toBe(true); // fills the disk, then writes the file
+      expect((await broker.approve(id, 1, 'owner')).ok).toBe(true); // fills the disk, then writes the file
       await sleep(300);
       const leftDuring = sessionFiles(dir);
       rmSync(filler, { force: true });

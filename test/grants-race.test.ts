@@ -124,8 +124,10 @@ describe('[G.atomic] a grant with 3 uses and 50 identical calls at once', () => 
       const depth = 2 * round + 1;
       await waitFor(() => commandsOf(dataDir, word) >= depth, `${depth} commands of the burst to land`);
       await d.kill();
-      await Promise.all(calls);
+      // Closing the clients settles every call: one whose answer stream the kill cut (its commit was still
+      // pending) is otherwise left waiting by the SDK for an answer that never comes.
       await Promise.all(clients.map((c) => c.close().catch(() => {})));
+      await Promise.all(calls);
       await owner.close();
       const after = await startDaemon({ dataDir, config: config(markFile) });
       const db = fromDb(dataDir, id);

@@ -181,7 +181,7 @@ class SubmitJob implements Cmd {
     const tag = `t${m.commands.length}n${m.nonce}`;
     const p = r.catalog.prepare('job', { tag }, 'local');
     if (!p.ok) throw new Error(p.message);
-    const res = r.broker.submit(p.request);
+    const res = await r.broker.submit(p.request);
     if (!res.ok) throw new Error(res.message);
     M.submit(m, { id: res.command.id, kind: 'job', tag });
     await agree(m, r, false);
@@ -208,7 +208,7 @@ class SubmitCue implements Cmd {
       },
       'local',
     );
-    const res = r.broker.submit(req);
+    const res = await r.broker.submit(req);
     if (!res.ok) throw new Error(res.message);
     // The twin rule (3.1): an identical cue still PENDING comes back instead of a new one.
     const twin = M.twinOf(m, this.session, this.action);
@@ -265,13 +265,13 @@ class Decide extends OnCommand {
   }
   async runOn(m: ModelState, r: Real, c: ModelCommand) {
     const version = this.stale ? c.version - 1 : c.version;
-    const res =
-      this.how === 'approve'
-        ? r.broker.approve(c.id, version, 'owner')
-        : r.broker.deny(c.id, version, 'owner', 'no thanks');
+    const res = await (this.how === 'approve'
+      ? r.broker.approve(c.id, version, 'owner')
+      : r.broker.deny(c.id, version, 'owner', 'no thanks'));
     const want = M.decide(m, c, this.how, version);
     expect(res.ok ? 'ok' : res.code, `${this} on ${c.id}`).toBe(want);
-    await agree(m, r, false);
+    // An approval's launch commits `running` in a later batch than the approval (group commit).
+    await agree(m, r, true);
   }
   override toString = () => `${this.how}(${this.pick}${this.stale ? ',stale' : ''})`;
 }
@@ -279,7 +279,7 @@ class Decide extends OnCommand {
 class Cancel extends OnCommand {
   async run(m: ModelState, r: Real) {
     const c = this.target(m, ['awaiting_review', 'approved', 'running']);
-    const res = r.broker.cancel(c.id, 'local');
+    const res = await r.broker.cancel(c.id, 'local');
     expect(res.ok).toBe(true);
     M.cancel(m, c);
     await agree(m, r, false);
@@ -290,7 +290,7 @@ class Cancel extends OnCommand {
 class Reconcile extends OnCommand {
   async run(m: ModelState, r: Real) {
     const c = this.target(m, ['failed', 'unknown']);
-    const res = r.broker.reconcile(c.id, 'delivered', 'owner', 'seen it');
+    const res = await r.broker.reconcile(c.id, 'delivered', 'owner', 'seen it');
     expect(res.ok ? 'ok' : res.code).toBe(M.reconcile(m, c));
     await agree(m, r, false);
   }
@@ -303,6 +303,7 @@ class Advance implements Cmd {
   async run(m: ModelState, r: Real) {
     r.clock.advance(this.ms);
     M.advance(m, this.ms);
+    await r.broker.committed(); // the expiries the clock fired
     await agree(m, r, false);
   }
   toString = () => `advance(${this.ms})`;

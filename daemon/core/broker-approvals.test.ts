@@ -77,14 +77,14 @@ function say(text: string, client = 'local'): SubmitRequest {
   return p.request;
 }
 
-function submit(b: Broker, req: SubmitRequest): Command {
-  const r = b.submit(req);
+async function submit(b: Broker, req: SubmitRequest): Promise<Command> {
+  const r = await b.submit(req);
   if (!r.ok) throw new Error(r.message);
   return r.command;
 }
 
-function grantOk(b: Broker, spec: Parameters<Broker['grant']>[0]): Grant {
-  const r = b.grant(spec, 'alice');
+async function grantOk(b: Broker, spec: Parameters<Broker['grant']>[0]): Promise<Grant> {
+  const r = await b.grant(spec, 'alice');
   if (!r.ok) throw new Error(r.message);
   return r.grant;
 }
@@ -104,12 +104,18 @@ afterEach(async () => {
 });
 
 describe('[G.match] a grant approves at submit', () => {
-  it('same args with 2 uses: two approved at version 2 by the grant, the third waits; owners see only v2', () => {
+  it('same args with 2 uses: two approved at version 2 by the grant, the third waits; owners see only v2', async () => {
     const { b, events, grants } = makeBroker();
-    const g = grantOk(b, { command: 'say', client: 'local', args: { text: 'hi' }, ttl_s: 900, uses: 2 });
-    const first = submit(b, say('hi'));
-    const second = submit(b, say('hi'));
-    const third = submit(b, say('hi'));
+    const g = await grantOk(b, {
+      command: 'say',
+      client: 'local',
+      args: { text: 'hi' },
+      ttl_s: 900,
+      uses: 2,
+    });
+    const first = await submit(b, say('hi'));
+    const second = await submit(b, say('hi'));
+    const third = await submit(b, say('hi'));
     for (const c of [first, second]) {
       expect(c.version).toBe(2);
       expect(c.phase).toMatchObject({ state: 'approved', decided_by: `grant:${g.id}` });
@@ -135,41 +141,41 @@ describe('[G.match] a grant approves at submit', () => {
     ]);
   });
 
-  it('any args for * matches another client and other args, never another command', () => {
+  it('any args for * matches another client and other args, never another command', async () => {
     const { b } = makeBroker();
-    const g = grantOk(b, { command: 'say', client: '*', ttl_s: 900 });
-    expect(submit(b, say('one', 'chatgpt')).phase).toMatchObject({ decided_by: `grant:${g.id}` });
-    expect(submit(b, say('two', 'claude')).phase.state).toBe('approved');
+    const g = await grantOk(b, { command: 'say', client: '*', ttl_s: 900 });
+    expect((await submit(b, say('one', 'chatgpt'))).phase).toMatchObject({ decided_by: `grant:${g.id}` });
+    expect((await submit(b, say('two', 'claude'))).phase.state).toBe('approved');
     const p = new Catalog({ commands: COMMANDS }).prepare('other', {}, 'local');
     if (!p.ok) throw new Error('prepare');
-    expect(submit(b, p.request).phase.state).toBe('awaiting_review');
+    expect((await submit(b, p.request)).phase.state).toBe('awaiting_review');
   });
 
-  it('another client or other args are not matched by a narrow grant', () => {
+  it('another client or other args are not matched by a narrow grant', async () => {
     const { b } = makeBroker();
-    grantOk(b, { command: 'say', client: 'local', args: { text: 'hi' }, ttl_s: 900 });
-    expect(submit(b, say('hi', 'chatgpt')).phase.state).toBe('awaiting_review');
-    expect(submit(b, say('hi!')).phase.state).toBe('awaiting_review');
+    await grantOk(b, { command: 'say', client: 'local', args: { text: 'hi' }, ttl_s: 900 });
+    expect((await submit(b, say('hi', 'chatgpt'))).phase.state).toBe('awaiting_review');
+    expect((await submit(b, say('hi!'))).phase.state).toBe('awaiting_review');
   });
 
-  it('the oldest live match is used first', () => {
+  it('the oldest live match is used first', async () => {
     const { b } = makeBroker();
-    const older = grantOk(b, { command: 'say', client: '*', ttl_s: 900, uses: 1 });
-    const newer = grantOk(b, { command: 'say', client: 'local', ttl_s: 900 });
-    expect(submit(b, say('a')).phase).toMatchObject({ decided_by: `grant:${older.id}` });
-    expect(submit(b, say('b')).phase).toMatchObject({ decided_by: `grant:${newer.id}` });
+    const older = await grantOk(b, { command: 'say', client: '*', ttl_s: 900, uses: 1 });
+    const newer = await grantOk(b, { command: 'say', client: 'local', ttl_s: 900 });
+    expect((await submit(b, say('a'))).phase).toMatchObject({ decided_by: `grant:${older.id}` });
+    expect((await submit(b, say('b'))).phase).toMatchObject({ decided_by: `grant:${newer.id}` });
   });
 
-  it('a new grant never approves commands already waiting', () => {
+  it('a new grant never approves commands already waiting', async () => {
     const { b } = makeBroker();
-    const waiting = submit(b, say('hi'));
-    grantOk(b, { command: 'say', client: '*', ttl_s: 900 });
+    const waiting = await submit(b, say('hi'));
+    await grantOk(b, { command: 'say', client: '*', ttl_s: 900 });
     expect(b.get(waiting.id)!.phase.state).toBe('awaiting_review');
   });
 
-  it('cues are never approved by a grant', () => {
+  it('cues are never approved by a grant', async () => {
     const { b } = makeBroker();
-    expect(b.grant({ command: 'ogf.cue', client: '*', ttl_s: 900 }, 'alice')).toMatchObject({
+    expect(await b.grant({ command: 'ogf.cue', client: '*', ttl_s: 900 }, 'alice')).toMatchObject({
       ok: false,
       code: 'NotGrantable',
     });
@@ -177,19 +183,19 @@ describe('[G.match] a grant approves at submit', () => {
 });
 
 describe('[G.grantable] what may be granted', () => {
-  it('NotGrantable for ogf.cue, a quorum command and an unknown name', () => {
+  it('NotGrantable for ogf.cue, a quorum command and an unknown name', async () => {
     const { b } = makeBroker();
     for (const command of ['ogf.cue', 'quorum', 'nope']) {
-      const r = b.grant({ command, client: '*', ttl_s: 900 }, 'alice');
+      const r = await b.grant({ command, client: '*', ttl_s: 900 }, 'alice');
       expect(r.ok ? 'ok' : r.code).toBe('NotGrantable');
     }
     expect(b.liveGrants()).toEqual([]);
   });
 
-  it('approve with a grant: approved and granted together; the approval takes no use', () => {
+  it('approve with a grant: approved and granted together; the approval takes no use', async () => {
     const { b } = makeBroker();
-    const c = submit(b, say('hi'));
-    const r = b.approve(c.id, c.version, 'alice', { same_args: true, ttl_s: 3600, uses: 1 });
+    const c = await submit(b, say('hi'));
+    const r = await b.approve(c.id, c.version, 'alice', { same_args: true, ttl_s: 3600, uses: 1 });
     if (!r.ok) throw new Error(r.message);
     expect(r.command.phase).toMatchObject({ state: 'approved', decided_by: 'alice' });
     expect(r.grant).toMatchObject({
@@ -201,24 +207,24 @@ describe('[G.grantable] what may be granted', () => {
       source: 'owner',
     });
     expect(r.grant!.expires_at).toBe(new Date(clock.now() + 3_600_000).toISOString());
-    expect(submit(b, say('hi')).phase).toMatchObject({ decided_by: `grant:${r.grant!.id}` });
-    expect(submit(b, say('hi')).phase.state).toBe('awaiting_review');
+    expect((await submit(b, say('hi'))).phase).toMatchObject({ decided_by: `grant:${r.grant!.id}` });
+    expect((await submit(b, say('hi'))).phase.state).toBe('awaiting_review');
   });
 
-  it('approve with a grant refused (NotGrantable, VersionConflict, AlreadyDecided) approves nothing and grants nothing', () => {
+  it('approve with a grant refused (NotGrantable, VersionConflict, AlreadyDecided) approves nothing and grants nothing', async () => {
     const { b } = makeBroker();
-    const cue = submit(b, { ...say('x'), tool: 'ogf_cue', command: 'ogf.cue' });
-    expect(b.approve(cue.id, cue.version, 'alice', { same_args: false, ttl_s: 900 })).toMatchObject({
+    const cue = await submit(b, { ...say('x'), tool: 'ogf_cue', command: 'ogf.cue' });
+    expect(await b.approve(cue.id, cue.version, 'alice', { same_args: false, ttl_s: 900 })).toMatchObject({
       ok: false,
       code: 'NotGrantable',
     });
     expect(b.get(cue.id)!.phase.state).toBe('awaiting_review');
-    const c = submit(b, say('hi'));
-    expect(b.approve(c.id, 7, 'alice', { same_args: false, ttl_s: 900 })).toMatchObject({
+    const c = await submit(b, say('hi'));
+    expect(await b.approve(c.id, 7, 'alice', { same_args: false, ttl_s: 900 })).toMatchObject({
       code: 'VersionConflict',
     });
-    b.deny(c.id, c.version, 'bob');
-    expect(b.approve(c.id, c.version, 'alice', { same_args: false, ttl_s: 900 })).toMatchObject({
+    await b.deny(c.id, c.version, 'bob');
+    expect(await b.approve(c.id, c.version, 'alice', { same_args: false, ttl_s: 900 })).toMatchObject({
       code: 'AlreadyDecided',
     });
     expect(b.liveGrants()).toEqual([]);
@@ -227,28 +233,29 @@ describe('[G.grantable] what may be granted', () => {
 });
 
 describe('[G.end] revoke, expiry, config grants, restarts', () => {
-  it('revoke is immediate and leaves what it approved alone; a second revoke is ok; unknown is NotFound', () => {
+  it('revoke is immediate and leaves what it approved alone; a second revoke is ok; unknown is NotFound', async () => {
     const { b, grants } = makeBroker();
-    const g = grantOk(b, { command: 'say', client: '*', ttl_s: 900 });
-    const approved = submit(b, say('hi'));
-    const r = b.revoke(g.id, 'bob');
+    const g = await grantOk(b, { command: 'say', client: '*', ttl_s: 900 });
+    const approved = await submit(b, say('hi'));
+    const r = await b.revoke(g.id, 'bob');
     expect(r).toMatchObject({ ok: true, grant: { state: 'revoked' } });
     expect(grants.at(-1)).toMatchObject({ id: g.id, state: 'revoked' });
     expect(b.get(approved.id)!.phase.state).not.toBe('awaiting_review');
-    expect(submit(b, say('hi')).phase.state).toBe('awaiting_review');
-    expect(b.revoke(g.id, 'bob')).toMatchObject({ ok: true, grant: { state: 'revoked' } });
-    expect(b.revoke('g_nosuchgrant', 'bob')).toMatchObject({ ok: false, code: 'NotFound' });
+    expect((await submit(b, say('hi'))).phase.state).toBe('awaiting_review');
+    expect(await b.revoke(g.id, 'bob')).toMatchObject({ ok: true, grant: { state: 'revoked' } });
+    expect(await b.revoke('g_nosuchgrant', 'bob')).toMatchObject({ ok: false, code: 'NotFound' });
   });
 
-  it('expiry on the clock: it stops matching at expires_at and is announced as expired', () => {
+  it('expiry on the clock: it stops matching at expires_at and is announced as expired', async () => {
     const { b, grants } = makeBroker();
-    const g = grantOk(b, { command: 'say', client: '*', ttl_s: 60 });
+    const g = await grantOk(b, { command: 'say', client: '*', ttl_s: 60 });
     clock.advance(59_999);
-    expect(submit(b, say('a')).phase.state).toBe('approved');
+    expect((await submit(b, say('a'))).phase.state).toBe('approved');
     clock.advance(1);
+    await b.committed();
     expect(grants.at(-1)).toMatchObject({ id: g.id, state: 'expired' });
     expect(store.getGrant(g.id)).toMatchObject({ state: 'expired' });
-    expect(submit(b, say('b')).phase.state).toBe('awaiting_review');
+    expect((await submit(b, say('b'))).phase.state).toBe('awaiting_review');
   });
 
   it('config grants: stable id, no expiry or count, NotRevocable; a removed entry ends at the next start', async () => {
@@ -259,8 +266,8 @@ describe('[G.end] revoke, expiry, config grants, restarts', () => {
     expect(g!.id).toMatch(/^g_cfg_/);
     expect(g!.expires_at).toBeUndefined();
     expect(g!.uses_left).toBeUndefined();
-    expect(first.b.revoke(g!.id, 'alice')).toMatchObject({ ok: false, code: 'NotRevocable' });
-    expect(submit(first.b, say('hi')).phase.state).toBe('approved');
+    expect(await first.b.revoke(g!.id, 'alice')).toMatchObject({ ok: false, code: 'NotRevocable' });
+    expect((await submit(first.b, say('hi'))).phase.state).toBe('approved');
     await first.b.close(0);
     const again = makeBroker([entry]);
     expect(again.b.liveGrants().map((x) => x.id)).toEqual([g!.id]);
@@ -272,28 +279,28 @@ describe('[G.end] revoke, expiry, config grants, restarts', () => {
 
   it('a restart keeps grants and their counts, and an expired one stays expired', async () => {
     const first = makeBroker();
-    const counted = grantOk(first.b, {
+    const counted = await grantOk(first.b, {
       command: 'say',
       client: '*',
       args: { text: 'a' },
       ttl_s: 900,
       uses: 3,
     });
-    const short = grantOk(first.b, { command: 'say', client: '*', args: { text: 'b' }, ttl_s: 60 });
-    submit(first.b, say('a'));
+    const short = await grantOk(first.b, { command: 'say', client: '*', args: { text: 'b' }, ttl_s: 60 });
+    await submit(first.b, say('a'));
     await first.b.close(0);
     clock.advance(61_000); // the short one expires while the daemon is down
     const second = makeBroker();
     expect(second.b.liveGrants().map((g) => [g.id, g.uses_left])).toEqual([[counted.id, 2]]);
     expect(store.getGrant(short.id)).toMatchObject({ state: 'expired' });
-    submit(second.b, say('a'));
-    submit(second.b, say('a'));
-    expect(submit(second.b, say('a')).phase.state).toBe('awaiting_review');
+    await submit(second.b, say('a'));
+    await submit(second.b, say('a'));
+    expect((await submit(second.b, say('a'))).phase.state).toBe('awaiting_review');
   });
 });
 
 describe('[R2.5] quorum: N distinct owners (contract 9)', () => {
-  function deploy(b: Broker): Command {
+  function deploy(b: Broker): Promise<Command> {
     const p = new Catalog({ commands: COMMANDS }).prepare('deploy', { file: join(dir, 'deployed') }, 'local');
     if (!p.ok) throw new Error(p.message);
     return submit(b, p.request);
@@ -308,48 +315,50 @@ describe('[R2.5] quorum: N distinct owners (contract 9)', () => {
 
   it('the second distinct owner approves; a repeat is AlreadyApproved before the version; the command runs once', async () => {
     const { b, events } = makeBroker();
-    const c = deploy(b);
+    const c = await deploy(b);
     expect(c).toMatchObject({ approvals_needed: 2, approvals: [], phase: { state: 'awaiting_review' } });
-    const first = b.approve(c.id, c.version, 'alice');
+    const first = await b.approve(c.id, c.version, 'alice');
     if (!first.ok) throw new Error(first.message);
     expect(first.command).toMatchObject({ version: 2, phase: { state: 'awaiting_review' } });
     expect(first.command.approvals).toEqual([{ by: 'alice', at: new Date(clock.now()).toISOString() }]);
-    expect(b.approve(c.id, 99, 'alice')).toMatchObject({ ok: false, code: 'AlreadyApproved' });
-    expect(b.approve(c.id, c.version, 'bob')).toMatchObject({ ok: false, code: 'VersionConflict' });
-    const second = b.approve(c.id, 2, 'bob');
+    expect(await b.approve(c.id, 99, 'alice')).toMatchObject({ ok: false, code: 'AlreadyApproved' });
+    expect(await b.approve(c.id, c.version, 'bob')).toMatchObject({ ok: false, code: 'VersionConflict' });
+    const second = await b.approve(c.id, 2, 'bob');
     expect(second).toMatchObject({
       ok: true,
       command: { version: 3, phase: { state: 'approved', decided_by: 'bob' } },
     });
-    expect(b.approve(c.id, 3, 'carol')).toMatchObject({ ok: false, code: 'AlreadyDecided' });
+    expect(await b.approve(c.id, 3, 'carol')).toMatchObject({ ok: false, code: 'AlreadyDecided' });
     const done = await b.wait(c.id, 30);
     expect(done.phase.state).toBe('succeeded');
     expect(ran()).toBe('x');
     expect(events.filter((e) => e.id === c.id).map((e) => e.version)).toEqual([1, 2, 3, 4, 5]);
   });
 
-  it('a deny by either owner denies, after an approval too', () => {
+  it('a deny by either owner denies, after an approval too', async () => {
     const { b } = makeBroker();
-    const c = deploy(b);
-    b.approve(c.id, 1, 'alice');
-    expect(b.deny(c.id, 2, 'bob')).toMatchObject({
+    const c = await deploy(b);
+    await b.approve(c.id, 1, 'alice');
+    expect(await b.deny(c.id, 2, 'bob')).toMatchObject({
       ok: true,
       command: { phase: { state: 'denied', decided_by: 'bob' } },
     });
     expect(ran()).toBe('');
   });
 
-  it('no grant and no policy approve a quorum command; approve-with-grant is NotGrantable', () => {
+  it('no grant and no policy approve a quorum command; approve-with-grant is NotGrantable', async () => {
     approvals.deploy = 1;
     const { b } = makeBroker();
-    grantOk(b, { command: 'deploy', client: '*', ttl_s: 900 });
+    await grantOk(b, { command: 'deploy', client: '*', ttl_s: 900 });
     approvals.deploy = 2; // the config changed: deploy now needs two owners
-    const c = deploy(b);
+    const c = await deploy(b);
     expect(c.phase.state).toBe('awaiting_review');
     const p = new Catalog({ commands: COMMANDS }).prepare('deploy', { file: 'y' }, 'local');
     if (!p.ok) throw new Error('prepare');
-    expect(submit(b, { ...p.request, approved_by: 'policy:read_only' }).phase.state).toBe('awaiting_review');
-    expect(b.approve(c.id, 1, 'alice', { same_args: true, ttl_s: 900 })).toMatchObject({
+    expect((await submit(b, { ...p.request, approved_by: 'policy:read_only' })).phase.state).toBe(
+      'awaiting_review',
+    );
+    expect(await b.approve(c.id, 1, 'alice', { same_args: true, ttl_s: 900 })).toMatchObject({
       ok: false,
       code: 'NotGrantable',
     });
@@ -358,13 +367,13 @@ describe('[R2.5] quorum: N distinct owners (contract 9)', () => {
 
   it('a restart keeps the first approval; the second owner then approves', async () => {
     const first = makeBroker();
-    const c = deploy(first.b);
-    first.b.approve(c.id, 1, 'alice');
+    const c = await deploy(first.b);
+    await first.b.approve(c.id, 1, 'alice');
     await first.b.close(0);
     const second = makeBroker();
     expect(second.b.get(c.id)).toMatchObject({ version: 2, approvals: [{ by: 'alice' }] });
-    expect(second.b.approve(c.id, 2, 'alice')).toMatchObject({ code: 'AlreadyApproved' });
-    expect(second.b.approve(c.id, 2, 'bob')).toMatchObject({
+    expect(await second.b.approve(c.id, 2, 'alice')).toMatchObject({ code: 'AlreadyApproved' });
+    expect(await second.b.approve(c.id, 2, 'bob')).toMatchObject({
       ok: true,
       command: { phase: { state: 'approved' } },
     });

@@ -1,9 +1,16 @@
 /**
  * The queue: the only writer of command state (architecture.md). Every change is `transition()` from
- * lifecycle.ts, then one SQLite transaction (row + audit entry), then one event to every subscriber, in
- * commit order. How an approved command runs is an Executor's business; the launch path (launches.ts)
- * orders launches (per-session FIFO, rule 6), commits `running` through the broker before the executor
- * spawns (rule 3), and records the one outcome the executor reports.
+ * lifecycle.ts, queued on the group commit (commit.ts): the changes of one event-loop turn are written in
+ * one SQLite transaction, then each goes out as one event to every subscriber, in commit order, and only
+ * then are its callers answered (architecture.md example 3: batched, never skipped; nobody hears of a
+ * change before its commit). How an approved command runs is an Executor's business; the launch path
+ * (launches.ts) orders launches (per-session FIFO, rule 6), awaits the commit of `running` before the
+ * executor spawns (rule 3), and records the one outcome the executor reports.
+ *
+ * Two views of memory. The working view (`#active`, the caps, the grants' uses) changes at once, so a later
+ * request of the same turn sees it (a grant with 3 uses approves 3 of 50 requests arriving together). What
+ * edges read (`get`, `snapshot`, `wait`, `liveGrants`) is the committed view (`#committed`, the store). If a
+ * batch fails, the working view is put back from the committed one and every caller gets the error.
  */
 import { nanoid } from 'nanoid';
 import { type Clock, iso, systemClock } from '../clock.js';
@@ -18,6 +25,7 @@ import type {
 } from '../context.js';
 import type { Executor } from '../executors/executor.js';
 import { type Logger, silentLogger } from '../log.js';
+import { type Change, GroupCommit } from './commit.js';
 import { type CommandPolicy, type ConfigGrant, GrantBook } from './grant-book.js';
 import { end, type Grant, use } from './grants.js';
 import { Launches } from './launches.js';
@@ -44,10 +52,9 @@ export interface BrokerDeps {
   log?: Logger;
   randomId?: () => string;
   randomGrantId?: () => string;
+  /** When a batch of changes is committed (commit.ts; default: setImmediate, the end of the turn). */
+  commitSchedule?: (run: () => void) => void;
 }
-
-/** One committed change, delivered to listeners in commit order. */
-type Change = { command: Command } | { grant: Grant };
 
 /** How long `close()` lets running children finish before it returns (issue 2: up to 10 s). */
 export const SHUTDOWN_GRACE_MS = 10_000;
@@ -64,6 +71,18 @@ function sameRequest(c: Command, r: SubmitRequest): boolean {
   );
 }
 
+/** What a command change carries besides its own row: applied, written and announced with it. */
+interface Also {
+  /** Working memory, at once (a grant made live). */
+  apply?(): void;
+  /** Store writes in the same transaction. */
+  write?(): void;
+  /** After the commit, after the command's own event (a launch, a grant's event). */
+  after?(next: Command): void;
+}
+
+const requestKey = (client: string, requestId: string) => `${client}\n${requestId}`;
+
 export class Broker implements BrokerApi {
   readonly #store: Store;
   readonly #clock: Clock;
@@ -72,8 +91,17 @@ export class Broker implements BrokerApi {
   readonly #reviewMs: number;
   readonly #maxPerClient: number;
   readonly #maxPending: number;
-  /** Every non-final command, in creation order. Its size is the PENDING count the caps bound. */
-  readonly #active = new Map<string, Command>();
+  /**
+   * The working view: every non-final command as of the last change, committed or not, in creation order.
+   * Decisions read it; its size is the PENDING count the caps bound.
+   */
+  #active = new Map<string, Command>();
+  /** The committed view: every non-final command as of the last commit, in creation order. Edges read it. */
+  readonly #committed = new Map<string, Command>();
+  /** Commands the pending batch changed (finals too), at their latest version: not in the store yet. */
+  readonly #unsaved = new Map<string, Command>();
+  /** Commands the pending batch created, by client and request_id (the store has them after the commit). */
+  readonly #unsavedRequests = new Map<string, Command>();
   /** PENDING commands by client, kept with #active (contract 1.3's per-client cap). */
   readonly #pendingByClient = new Map<string, number>();
   /** Clients (and `*` for the broker-wide cap) refused since their last accepted submit: logged once. */
@@ -86,10 +114,11 @@ export class Broker implements BrokerApi {
   readonly #listeners = new Set<(c: Command) => void>();
   readonly #grantListeners = new Set<(g: Grant) => void>();
   readonly #grants: GrantBook;
+  readonly #commit: GroupCommit;
   /** `wait()` callers by command id, released when it turns final (or on their deadline). */
   readonly #waiters = new Map<string, Set<() => void>>();
-  readonly #pendingEvents: Change[] = [];
-  #emitting = false;
+  readonly #configGrants: readonly ConfigGrant[];
+  readonly #commandPolicy: CommandPolicy;
   #started = false;
   #closing = false;
 
@@ -99,13 +128,25 @@ export class Broker implements BrokerApi {
     this.#log = deps.log ?? silentLogger;
     this.#randomId = deps.randomId ?? (() => `c_${nanoid(21)}`);
     this.#reviewMs = deps.reviewTimeoutS * 1000;
+    this.#commit = new GroupCommit({
+      transaction: (fn) => this.#store.transaction(fn),
+      committed: () => {
+        this.#unsaved.clear();
+        this.#unsavedRequests.clear();
+        this.#grants.saved();
+      },
+      rollback: (e) => this.#rollback(e),
+      onError: (e) =>
+        this.#log.log('error', 'after_commit_failed', { error: (e as Error)?.message ?? String(e) }),
+      ...(deps.commitSchedule === undefined ? {} : { schedule: deps.commitSchedule }),
+    });
     this.#launches = new Launches({
       executors: deps.executors,
       clock: this.#clock,
       log: this.#log,
       host: {
         active: (id) => this.#active.get(id),
-        apply: (c, event) => this.#apply(c, event, DAEMON).ok,
+        apply: (c, event) => this.#apply(c, event, DAEMON).then((r) => r.ok),
         secret: (id) => this.#secrets.get(id),
         closing: () => this.#closing,
       },
@@ -119,20 +160,21 @@ export class Broker implements BrokerApi {
       clock: this.#clock,
       log: this.#log,
       policy: this.#commandPolicy,
-      emit: (g: Grant) => this.#emitChange({ grant: g }),
+      commit: (change: Change) => this.#commit.add(change),
+      emit: (g: Grant) => {
+        for (const l of [...this.#grantListeners]) this.#call(l, g);
+      },
     };
     this.#grants = new GrantBook(
       deps.randomGrantId === undefined ? grantDeps : { ...grantDeps, randomId: deps.randomGrantId },
     );
   }
 
-  readonly #configGrants: readonly ConfigGrant[];
-  readonly #commandPolicy: CommandPolicy;
-
   /**
    * Recovery (rules 3 and 4), then timers and launches rebuilt from the store: running → unknown;
    * cues awaiting review or approved → secret not retained; other approved commands launch now (they
-   * never ran); other pending commands keep their original deadline.
+   * never ran); other pending commands keep their original deadline. Written at once, not batched: start
+   * is synchronous, and a store that refuses the write must stop the start (daemon.ts says so in one line).
    */
   start(): void {
     if (this.#started) throw new Error('Broker.start() called twice');
@@ -151,22 +193,32 @@ export class Broker implements BrokerApi {
     this.#launches.holdForOrphans(this.#store.recentFinal(200));
     for (const c of survivors) {
       this.#track(c);
+      this.#committed.set(c.id, c);
       if (c.phase.state === 'awaiting_review') this.#armExpiry(c);
     }
     for (const c of survivors) if (c.phase.state === 'approved') this.#launches.schedule(c);
     this.#grants.load(this.#configGrants);
   }
 
-  submit(req: SubmitRequest): SubmitResult {
+  submit(req: SubmitRequest): Promise<SubmitResult> {
     if (req.request_id !== undefined) {
-      const existing = this.#store.byRequest(req.client, req.request_id);
+      const existing =
+        this.#unsavedRequests.get(requestKey(req.client, req.request_id)) ??
+        this.#store.byRequest(req.client, req.request_id);
       if (existing) {
-        if (sameRequest(existing, req)) return { ok: true, command: existing, created: false };
-        return {
+        if (sameRequest(existing, req)) {
+          return this.#settled(() => ({
+            ok: true,
+            command: this.get(existing.id) ?? existing,
+            created: false,
+          }));
+        }
+        const refused: SubmitResult = {
           ok: false,
           code: 'RequestIdReused',
           message: `request_id ${req.request_id} was already used by this client for different arguments (pending_id ${existing.id}); use a new request_id`,
         };
+        return this.#settled(() => refused);
       }
     }
     if (req.tool === 'ogf_cue' || req.tool === 'upstream') {
@@ -174,7 +226,7 @@ export class Broker implements BrokerApi {
       // instead of queued again (a model that resends must not make the owner approve twice).
       for (const c of this.#active.values()) {
         if (c.tool === req.tool && c.client === req.client && sameRequest(c, req)) {
-          return { ok: true, command: c, created: false };
+          return this.#settled(() => ({ ok: true, command: this.get(c.id) ?? c, created: false }));
         }
       }
     }
@@ -182,7 +234,7 @@ export class Broker implements BrokerApi {
     // the same synchronous step as the insert below, so no interleaving of requests (a JSON-RPC batch,
     // parallel POSTs, many sessions) can pass a cap.
     const refused = this.#overCap(req.client);
-    if (refused !== undefined) return refused;
+    if (refused !== undefined) return this.#settled(() => refused);
     const now = this.#clock.now();
     const command: Command = {
       id: this.#randomId(),
@@ -222,37 +274,51 @@ export class Broker implements BrokerApi {
         : command.approvals_needed === undefined
           ? req.approved_by
           : undefined;
+    const submitted = this.#auditOf(command, 'submit', actor);
     let shown = command;
+    let approved: AuditEntry | undefined;
+    let writeUse: (() => void) | undefined;
     let used: Grant | undefined;
-    this.#store.transaction(() => {
-      this.#store.insert(command, this.#auditOf(command, 'submit', actor));
-      if (by === undefined) return;
+    if (by !== undefined) {
       const event: Event = { type: 'approve', at: iso(now), by };
       const r = transition(command, event);
-      if (!r.ok) return;
-      shown = r.command;
-      this.#store.update(shown, this.#auditOf(shown, 'approve', { kind: 'daemon', name: by }, event));
-      if (grant !== undefined) {
-        used = use(grant, iso(now));
-        this.#grants.write(
-          used,
-          'grant_used',
-          { kind: 'daemon', name: 'daemon' },
-          { command_id: command.id },
-        );
+      if (r.ok) {
+        shown = r.command;
+        approved = this.#auditOf(shown, 'approve', { kind: 'daemon', name: by }, event);
+        if (grant !== undefined) {
+          used = use(grant, iso(now));
+          writeUse = this.#grants.writer(used, 'grant_used', DAEMON, { command_id: command.id });
+        }
       }
-    });
-    if (req.secret !== undefined) this.#secrets.set(command.id, req.secret);
+    }
+    // The working view at once: the next request of this turn sees this command and the grant's use.
     this.#track(shown);
+    this.#unsaved.set(shown.id, shown);
+    if (req.request_id !== undefined)
+      this.#unsavedRequests.set(requestKey(req.client, req.request_id), shown);
+    if (used !== undefined) this.#grants.take(used);
     this.#capped.delete(req.client);
     this.#capped.delete('*');
-    if (shown.phase.state === 'awaiting_review') this.#armExpiry(shown);
-    this.#logChange(command, actor);
-    if (shown !== command) this.#logChange(shown, { kind: 'daemon', name: by! });
-    this.#emit(shown);
-    if (used !== undefined) this.#grants.adopt(used);
-    if (shown.phase.state === 'approved') this.#launches.schedule(shown);
-    return { ok: true, command: shown, created: true };
+    const change: Change = {
+      write: () => {
+        // Approved at submit (a grant, a policy): the row is written once, at the version owners see; the
+        // audit log still has both steps (submit v1, approve v2), in the same transaction.
+        this.#store.insert(shown, submitted);
+        if (approved !== undefined) this.#store.audit(approved);
+        writeUse?.();
+      },
+      after: () => {
+        this.#committed.set(shown.id, shown);
+        if (req.secret !== undefined) this.#secrets.set(command.id, req.secret);
+        if (shown.phase.state === 'awaiting_review') this.#armExpiry(shown);
+        this.#logChange(command, actor);
+        if (shown !== command) this.#logChange(shown, { kind: 'daemon', name: by! });
+        this.#emit(shown);
+        if (used !== undefined) this.#grants.committed(used);
+        if (shown.phase.state === 'approved') this.#launches.schedule(shown);
+      },
+    };
+    return this.#commit.add(change).then(() => ({ ok: true, command: shown, created: true }));
   }
 
   /** The grant that approves this request at submit, if any: never a cue (contract 8). */
@@ -261,59 +327,65 @@ export class Broker implements BrokerApi {
     return this.#grants.match({ command: req.command, client: req.client, args: req.args });
   }
 
-  approve(id: string, version: number, by: string, grant?: ApproveGrant): ActionResult {
+  approve(id: string, version: number, by: string, grant?: ApproveGrant): Promise<ActionResult> {
     const event: Event = { type: 'approve', at: iso(this.#clock.now()), by };
     if (grant === undefined) {
-      const r = this.#decide(id, version, event, by);
       // Contract 9: an approval short of the quorum is recorded and the command keeps waiting.
-      if (r.ok && r.command.phase.state === 'approved') this.#launches.schedule(r.command);
-      return r;
+      return this.#decide(id, version, event, by, {
+        after: (next) => {
+          if (next.phase.state === 'approved') this.#launches.schedule(next);
+        },
+      });
     }
     // Contract 5 (v2): approve and create the grant in one transaction; a command that cannot be granted
     // is NotGrantable and nothing is approved. The approval that creates a grant takes none of its uses.
-    const c = this.get(id);
+    const c = this.#current(id);
     const refused = c === undefined ? undefined : this.#grantRefusal(c);
     if (c !== undefined && refused !== undefined && c.phase.state === 'awaiting_review') {
-      return { ok: false, code: 'NotGrantable', message: refused };
+      return this.#settled(() => ({ ok: false, code: 'NotGrantable', message: refused }));
     }
     const spec: GrantSpec = { command: c?.command ?? '', client: c?.client ?? '', ttl_s: grant.ttl_s };
     if (grant.same_args && c !== undefined) spec.args = c.args;
     if (grant.uses !== undefined) spec.uses = grant.uses;
     if (grant.note !== undefined) spec.note = grant.note;
     const made = this.#grants.create(spec, by);
-    const r = this.#decide(id, version, event, by, () =>
-      this.#grants.write(made, 'grant_created', { kind: 'owner', name: by }, { command_id: id }),
-    );
-    if (!r.ok) return r;
-    this.#grants.adopt(made);
-    this.#launches.schedule(r.command);
-    return { ok: true, command: r.command, grant: made };
+    const r = this.#decide(id, version, event, by, {
+      apply: () => this.#grants.take(made),
+      write: this.#grants.writer(made, 'grant_created', { kind: 'owner', name: by }, { command_id: id }),
+      after: (next) => {
+        this.#grants.committed(made);
+        this.#launches.schedule(next);
+      },
+    });
+    return r.then((done) => (done.ok ? { ok: true, command: done.command, grant: made } : done));
   }
 
-  grant(spec: GrantSpec, by: string): GrantResult {
+  grant(spec: GrantSpec, by: string): Promise<GrantResult> {
     const refused = this.#grants.refusal(spec.command);
-    if (refused !== undefined) return { ok: false, code: 'NotGrantable', message: refused };
+    if (refused !== undefined)
+      return this.#settled(() => ({ ok: false, code: 'NotGrantable', message: refused }));
     const made = this.#grants.create(spec, by);
-    this.#grants.write(made, 'grant_created', { kind: 'owner', name: by });
-    this.#grants.adopt(made);
-    return { ok: true, grant: made };
+    return this.#grants
+      .change(made, 'grant_created', { kind: 'owner', name: by })
+      .then(() => ({ ok: true, grant: made }));
   }
 
-  revoke(id: string, by: string): GrantResult {
+  revoke(id: string, by: string): Promise<GrantResult> {
     const g = this.#grants.get(id);
-    if (g === undefined) return { ok: false, code: 'NotFound', message: `no grant ${id}` };
+    if (g === undefined)
+      return this.#settled(() => ({ ok: false, code: 'NotFound', message: `no grant ${id}` }));
     if (g.source === 'config') {
-      return {
+      return this.#settled(() => ({
         ok: false,
         code: 'NotRevocable',
         message: `grant ${id} comes from the config file; remove its entry from "grants" there and restart`,
-      };
+      }));
     }
-    if (g.state !== 'live') return { ok: true, grant: g };
+    if (g.state !== 'live') return this.#settled(() => ({ ok: true, grant: g }));
     const ended = end(g, 'revoked', iso(this.#clock.now()));
-    this.#grants.write(ended, 'grant_revoked', { kind: 'owner', name: by });
-    this.#grants.adopt(ended);
-    return { ok: true, grant: ended };
+    return this.#grants
+      .change(ended, 'grant_revoked', { kind: 'owner', name: by })
+      .then(() => ({ ok: true, grant: ended }));
   }
 
   liveGrants(): Grant[] {
@@ -338,29 +410,37 @@ export class Broker implements BrokerApi {
     return this.#grants.refusal(c.command);
   }
 
-  deny(id: string, version: number, by: string, note?: string): ActionResult {
+  deny(id: string, version: number, by: string, note?: string): Promise<ActionResult> {
     const event: Event = { type: 'deny', at: iso(this.#clock.now()), by };
     if (note !== undefined) event.note = note;
     return this.#decide(id, version, event, by);
   }
 
-  cancel(id: string, by: string): ActionResult {
-    const c = this.get(id);
-    if (!c) return { ok: false, code: 'NotFound', message: `no command ${id}` };
-    if (c.phase.state !== 'awaiting_review') return { ok: true, command: c };
+  cancel(id: string, by: string): Promise<ActionResult> {
+    const c = this.#current(id);
+    if (!c) return this.#settled(() => ({ ok: false, code: 'NotFound', message: `no command ${id}` }));
+    if (c.phase.state !== 'awaiting_review') {
+      return this.#settled(() => ({ ok: true, command: this.get(id) ?? c }));
+    }
     return this.#apply(c, { type: 'cancel', at: iso(this.#clock.now()), by }, { kind: 'client', name: by });
   }
 
-  reconcile(id: string, outcome: 'delivered' | 'not_delivered', by: string, note?: string): ActionResult {
-    const c = this.get(id);
-    if (!c) return { ok: false, code: 'NotFound', message: `no command ${id}` };
+  reconcile(
+    id: string,
+    outcome: 'delivered' | 'not_delivered',
+    by: string,
+    note?: string,
+  ): Promise<ActionResult> {
+    const c = this.#current(id);
+    if (!c) return this.#settled(() => ({ ok: false, code: 'NotFound', message: `no command ${id}` }));
     const event: Event = { type: 'reconcile', at: iso(this.#clock.now()), by, outcome };
     if (note !== undefined) event.note = note;
     return this.#apply(c, event, { kind: 'owner', name: by });
   }
 
+  /** The command as last committed (edges never see a change before its commit). */
   get(id: string): Command | undefined {
-    return this.#active.get(id) ?? this.#store.get(id);
+    return this.#committed.get(id) ?? this.#store.get(id);
   }
 
   wait(id: string, seconds: number, signal?: AbortSignal): Promise<Command> {
@@ -390,7 +470,7 @@ export class Broker implements BrokerApi {
   }
 
   snapshot(finalLimit = 200): Command[] {
-    return [...this.#active.values()].reverse().concat(this.#store.recentFinal(finalLimit));
+    return [...this.#committed.values()].reverse().concat(this.#store.recentFinal(finalLimit));
   }
 
   history(limit: number, before?: string): Command[] {
@@ -405,14 +485,19 @@ export class Broker implements BrokerApi {
     this.#store.audit(entry);
   }
 
+  /** Settles once every change queued so far has committed (rejects if its batch failed). For tests. */
+  committed(): Promise<void> {
+    return this.#commit.barrier();
+  }
+
   /** Number of launches in flight (for shutdown and tests). */
   get running(): number {
     return this.#launches.running;
   }
 
   /**
-   * Stops accepting launches, cancels expiry timers, lets running children finish for up to `graceMs`,
-   * and releases waiters with their current state. Idempotent.
+   * Stops accepting launches, cancels expiry timers, commits what is queued, lets running children finish
+   * for up to `graceMs`, and releases waiters with their current state. Idempotent.
    */
   async close(graceMs = SHUTDOWN_GRACE_MS): Promise<void> {
     if (this.#closing) return;
@@ -420,11 +505,46 @@ export class Broker implements BrokerApi {
     this.#grants.close();
     for (const t of this.#timers.values()) t.cancel();
     this.#timers.clear();
+    // The daemon closes the store once this returns: what this turn queued commits first.
+    this.#commit.flush();
     await this.#launches.drain(graceMs);
+    this.#commit.flush();
     for (const set of [...this.#waiters.values()]) for (const f of [...set]) f();
   }
 
   // ---- internals ----------------------------------------------------------------------------------
+
+  /** The command as the working view has it: changed by this turn or not. */
+  #current(id: string): Command | undefined {
+    return this.#active.get(id) ?? this.#unsaved.get(id) ?? this.#store.get(id);
+  }
+
+  /**
+   * An answer that queued nothing (a refusal, a twin, an unchanged command) may still reflect a change of
+   * this turn: it is given once the pending batch committed, and fails with it.
+   */
+  #settled<T>(answer: () => T): Promise<T> {
+    return this.#commit.barrier().then(answer);
+  }
+
+  /**
+   * A batch failed and nothing of it is stored: the working view goes back to the committed one (commands,
+   * caps, grants' uses). An expiry that fired while its command was changed by the failed batch is armed again.
+   */
+  #rollback(error: unknown): void {
+    this.#active = new Map(this.#committed);
+    this.#pendingByClient.clear();
+    for (const c of this.#active.values()) {
+      this.#pendingByClient.set(c.client, (this.#pendingByClient.get(c.client) ?? 0) + 1);
+    }
+    this.#unsaved.clear();
+    this.#unsavedRequests.clear();
+    this.#grants.rollback();
+    for (const c of this.#active.values()) {
+      if (c.phase.state === 'awaiting_review' && !this.#timers.has(c.id)) this.#armExpiryRetry(c);
+    }
+    this.#log.log('error', 'commit_rolled_back', { error: (error as Error)?.message ?? String(error) });
+  }
 
   /** The TooManyPending refusal when `client` may not queue one more command now, else undefined. */
   #overCap(client: string): SubmitResult | undefined {
@@ -464,66 +584,77 @@ export class Broker implements BrokerApi {
     else this.#pendingByClient.delete(c.client);
   }
 
-  /** `also` runs in the same transaction as the change, after the checks passed (approve with a grant). */
-  #decide(id: string, version: number, event: Event, by: string, also?: () => void): ActionResult {
-    const c = this.get(id);
-    if (!c) return { ok: false, code: 'NotFound', message: `no command ${id}` };
+  /** An owner's decision: the checks of contracts 5 and 9, then the change. */
+  #decide(id: string, version: number, event: Event, by: string, also?: Also): Promise<ActionResult> {
+    const c = this.#current(id);
+    if (!c) return this.#settled(() => ({ ok: false, code: 'NotFound', message: `no command ${id}` }));
     // Contract 5: AlreadyDecided is checked first, then the version.
     if (c.phase.state !== 'awaiting_review') {
-      return {
+      const state = c.phase.state;
+      return this.#settled(() => ({
         ok: false,
         code: 'AlreadyDecided',
-        message: `command ${id} was already decided: it is ${c.phase.state}`,
-      };
+        message: `command ${id} was already decided: it is ${state}`,
+      }));
     }
     // Contract 9: a repeat approval by the same owner is AlreadyApproved, checked before the version.
     if (event.type === 'approve' && c.approvals?.some((a) => a.by === by)) {
-      return {
+      const left = c.approvals_needed! - c.approvals.length;
+      return this.#settled(() => ({
         ok: false,
         code: 'AlreadyApproved',
-        message: `you (${by}) already approved command ${id}; it waits for ${c.approvals_needed! - c.approvals.length} more owner approval${c.approvals_needed! - c.approvals.length === 1 ? '' : 's'}`,
-      };
+        message: `you (${by}) already approved command ${id}; it waits for ${left} more owner approval${left === 1 ? '' : 's'}`,
+      }));
     }
     if (version !== c.version) {
-      return {
+      const at = c.version;
+      return this.#settled(() => ({
         ok: false,
         code: 'VersionConflict',
-        message: `command ${id} is at version ${c.version}, not ${version}; look at it again before deciding`,
-      };
+        message: `command ${id} is at version ${at}, not ${version}; look at it again before deciding`,
+      }));
     }
     return this.#apply(c, event, { kind: 'owner', name: by }, also);
   }
 
-  /** transition → one transaction → one event. Rejections carry their code; nothing changes. */
-  #apply(c: Command, event: Event, actor: Actor, also?: () => void): ActionResult {
+  /**
+   * transition → the working view at once → queued on the group commit → after the commit: the committed
+   * view, timers, the log line, one event. Rejections carry their code; nothing changes.
+   */
+  #apply(c: Command, event: Event, actor: Actor, also: Also = {}): Promise<ActionResult> {
     const r = transition(c, event);
     if (!r.ok) {
       const code = r.code === 'NotReconcilable' || r.code === 'AlreadyApproved' ? r.code : 'AlreadyDecided';
-      return { ok: false, code, message: r.message };
+      return this.#settled(() => ({ ok: false, code, message: r.message }));
     }
     const next = r.command;
     const audit = this.#auditOf(next, event.type, actor, event);
-    if (also === undefined) this.#store.update(next, audit);
-    else
-      this.#store.transaction(() => {
+    if (isFinal(next)) this.#untrack(next);
+    else this.#track(next);
+    this.#unsaved.set(next.id, next);
+    also.apply?.();
+    const change: Change = {
+      write: () => {
         this.#store.update(next, audit);
-        also();
-      });
-    if (isFinal(next)) {
-      this.#untrack(next);
-      this.#secrets.delete(next.id);
-      this.#timers.get(next.id)?.cancel();
-      this.#timers.delete(next.id);
-    } else {
-      this.#track(next);
-    }
-    if (next.phase.state !== 'awaiting_review') {
-      this.#timers.get(next.id)?.cancel();
-      this.#timers.delete(next.id);
-    }
-    this.#logChange(next, actor);
-    this.#emit(next);
-    return { ok: true, command: next };
+        also.write?.();
+      },
+      after: () => {
+        if (isFinal(next)) {
+          this.#committed.delete(next.id);
+          this.#secrets.delete(next.id);
+        } else {
+          this.#committed.set(next.id, next);
+        }
+        if (next.phase.state !== 'awaiting_review') {
+          this.#timers.get(next.id)?.cancel();
+          this.#timers.delete(next.id);
+        }
+        this.#logChange(next, actor);
+        this.#emit(next);
+        also.after?.(next);
+      },
+    };
+    return this.#commit.add(change).then(() => ({ ok: true, command: next }));
   }
 
   #auditOf(c: Command, action: string, actor: Actor, event?: Event): AuditEntry {
@@ -547,28 +678,13 @@ export class Broker implements BrokerApi {
     this.#log.log('info', 'command', fields);
   }
 
+  /**
+   * One committed change to its waiters and listeners. Called only from a batch's `after`s, in queue order,
+   * so events go out in commit order; a change a listener makes goes into the next batch.
+   */
   #emit(c: Command): void {
-    this.#emitChange({ command: c });
-  }
-
-  /** Delivers changes in commit order even when a listener causes another change. */
-  #emitChange(change: Change): void {
-    this.#pendingEvents.push(change);
-    if (this.#emitting) return;
-    this.#emitting = true;
-    try {
-      for (let next = this.#pendingEvents.shift(); next; next = this.#pendingEvents.shift()) {
-        if ('grant' in next) {
-          for (const l of [...this.#grantListeners]) this.#call(l, next.grant);
-          continue;
-        }
-        const c = next.command;
-        if (isFinal(c)) for (const f of [...(this.#waiters.get(c.id) ?? [])]) f();
-        for (const l of [...this.#listeners]) this.#call(l, c);
-      }
-    } finally {
-      this.#emitting = false;
-    }
+    if (isFinal(c)) for (const f of [...(this.#waiters.get(c.id) ?? [])]) f();
+    for (const l of [...this.#listeners]) this.#call(l, c);
   }
 
   #call<T>(listener: (value: T) => void, value: T): void {
@@ -581,23 +697,24 @@ export class Broker implements BrokerApi {
 
   #armExpiry(c: Command): void {
     if (this.#closing) return;
+    this.#timers.get(c.id)?.cancel();
     const ms = Date.parse(c.review_expires_at) - this.#clock.now();
     const timer = this.#clock.setTimeout(() => {
       this.#timers.delete(c.id);
       const current = this.#active.get(c.id);
       if (!current || this.#closing || current.phase.state !== 'awaiting_review') return;
-      try {
-        this.#apply(current, { type: 'expire', at: iso(this.#clock.now()) }, DAEMON);
-      } catch (e) {
-        // The store refused the write (read-only, disk full): retry shortly rather than lose the expiry.
-        this.#log.log('error', 'commit_failed', { id: c.id, error: (e as Error).message });
-        this.#armExpiryRetry(current);
-      }
+      // The store refused the write (read-only, disk full): the rollback arms a retry shortly rather than
+      // lose the expiry.
+      this.#apply(current, { type: 'expire', at: iso(this.#clock.now()) }, DAEMON).catch((e: unknown) =>
+        this.#log.log('error', 'commit_failed', { id: c.id, error: (e as Error).message }),
+      );
     }, ms);
     this.#timers.set(c.id, timer);
   }
 
   #armExpiryRetry(c: Command): void {
+    if (this.#closing) return;
+    this.#timers.get(c.id)?.cancel();
     this.#timers.set(
       c.id,
       this.#clock.setTimeout(() => {

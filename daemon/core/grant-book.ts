@@ -1,15 +1,19 @@
 /**
  * The broker's grants (contracts.md 8): the live ones in memory (oldest first, so the oldest match wins),
  * their expiry timers, which commands may be granted, and the config grants reconciled at start. It decides
- * nothing itself — matching and use counts are grants.ts's pure functions — and it changes its memory only
- * through `adopt`, which the broker calls after the transaction that wrote the change committed, so a
- * rolled-back submit never takes a use (contract 8: concurrent requests never take more uses than a grant has).
+ * nothing itself — matching and use counts are grants.ts's pure functions.
+ *
+ * Two views, as the broker's commands (commit.ts): the working one (`take`, at once, so the next request of
+ * the same turn sees a use taken: contract 8, concurrent requests never take more uses than a grant has) is
+ * what `match` reads; the committed one (`committed`, after the batch's commit) is what owners see and hear
+ * of. A failed batch puts the working view back from the committed one (`rollback`), uses included.
  */
 import { createHash } from 'node:crypto';
 import { nanoid } from 'nanoid';
 import { type Clock, iso } from '../clock.js';
 import type { GrantSpec } from '../context.js';
 import type { Logger } from '../log.js';
+import type { Change } from './commit.js';
 import { canonicalJson, end, type Grant, type GrantRequest, isLive, pick } from './grants.js';
 import type { Actor } from './lifecycle.js';
 import type { AuditEntry, Store } from './store.js';
@@ -30,8 +34,10 @@ export interface GrantBookDeps {
   clock: Clock;
   log: Logger;
   policy: CommandPolicy;
-  /** Called with every committed grant change, in commit order (the broker's one event queue). */
+  /** Called with every committed grant change, in commit order (from the batch's `after`s). */
   emit: (grant: Grant) => void;
+  /** Queues a change on the broker's group commit. */
+  commit: (change: Change) => Promise<void>;
   randomId?: () => string;
 }
 
@@ -51,8 +57,12 @@ export function configGrantId(entry: {
 export class GrantBook {
   readonly #deps: GrantBookDeps;
   readonly #randomId: () => string;
-  /** Live grants by id, in creation order. */
-  readonly #live = new Map<string, Grant>();
+  /** The working view: live grants by id, in creation order, as of the last change (committed or not). */
+  #live = new Map<string, Grant>();
+  /** The committed view: live grants by id, in creation order, as of the last commit. */
+  readonly #shown = new Map<string, Grant>();
+  /** Grants the pending batch changed (ended ones too): not in the store yet. */
+  readonly #unsaved = new Map<string, Grant>();
   readonly #timers = new Map<string, { cancel(): void }>();
   #closed = false;
 
@@ -75,7 +85,7 @@ export class GrantBook {
       } else if (!isLive(g, clock.now())) {
         this.#write(end(g, 'expired', at), 'grant_expired', DAEMON);
       } else {
-        this.adopt(g);
+        this.#loaded(g);
       }
     }
     for (const [id, entry] of wanted) {
@@ -92,7 +102,7 @@ export class GrantBook {
       if (entry.args !== undefined) g.args = entry.args;
       if (entry.note !== undefined) g.note = entry.note;
       this.#write(g, 'grant_created', DAEMON);
-      this.adopt(g);
+      this.#loaded(g);
     }
   }
 
@@ -116,7 +126,7 @@ export class GrantBook {
     return pick(this.#live.values(), req, this.#deps.clock.now());
   }
 
-  /** A new owner grant (not yet stored: the caller writes it in its transaction, then adopts it). */
+  /** A new owner grant (not yet stored: the caller takes it, writes it in its batch, then announces it). */
   create(spec: GrantSpec, by: string): Grant {
     const now = this.#deps.clock.now();
     const g: Grant = {
@@ -135,17 +145,18 @@ export class GrantBook {
     return g;
   }
 
-  /** A live grant by id, else the stored one in any state. */
+  /** A grant by id as the working view has it (changed by this turn or not), else the stored one. */
   get(id: string): Grant | undefined {
-    return this.#live.get(id) ?? this.#deps.store.getGrant(id);
+    return this.#unsaved.get(id) ?? this.#live.get(id) ?? this.#deps.store.getGrant(id);
   }
 
+  /** Every live grant as last committed, oldest first (the owner snapshot). */
   live(): Grant[] {
-    return [...this.#live.values()];
+    return [...this.#shown.values()];
   }
 
-  /** Writes a grant change with its audit entry (inside the caller's transaction when there is one). */
-  write(g: Grant, action: string, actor: Actor, detail: Record<string, unknown> = {}): void {
+  /** The store write of a grant change with its audit entry, made now, to run in the caller's batch. */
+  writer(g: Grant, action: string, actor: Actor, detail: Record<string, unknown> = {}): () => void {
     const audit: AuditEntry = {
       at: iso(this.#deps.clock.now()),
       actor,
@@ -153,20 +164,45 @@ export class GrantBook {
       detail: { grant_id: g.id, command: g.command, client: g.client, state: g.state, ...detail },
     };
     if (g.uses_left !== undefined) audit.detail!.uses_left = g.uses_left;
-    this.#deps.store.putGrant(g, audit);
+    return () => this.#deps.store.putGrant(g, audit);
   }
 
-  /** After its commit: memory follows the stored grant, and every owner hears of it. */
-  adopt(g: Grant): void {
+  /** The working view follows a change at once (a use taken, a grant made or ended). */
+  take(g: Grant): void {
+    this.#unsaved.set(g.id, g);
+    if (g.state === 'live') this.#live.set(g.id, g);
+    else this.#live.delete(g.id);
+  }
+
+  /** After its commit: the committed view follows, its expiry timer too, and every owner hears of it. */
+  committed(g: Grant): void {
     this.#timers.get(g.id)?.cancel();
     this.#timers.delete(g.id);
     if (g.state === 'live') {
-      this.#live.set(g.id, g);
+      this.#shown.set(g.id, g);
       this.#armExpiry(g);
     } else {
-      this.#live.delete(g.id);
+      this.#shown.delete(g.id);
     }
     this.#deps.emit(g);
+  }
+
+  /** A grant change of its own (created, revoked, expired): taken now, committed in the turn's batch. */
+  change(g: Grant, action: string, actor: Actor): Promise<void> {
+    const write = this.writer(g, action, actor);
+    this.take(g);
+    return this.#deps.commit({ write, after: () => this.committed(g) });
+  }
+
+  /** The pending batch committed: the store has what it changed. */
+  saved(): void {
+    this.#unsaved.clear();
+  }
+
+  /** The pending batch failed: the working view goes back to the committed one, uses included. */
+  rollback(): void {
+    this.#live = new Map(this.#shown);
+    this.#unsaved.clear();
   }
 
   close(): void {
@@ -175,9 +211,16 @@ export class GrantBook {
     this.#timers.clear();
   }
 
+  /** At start only (synchronous, before any batch): written at once. */
   #write(g: Grant, action: string, actor: Actor, detail?: Record<string, unknown>): void {
-    this.write(g, action, actor, detail);
+    this.writer(g, action, actor, detail)();
     if (g.state !== 'live') this.#live.delete(g.id);
+  }
+
+  /** At start: a stored (or just written) live grant, in both views, with its expiry timer. */
+  #loaded(g: Grant): void {
+    this.#live.set(g.id, g);
+    this.committed(g);
   }
 
   /** Expiry on the clock: the grant stops matching at expires_at anyway; this records and announces it. */
@@ -190,18 +233,19 @@ export class GrantBook {
         this.#timers.delete(g.id);
         const current = this.#live.get(g.id);
         if (this.#closed || current === undefined) return;
-        try {
-          const ended = end(current, 'expired', iso(this.#deps.clock.now()));
-          this.write(ended, 'grant_expired', DAEMON);
-          this.adopt(ended);
-        } catch (e) {
+        const ended = end(current, 'expired', iso(this.#deps.clock.now()));
+        this.change(ended, 'grant_expired', DAEMON).catch((e: unknown) => {
           // The store refused the write (disk full): the grant already matches nothing; retry the record.
           this.#deps.log.log('error', 'commit_failed', { grant_id: g.id, error: (e as Error).message });
+          if (this.#closed) return;
           this.#timers.set(
             g.id,
-            this.#deps.clock.setTimeout(() => this.#armExpiry(current), 1000),
+            this.#deps.clock.setTimeout(() => {
+              const again = this.#live.get(g.id);
+              if (again !== undefined) this.#armExpiry(again);
+            }, 1000),
           );
-        }
+        });
       }, ms),
     );
   }

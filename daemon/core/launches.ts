@@ -23,8 +23,11 @@ const COMMIT_RETRY_MS = 1000;
 export interface LaunchHost {
   /** The non-final command with this id, as last committed. */
   active(id: string): Command | undefined;
-  /** Applies one daemon event (transition, commit, notify); false when the transition refused it. Throws when the store refuses. */
-  apply(c: Command, event: Event): boolean;
+  /**
+   * Applies one daemon event (transition, then the group commit, then notify); resolves after the commit,
+   * false when the transition refused it. Rejects when the store refused the batch.
+   */
+  apply(c: Command, event: Event): Promise<boolean>;
   /** The session secret `submit` was handed (memory only, rule 4). */
   secret(id: string): unknown;
   /** True once the broker is closing: nothing new is spawned. */
@@ -137,13 +140,14 @@ export class Launches {
       };
     } else {
       let commitError: string | undefined;
-      const markRunning = (): boolean => {
+      const markRunning = async (): Promise<boolean> => {
         if (host.closing()) return false;
         const cur = host.active(id);
         if (!cur) return false;
         try {
           faultPoint('before_mark_running');
-          const ok = host.apply(cur, { type: 'start', at: iso(this.#clock.now()) });
+          // Rule 3: resolved only once `running` is committed; the executor spawns or sends after that.
+          const ok = await host.apply(cur, { type: 'start', at: iso(this.#clock.now()) });
           if (ok) faultPoint('after_mark_running');
           return ok;
         } catch (e) {
@@ -199,7 +203,7 @@ export class Launches {
       const event = cur && eventFor(cur);
       if (!cur || !event) return;
       try {
-        this.#host.apply(cur, event);
+        await this.#host.apply(cur, event);
         return;
       } catch (e) {
         this.#log.log('error', 'commit_failed', { id, attempt, error: (e as Error).message });

@@ -180,7 +180,7 @@ export class CueExecutor implements Executor {
         detail: sentence(`Could not write the session file (${code})`),
       };
     }
-    if (!io.markRunning()) {
+    if (!(await io.markRunning())) {
       this.#remove(command.id, path);
       return {
         kind: 'aborted',

@@ -11,11 +11,12 @@ export interface ExecutionIo {
   /** The secret the edge handed to `submit` (cues: the session UUID), from memory only. */
   secret: unknown;
   /**
-   * Commits `running` durably (rule 3). Call it exactly once, immediately before spawning; after it
-   * returns the executor must report a FinishResult. Returns false when the broker is closing and
-   * the executor must not spawn (then report an `aborted` result).
+   * Commits `running` durably (rule 3). Call it exactly once, immediately before spawning, and await it:
+   * it resolves once `running` is committed, and after that the executor must report a FinishResult.
+   * Resolves false when the broker is closing or the commit failed, and the executor must not spawn
+   * (then report an `aborted` result).
    */
-  markRunning(): boolean;
+  markRunning(): Promise<boolean>;
 }
 
 /** An outcome reported before `markRunning`: nothing was spawned, the effect certainly did not happen. */

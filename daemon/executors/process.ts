@@ -38,7 +38,7 @@ export class CatalogExecutor implements Executor {
         detail: `The catalog no longer has a command named ${command.command}.`,
       };
     }
-    if (!io.markRunning()) {
+    if (!(await io.markRunning())) {
       return {
         kind: 'aborted',
         reason: 'LaunchFailed',

@@ -59,7 +59,7 @@ export class UpstreamExecutor implements Executor {
     const link = await this.#registry.awaitLink(ref.name, CONNECT_WAIT_MS);
     if (link === undefined || !link.open()) return this.#unavailable(ref.name);
     // Rule 3: `running` is durable before anything is sent.
-    if (!io.markRunning()) return this.#unavailable(ref.name);
+    if (!(await io.markRunning())) return this.#unavailable(ref.name);
     if (!link.open()) {
       return {
         kind: 'failed',

@@ -188,11 +188,11 @@ export function registerTaskHandlers(server: Server, generation: Generation, dep
       // The answer as the plain call carries it on this wire: a 2026-07-28 CallToolResult has resultType.
       return t.status === 'completed' ? { ...t, result: { ...answer(c), resultType: 'complete' } } : t;
     });
-    server.setRequestHandler('tasks/cancel', { params: taskIdParams }, (params, ctx) => {
+    server.setRequestHandler('tasks/cancel', { params: taskIdParams }, async (params, ctx) => {
       requireExtension(ctx);
       const c = owned(params.taskId);
       // Cooperative cancel: while awaiting review it is cancel_command; once approved it changes nothing.
-      if (c.phase.state === 'awaiting_review') broker.cancel(c.id, client);
+      if (c.phase.state === 'awaiting_review') await broker.cancel(c.id, client);
       return {};
     });
     server.setRequestHandler('tasks/update', { params: updateParams }, (params, ctx) => {
@@ -213,7 +213,7 @@ export function registerTaskHandlers(server: Server, generation: Generation, dep
     const meta = (result._meta as Record<string, unknown> | undefined) ?? {};
     return { ...result, _meta: { ...meta, [RELATED_TASK]: { taskId: c.id } } };
   });
-  server.setRequestHandler('tasks/cancel', { params: taskIdParams }, (params) => {
+  server.setRequestHandler('tasks/cancel', { params: taskIdParams }, async (params) => {
     const c = owned(params.taskId);
     if (c.phase.state !== 'awaiting_review') {
       throw new ProtocolError(
@@ -223,7 +223,7 @@ export function registerTaskHandlers(server: Server, generation: Generation, dep
           : `taskId ${c.id} can no longer be cancelled: the owner already approved it (${c.phase.state})`,
       );
     }
-    const r = broker.cancel(c.id, client);
+    const r = await broker.cancel(c.id, client);
     return task2025(r.ok ? r.command : owned(c.id));
   });
   server.setRequestHandler('tasks/list', { params: listParams }, (params) => {

@@ -123,7 +123,7 @@ export function createEdgeTools(deps: ToolDeps): EdgeTools {
             ? prepared.request
             : // Marks a request made as a task, with its ttl (contract 10), so tasks/list finds it after a restart.
               { ...prepared.request, task: { ttl_ms: taskTtl(call.task.ttlMs) } };
-        const submitted = broker.submit(request);
+        const submitted = await broker.submit(request);
         if (!submitted.ok) {
           const message =
             submitted.code === 'RequestIdReused'
@@ -156,7 +156,7 @@ export function createEdgeTools(deps: ToolDeps): EdgeTools {
       if (!input.ok) return refusal('InvalidArguments', input.message);
       const id = input.value.pending_id;
       if (owned(id, call.client) === undefined) return refusal('UnknownPendingId', UNKNOWN_ID(id));
-      const cancelled = broker.cancel(id, call.client);
+      const cancelled = await broker.cancel(id, call.client);
       if (!cancelled.ok) {
         const current = broker.get(id);
         if (current === undefined) return refusal('UnknownPendingId', UNKNOWN_ID(id));

@@ -476,34 +476,33 @@ export class OwnerHub {
       this.#reply(owner, parsed.req_id, { ok: false, code: 'BadMessage', message: parsed.message });
       return;
     }
-    try {
-      this.#act(owner, parsed.frame);
-    } catch (e) {
+    this.#act(owner, parsed.frame).catch((e: unknown) => {
       // A broker failure (e.g. the disk) is not the owner's mistake: say so and let the tab resync.
       this.#ctx.log.log('error', 'owner_action_failed', {
         type: parsed.frame.type,
         error: (e as Error).message,
       });
       owner.ws.close(1011, 'internal error; reconnect to resync');
-    }
+    });
   }
 
-  #act(owner: Owner, f: ClientFrame): void {
+  /** Replies after the broker's commit, so the acting owner hears the upsert before its reply. */
+  async #act(owner: Owner, f: ClientFrame): Promise<void> {
     const broker = this.#ctx.broker;
     switch (f.type) {
       case 'approve':
-        this.#reply(owner, f.req_id, broker.approve(f.id, f.version, owner.by, f.grant));
+        this.#reply(owner, f.req_id, await broker.approve(f.id, f.version, owner.by, f.grant));
         return;
       case 'grant': {
         const spec: GrantSpec = { command: f.command, client: f.client, ttl_s: f.ttl_s };
         if (f.args !== undefined) spec.args = f.args;
         if (f.uses !== undefined) spec.uses = f.uses;
         if (f.note !== undefined) spec.note = f.note;
-        this.#reply(owner, f.req_id, broker.grant(spec, owner.by));
+        this.#reply(owner, f.req_id, await broker.grant(spec, owner.by));
         return;
       }
       case 'revoke':
-        this.#reply(owner, f.req_id, broker.revoke(f.grant_id, owner.by));
+        this.#reply(owner, f.req_id, await broker.revoke(f.grant_id, owner.by));
         return;
       case 'grants':
         this.#send(owner, {
@@ -513,10 +512,10 @@ export class OwnerHub {
         });
         return;
       case 'deny':
-        this.#reply(owner, f.req_id, broker.deny(f.id, f.version, owner.by, f.note));
+        this.#reply(owner, f.req_id, await broker.deny(f.id, f.version, owner.by, f.note));
         return;
       case 'reconcile':
-        this.#reply(owner, f.req_id, broker.reconcile(f.id, f.outcome, owner.by, f.note));
+        this.#reply(owner, f.req_id, await broker.reconcile(f.id, f.outcome, owner.by, f.note));
         return;
       case 'history':
         this.#sendViews(

@@ -10,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { isInitializeRequest, type Server } from '@modelcontextprotocol/server';
 import type { EdgeContext, HttpRoute } from '../context.js';
-import { type Generation, generationOf, type ModernLeg } from './generations.js';
+import { type Generation, generationOf, type ModernLeg, sdkRequest } from './generations.js';
 import { type McpSession, type SessionRegistry, sessionTag } from './sessions.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -235,9 +235,11 @@ export function createMcpHttpRoute(deps: Deps): HttpRoute {
     }
 
     // Contract 10: a 2026-07-28 request (the per-request envelope) is served per request, without a session.
-    if ((await generationOf(req, body)) === 'modern') {
+    // GET and DELETE are session operations (2025); a POST's probe is what the SDK classifies and serves.
+    const probe = req.method === 'POST' ? sdkRequest(req) : undefined;
+    if (probe !== undefined && (await generationOf(probe, body)) === 'modern') {
       try {
-        await modern.serve(req, res, body, client);
+        await modern.serve(probe, res, body, client);
       } catch (e) {
         log.log('warn', 'mcp_request_failed', { route, generation: 'modern', error: (e as Error).message });
         sendJson(res, 500, rpcError(-32603, 'Internal error.'));

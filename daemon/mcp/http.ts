@@ -46,6 +46,19 @@ function rpcError(code: number, message: string) {
   return { jsonrpc: '2.0', error: { code, message }, id: null };
 }
 
+/** Contract 3.2: one client's requests in flight are bounded (both generations together, sessions.ts). */
+function refuseBusy(res: ServerResponse, cap: number): void {
+  sendJson(
+    res,
+    503,
+    rpcError(
+      -32000,
+      `Too many requests in flight for this client: at most ${cap} requests in flight at once (both MCP generations together); try again shortly.`,
+    ),
+    { 'retry-after': '5' },
+  );
+}
+
 /** The token the request carries: the path segment of a capability URL, else the bearer header. */
 function presentedTokens(req: IncomingMessage, pathToken: string | undefined): string[] {
   const out: string[] = [];
@@ -238,6 +251,13 @@ export function createMcpHttpRoute(deps: Deps): HttpRoute {
     // GET and DELETE are session operations (2025); a POST's probe is what the SDK classifies and serves.
     const probe = req.method === 'POST' ? sdkRequest(req) : undefined;
     if (probe !== undefined && (await generationOf(probe, body)) === 'modern') {
+      // No session to count it on: the client's own count bounds it, the same one as its 2025 sessions'.
+      const end = sessions.beginRequest(client);
+      if (end === undefined) {
+        refuseBusy(res, sessions.maxBusyPerClient);
+        return true;
+      }
+      res.once('close', end);
       try {
         await modern.serve(probe, res, body, client);
       } catch (e) {
@@ -263,14 +283,7 @@ export function createMcpHttpRoute(deps: Deps): HttpRoute {
         // One client's waiting calls may not take every connection /mcp has (the others' too).
         const end = sessions.begin(session);
         if (end === undefined) {
-          sendJson(
-            res,
-            503,
-            rpcError(-32000, 'Too many requests in flight for this client; try again shortly.'),
-            {
-              'retry-after': '5',
-            },
-          );
+          refuseBusy(res, sessions.maxBusyPerClient);
           return true;
         }
         res.once('close', end);

@@ -1,5 +1,5 @@
 /**
- * `npm run bench` (issues 7, 12, 15): nine measurements of the real daemon, each beside a baseline
+ * `npm run bench` (issues 7, 12, 15): ten measurements of the real daemon, each beside a baseline
  * measured in the same run, printed as one table and written to bench/results/latest.json. Never part of
  * `npm test`.
  *
@@ -19,6 +19,7 @@ import { benchConfig, makeDataDir, ROOT, removeDir, startBareServer, startDaemon
 import { formatTable, type Row } from './lib/stats.js';
 import { cueLatency } from './rows/cue.js';
 import { generations } from './rows/generations.js';
+import { grantApprove } from './rows/grant-approve.js';
 import { growth } from './rows/growth.js';
 import { mcpOverhead } from './rows/mcp-overhead.js';
 import { pushLatency } from './rows/push-latency.js';
@@ -36,7 +37,7 @@ const { values } = parseArgs({
   },
 });
 const quick = values.quick ?? false;
-const only = new Set((values.only ?? '1,2,3,4,5,6,7,8,9').split(',').map((s) => s.trim()));
+const only = new Set((values.only ?? '1,2,3,4,5,6,7,8,9,10').split(',').map((s) => s.trim()));
 const started = performance.now();
 const deadline = started + Number(values['budget-s']) * 1000;
 
@@ -128,6 +129,10 @@ async function main(): Promise<void> {
     if (only.has('9')) {
       progress('9 2026-07-28 vs 2025 generation');
       rows.push(...(await generations(quick)));
+    }
+    if (only.has('10')) {
+      progress('10 grant-approved command → running vs → PENDING');
+      rows.push(...(await grantApprove(quick)));
     }
     // Last: growth takes the time the other rows leave.
     if (only.has('6')) {

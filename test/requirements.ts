@@ -183,7 +183,7 @@ export const REQUIREMENTS = {
   'S.sessions-per-client': {
     source: 'contracts.md 3.2 (v2)',
     statement:
-      "One client has at most 64 open MCP sessions: its 65th evicts its own least recently used idle one, never another client's (503 when all its own are busy); one client's requests in flight are bounded too.",
+      "One client has at most 64 open MCP sessions: its 65th evicts its own least recently used idle one, never another client's (503 when all its own are busy); one client's requests in flight are bounded too (128, its 2025 sessions' and its 2026-07-28 requests together).",
   },
   'S.click-safety': {
     source: 'contracts.md 5 (v2)',

@@ -61,6 +61,8 @@ export interface View {
   version: number;
   state: string;
   args: Record<string, unknown>;
+  /** An owner's name, `grant:<id>`, `policy:read_only` or `daemon`, once decided (contract 5 v2). */
+  decided_by?: string;
 }
 
 /** A frame as received: its arrival time (before parsing) and the parsed message. */
@@ -120,13 +122,18 @@ export class Owner {
 
   /** Sends approve for `view` (at its version); resolves with the reply. */
   approve(view: View): Promise<Record<string, unknown>> {
+    return this.request({ type: 'approve', id: view.id, version: view.version });
+  }
+
+  /** Sends any owner frame (contract 5) with a fresh `req_id`; resolves with its reply. */
+  request(frame: Record<string, unknown>): Promise<Record<string, unknown>> {
     const req_id = `a${++this.#next}`;
     return new Promise((resolve) => {
       this.#replies.set(req_id, (msg) => {
         this.#replies.delete(req_id);
         resolve(msg);
       });
-      this.ws.send(JSON.stringify({ type: 'approve', req_id, id: view.id, version: view.version }));
+      this.ws.send(JSON.stringify({ ...frame, req_id }));
     });
   }
 

@@ -7,7 +7,6 @@
  * body size, JSON) run before either leg, so both see the same gate.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { toNodeHandler } from '@modelcontextprotocol/node';
 import { type AuthInfo, createMcpHandler, isLegacyRequest, type Server } from '@modelcontextprotocol/server';
 import type { Logger } from '../log.js';
 import type { ToolSet } from './toolset.js';
@@ -15,19 +14,32 @@ import type { ToolSet } from './toolset.js';
 /** `legacy` = 2024-11-05 … 2025-11-25 (initialize, sessions); `modern` = 2026-07-28 (server/discover, envelope). */
 export type Generation = 'legacy' | 'modern';
 
-/** The headers the SDK's classifier reads; the body it reads is the one we already parsed. */
-const CLASSIFIER_HEADERS = ['mcp-protocol-version', 'mcp-method', 'mcp-name', 'content-type'];
+/**
+ * The headers the SDK reads from a POST: its classifier (and the modern leg's own standard-header check)
+ * the MCP ones, its 415 check the content type. Nothing else is handed on — not the Authorization header:
+ * the token never travels further than the check that already passed.
+ */
+const SDK_HEADERS = ['mcp-protocol-version', 'mcp-method', 'mcp-name', 'content-type'];
+/** A fixed URL: a capability URL's path is the token itself (contract 3), and the SDK needs no URL of ours. */
+const SDK_URL = 'http://mcp.invalid/mcp';
 
-/** Which generation a request speaks, by the SDK's classifier over the body we already parsed. */
-export async function generationOf(req: IncomingMessage, body: unknown): Promise<Generation> {
-  // GET and DELETE are session operations (2025) and a body that is not JSON never gets here.
-  if (req.method !== 'POST') return 'legacy';
+/**
+ * One POST as the SDK's classifier sees it: a web `Request` with the headers above and no body (we already
+ * parsed it and hand the SDK that value, so isLegacyRequest and createMcpHandler read nothing from the
+ * request). No abort signal: most POSTs are 2025-era and never need one (undici's signal following costs
+ * more than the rest of the request); the modern leg adds its own.
+ */
+export function sdkRequest(req: IncomingMessage): Request {
   const headers = new Headers();
-  for (const name of CLASSIFIER_HEADERS) {
+  for (const name of SDK_HEADERS) {
     const v = req.headers[name];
     if (typeof v === 'string') headers.set(name, v);
   }
-  const probe = new Request('http://mcp.invalid/mcp', { method: 'POST', headers });
+  return new Request(SDK_URL, { method: 'POST', headers });
+}
+
+/** Which generation a POST speaks, by the SDK's classifier over the body we already parsed. */
+export async function generationOf(probe: Request, body: unknown): Promise<Generation> {
   return (await isLegacyRequest(probe, body)) ? 'legacy' : 'modern';
 }
 
@@ -35,9 +47,14 @@ export async function generationOf(req: IncomingMessage, body: unknown): Promise
 export type ModernFactory = (client: string) => Server;
 
 export interface ModernLeg {
-  /** Serves one modern request for `client` (already authenticated); `body` is the parsed JSON. */
-  serve(req: IncomingMessage, res: ServerResponse, body: unknown, client: string): Promise<void>;
+  /** Serves one modern POST (`probe` from sdkRequest) for `client`, already authenticated; `body` is the parsed JSON. */
+  serve(probe: Request, res: ServerResponse, body: unknown, client: string): Promise<void>;
   close(): Promise<void>;
+}
+
+/** The media type of a Content-Type value, lower-cased, without parameters. */
+function mediaType(value: string | null): string {
+  return (value ?? '').split(';', 1)[0]!.trim().toLowerCase();
 }
 
 /** The per-request 2026-07-28 leg; a change of the tool set reaches open `subscriptions/listen` streams. */
@@ -55,14 +72,76 @@ export function createModernLeg(factory: ModernFactory, tools: ToolSet, log: Log
     },
   );
   const stop = tools.onChange(() => handler.notify.toolsChanged());
-  const node = toNodeHandler(handler, {
-    onerror: (e) => log.log('warn', 'mcp_modern_failed', { error: e.message }),
-  });
   return {
-    async serve(req, res, body, client) {
+    // In place of @modelcontextprotocol/node's toNodeHandler (bench row 9): that adapter copies every
+    // header into a second Request, serialises the parsed body again to give it one, and streams every
+    // answer chunk by chunk as chunked encoding. Here the SDK gets the request it classified, and a JSON
+    // answer goes out in one write with its length; an SSE answer (progress, subscriptions/listen) is
+    // streamed exactly as the adapter does, with backpressure and an end when the client goes away.
+    async serve(probe, res, body, client) {
+      // The SDK ends the exchange (and so the call's wait) when the request's signal aborts: when the
+      // client goes away before the answer is written.
+      const abort = new AbortController();
+      const request = new Request(probe, { signal: abort.signal });
+      let finished = false;
+      res.once('close', () => {
+        if (!finished) abort.abort();
+      });
+      if (res.destroyed) abort.abort();
       // The token itself never travels further than the check that already passed.
-      const auth: AuthInfo = { token: '', clientId: client, scopes: [] };
-      await node(Object.assign(req, { auth }), res, body);
+      const authInfo: AuthInfo = { token: '', clientId: client, scopes: [] };
+      let response: Response;
+      try {
+        response = await handler.fetch(request, { authInfo, parsedBody: body });
+      } catch (e) {
+        log.log('warn', 'mcp_modern_failed', { error: (e as Error).message });
+        response = Response.json(
+          { jsonrpc: '2.0', error: { code: -32603, message: 'Internal error.' }, id: null },
+          { status: 500 },
+        );
+      }
+      const headers: Record<string, string> = {};
+      for (const [name, value] of response.headers) headers[name] = value;
+      if (response.body === null) {
+        finished = true;
+        res.writeHead(response.status, headers).end();
+        return;
+      }
+      if (mediaType(response.headers.get('content-type')) !== 'text/event-stream') {
+        const bytes = Buffer.from(await response.arrayBuffer());
+        headers['content-length'] = String(bytes.length);
+        finished = true;
+        res.writeHead(response.status, headers).end(bytes);
+        return;
+      }
+      res.writeHead(response.status, headers);
+      let drained: (() => void) | undefined;
+      const onDrain = () => {
+        drained?.();
+        drained = undefined;
+      };
+      res.on('drain', onDrain);
+      const closed = new Promise<void>((r) =>
+        abort.signal.addEventListener('abort', () => r(), { once: true }),
+      );
+      const reader = response.body.getReader();
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          if (abort.signal.aborted) {
+            // The client is gone: stop the stream (the SDK's close chain runs on its cancel).
+            await reader.cancel().catch(() => {});
+            break;
+          }
+          if (!res.write(value)) await Promise.race([new Promise<void>((r) => (drained = r)), closed]);
+        }
+      } catch {
+        // The stream ended with the exchange (closed or aborted): nothing more to write.
+      }
+      res.off('drain', onDrain);
+      finished = true;
+      res.end();
     },
     async close() {
       stop();

@@ -10,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { isInitializeRequest, type Server } from '@modelcontextprotocol/server';
 import type { EdgeContext, HttpRoute } from '../context.js';
-import { type Generation, generationOf, type ModernLeg } from './generations.js';
+import { type Generation, generationOf, type ModernLeg, sdkRequest } from './generations.js';
 import { type McpSession, type SessionRegistry, sessionTag } from './sessions.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -44,6 +44,19 @@ function sendJson(
 
 function rpcError(code: number, message: string) {
   return { jsonrpc: '2.0', error: { code, message }, id: null };
+}
+
+/** Contract 3.2: one client's requests in flight are bounded (both generations together, sessions.ts). */
+function refuseBusy(res: ServerResponse, cap: number): void {
+  sendJson(
+    res,
+    503,
+    rpcError(
+      -32000,
+      `Too many requests in flight for this client: at most ${cap} requests in flight at once (both MCP generations together); try again shortly.`,
+    ),
+    { 'retry-after': '5' },
+  );
 }
 
 /** The token the request carries: the path segment of a capability URL, else the bearer header. */
@@ -235,9 +248,18 @@ export function createMcpHttpRoute(deps: Deps): HttpRoute {
     }
 
     // Contract 10: a 2026-07-28 request (the per-request envelope) is served per request, without a session.
-    if ((await generationOf(req, body)) === 'modern') {
+    // GET and DELETE are session operations (2025); a POST's probe is what the SDK classifies and serves.
+    const probe = req.method === 'POST' ? sdkRequest(req) : undefined;
+    if (probe !== undefined && (await generationOf(probe, body)) === 'modern') {
+      // No session to count it on: the client's own count bounds it, the same one as its 2025 sessions'.
+      const end = sessions.beginRequest(client);
+      if (end === undefined) {
+        refuseBusy(res, sessions.maxBusyPerClient);
+        return true;
+      }
+      res.once('close', end);
       try {
-        await modern.serve(req, res, body, client);
+        await modern.serve(probe, res, body, client);
       } catch (e) {
         log.log('warn', 'mcp_request_failed', { route, generation: 'modern', error: (e as Error).message });
         sendJson(res, 500, rpcError(-32603, 'Internal error.'));
@@ -261,14 +283,7 @@ export function createMcpHttpRoute(deps: Deps): HttpRoute {
         // One client's waiting calls may not take every connection /mcp has (the others' too).
         const end = sessions.begin(session);
         if (end === undefined) {
-          sendJson(
-            res,
-            503,
-            rpcError(-32000, 'Too many requests in flight for this client; try again shortly.'),
-            {
-              'retry-after': '5',
-            },
-          );
+          refuseBusy(res, sessions.maxBusyPerClient);
           return true;
         }
         res.once('close', end);

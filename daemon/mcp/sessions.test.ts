@@ -107,6 +107,31 @@ describe('SessionRegistry', () => {
     await reg.close();
   });
 
+  it("counts a client's sessionless (2026-07-28) requests and its sessions' requests against one bound", async () => {
+    const closed: string[] = [];
+    const reg = new SessionRegistry({ maxBusyPerClient: 2, log: silentLogger, sweepMs: 3_600_000 });
+    await open(reg, 'e1', 'evil', 0, closed);
+    expect(reg.maxBusyPerClient).toBe(2);
+    const modern = reg.beginRequest('evil')!;
+    expect(modern).toBeDefined();
+    const onSession = reg.begin(reg.get('e1')!)!;
+    expect(reg.beginRequest('evil')).toBeUndefined();
+    expect(reg.begin(reg.get('e1')!)).toBeUndefined();
+    expect(reg.beginRequest('local')).toBeDefined();
+    modern();
+    modern();
+    expect(reg.get('e1')!.active).toBe(1);
+    const again = reg.beginRequest('evil');
+    expect(again).toBeDefined();
+    expect(reg.beginRequest('evil')).toBeUndefined();
+    onSession();
+    again!();
+    expect(reg.begin(reg.get('e1')!)).toBeDefined();
+    expect(reg.beginRequest('evil')).toBeDefined();
+    expect(reg.beginRequest('evil')).toBeUndefined();
+    await reg.close();
+  });
+
   it('closes sessions idle longer than idleMs on a sweep, and only those', async () => {
     let now = 0;
     const closed: string[] = [];

@@ -19,7 +19,10 @@
  * client's. A session with a request in flight is never evicted. Room is reserved until the session is
  * added or the reservation released, so a burst of parallel initializes cannot overshoot a cap.
  * `maxBusyPerClient` bounds the requests one client may have in flight at once, so its waiting tool calls
- * cannot take every connection the daemon gives /mcp (see http/connections.ts).
+ * cannot take every connection the daemon gives /mcp (see http/connections.ts). It is one count per client
+ * for both generations (contract 10: the same rules): a 2025 session's POSTs and DELETEs (`begin`) and the
+ * client's sessionless 2026-07-28 POSTs (`beginRequest`), which would otherwise be bounded by nothing but
+ * the whole /mcp share.
  */
 import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { Server } from '@modelcontextprotocol/server';
@@ -83,6 +86,11 @@ export class SessionRegistry {
 
   get size(): number {
     return this.#sessions.size;
+  }
+
+  /** Requests one client may have in flight at once, in both generations together. */
+  get maxBusyPerClient(): number {
+    return this.#maxBusy;
   }
 
   get(id: string): McpSession | undefined {
@@ -161,12 +169,8 @@ export class SessionRegistry {
    * session's client already has `maxBusyPerClient` requests in flight (the caller answers 503).
    */
   begin(session: McpSession): (() => void) | undefined {
-    const busy = this.#busy.get(session.client) ?? 0;
-    if (busy >= this.#maxBusy) {
-      this.#log.log('warn', 'mcp_busy_refused', { client: session.client, session: sessionTag(session.id) });
-      return undefined;
-    }
-    this.#busy.set(session.client, busy + 1);
+    const end = this.beginRequest(session.client, session.id);
+    if (end === undefined) return undefined;
     session.active++;
     session.lastSeen = this.#now();
     let ended = false;
@@ -175,9 +179,32 @@ export class SessionRegistry {
       ended = true;
       session.active--;
       session.lastSeen = this.#now();
-      const left = (this.#busy.get(session.client) ?? 1) - 1;
-      if (left === 0) this.#busy.delete(session.client);
-      else this.#busy.set(session.client, left);
+      end();
+    };
+  }
+
+  /**
+   * Marks a request of `client` as started, with or without a session (a 2026-07-28 request has none); call
+   * the returned function when it ends (more calls change nothing). Undefined when the client already has
+   * `maxBusyPerClient` requests in flight (the caller answers 503).
+   */
+  beginRequest(client: string, sessionId?: string): (() => void) | undefined {
+    const busy = this.#busy.get(client) ?? 0;
+    if (busy >= this.#maxBusy) {
+      this.#log.log('warn', 'mcp_busy_refused', {
+        client,
+        ...(sessionId === undefined ? { generation: 'modern' } : { session: sessionTag(sessionId) }),
+      });
+      return undefined;
+    }
+    this.#busy.set(client, busy + 1);
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      const left = (this.#busy.get(client) ?? 1) - 1;
+      if (left === 0) this.#busy.delete(client);
+      else this.#busy.set(client, left);
     };
   }
 

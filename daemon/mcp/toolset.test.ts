@@ -13,7 +13,7 @@ import type { BrokerApi } from '../context.js';
 import { silentLogger } from '../log.js';
 import { RUN_COMMAND_TOOL } from '../sources/catalog-source.js';
 import { OGF_CUE_TOOL } from '../sources/cue-source.js';
-import { createModernLeg } from './generations.js';
+import { createModernLeg, sdkRequest } from './generations.js';
 import { AWAIT_TOOL } from './schemas.js';
 import { createMcpServer } from './server.js';
 import { type ListedTool, ToolSet } from './toolset.js';
@@ -107,7 +107,7 @@ describe('[M.list-changed] notifications/tools/list_changed', () => {
       req.on('data', (c: Buffer) => {
         raw += c.toString();
       });
-      req.on('end', () => void leg.serve(req, res, JSON.parse(raw), 'local'));
+      req.on('end', () => void leg.serve(sdkRequest(req), res, JSON.parse(raw), 'local'));
     });
     await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
     const port = (http.address() as AddressInfo).port;

@@ -1,0 +1,130 @@
+/**
+ * The 2026-07-28 leg's own HTTP adapter (./generations.ts, in place of the SDK's toNodeHandler): a JSON
+ * answer is written whole with its length, and a client that goes away ends the call's wait (the tool's
+ * signal aborts: toolset.ts CallContext.signal, "the wait ends, the command stays"). Driven by the v2 SDK
+ * Client pinned to 2026-07-28 over real HTTP into the real SDK server; progress over SSE is covered by
+ * test/mcp-tools.test.ts in both generations.
+ */
+import { createServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { BrokerApi } from '../context.js';
+import { silentLogger } from '../log.js';
+import { createModernLeg, sdkRequest } from './generations.js';
+import { createMcpServer } from './server.js';
+import { type ListedTool, ToolSet } from './toolset.js';
+
+let cleanup: Array<() => Promise<unknown> | unknown> = [];
+afterEach(async () => {
+  for (const c of cleanup.reverse()) await c();
+  cleanup = [];
+});
+
+/** A real HTTP server whose every request goes to the modern leg, acting for client `local`. */
+async function serve(entries: ListedTool[]): Promise<string> {
+  const tools = new ToolSet(entries);
+  const leg = createModernLeg(
+    (client) =>
+      createMcpServer({
+        tools,
+        broker: {} as BrokerApi,
+        client,
+        version: 'test',
+        generation: 'modern',
+        answer: () => ({ content: [] }),
+      }),
+    tools,
+    silentLogger,
+  );
+  const http: HttpServer = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c: Buffer) => {
+      raw += c.toString();
+    });
+    req.on('end', () => void leg.serve(sdkRequest(req), res, JSON.parse(raw), 'local'));
+  });
+  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+  cleanup.push(
+    () =>
+      new Promise((r) => {
+        http.close(r);
+        http.closeAllConnections();
+      }),
+    () => leg.close(),
+  );
+  return `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+}
+
+async function modernClient(url: string, fetch?: typeof globalThis.fetch): Promise<Client> {
+  const client = new Client(
+    { name: 't', version: '1' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), fetch ? { fetch } : {}));
+  cleanup.push(() => client.close());
+  expect(client.getProtocolEra()).toBe('modern');
+  return client;
+}
+
+describe('the 2026-07-28 leg over HTTP', () => {
+  it('writes a JSON answer whole, with its Content-Length (no chunked encoding)', async () => {
+    const url = await serve([
+      {
+        tool: { name: 'hello', inputSchema: { type: 'object' } },
+        call: async () => ({ content: [{ type: 'text', text: 'hi' }] }),
+      },
+    ]);
+    const seen: Array<{ type: string | null; length: string | null; chunked: boolean; bytes: number }> = [];
+    const recording: typeof globalThis.fetch = async (input, init) => {
+      const r = await fetch(input, init);
+      const body = await r.clone().arrayBuffer();
+      seen.push({
+        type: r.headers.get('content-type'),
+        length: r.headers.get('content-length'),
+        chunked: r.headers.get('transfer-encoding') === 'chunked',
+        bytes: body.byteLength,
+      });
+      return r;
+    };
+    const client = await modernClient(url, recording);
+    const r = await client.callTool({ name: 'hello', arguments: {} });
+    expect(r.content).toEqual([{ type: 'text', text: 'hi' }]);
+    const answer = seen.at(-1)!;
+    expect(answer.type).toMatch(/^application\/json/);
+    expect(answer.chunked).toBe(false);
+    expect(Number(answer.length)).toBe(answer.bytes);
+  });
+
+  it('ends the call (its signal aborts) when the client goes away before the answer', async () => {
+    let started!: () => void;
+    const running = new Promise<void>((r) => {
+      started = r;
+    });
+    let aborted!: (reason: unknown) => void;
+    const ended = new Promise<unknown>((r) => {
+      aborted = r;
+    });
+    const url = await serve([
+      {
+        tool: { name: 'hold', inputSchema: { type: 'object' } },
+        call: (_args, call) =>
+          new Promise((resolve) => {
+            call.signal.addEventListener('abort', () => {
+              aborted(call.signal.reason);
+              resolve({ content: [] });
+            });
+            started();
+          }),
+      },
+    ]);
+    const client = await modernClient(url);
+    const gone = new AbortController();
+    const call = client.callTool({ name: 'hold', arguments: {} }, { signal: gone.signal });
+    await running;
+    gone.abort();
+    await expect(call).rejects.toThrow();
+    // The state, not a timing: the tool's signal has aborted (it would otherwise hold until the process ends).
+    await expect(ended).resolves.toBeDefined();
+  });
+});

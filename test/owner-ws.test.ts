@@ -69,6 +69,7 @@ describe('owner WebSocket', () => {
       args: { word: 'greet' },
     });
     expect(v?.display).toContain('greet');
+    expect(o.binaryFrames).toBe(0); // JSON text frames (contract 5), the fragmented snapshot too
   });
 
   it('[R2.5] two owners approving the same command at once: one launch, one AlreadyDecided', async () => {
@@ -257,5 +258,6 @@ describe('owner WebSocket', () => {
     expect(older.commands.map((v: { id: string }) => v.id)).toEqual(
       all.commands.slice(2, 4).map((v: { id: string }) => v.id),
     );
+    expect(o.binaryFrames).toBe(0);
   });
 });

@@ -82,6 +82,14 @@ const MIGRATIONS: readonly string[] = [
    );`,
 ];
 
+/**
+ * SQLite's page cache per connection, in KiB: SQLite's own default. better-sqlite3 builds SQLite with
+ * 16,000 KiB, which a growing broker.db fills over its first ~10,000 commands (~16 MiB of RSS that looked
+ * like a leak in bench row 6, docs/performance.md); the daemon's reads and writes touch the newest rows
+ * and the B-trees' upper pages, and the OS page cache serves the rest.
+ */
+export const PAGE_CACHE_KIB = 2000;
+
 export class Store {
   readonly #db: Database.Database;
   readonly #stmts;
@@ -96,6 +104,7 @@ export class Store {
     this.#db.pragma('synchronous = FULL');
     this.#db.pragma('busy_timeout = 5000');
     this.#db.pragma('foreign_keys = ON');
+    this.#db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
     this.#migrate();
     const db = this.#db;
     this.#tx = db.transaction((fn: () => unknown) => fn());
@@ -363,6 +372,11 @@ export class Store {
    */
   dataVersion(): number {
     return this.#owner.dataVersion.get() as number;
+  }
+
+  /** The page cache this connection may fill, in KiB (tests). */
+  pageCacheKiB(): number {
+    return -(this.#db.pragma('cache_size', { simple: true }) as number);
   }
 
   close(): void {

@@ -21,8 +21,8 @@
  * than silently skipped: its tab reconnects and resyncs from a fresh snapshot, so it misses nothing.
  *
  * No content and no frame size can stop the daemon (contract 5, v2). A snapshot or history is one message
- * sent in fragments of about FRAGMENT_CHARS, each built from the Views' cached text, so no string larger
- * than one fragment is ever made (the whole snapshot used to be one string: past V8's string limit its
+ * sent in fragments of about FRAGMENT_BYTES, each encoded from the Views' cached text (fragments.ts), so
+ * no string larger than one View is ever made (the whole snapshot used to be one string: past V8's string limit its
  * RangeError escaped the upgrade callback and killed the daemon, at every owner connect, restart or not).
  * Anything that still throws while serving one owner closes that owner's socket (1011) and is logged.
  *
@@ -41,6 +41,7 @@ import type { ActionResult, EdgeContext, GrantResult, GrantSpec, UpgradeRoute } 
 import type { Command } from '../core/lifecycle.js';
 import { viewJson } from '../core/view.js';
 import type { OwnerCredential } from '../tokens.js';
+import { FragmentWriter } from './fragments.js';
 import {
   OWNER_SUBPROTOCOL,
   PANEL_KEY_PREFIX,
@@ -64,8 +65,6 @@ const SNAPSHOT_FINAL = 200;
  * (the worst case is computed in test/attack-flood.test.ts), and a flood of upserts may follow at once.
  */
 const MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
-/** About this many UTF-16 units per fragment of a snapshot or history message. */
-const FRAGMENT_CHARS = 1024 * 1024;
 
 interface Owner {
   ws: WebSocket;
@@ -364,23 +363,20 @@ export class OwnerHub {
 
   /**
    * Sends `head` + the commands' Views joined by commas + `tail` as one text message, in fragments of
-   * about FRAGMENT_CHARS (RFC 6455 5.4; browsers and ws reassemble them), so its size is bounded by
-   * memory, not by the longest string V8 can make. Synchronous, so nothing interleaves with the fragments.
+   * about FRAGMENT_BYTES (RFC 6455 5.4; browsers and ws reassemble them) encoded straight from each
+   * View's cached text (fragments.ts), so its size is bounded by memory, not by the longest string V8 can
+   * make. Synchronous, so nothing interleaves with the fragments.
    */
   #sendViews(owner: Owner, head: string, commands: readonly Command[], tail: string): void {
     const ws = owner.ws;
     if (!this.#canSend(owner)) return;
-    let chunk = head;
+    // binary: false: a Buffer is sent as a text frame only when told so (contract 5: JSON text frames).
+    const out = new FragmentWriter((bytes, fin) => ws.send(bytes, { binary: false, fin }));
+    out.write(head);
     commands.forEach((c, i) => {
-      const text = viewJson(c);
-      if (i > 0) chunk += ',';
-      if (chunk.length + text.length > FRAGMENT_CHARS) {
-        ws.send(chunk, { fin: false });
-        chunk = '';
-      }
-      chunk += text;
+      out.write(viewJson(c), i > 0);
     });
-    ws.send(chunk + tail, { fin: true });
+    out.end(tail);
     owner.allowance = Math.max(owner.allowance, ws.bufferedAmount);
   }
 

@@ -93,13 +93,16 @@ export class OwnerSocket {
   closeCode: number | undefined;
   /** The reason the close frame gave ('' when none). */
   closeReason: string | undefined;
+  /** Binary frames received: contract 5 says every message is a JSON text frame, so tests expect 0. */
+  binaryFrames = 0;
   readonly ws: WebSocket;
   #waiters: Array<() => void> = [];
   #next = 1;
 
   private constructor(ws: WebSocket) {
     this.ws = ws;
-    ws.on('message', (data) => {
+    ws.on('message', (data, isBinary) => {
+      if (isBinary) this.binaryFrames++;
       const text = String(data);
       this.raw.push(text);
       this.frames.push(JSON.parse(text) as Frame);

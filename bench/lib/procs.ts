@@ -70,8 +70,15 @@ function exited(child: ChildProcess): Promise<void> {
   return new Promise((r) => child.once('exit', () => r()));
 }
 
-/** Starts the daemon on `dataDir` (writing `config` first when given) and waits for its ready line. */
-export async function startDaemon(dataDir: string, config?: Record<string, unknown>): Promise<Daemon> {
+/**
+ * Starts the daemon on `dataDir` (writing `config` first when given) and waits for its ready line.
+ * `nodeArgs` go to node before the daemon's script (e.g. lib/inspector.ts INSPECT_ARG).
+ */
+export async function startDaemon(
+  dataDir: string,
+  config?: Record<string, unknown>,
+  nodeArgs: readonly string[] = [],
+): Promise<Daemon> {
   if (config) writeFileSync(join(dataDir, 'config.json'), JSON.stringify(config), { mode: 0o600 });
   const env = { ...process.env };
   delete env.OGF_BROKER_CONFIG;
@@ -81,10 +88,10 @@ export async function startDaemon(dataDir: string, config?: Record<string, unkno
   const logFd = openSync(join(dataDir, 'daemon.log'), 'a', 0o600);
   const t0 = performance.now();
   // e.g. OGF_BENCH_DAEMON_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the daemon under a row.
-  const nodeArgs = (process.env.OGF_BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+  const envArgs = (process.env.OGF_BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
   const child = spawn(
     process.execPath,
-    [...nodeArgs, DAEMON_CLI, 'start', '--data-dir', dataDir, '--port', '0'],
+    [...envArgs, ...nodeArgs, DAEMON_CLI, 'start', '--data-dir', dataDir, '--port', '0'],
     {
       env,
       stdio: ['ignore', 'pipe', logFd],

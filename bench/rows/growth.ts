@@ -3,6 +3,9 @@
  * over MCP, approved by an owner socket, launched (/bin/true), finished, result read by the waiting
  * call — against the same figures after the first 1,000. At each checkpoint the load pauses, in-flight
  * cycles finish and the daemon idles 5.5 s (past the HTTP keep-alive timeout) before three samples are taken (median).
+ * Then the daemon is asked for a full garbage collection through its inspector (lib/inspector.ts) and RSS
+ * and the JS heap are sampled again: what is still there is what the daemon keeps, while the first RSS
+ * sample also holds whatever garbage V8 had not collected yet at that moment (tens of MiB either way).
  *
  * The data dir sits on /dev/shm when there is one: fsync is free there, so tens of thousands of full
  * cycles fit the bench's time budget. Durability cost is row 4's subject; this row is about leaks. N is
@@ -10,6 +13,7 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { callTool, closeMcp, connectMcp, Owner } from '../lib/clients.js';
+import { INSPECT_ARG, Inspector } from '../lib/inspector.js';
 import { benchConfig, makeDataDir, openFds, removeDir, rssMiB, sleep, startDaemon } from '../lib/procs.js';
 import { median, type Row, ratioOf } from '../lib/stats.js';
 
@@ -17,14 +21,20 @@ interface Sample {
   cycles: number;
   rss: number;
   fds: number;
+  /** RSS and the JS heap in use right after a full collection (MiB). */
+  rss_after_gc: number;
+  heap_used_after_gc: number;
   at_s: number;
 }
+
+const MiB = 1024 * 1024;
 
 export async function growth(budgetMs: number, quick: boolean): Promise<Row[]> {
   const target = quick ? 3000 : 50_000;
   const first = 1000;
   const dir = makeDataDir(true);
-  const d = await startDaemon(dir, benchConfig());
+  const d = await startDaemon(dir, benchConfig(), [INSPECT_ARG]);
+  const inspector = await Inspector.attach(d);
   const owner = await Owner.open(d);
   const clients: Client[] = [];
   const t0 = performance.now();
@@ -62,10 +72,20 @@ export async function growth(budgetMs: number, quick: boolean): Promise<Row[]> {
         fs.push(openFds(d.pid));
         await sleep(200);
       }
+      await inspector.collectGarbage();
+      await sleep(500);
+      const gcRss: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        gcRss.push(rssMiB(d.pid));
+        await sleep(200);
+      }
+      const heap = await inspector.memoryUsage();
       return {
         cycles: done + failed,
         rss: median(rs),
         fds: median(fs),
+        rss_after_gc: median(gcRss),
+        heap_used_after_gc: heap.heapUsed / MiB,
         at_s: (performance.now() - t0) / 1000,
       };
     };
@@ -80,7 +100,7 @@ export async function growth(budgetMs: number, quick: boolean): Promise<Row[]> {
     const base = samples[0]!;
     const last = samples[samples.length - 1]!;
     const cycleRate =
-      (last.cycles - base.cycles) / Math.max(0.001, last.at_s - base.at_s - 6.1 * (samples.length - 1));
+      (last.cycles - base.cycles) / Math.max(0.001, last.at_s - base.at_s - 7.2 * (samples.length - 1));
     const detail = {
       samples,
       failed,
@@ -90,6 +110,7 @@ export async function growth(budgetMs: number, quick: boolean): Promise<Row[]> {
     };
     const rssRatio = ratioOf(last.rss, base.rss);
     const fdRatio = ratioOf(last.fds, base.fds);
+    const gcRatio = ratioOf(last.rss_after_gc, base.rss_after_gc);
     const label = `after ${base.cycles}`;
     const figure = (what: string) =>
       `${what} after ${last.cycles} cycles${last.cycles < target ? ` (of ${target}: time budget)` : ''}`;
@@ -108,6 +129,28 @@ export async function growth(budgetMs: number, quick: boolean): Promise<Row[]> {
       },
       {
         id: '6 growth',
+        figure: figure('daemon RSS (after a full GC)'),
+        value: last.rss_after_gc,
+        unit: 'MiB',
+        baseline: base.rss_after_gc,
+        baselineLabel: label,
+        ratio: gcRatio,
+        goal: '≤ 1.10×',
+        result: gcRatio !== null && gcRatio <= 1.1 ? 'pass' : 'miss',
+      },
+      {
+        id: '6 growth',
+        figure: figure('JS heap used (after a full GC)'),
+        value: last.heap_used_after_gc,
+        unit: 'MiB',
+        baseline: base.heap_used_after_gc,
+        baselineLabel: label,
+        ratio: ratioOf(last.heap_used_after_gc, base.heap_used_after_gc),
+        goal: '—',
+        result: 'info',
+      },
+      {
+        id: '6 growth',
         figure: figure('open fds'),
         value: last.fds,
         unit: '',
@@ -120,6 +163,7 @@ export async function growth(budgetMs: number, quick: boolean): Promise<Row[]> {
     ];
   } finally {
     owner.onUpsert = () => {};
+    inspector.close();
     await closeMcp(clients);
     await owner.close();
     await d.stop();

@@ -41,11 +41,18 @@ export function makeDataDir(memory = false): string {
   return mkdtempSync(join(base, 'ogf-bench-'));
 }
 
-/** The catalog every row uses: `noop` runs /bin/true with a tag that makes each request distinct. */
+/**
+ * The catalog every row uses: `noop` runs /bin/true with a tag that makes each request distinct. Every
+ * session of a row shares the one MCP token, so it is one client: the PENDING caps (contract 1.3, by
+ * default 100 per client) are raised to their largest, or rows that queue without waiting (2, 4, 5)
+ * are refused `TooManyPending` — the bench measures speed, not the caps.
+ */
 export function benchConfig(extra: Record<string, unknown> = {}): Record<string, unknown> {
   const trueBin = existsSync('/bin/true') ? '/bin/true' : '/usr/bin/true';
   return {
     review_timeout_s: 3600,
+    max_pending_per_client: 10_000,
+    max_pending: 100_000,
     commands: {
       noop: {
         description: 'Does nothing (bench)',

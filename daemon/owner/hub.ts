@@ -22,8 +22,9 @@
  *
  * No content and no frame size can stop the daemon (contract 5, v2). A snapshot or history is one message
  * sent in fragments of about FRAGMENT_BYTES, each encoded from the Views' cached text (fragments.ts), so
- * no string larger than one View is ever made (the whole snapshot used to be one string: past V8's string limit its
- * RangeError escaped the upgrade callback and killed the daemon, at every owner connect, restart or not).
+ * no string larger than one View is ever made (the whole snapshot used to be one string: past V8's string
+ * limit its RangeError escaped the upgrade callback and killed the daemon, at every owner connect, restart
+ * or not).
  * Anything that still throws while serving one owner closes that owner's socket (1011) and is logged.
  *
  * ```

@@ -134,8 +134,7 @@ export async function scale(bare: BareServer, quick: boolean): Promise<Row[]> {
   const history = quick ? 10_000 : 100_000;
   const sessions = quick ? 10 : 50;
   const dir = makeDataDir();
-  // One MCP token is one client: the PENDING caps (contract 1.3, default 100 per client) must hold the queue.
-  let d = await startDaemon(dir, benchConfig({ max_pending_per_client: 10_000, max_pending: 20_000 }));
+  let d = await startDaemon(dir, benchConfig());
   const emptyDir = makeDataDir();
   const rows: Row[] = [];
   let clients: Client[] = [];

@@ -80,10 +80,6 @@ const MIGRATIONS: readonly string[] = [
      token_hash TEXT NOT NULL UNIQUE,
      created_at TEXT NOT NULL
    );`,
-  // The newest final commands (every owner snapshot, contract 5; every start) by their own index: without
-  // it recentFinal walked back over every pending command newer than them (10,000 pending: 2.7 ms per
-  // owner connect; 100,000, the largest max_pending: 42 ms; docs/performance.md "Snapshot and growth").
-  `CREATE INDEX commands_final ON commands(seq) WHERE state IN ${FINAL_STATES};`,
 ];
 
 /**

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { FragmentWriter } from './fragments.js';
+import { FragmentPool, FragmentWriter } from './fragments.js';
 
 function collect(size: number, write: (w: FragmentWriter) => void) {
   const frags: Array<{ bytes: Buffer; fin: boolean }> = [];
-  const w = new FragmentWriter((bytes, fin) => frags.push({ bytes, fin }), size);
+  const w = new FragmentWriter((bytes, fin) => frags.push({ bytes, fin }), new FragmentPool(size));
   write(w);
   return { frags, text: Buffer.concat(frags.map((f) => f.bytes)).toString('utf8') };
 }
@@ -48,5 +48,38 @@ describe('FragmentWriter', () => {
     const { frags } = collect(1024 * 1024, (w) => w.end('{"type":"history","commands":[]}'));
     expect(frags).toHaveLength(1);
     expect(frags[0]!.bytes.buffer.byteLength).toBeLessThan(64 * 1024);
+  });
+
+  it('reuses a fragment buffer only once the socket is done with it', () => {
+    const pool = new FragmentPool(64, 8);
+    const held: Array<{ bytes: Buffer; done: () => void }> = [];
+    const one = new FragmentWriter((bytes, _fin, done) => {
+      if (done) held.push({ bytes, done }); // queued on the socket, not written yet
+    }, pool);
+    for (let i = 0; i < 10; i++) one.write('"abcdefghij"', i > 0);
+    one.end(']'); // a short last fragment is copied out: its buffer is free again at once
+    expect(held.length).toBeGreaterThan(1);
+    expect(pool.idle).toBe(1);
+    const queued = held.map((h) => h.bytes.toString());
+    // A second message while the first is still queued must not write into the first one's buffers.
+    const two = new FragmentWriter(() => {}, pool);
+    for (let i = 0; i < 10; i++) two.write('"ZZZZZZZZZZ"', i > 0);
+    two.end(']');
+    expect(held.map((h) => h.bytes.toString())).toEqual(queued);
+    expect(pool.idle).toBe(1);
+    for (const h of held) {
+      h.done();
+      h.done(); // a second call is harmless: the buffer is not handed out twice
+    }
+    expect(pool.idle).toBe(1 + held.length);
+    const taken = Array.from({ length: pool.idle }, () => pool.take());
+    expect(new Set(taken).size).toBe(taken.length);
+  });
+
+  it('keeps at most its bound of buffers', () => {
+    const pool = new FragmentPool(16, 2);
+    for (let i = 0; i < 5; i++) pool.give(Buffer.alloc(16));
+    pool.give(Buffer.alloc(8)); // not one of its size
+    expect(pool.idle).toBe(2);
   });
 });

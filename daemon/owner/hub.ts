@@ -22,8 +22,9 @@
  *
  * No content and no frame size can stop the daemon (contract 5, v2). A snapshot or history is one message
  * sent in fragments of about FRAGMENT_BYTES, each encoded from the Views' cached text (fragments.ts), so
- * no string larger than one View is ever made (the whole snapshot used to be one string: past V8's string limit its
- * RangeError escaped the upgrade callback and killed the daemon, at every owner connect, restart or not).
+ * no string larger than one View is ever made (the whole snapshot used to be one string: past V8's string
+ * limit its RangeError escaped the upgrade callback and killed the daemon, at every owner connect, restart
+ * or not).
  * Anything that still throws while serving one owner closes that owner's socket (1011) and is logged.
  *
  * ```
@@ -41,7 +42,7 @@ import type { ActionResult, EdgeContext, GrantResult, GrantSpec, UpgradeRoute } 
 import type { Command } from '../core/lifecycle.js';
 import { viewJson } from '../core/view.js';
 import type { OwnerCredential } from '../tokens.js';
-import { FragmentWriter } from './fragments.js';
+import { FragmentPool, FragmentWriter } from './fragments.js';
 import {
   OWNER_SUBPROTOCOL,
   PANEL_KEY_PREFIX,
@@ -134,6 +135,8 @@ export class OwnerHub {
     handleProtocols: selectProtocol,
   });
   readonly #owners = new Set<Owner>();
+  /** The buffers snapshots and histories are encoded into, reused once each socket has written them. */
+  readonly #fragments = new FragmentPool();
   /** The open sockets of each browser session (by session handle), closed when the session ends. */
   readonly #bySession = new Map<string, Set<WebSocket>>();
   readonly #unsubscribe: () => void;
@@ -364,14 +367,18 @@ export class OwnerHub {
   /**
    * Sends `head` + the commands' Views joined by commas + `tail` as one text message, in fragments of
    * about FRAGMENT_BYTES (RFC 6455 5.4; browsers and ws reassemble them) encoded straight from each
-   * View's cached text (fragments.ts), so its size is bounded by memory, not by the longest string V8 can
-   * make. Synchronous, so nothing interleaves with the fragments.
+   * View's cached text into pooled buffers (fragments.ts; ws calls back once a fragment is written or
+   * dropped), so its size is bounded by memory, not by the longest string V8 can make. Synchronous, so
+   * nothing interleaves with the fragments.
    */
   #sendViews(owner: Owner, head: string, commands: readonly Command[], tail: string): void {
     const ws = owner.ws;
     if (!this.#canSend(owner)) return;
     // binary: false: a Buffer is sent as a text frame only when told so (contract 5: JSON text frames).
-    const out = new FragmentWriter((bytes, fin) => ws.send(bytes, { binary: false, fin }));
+    const out = new FragmentWriter(
+      (bytes, fin, done) => ws.send(bytes, { binary: false, fin }, done),
+      this.#fragments,
+    );
     out.write(head);
     commands.forEach((c, i) => {
       out.write(viewJson(c), i > 0);

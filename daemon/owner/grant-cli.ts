@@ -5,14 +5,13 @@
  * new grant's id as the last line. Bad flags exit 2 naming the flag; a refusal (`NotGrantable: ...`) goes
  * to stderr with exit 1, as `approve` does.
  */
-import { resolveDataDir } from '../config.js';
 import { GRANT_TTL_MAX_S, GRANT_TTL_MIN_S, GRANT_USES_MAX } from '../core/grants.js';
 import { UsageError } from '../errors.js';
 import { escapeForTerminal } from '../text-rules.js';
-import { OwnerClient, OwnerConnectError } from './client.js';
+import { OwnerConnectError } from './client.js';
 import { formatGrant } from './format.js';
 import type { ServerMessage } from './messages.js';
-import { daemonUrl, ownerToken } from './terminal.js';
+import { withOwnerClient } from './terminal.js';
 
 type Flags = Map<string, string | true>;
 
@@ -146,11 +145,7 @@ export async function runGrantCommand(argv: string[], env: NodeJS.ProcessEnv = p
     }
     throw e;
   }
-  const dataFlag = parsed.flags.get('--data-dir');
-  const dataDir = resolveDataDir(typeof dataFlag === 'string' ? dataFlag : undefined, env);
-  let client: OwnerClient | undefined;
-  try {
-    client = await OwnerClient.open(daemonUrl(dataDir), ownerToken(dataDir, env));
+  return withOwnerClient(parsed.flags, env, `grant ${action}`, async (client) => {
     const now = Date.now();
     if (action === 'list') {
       const all = parsed.flags.get('--all') === true;
@@ -176,13 +171,5 @@ export async function runGrantCommand(argv: string[], env: NodeJS.ProcessEnv = p
     if (code !== undefined) return code;
     process.stdout.write(`revoked ${id}\n`);
     return 0;
-  } catch (e) {
-    if (e instanceof OwnerConnectError) {
-      process.stderr.write(`grant ${action}: ${e.message}\n`);
-      return 1;
-    }
-    throw e;
-  } finally {
-    await client?.close();
-  }
+  });
 }

@@ -175,11 +175,7 @@ export async function runOwnerCommand(
     }
     throw e;
   }
-  const dataFlag = parsed.flags.get('--data-dir');
-  const dataDir = resolveDataDir(typeof dataFlag === 'string' ? dataFlag : undefined, env);
-  let client: OwnerClient | undefined;
-  try {
-    client = await OwnerClient.open(daemonUrl(dataDir), ownerToken(dataDir, env));
+  return withOwnerClient(parsed.flags, env, sub, async (client) => {
     if (sub === 'list') {
       const all = parsed.flags.get('--all') === true;
       const views = all ? client.snapshot : client.snapshot.filter((v) => v.status === 'PENDING');
@@ -187,10 +183,30 @@ export async function runOwnerCommand(
       for (const v of views) process.stdout.write(`${formatView(v)}\n`);
       return 0;
     }
-    return await act(client, sub, parsed.args[0]!, parsed.flags);
+    return act(client, sub, parsed.args[0]!, parsed.flags);
+  });
+}
+
+/**
+ * Connects to the running daemon of `--data-dir` as owner `owner` (contract 9: the terminal acts as it),
+ * runs `fn`, and always closes. No daemon, a refused token or a lost connection print `<label>: <why>` and
+ * exit 1 — the same for every terminal owner command (list/approve/deny/reconcile and grant).
+ */
+export async function withOwnerClient(
+  flags: ReadonlyMap<string, string | true>,
+  env: NodeJS.ProcessEnv,
+  label: string,
+  fn: (client: OwnerClient) => Promise<number>,
+): Promise<number> {
+  const dataFlag = flags.get('--data-dir');
+  const dataDir = resolveDataDir(typeof dataFlag === 'string' ? dataFlag : undefined, env);
+  let client: OwnerClient | undefined;
+  try {
+    client = await OwnerClient.open(daemonUrl(dataDir), ownerToken(dataDir, env));
+    return await fn(client);
   } catch (e) {
     if (e instanceof OwnerConnectError) {
-      process.stderr.write(`${sub}: ${e.message}\n`);
+      process.stderr.write(`${label}: ${e.message}\n`);
       return 1;
     }
     throw e;

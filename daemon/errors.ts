@@ -11,6 +11,8 @@ export const DENY_REASONS = [
   'CancelledByCaller',
   'OgfBridgeNotConfigured',
   'SessionSecretNotRetained',
+  // v3, contract 11: a `deny` rule of the owner's config decided at submit (rules: issue 22).
+  'PolicyDenied',
 ] as const;
 export type DenyReason = (typeof DENY_REASONS)[number];
 
@@ -49,6 +51,8 @@ export const TOOL_ERROR_CODES = [
   'RequestIdReused',
   // v2, contract 1.3/3.2: the client's (or everyone's) PENDING commands are at their cap.
   'TooManyPending',
+  // v3, contract 16: the shared database is out of reach, so nothing can be queued (PostgreSQL: issue 27).
+  'Unavailable',
 ] as const;
 export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[number];
 
@@ -63,6 +67,8 @@ export const OWNER_ERROR_CODES = [
   'AlreadyApproved',
   'NotGrantable',
   'NotRevocable',
+  // v3, contract 13.3: the command needs a passkey assertion from the approving owner (passkeys: issue 26).
+  'PasskeyRequired',
 ] as const;
 export type OwnerErrorCode = (typeof OWNER_ERROR_CODES)[number];
 

@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { OgfCueInput } from '../bridge-client/protocol.js';
-import type { Config } from './config.js';
+import type { Config } from './config/index.js';
 import type { Grant } from './core/grants.js';
 import type { Command, State, UpstreamRef } from './core/lifecycle.js';
 import type { AuditEntry } from './core/store.js';

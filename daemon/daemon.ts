@@ -6,7 +6,7 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Config, commandApprovals } from './config.js';
+import { type Config, commandApprovals } from './config/index.js';
 import type { Edge, EdgeContext } from './context.js';
 import { Broker } from './core/broker.js';
 import { Store } from './core/store.js';

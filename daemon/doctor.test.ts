@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Config } from './config.js';
+import type { Config } from './config/index.js';
 import { checkQuorum } from './doctor.js';
 
 type Quorum = Pick<Config, 'commands' | 'upstreams'>;

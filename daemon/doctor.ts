@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { probeBridge } from '../bridge-client/probe.js';
 import { parseFlags, stringFlag } from './args.js';
-import { type Config, loadConfig, resolveDataDir } from './config.js';
+import { type Config, loadConfig, resolveDataDir } from './config/index.js';
 import { countOwners } from './core/store.js';
 import { runningDaemon } from './daemon-info.js';
 import { dataDirPaths, inspectDataDir } from './datadir.js';

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { CatalogEntry, Config } from '../daemon/config.js';
+import type { CatalogEntry, Config } from '../daemon/config/index.js';
 import { Broker } from '../daemon/core/broker.js';
 import { Store } from '../daemon/core/store.js';
 import { openDataDir } from '../daemon/datadir.js';

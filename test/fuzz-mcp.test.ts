@@ -8,7 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../daemon/config.js';
+import { loadConfig } from '../daemon/config/index.js';
 import { parseAwaitInput, parseCancelInput, parseListInput } from '../daemon/mcp/input.js';
 import { Catalog } from '../daemon/sources/catalog.js';
 import { parseRunInput } from '../daemon/sources/catalog-source.js';

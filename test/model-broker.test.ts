@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Config } from '../daemon/config.js';
+import type { Config } from '../daemon/config/index.js';
 import type { CuesApi } from '../daemon/context.js';
 import { Broker } from '../daemon/core/broker.js';
 import type { Command } from '../daemon/core/lifecycle.js';

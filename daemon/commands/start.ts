@@ -4,7 +4,7 @@
  * it down cleanly.
  */
 import { parseFlags, stringFlag } from '../args.js';
-import { loadConfig } from '../config.js';
+import { loadConfig } from '../config/index.js';
 import { Daemon } from '../daemon.js';
 import { createLogger } from '../log.js';
 

@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { parseFlags, stringFlag } from '../args.js';
-import { resolveDataDir } from '../config.js';
+import { resolveDataDir } from '../config/index.js';
 import { runningDaemon } from '../daemon-info.js';
 import { dataDirPaths } from '../datadir.js';
 import { describeUpstream, readUpstreamStatus } from '../upstreams/status-file.js';

@@ -6,7 +6,7 @@
  * The login URL is the running daemon's real address when one runs.
  */
 import { parseFlags, stringFlag } from '../args.js';
-import { loadConfig } from '../config.js';
+import { loadConfig } from '../config/index.js';
 import { Store } from '../core/store.js';
 import { runningDaemon } from '../daemon-info.js';
 import { openDataDir } from '../datadir.js';

@@ -12,7 +12,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../test/helpers/fake-clock.js';
 import { walCommits } from '../../test/helpers/wal.js';
-import type { CatalogEntry } from '../config.js';
+import type { CatalogEntry } from '../config/index.js';
 import type { SubmitRequest } from '../context.js';
 import type { Executor } from '../executors/executor.js';
 import { CatalogExecutor } from '../executors/process.js';

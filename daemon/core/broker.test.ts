@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../test/helpers/fake-clock.js';
-import type { CatalogEntry } from '../config.js';
+import type { CatalogEntry } from '../config/index.js';
 import type { SubmitRequest } from '../context.js';
 import { CatalogExecutor } from '../executors/process.js';
 import { Catalog } from '../sources/catalog.js';

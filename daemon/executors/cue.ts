@@ -13,7 +13,7 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deliverLineSchema, type SessionFile } from '../../bridge-client/protocol.js';
-import type { BridgeConfig } from '../config.js';
+import type { BridgeConfig } from '../config/index.js';
 import type { Command, Outcome } from '../core/lifecycle.js';
 import type { FailReason } from '../errors.js';
 import type { Logger } from '../log.js';

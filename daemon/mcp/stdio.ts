@@ -16,7 +16,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { parseFlags, stringFlag } from '../args.js';
-import { resolveDataDir } from '../config.js';
+import { resolveDataDir } from '../config/index.js';
 import { createLogger, type Logger } from '../log.js';
 import { VERSION } from '../version.js';
 import type { Generation } from './generations.js';

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { resolveDataDir } from '../config.js';
+import { resolveDataDir } from '../config/index.js';
 import { UsageError } from '../errors.js';
 import { escapeForTerminal } from '../text-rules.js';
 import { OwnerClient, OwnerConnectError } from './client.js';

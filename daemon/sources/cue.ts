@@ -9,7 +9,7 @@
  */
 import { createHmac } from 'node:crypto';
 import type { OgfCueInput } from '../../bridge-client/protocol.js';
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import type { CuesApi, SubmitRequest } from '../context.js';
 import { type DataDir, newToken, readOrCreateSecret } from '../datadir.js';
 import { CueExecutor, type CueSecret } from '../executors/cue.js';

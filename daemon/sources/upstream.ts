@@ -6,7 +6,7 @@
  * into a SubmitRequest of tool `upstream`. The tools an upstream listed stay listed while it reconnects.
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
-import type { UpstreamConfig } from '../config.js';
+import type { UpstreamConfig } from '../config/index.js';
 import type { SubmitRequest } from '../context.js';
 import type { Command, UpstreamRef } from '../core/lifecycle.js';
 import type { Executor } from '../executors/executor.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../test/helpers/fake-clock.js';
-import type { UpstreamConfig } from '../config.js';
+import type { UpstreamConfig } from '../config/index.js';
 import { silentLogger } from '../log.js';
 import { BACKOFF_MAX_MS, UpstreamRegistry } from './registry.js';
 

@@ -1,0 +1,152 @@
+/**
+ * Configuration (contracts.md 1.1–1.3): flags, then environment variables, then the JSON file, then
+ * embedded defaults — validated with zod into one frozen Config. Every error names the field and what it
+ * accepts; the CLI turns it into one line and exit 2.
+ */
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import { UsageError } from '../errors.js';
+import { duplicateKeyPath } from '../json-duplicates.js';
+import type { CatalogEntry } from './catalog.js';
+import { describeZodError, protoKeyPath } from './fields.js';
+import { type BridgeConfig, fileSchema } from './file.js';
+import type { ConfigGrantEntry } from './grants.js';
+import type { UpstreamConfig } from './upstreams.js';
+
+export interface Config {
+  dataDir: string;
+  host: string;
+  port: number;
+  configFile: string | undefined;
+  review_timeout_s: number;
+  public_url: string | null;
+  /** Normalised origins (`https://chatgpt.com`) /mcp accepts besides its own (contract 1.3). */
+  mcp_allowed_origins: readonly string[];
+  output_limit_bytes: number;
+  max_pending_per_client: number;
+  max_pending: number;
+  ogf_bridge: BridgeConfig | null;
+  commands: Record<string, CatalogEntry>;
+  upstreams: Record<string, UpstreamConfig>;
+  /** Contract 8: grants from the config file (client defaulted to `*`). */
+  grants: ReadonlyArray<ConfigGrantEntry>;
+}
+
+/** What flags say; each falls back to its environment variable (contract 1.1). */
+export interface ConfigFlags {
+  dataDir?: string | undefined;
+  host?: string | undefined;
+  port?: string | undefined;
+  config?: string | undefined;
+}
+
+/** The default data dir: `$XDG_STATE_HOME/ogf-broker`, else `~/.local/state/ogf-broker` (contract 1.2). */
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  const xdg = env.XDG_STATE_HOME;
+  return xdg && isAbsolute(xdg) ? join(xdg, 'ogf-broker') : join(homedir(), '.local', 'state', 'ogf-broker');
+}
+
+/** Resolves the data dir from a flag, `OGF_BROKER_DATA_DIR`, or the default. */
+export function resolveDataDir(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  const d = flag ?? env.OGF_BROKER_DATA_DIR;
+  if (d === undefined || d === '') return defaultDataDir(env);
+  return resolve(d);
+}
+
+function parsePort(raw: string, source: string): number {
+  if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) {
+    throw new UsageError(`${source}: port must be an integer from 0 to 65535, got ${JSON.stringify(raw)}`);
+  }
+  return Number(raw);
+}
+
+/**
+ * Loopback only (contract 1.1 v2): a daemon bound to 0.0.0.0 or a LAN address would be reachable by any
+ * peer, which passes the Host check by simply sending `Host: 127.0.0.1:PORT`. Remote owners come in
+ * through a tunnel or reverse proxy on this machine and `public_url`.
+ */
+const LOOPBACK_HOSTS = ['127.0.0.1', '::1', 'localhost'];
+
+function parseHost(raw: string, source: string): string {
+  if (!LOOPBACK_HOSTS.includes(raw)) {
+    throw new UsageError(
+      `${source}: must be a loopback address (127.0.0.1, ::1 or localhost), got ${JSON.stringify(raw)}; to reach the daemon from elsewhere, use a tunnel or reverse proxy and set public_url`,
+    );
+  }
+  return raw;
+}
+
+/**
+ * Loads the whole configuration. Reads the config file but creates nothing (contract: a bad config
+ * changes nothing). Throws UsageError with one line on any problem.
+ */
+export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.env): Config {
+  const dataDir = resolveDataDir(flags.dataDir, env);
+  const host = parseHost(
+    flags.host ?? env.OGF_BROKER_HOST ?? '127.0.0.1',
+    flags.host ? '--host' : 'OGF_BROKER_HOST',
+  );
+  const port = parsePort(
+    flags.port ?? env.OGF_BROKER_PORT ?? '7719',
+    flags.port ? '--port' : 'OGF_BROKER_PORT',
+  );
+  const explicit = flags.config ?? env.OGF_BROKER_CONFIG;
+  const configFile = explicit ? resolve(explicit) : join(dataDir, 'config.json');
+  let raw: unknown = {};
+  let used: string | undefined;
+  try {
+    const text = readFileSync(configFile, 'utf8');
+    used = configFile;
+    try {
+      raw = JSON.parse(text);
+    } catch (e) {
+      throw new UsageError(`config ${configFile}: not valid JSON (${(e as Error).message})`);
+    }
+    // Contract 1.3: JSON.parse keeps the last of two equal keys, so a name given twice is found in the text.
+    const twice = duplicateKeyPath(text);
+    if (twice !== undefined) throw new UsageError(`config ${configFile}: ${twice}: named twice`);
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    const code = (e as NodeJS.ErrnoException).code;
+    if (!(code === 'ENOENT' && !explicit)) {
+      throw new UsageError(`config ${configFile}: cannot read it (${code ?? (e as Error).message})`);
+    }
+  }
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new UsageError(`config ${configFile}: must be a JSON object`);
+  }
+  // zod records silently drop a `__proto__` key (a command named so would vanish, and start would
+  // succeed); refuse it like any other unknown key (contract 1.3: unknown keys are errors).
+  const proto = protoKeyPath(raw);
+  if (proto !== undefined) {
+    throw new UsageError(`config ${configFile}: ${proto}: unknown key (not accepted here)`);
+  }
+  const parsed = fileSchema.safeParse(raw);
+  if (!parsed.success) throw new UsageError(describeZodError(parsed.error, `config ${configFile}: `));
+  const file = parsed.data;
+  let bridge: BridgeConfig | null = file.ogf_bridge;
+  const envBridge = env.OGF_BRIDGE_URL;
+  if (envBridge !== undefined && envBridge !== '') {
+    if (!/^wss?:\/\/[^\s]+$/.test(envBridge)) {
+      throw new UsageError(`OGF_BRIDGE_URL: must be a ws:// or wss:// URL, got ${JSON.stringify(envBridge)}`);
+    }
+    bridge = { url: envBridge, delivery_timeout_ms: bridge?.delivery_timeout_ms ?? 5000 };
+  }
+  return Object.freeze({
+    dataDir,
+    host,
+    port,
+    configFile: used,
+    review_timeout_s: file.review_timeout_s,
+    public_url: file.public_url === null ? null : new URL(file.public_url).origin,
+    mcp_allowed_origins: Object.freeze(file.mcp_allowed_origins.map((o) => new URL(o).origin)),
+    output_limit_bytes: file.output_limit_bytes,
+    max_pending_per_client: file.max_pending_per_client,
+    max_pending: file.max_pending,
+    ogf_bridge: bridge,
+    commands: file.commands,
+    upstreams: file.upstreams,
+    grants: Object.freeze(file.grants),
+  });
+}

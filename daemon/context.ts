@@ -13,6 +13,7 @@ import type { AuditEntry } from './core/store.js';
 import type { DataDir } from './datadir.js';
 import type { BrokerErrorCode } from './errors.js';
 import type { Logger } from './log.js';
+import type { SetupFeed } from './owner/setup.js';
 import type { Source } from './sources/source.js';
 import type { Tokens } from './tokens.js';
 
@@ -173,6 +174,8 @@ export interface EdgeContext {
   origins: Origins;
   log: Logger;
   version: string;
+  /** The owner panel's first-run help (issue 19); absent: hello carries none. */
+  setup?: SetupFeed;
 }
 
 /** An edge the daemon mounts on its HTTP server. */

@@ -22,6 +22,7 @@ import { createHttpServer } from './http/server.js';
 import type { Logger } from './log.js';
 import { createMcpEdge } from './mcp/edge.js';
 import { createOwnerEdge } from './owner/edge.js';
+import { createSetupFeed } from './owner/setup.js';
 import { Catalog } from './sources/catalog.js';
 import { CatalogSource } from './sources/catalog-source.js';
 import { createCueFeature } from './sources/cue.js';
@@ -30,7 +31,7 @@ import { executorsOf, type Source } from './sources/source.js';
 import { UpstreamSource } from './sources/upstream.js';
 import { Tokens } from './tokens.js';
 import { UpstreamRegistry } from './upstreams/registry.js';
-import { removeUpstreamStatus, writeUpstreamStatus } from './upstreams/status-file.js';
+import { removeUpstreamStatus, withExposed, writeUpstreamStatus } from './upstreams/status-file.js';
 import { VERSION } from './version.js';
 
 /** Errors that mean the data dir cannot be written (a read-only mount, a full disk, no permission). */
@@ -129,12 +130,17 @@ export class Daemon {
     });
     this.#upstreams = upstreams;
     const catalog = new Catalog(config);
+    const upstreamSource = new UpstreamSource(
+      upstreams,
+      this.#log,
+      new UpstreamExecutor(upstreams, config.output_limit_bytes),
+    );
     // architecture.md "The house": each source lists its tools and names its executor; the MCP edge lists
     // them in this order (and merges their parts of list_commands in it: catalog, bridge, upstreams).
     const sources: Source[] = [
       new CatalogSource(catalog, new CatalogExecutor(catalog, config.output_limit_bytes)),
       new CueSource(createCueFeature({ config, paths, log: this.#log }), this.#log),
-      new UpstreamSource(upstreams, this.#log, new UpstreamExecutor(upstreams, config.output_limit_bytes)),
+      upstreamSource,
     ];
     const broker = new Broker({
       store,
@@ -164,6 +170,13 @@ export class Daemon {
       origins,
       log: this.#log,
       version: VERSION,
+      setup: createSetupFeed({
+        config,
+        sources,
+        url: () => origins.url(),
+        onUpstreamChange: (l) => upstreams.onChange(l),
+        env: this.#env,
+      }),
     };
     // Computed once: the HTTP server's gate and the owner edge's login gate share them (connections.ts).
     const fdLimit = descriptorLimit();
@@ -210,7 +223,9 @@ export class Daemon {
     unwritable(config.dataDir, () => writeDaemonInfo(paths.daemonJson, this.#info!));
     const publishStatus = () => {
       try {
-        writeUpstreamStatus(paths.upstreamsJson, process.pid, upstreams.status());
+        // The source rebuilt its tools before this runs (its registry listener was added first).
+        const status = withExposed(upstreams.status(), upstreamSource.listing().fields);
+        writeUpstreamStatus(paths.upstreamsJson, process.pid, status);
       } catch (e) {
         this.#log.log('error', 'upstream_status_not_written', { error: (e as Error).message });
       }

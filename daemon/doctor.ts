@@ -1,8 +1,9 @@
 /**
  * `ogf-broker doctor` (contracts.md 1.1): one line per check — config, data dir permissions, port, a
- * real `ogf-bridge/1` handshake with the configured avatar app, each upstream, and (a warning) commands
- * needing more approvals than there are owners — each saying what it found. Exit 0 when
- * every check is ok, 1 otherwise; bad flags exit 2 (UsageError) like every subcommand.
+ * real `ogf-bridge/1` handshake with the configured avatar app, each upstream, and (warnings) an upstream
+ * handed a folder containing the data dir, and commands needing more approvals than there are owners —
+ * each saying what it found. Exit 0 when every check is ok, 1 otherwise; bad flags exit 2 (UsageError)
+ * like every subcommand.
  */
 import { readdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -14,6 +15,7 @@ import { countOwners } from './core/store.js';
 import { runningDaemon } from './daemon-info.js';
 import { dataDirPaths, inspectDataDir } from './datadir.js';
 import { silentLogger } from './log.js';
+import { dataDirReach } from './upstreams/data-dir-reach.js';
 import { probeUpstream } from './upstreams/probe.js';
 import { VERSION } from './version.js';
 
@@ -127,6 +129,26 @@ export function checkUpstreams(config: Config): Promise<Check[]> {
 }
 
 /**
+ * Issue 19: an upstream handed a folder that contains the data dir could let an AI read the tokens in it
+ * (docs/security.md). One warning per such upstream, naming what reaches it — not a failure: the owner
+ * may mean it (and approves every call).
+ */
+export function checkUpstreamReach(config: Pick<Config, 'upstreams' | 'dataDir'>): Check[] {
+  return Object.entries(config.upstreams).flatMap(([name, u]) => {
+    const hits = dataDirReach(u, config.dataDir);
+    if (hits.length === 0) return [];
+    return [
+      {
+        name: `upstream ${name}`,
+        ok: true,
+        warn: true,
+        detail: `${hits.join(', ')} contains the data dir ${config.dataDir} (owner.token, mcp.token, broker.db): an AI could read the tokens through this upstream; give it a folder outside the data dir (docs/security.md)`,
+      },
+    ];
+  });
+}
+
+/**
  * Contract 9: a catalog command or upstream needing more `approvals` than there are owners can never be
  * approved (it only expires). One warning line each — not a failure: owners can be added while it runs.
  * Pure, so it is testable while the config still refuses `approvals` above 1.
@@ -183,6 +205,7 @@ export async function runDoctor(argv: string[]): Promise<number> {
     checks.push(await checkPort(root, config.host, config.port));
     checks.push(await checkBridge(config));
     checks.push(...(await checkUpstreams(config)));
+    checks.push(...checkUpstreamReach(config));
     // A data dir not started yet has owner `owner` only (its first start creates it).
     checks.push(...checkQuorum(config, countOwners(dataDirPaths(root).db) ?? 1));
   } else {

@@ -30,6 +30,7 @@ import { type ConnectionState, logOut, OwnerConnection } from './connection.js';
 import { byId, el } from './dom.js';
 import { EXPLAIN } from './explain.js';
 import { HistoryFilters } from './filters.js';
+import { FirstRun } from './first-run.js';
 import { GrantBoard } from './grants.js';
 import { shortcuts } from './keys.js';
 import { Notifier } from './notify.js';
@@ -66,6 +67,8 @@ const board = new GrantBoard({
   now: () => Date.now() + skewMs,
 });
 const allowDialog = new AllowDialog();
+/** Issue 19: how to connect an AI and what it can do, while nothing waits (first-run.ts). */
+const firstRun = new FirstRun(byId('first-run'));
 const filters = new HistoryFilters(() => render());
 const grantWords = (id: string) => board.describe(id);
 const notifier = new Notifier((id) => {
@@ -147,6 +150,7 @@ function layout(force: boolean): void {
   // While arrivals are held the queue's layout stays exactly as it was (the count above says the truth).
   const empty = byId('queue-empty');
   if (held.size === 0) empty.hidden = waiting.length > 0;
+  firstRun.show(!empty.hidden);
   // Same one line, other words: the empty queue must not say "nothing waits" while arrivals are held.
   empty.textContent =
     held.size === 0
@@ -164,6 +168,10 @@ function onMessage(m: ServerMessage): void {
       skewMs = Date.parse(m.server_time) - Date.now();
       me = m.owner;
       showOwner(m.owner);
+      if (m.setup !== undefined) firstRun.update(m.setup);
+      return;
+    case 'setup':
+      firstRun.update(m.setup);
       return;
     case 'snapshot': {
       // A fresh snapshot replaces everything: a reconnecting tab resyncs and misses nothing.

@@ -304,6 +304,11 @@ export const REQUIREMENTS = {
     statement:
       'With trust_read_only_hint, calls to tools annotated readOnlyHint: true are approved at once by policy:read_only, and are still commands, recorded and shown.',
   },
+  'U.read-only-description': {
+    source: 'contracts.md 7; issue 19 finding 5',
+    statement:
+      "A tool the read-only policy approves (trust_read_only_hint, readOnlyHint: true, one approval) says in tools/list that its calls are approved at once by the owner's policy and recorded, not that they wait for the owner; every other upstream tool still says each call needs the owner's approval.",
+  },
   'U.twin': {
     source: 'contracts.md 7, 3.1',
     statement:
@@ -371,6 +376,33 @@ export const REQUIREMENTS = {
     source: 'contracts.md 5 (v2)',
     statement:
       'An extra ogf_owner_session cookie planted by another local server (a longer Path, sent first) does not shadow the owner’s real session.',
+  },
+
+  // ---- a new user's first steps (issue 19 finding 5) -------------------------------------------------
+  'N.banner-token': {
+    source: 'contracts.md 1.1; issue 19 finding 5',
+    statement:
+      'The start banner prints the exact token command — with --data-dir D whenever the data dir is not the default, shell-quoted, and node plus the script when ogf-broker is not on PATH — and that line, run as printed in a shell, prints a token the daemon accepts on /mcp.',
+  },
+  'N.token-where': {
+    source: 'contracts.md 1.1; issue 19 finding 5',
+    statement:
+      'token owner/mcp say on stderr which data dir they used (and that it was just created) and whether a daemon runs there; the URL or token stays the last line of stdout, alone.',
+  },
+  'N.first-run-panel': {
+    source: 'contracts.md 5 (hello.setup, an addition); issue 19 finding 5',
+    statement:
+      'While nothing waits, the panel shows the MCP URL, the exact token command (never a token), the catalog commands, each upstream with its state and exposed tool count (kept live by setup frames), the avatar bridge on/off and where the docs are.',
+  },
+  'N.status-exposed': {
+    source: 'contracts.md 1.1 (v2); issue 19 finding 5',
+    statement:
+      'status says how many tools a connected upstream listed and, when fewer are exposed (the tools filter, skipped tools), how many: "connected with 8 tools, 4 exposed".',
+  },
+  'N.doctor-datadir': {
+    source: 'contracts.md 1.1; docs/security.md; issue 19 finding 5',
+    statement:
+      'doctor warns, naming the argv element or cwd, when an upstream is handed the data dir or a folder containing it (absolute, ~, ./ or ../ paths, --flag=PATH values, cwd); a sibling folder gets no warning.',
   },
 } as const satisfies Record<string, Requirement>;
 

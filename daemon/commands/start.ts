@@ -1,12 +1,13 @@
 /**
- * `ogf-broker start`: the daemon in the foreground. Prints where it listens and the owner login URL on
- * stdout (for the person); logs JSON lines on stderr (for machines; never a token). SIGTERM/SIGINT shut
- * it down cleanly.
+ * `ogf-broker start`: the daemon in the foreground. Prints where it listens, the exact command that prints
+ * the MCP token (self-command.ts) and the owner login URL on stdout (for the person); logs JSON lines on
+ * stderr (for machines; never a token). SIGTERM/SIGINT shut it down cleanly.
  */
 import { parseFlags, stringFlag } from '../args.js';
 import { loadConfig } from '../config/index.js';
 import { Daemon } from '../daemon.js';
 import { createLogger } from '../log.js';
+import { currentInvocation, mcpTokenLine } from '../self-command.js';
 
 export async function runStart(argv: string[]): Promise<number> {
   const p = parseFlags('start', argv, {
@@ -43,7 +44,9 @@ export async function runStart(argv: string[]): Promise<number> {
     process.stdout.write(
       [
         `ogf-broker ${info.version} listening on ${info.url} (data dir ${config.dataDir})`,
-        `MCP endpoint: ${info.mcp_url}  (token: ogf-broker token mcp; see docs/clients.md)`,
+        `MCP endpoint: ${info.mcp_url}  (connecting an AI client: docs/clients.md)`,
+        // Issue 19: the exact command, --data-dir included when not the default, shell-quoted.
+        mcpTokenLine(config.dataDir, currentInvocation()),
         `OGF Bridge: ${config.ogf_bridge ? config.ogf_bridge.url : 'off (set ogf_bridge.url in config or OGF_BRIDGE_URL)'}`,
         'Owner panel — open this URL to log in:',
         daemon.ownerLoginUrl,

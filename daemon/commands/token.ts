@@ -5,13 +5,25 @@
  * a creation or rotation at once (and ends a rotated owner's sessions and sockets, owner/edge.ts).
  * The login URL is the running daemon's real address when one runs.
  */
+import { existsSync } from 'node:fs';
 import { parseFlags, stringFlag } from '../args.js';
 import { loadConfig } from '../config/index.js';
 import { Store } from '../core/store.js';
-import { runningDaemon } from '../daemon-info.js';
+import { type DaemonInfo, runningDaemon } from '../daemon-info.js';
 import { openDataDir } from '../datadir.js';
 import { UsageError } from '../errors.js';
 import { checkClientName, checkOwnerName, FIRST_OWNER, LOCAL_CLIENT, Tokens } from '../tokens.js';
+
+/**
+ * Issue 19: which data dir this token belongs to and whether a daemon serves it — on stderr, so stdout's
+ * last line stays the URL or token alone (contract 1.1). A token made in a data dir no daemon serves is
+ * refused by a daemon on another one (401); this says so instead of staying silent.
+ */
+function whereLine(root: string, existed: boolean, info: DaemonInfo | undefined): string {
+  const dir = `token: data dir ${root}${existed ? '' : ' (created just now)'}`;
+  if (info) return `${dir}; a daemon runs there (pid ${info.pid}, ${info.url}) and honours this at once.\n`;
+  return `${dir}; no daemon runs there. A daemon started with another --data-dir refuses this token: pass its --data-dir (its start banner prints the exact command).\n`;
+}
 
 export async function runToken(argv: string[]): Promise<number> {
   const [kind, ...rest] = argv;
@@ -36,14 +48,18 @@ export async function runToken(argv: string[]): Promise<number> {
   const owner = checkOwnerName(stringFlag(p, 'name') ?? FIRST_OWNER);
   const rotate = p.values.rotate === true;
   const config = loadConfig({ dataDir: stringFlag(p, 'data-dir') });
+  const existed = existsSync(config.dataDir);
   const paths = openDataDir(config.dataDir);
   const store = new Store(paths.db);
   try {
     const tokens = new Tokens(paths, store);
+    const info = runningDaemon(paths.daemonJson);
+    // After the token exists (a refusal stays one line on stderr, contract 1.1), before stdout's lines.
+    const where = () => process.stderr.write(whereLine(paths.root, existed, info));
     // The terminal acts as owner `owner` (contract 9): it holds the data dir, owner.token included.
     if (kind === 'owner') {
       const { token, outcome } = tokens.ownerTokenFor(owner, rotate, FIRST_OWNER);
-      const info = runningDaemon(paths.daemonJson);
+      where();
       const base = info?.url ?? `http://${config.host}:${config.port}`;
       if (outcome === 'created')
         process.stdout.write(
@@ -61,6 +77,7 @@ export async function runToken(argv: string[]): Promise<number> {
       return 0;
     }
     const token = tokens.mcpTokenFor(client, rotate, FIRST_OWNER);
+    where();
     if (rotate)
       process.stdout.write(`Rotated the MCP token of client ${client}; the old one no longer works.\n`);
     process.stdout.write(`${token}\n`);

@@ -52,6 +52,7 @@ import {
 } from './messages.js';
 import { type ClientFrame, HISTORY_DEFAULT, MAX_FRAME_BYTES, parseClientFrame } from './protocol.js';
 import type { OwnerSessions, SessionEnd } from './sessions.js';
+import { watchSetup } from './setup.js';
 import type { LoginThrottle } from './throttle.js';
 
 export const OWNER_WS_PATH = '/owner/ws';
@@ -157,9 +158,12 @@ export class OwnerHub {
     const offGrants = ctx.broker.subscribeGrants((grant) =>
       this.#fanOutText(JSON.stringify({ type: 'grant_upsert', grant })),
     );
+    // Issue 19: the first-run help follows upstream state (an upstream connects after start).
+    const offSetup = ctx.setup ? watchSetup(ctx.setup, (text) => this.#fanOutText(text)) : () => {};
     this.#unsubscribe = () => {
       offCommands();
       offGrants();
+      offSetup();
     };
     this.#heartbeat = setInterval(() => this.#beat(), opts.heartbeatMs ?? 15_000);
     this.#heartbeat.unref();
@@ -344,6 +348,7 @@ export class OwnerHub {
       protocol: PROTOCOL,
       server_time: new Date().toISOString(),
       owner: owner.cred.name,
+      ...(this.#ctx.setup ? { setup: this.#ctx.setup.current() } : {}),
     });
     // The same bytes as JSON.stringify({type, commands: views}), from each View's cached text (view.ts).
     this.#sendViews(

@@ -20,12 +20,44 @@ export type OwnerSubprotocol = typeof OWNER_SUBPROTOCOL;
 /** The codes a `reply` may carry. */
 export type ReplyCode = OwnerErrorCode;
 
+/**
+ * What the owner needs to connect an AI and what the AI can do right now (issue 19 finding 5: the empty
+ * panel said "Nothing waits for you" and nothing else). An addition to contract 5: `hello.setup`, then a
+ * `setup` frame whenever it changes (an upstream connects after start). Never holds a token: only the
+ * command that prints one. Names are the owner's config's (catalog commands, upstreams), never an AI's.
+ */
+export interface SetupInfo {
+  /** The daemon's own /mcp URL. */
+  mcp_url: string;
+  /** public_url's /mcp, when a tunnel or proxy serves the daemon (ChatGPT). */
+  public_mcp_url?: string;
+  /** The exact shell command that prints client `local`'s MCP token (self-command.ts). */
+  token_command: string;
+  /** Set when OGF_BROKER_MCP_TOKEN fixes client `local`'s token: that value, not the command's, is it. */
+  token_fixed_by_env?: true;
+  /** Catalog command names (`run_command_wait`). */
+  commands: string[];
+  /** Each upstream: connected now, and how many of its tools are exposed. */
+  upstreams: Array<{ name: string; connected: boolean; tools: number }>;
+  /** Whether `ogf_cue` reaches an avatar app (the OGF bridge is configured). */
+  ogf_bridge_configured: boolean;
+  /** Where the docs are: README.md and docs/clients.md, absolute paths when the package has them. */
+  docs: string[];
+}
+
 export interface HelloMessage {
   type: 'hello';
   protocol: typeof PROTOCOL;
   server_time: string;
   /** The signed-in owner's name (contract 5 v2). */
   owner: string;
+  /** First-run help (issue 19; an addition to contract 5's hello). */
+  setup?: SetupInfo;
+}
+/** The setup changed (an upstream connected or went down); sent to every owner. */
+export interface SetupMessage {
+  type: 'setup';
+  setup: SetupInfo;
 }
 export interface SnapshotMessage {
   type: 'snapshot';
@@ -65,5 +97,6 @@ export type ServerMessage =
   | GrantUpsertMessage
   | ReplyMessage
   | HistoryMessage
-  | GrantsMessage;
+  | GrantsMessage
+  | SetupMessage;
 export type { Grant, View };

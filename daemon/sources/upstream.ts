@@ -21,6 +21,12 @@ const EXPOSED_NAME_RE = /^[A-Za-z0-9_-]{1,64}$/;
 
 const DESCRIPTION_PREFIX =
   "Each call needs the owner's approval and may answer PENDING (then call await_command_result with its pending_id).";
+/**
+ * Issue 19: a tool the read-only policy approves (contract 7 trust_read_only_hint) must not claim to wait for
+ * the owner. It is still a command, recorded and shown; a slow call may still answer PENDING.
+ */
+const POLICY_PREFIX =
+  "Calls are approved at once by the owner's read-only policy (the server marks this tool read-only) and recorded; a call still running after its wait answers PENDING (then call await_command_result with its pending_id).";
 
 interface Exposed {
   tool: Tool;
@@ -210,9 +216,14 @@ export class UpstreamSource implements Source {
   }
 
   #describe(upstream: string, exposedName: string, t: Tool, validate: Validate): Exposed {
+    const readOnly = t.annotations?.readOnlyHint === true;
+    const config = this.#registry.config(upstream);
+    // As prepare() and the broker decide: the policy approves only where one owner's approval would do.
+    const byPolicy = readOnly && config?.trust_read_only_hint === true && config.approvals === 1;
+    const prefix = byPolicy ? POLICY_PREFIX : DESCRIPTION_PREFIX;
     const tool: Tool = {
       name: exposedName,
-      description: t.description ? `${DESCRIPTION_PREFIX} ${t.description}` : DESCRIPTION_PREFIX,
+      description: t.description ? `${prefix} ${t.description}` : prefix,
       inputSchema: t.inputSchema,
       // Contract 10: every upstream tool is gated, so it may run as a task. No outputSchema (contract 7).
       execution: { taskSupport: 'optional' },
@@ -222,6 +233,6 @@ export class UpstreamSource implements Source {
     const ref: UpstreamRef = { name: upstream, tool: t.name };
     if (t.title !== undefined) ref.title = t.title;
     if (t.annotations !== undefined) ref.annotations = t.annotations as Record<string, unknown>;
-    return { tool, upstream, ref, validate, readOnly: t.annotations?.readOnlyHint === true };
+    return { tool, upstream, ref, validate, readOnly };
   }
 }

@@ -7,18 +7,43 @@ import { readFileSync, renameSync, unlinkSync } from 'node:fs';
 import { writePrivateFileExclusive } from '../datadir.js';
 import type { UpstreamStatus } from './registry.js';
 
-export function writeUpstreamStatus(path: string, pid: number, status: readonly UpstreamStatus[]): void {
+/** One upstream's line in the file: the registry's state plus how many of its tools are exposed. */
+export interface UpstreamStatusLine extends UpstreamStatus {
+  /**
+   * Tools exposed to the AI (issue 19: the config's `tools` filter and skipped tools make this differ from
+   * `tools`, which counts what the upstream listed). Absent in a file an older daemon wrote.
+   */
+  exposed?: number;
+}
+
+/**
+ * The registry's states with each upstream's exposed tool count, from the upstream source's
+ * `list_commands` part (`upstreams: [{name, tools: [exposed names]}]`, sources/upstream.ts).
+ */
+export function withExposed(
+  status: readonly UpstreamStatus[],
+  listing: Record<string, unknown> | undefined,
+): UpstreamStatusLine[] {
+  const parts = (listing?.upstreams ?? []) as Array<{ name: string; tools: readonly string[] }>;
+  const exposed = new Map(parts.map((u) => [u.name, u.tools.length]));
+  return status.map((s) => {
+    const n = exposed.get(s.name);
+    return n === undefined ? { ...s } : { ...s, exposed: n };
+  });
+}
+
+export function writeUpstreamStatus(path: string, pid: number, status: readonly UpstreamStatusLine[]): void {
   const tmp = `${path}.${pid}.tmp`;
   writePrivateFileExclusive(tmp, `${JSON.stringify({ pid, upstreams: status }, null, 2)}\n`);
   renameSync(tmp, path);
 }
 
 /** The states the daemon `pid` last wrote, or undefined when the file is missing or another daemon's. */
-export function readUpstreamStatus(path: string, pid: number): UpstreamStatus[] | undefined {
+export function readUpstreamStatus(path: string, pid: number): UpstreamStatusLine[] | undefined {
   try {
     const data = JSON.parse(readFileSync(path, 'utf8')) as { pid?: unknown; upstreams?: unknown };
     return data.pid === pid && Array.isArray(data.upstreams)
-      ? (data.upstreams as UpstreamStatus[])
+      ? (data.upstreams as UpstreamStatusLine[])
       : undefined;
   } catch {
     return undefined;
@@ -33,9 +58,16 @@ export function removeUpstreamStatus(path: string): void {
   }
 }
 
-/** One line per upstream, as `status` and `doctor` print them. */
-export function describeUpstream(s: UpstreamStatus): string {
-  if (s.state === 'connected') return `${s.name}: connected with ${s.tools} tool${s.tools === 1 ? '' : 's'}`;
+/**
+ * One line per upstream, as `status` prints them: contract 1.1's "connected with N tools" (N as the upstream
+ * listed them), then — when fewer are exposed (the `tools` filter, skipped tools) — how many the AI sees
+ * (issue 19: "14 tools" where 4 are exposed misled).
+ */
+export function describeUpstream(s: UpstreamStatusLine): string {
+  if (s.state === 'connected') {
+    const listed = `${s.name}: connected with ${s.tools} tool${s.tools === 1 ? '' : 's'}`;
+    return s.exposed === undefined || s.exposed === s.tools ? listed : `${listed}, ${s.exposed} exposed`;
+  }
   if (s.state === 'connecting') return `${s.name}: connecting`;
   return `${s.name}: down (${s.why ?? 'not connected'})`;
 }

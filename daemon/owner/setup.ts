@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Config } from '../config.js';
+import type { Config } from '../config/index.js';
 import { currentInvocation, mcpTokenFixed, tokenMcpCommand } from '../self-command.js';
 import type { Source } from '../sources/source.js';
 import type { SetupInfo } from './messages.js';

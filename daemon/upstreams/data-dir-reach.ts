@@ -12,7 +12,7 @@
 import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
-import type { UpstreamConfig } from '../config.js';
+import type { UpstreamConfig } from '../config/index.js';
 
 /** The real path of `path`, or of its deepest existing parent joined with the rest (nothing need exist). */
 function realish(path: string): string {

@@ -36,3 +36,44 @@ export function stringFlag(p: Parsed, name: string): string | undefined {
   const v = p.values[name];
   return typeof v === 'string' ? v : undefined;
 }
+
+/** The flags of a terminal subcommand that keeps `--name` keys (owner actions, grants). */
+export interface FlagScanSpec {
+  /** Flags taking a value (`--note T` or `--note=T`). */
+  values: readonly string[];
+  /** Flags taking none. */
+  bools: readonly string[];
+}
+
+/**
+ * Splits `argv` into `--flag` values and positionals against `spec`; throws UsageError naming the flag
+ * (`--x: takes no value`, `--x: needs a value`, or `unknown(name)` for a flag `spec` does not list).
+ */
+export function scanFlags(
+  argv: readonly string[],
+  spec: FlagScanSpec,
+  unknown: (name: string) => string,
+): { flags: Map<string, string | true>; args: string[] } {
+  const flags = new Map<string, string | true>();
+  const args: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (!a.startsWith('--')) {
+      args.push(a);
+      continue;
+    }
+    const eq = a.indexOf('=');
+    const name = eq < 0 ? a : a.slice(0, eq);
+    if (spec.bools.includes(name)) {
+      if (eq >= 0) throw new UsageError(`${name}: takes no value`);
+      flags.set(name, true);
+    } else if (spec.values.includes(name)) {
+      const value = eq >= 0 ? a.slice(eq + 1) : argv[++i];
+      if (value === undefined) throw new UsageError(`${name}: needs a value`);
+      flags.set(name, value);
+    } else {
+      throw new UsageError(unknown(name));
+    }
+  }
+  return { flags, args };
+}

@@ -5,6 +5,7 @@
  * new grant's id as the last line. Bad flags exit 2 naming the flag; a refusal (`NotGrantable: ...`) goes
  * to stderr with exit 1, as `approve` does.
  */
+import { scanFlags } from '../args.js';
 import { GRANT_TTL_MAX_S, GRANT_TTL_MIN_S, GRANT_USES_MAX } from '../core/grants.js';
 import { UsageError } from '../errors.js';
 import { escapeForTerminal } from '../text-rules.js';
@@ -32,29 +33,11 @@ function parse(action: string, argv: readonly string[]): { flags: Flags; args: s
       `grant: must be followed by list, add or revoke, got ${action === '' ? 'nothing' : JSON.stringify(action)}`,
     );
   }
-  const flags: Flags = new Map();
-  const args: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (!a.startsWith('--')) {
-      args.push(a);
-      continue;
-    }
-    const eq = a.indexOf('=');
-    const name = eq < 0 ? a : a.slice(0, eq);
-    if (spec.bools.includes(name)) {
-      if (eq >= 0) throw new UsageError(`${name}: takes no value`);
-      flags.set(name, true);
-    } else if (spec.values.includes(name)) {
-      const value = eq >= 0 ? a.slice(eq + 1) : argv[++i];
-      if (value === undefined) throw new UsageError(`${name}: needs a value`);
-      flags.set(name, value);
-    } else {
-      throw new UsageError(
-        `${name}: unknown flag (grant ${action} accepts ${[...spec.bools, ...spec.values].join(', ')})`,
-      );
-    }
-  }
+  const { flags, args } = scanFlags(
+    argv,
+    spec,
+    (name) => `${name}: unknown flag (grant ${action} accepts ${[...spec.bools, ...spec.values].join(', ')})`,
+  );
   if (args.length > spec.positional) {
     throw new UsageError(`${JSON.stringify(args[spec.positional])}: unexpected argument`);
   }

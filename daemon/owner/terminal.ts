@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { scanFlags } from '../args.js';
 import { resolveDataDir } from '../config/index.js';
 import { UsageError } from '../errors.js';
 import { escapeForTerminal } from '../text-rules.js';
@@ -50,27 +51,7 @@ export function parseOwnerArgs(sub: string, argv: readonly string[]): Parsed {
   const spec = SPECS[sub];
   if (spec === undefined)
     throw new UsageError(`${sub}: not an owner command (list, approve, deny, reconcile)`);
-  const flags = new Map<string, string | true>();
-  const args: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a.startsWith('--')) {
-      const eq = a.indexOf('=');
-      const name = eq < 0 ? a : a.slice(0, eq);
-      if (spec.bools.includes(name)) {
-        if (eq >= 0) throw new UsageError(`${name}: takes no value`);
-        flags.set(name, true);
-      } else if (spec.values.includes(name)) {
-        const value = eq >= 0 ? a.slice(eq + 1) : argv[++i];
-        if (value === undefined) throw new UsageError(`${name}: needs a value`);
-        flags.set(name, value);
-      } else {
-        throw new UsageError(`${name}: unknown flag (${accepted(sub, spec)})`);
-      }
-    } else {
-      args.push(a);
-    }
-  }
+  const { flags, args } = scanFlags(argv, spec, (name) => `${name}: unknown flag (${accepted(sub, spec)})`);
   if (args.length > spec.positional) {
     throw new UsageError(
       `${JSON.stringify(args[spec.positional])}: unexpected argument (${sub} takes ${spec.positional === 0 ? 'no ID' : 'one ID'})`,

@@ -22,7 +22,7 @@ import { createRequire } from 'node:module';
 import type WebSocketClass from 'ws';
 import { type CheckedSessionFile, checkAppFrame } from './session-check.js';
 import type { DeliverLine } from './vocabulary.js';
-import { MAX_FRAME_BYTES, PROTOCOL } from './vocabulary.js';
+import { DELIVERED_CODE, MAX_FRAME_BYTES, PROTOCOL } from './vocabulary.js';
 
 export type { DeliverLine };
 
@@ -213,7 +213,7 @@ export function deliverCue(file: CheckedSessionFile, opts: DeliverOptions): Prom
       if (f.type === 'cue_ack' && f.cue_id === file.pending_id) {
         finish({
           outcome: 'delivered',
-          code: 'Delivered',
+          code: DELIVERED_CODE,
           detail: f.duplicate
             ? 'the avatar app had already applied this cue and acknowledged it again'
             : 'the avatar app applied the cue',

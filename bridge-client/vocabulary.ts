@@ -30,6 +30,9 @@ export type Gaze = (typeof GAZES)[number];
 
 /** Handshake error codes the app may send (contract 6 step 2). */
 export const HANDSHAKE_ERROR_CODES = ['SessionUnknown', 'ProtocolUnsupported'] as const;
+/** The bridge client's `code` on a `delivered` line (contract 4): the one code that is not a reason. */
+export const DELIVERED_CODE = 'Delivered';
+
 /** Nack codes the app may send (contract 6 step 4). */
 export const NACK_CODES = ['Busy', 'Expired', 'Invalid'] as const;
 export type NackCode = (typeof NACK_CODES)[number];

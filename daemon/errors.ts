@@ -73,15 +73,32 @@ export const OWNER_ERROR_CODES = [
 export type OwnerErrorCode = (typeof OWNER_ERROR_CODES)[number];
 
 /** Codes the broker itself returns from an action; a subset of what the owner and MCP edges show. */
-export type BrokerErrorCode =
-  | 'AlreadyDecided'
-  | 'VersionConflict'
-  | 'NotFound'
-  | 'NotReconcilable'
-  | 'RequestIdReused'
-  | 'AlreadyApproved'
-  | 'NotGrantable'
-  | 'NotRevocable';
+export const BROKER_ERROR_CODES = [
+  'AlreadyDecided',
+  'VersionConflict',
+  'NotFound',
+  'NotReconcilable',
+  'RequestIdReused',
+  'AlreadyApproved',
+  'NotGrantable',
+  'NotRevocable',
+] as const satisfies ReadonlyArray<OwnerErrorCode | ToolErrorCode>;
+export type BrokerErrorCode = (typeof BROKER_ERROR_CODES)[number];
+
+/**
+ * Why the pure lifecycle refused an event (core/lifecycle.ts). The first three reach owners as they are;
+ * the others are the broker's own mistakes (an event in a state that cannot take it), never shown.
+ */
+export const REJECTION_CODES = [
+  'AlreadyDecided',
+  'AlreadyApproved',
+  'NotReconcilable',
+  'NotStartable',
+  'NotRunning',
+  'NothingToRecover',
+  'UnknownEvent',
+] as const;
+export type RejectionCode = (typeof REJECTION_CODES)[number];
 
 /**
  * A local error with a stable code and an optional cause. Used inside the daemon (config, data dir, start-up);

@@ -18,7 +18,7 @@
  * or a rejection with a stable code. The broker applies what it returns in one SQLite transaction, then
  * notifies. A daemon restart is an event too (`restart`), so recovery (rules 3 and 4) is decided here.
  */
-import type { DenyReason, FailReason, UnknownReason } from '../errors.js';
+import type { DenyReason, FailReason, RejectionCode, UnknownReason } from '../errors.js';
 
 export type State =
   | 'awaiting_review'
@@ -165,15 +165,6 @@ export type FinishResult =
   | { kind: 'succeeded'; outcome: Outcome }
   | { kind: 'failed'; reason: FailReason; detail: string; outcome: Outcome }
   | { kind: 'unknown'; reason: UnknownReason; detail: string; outcome: Outcome };
-
-export type RejectionCode =
-  | 'AlreadyDecided'
-  | 'AlreadyApproved'
-  | 'NotReconcilable'
-  | 'NotStartable'
-  | 'NotRunning'
-  | 'NothingToRecover'
-  | 'UnknownEvent';
 
 export type TransitionResult =
   | { ok: true; command: Command }

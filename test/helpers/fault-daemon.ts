@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { AppliedCue } from '../../bridge-client/avatar-state.js';
 import { BridgeEndpoint } from '../../bridge-client/endpoint.js';
+import { DENY_REASONS, FAIL_REASONS, UNKNOWN_REASONS } from '../../daemon/errors.js';
 
 /** `mark {word} {ms}`: appends "word pid" to MARK, then lingers `ms` before exiting 0. */
 export function markCatalog(markFile: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -133,24 +134,10 @@ export const ALLOWED: Record<string, ReadonlyArray<string | undefined>> = {
   approved: [undefined],
   running: [undefined],
   succeeded: [undefined],
-  denied: [
-    'OwnerDenied',
-    'ReviewExpired',
-    'CancelledByCaller',
-    'OgfBridgeNotConfigured',
-    'SessionSecretNotRetained',
-  ],
-  failed: [
-    'LaunchFailed',
-    'NonZeroExit',
-    'BridgeUnreachable',
-    'BridgeRejected',
-    'AvatarNotReady',
-    'CueExpired',
-    'SessionFileRejected',
-    'SessionSecretNotRetained',
-  ],
-  unknown: ['DeliveryUnconfirmed', 'KilledAtDeadline', 'DaemonRestarted'],
+  // The catalog itself (daemon/errors.ts), never a hand copy that drifts from it.
+  denied: DENY_REASONS,
+  failed: FAIL_REASONS,
+  unknown: UNKNOWN_REASONS,
 };
 
 /** Rule 8 and the audit promise: versions 1..n, each change one audit entry, no gap, no repeat. */

@@ -3,13 +3,10 @@
  * prints such text (contract 5 (v2)). The AI is the adversary: a control character (C0, DEL, C1) can drive
  * a terminal — clear the screen, move the cursor, redraw another command's lines — and a bidirectional
  * control can make text read in an order other than the one that runs. Input refuses both; output escapes
- * both, so rows stored before the input rule existed cannot redraw the terminal either.
+ * both, so rows stored before the input rule existed cannot redraw the terminal either. The character
+ * classes and the escapes are the panel's too (owner-ui/visible.ts): one implementation for both.
  */
-
-/** C0, DEL and C1: the characters a terminal may act on rather than print (contract 1.3). */
-const CONTROLS = '\\u0000-\\u001f\\u007f-\\u009f';
-/** The bidirectional controls of contract 1.3: ALM, LRM, RLM, LRE..RLO, LRI..PDI. */
-const BIDI = '\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069';
+import { BIDI, CONTROLS, escapeVisible, needsEscape } from '../owner-ui/visible.js';
 
 const FORBIDDEN_RE = new RegExp(`[${CONTROLS}${BIDI}]`, 'u');
 /** The same without newline (U+000A) and tab (U+0009), which `allow_newlines` admits (contract 1.3). */
@@ -17,15 +14,6 @@ const FORBIDDEN_BUT_NEWLINE_TAB_RE = new RegExp(
   `[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f${BIDI}]`,
   'u',
 );
-
-/**
- * What terminal output escapes: every character input refuses, newline and tab included (one value, one
- * line: an allowed newline printed raw could start a line that looks like another command's header), plus
- * LINE SEPARATOR and PARAGRAPH SEPARATOR, which some renderers also break lines on.
- */
-const ESCAPED = `[${CONTROLS}${BIDI}\\u2028\\u2029]`;
-const ESCAPED_RE = new RegExp(ESCAPED, 'gu');
-const NEEDS_ESCAPE_RE = new RegExp(ESCAPED, 'u');
 
 /** Whether `text` holds a character contract 1.3 refuses in AI text (newline and tab admitted on request). */
 export function hasForbiddenCharacter(text: string, allowNewlines = false): boolean {
@@ -39,25 +27,18 @@ export function charactersAccepted(allowNewlines: boolean): string {
     : 'without control or bidirectional characters';
 }
 
-const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
-
-function escapeOne(ch: string): string {
-  return NAMED[ch] ?? `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`;
-}
-
-/** Whether `text` holds anything `escapeForTerminal` would change. */
-export function needsEscape(text: string): boolean {
-  return NEEDS_ESCAPE_RE.test(text);
-}
+/** Whether `text` holds anything `escapeForTerminal` would change (the panel's rule, owner-ui/visible.ts). */
+export { needsEscape };
 
 /**
  * `text` safe to print on a terminal: every control, bidi control and line separator becomes a visible
  * escape (`\u001b`, `\n`, `\r`, `\t`), so the text prints as exactly one line of inert characters
- * (contract 5 (v2)). Backslashes are left alone: this is for prose (justifications, notes) where readability
- * wins; argv, where the exact characters matter, uses `quoteArg`.
+ * (contract 5 (v2)) — the same escapes the panel shows (owner-ui/visible.ts). Backslashes are left alone:
+ * this is for prose (justifications, notes) where readability wins; argv, where the exact characters
+ * matter, uses `quoteArg`.
  */
 export function escapeForTerminal(text: string): string {
-  return text.replace(ESCAPED_RE, escapeOne);
+  return escapeVisible(text);
 }
 
 const SHELL_SAFE_RE = /^[A-Za-z0-9_./:=@%+,-]+$/;
@@ -71,6 +52,6 @@ const SHELL_SAFE_RE = /^[A-Za-z0-9_./:=@%+,-]+$/;
 export function quoteArg(arg: string): string {
   if (SHELL_SAFE_RE.test(arg)) return arg;
   if (!needsEscape(arg)) return `'${arg.replaceAll("'", "'\\''")}'`;
-  const body = arg.replace(/[\\']/gu, (c) => `\\${c}`).replace(ESCAPED_RE, escapeOne);
+  const body = escapeVisible(arg.replace(/[\\']/gu, (c) => `\\${c}`));
   return `$'${body}'`;
 }

@@ -10,6 +10,7 @@
  * Escape cancels; whoever opened it says where focus goes back.
  */
 import type { View } from '../daemon/owner/messages.js';
+import { argsBlock } from './arg-view.js';
 import { el } from './dom.js';
 
 /** What `approve` carries as `grant` (daemon/owner/protocol.ts approveGrant). */
@@ -43,7 +44,10 @@ function listWords(items: string[]): string {
 
 /** What "any arguments" means for this command, in words: `any word for mark, whatever the AI chooses`. */
 export function anyWords(v: View): string {
-  const keys = Object.keys(v.args).map((k) => `any ${k}`);
+  // Names as the card shows them (escaped by el), cut: an AI may send many, and long ones (issue 19).
+  const names = Object.keys(v.args);
+  const keys = names.slice(0, 12).map((k) => `any ${k.length > 40 ? `${k.slice(0, 40)}…` : k}`);
+  if (names.length > 12) keys.push(`${names.length - 12} more`);
   if (v.tool === 'upstream' && v.upstream !== undefined) {
     const what = `${v.upstream.tool} on ${v.upstream.name}`;
     return keys.length === 0
@@ -139,7 +143,7 @@ export class AllowDialog {
     const exactArgs =
       Object.keys(v.args).length === 0
         ? el('span', { class: 'allow-hint' }, 'no arguments, exactly as now')
-        : el('pre', { class: 'allow-args' }, JSON.stringify(v.args, null, 2));
+        : el('div', { class: 'allow-args' }, argsBlock(v.args, 'The arguments of this request'));
     const uses = el('input', {
       type: 'number',
       id: 'allow-uses',

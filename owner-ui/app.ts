@@ -27,7 +27,7 @@ import { type AllowChoice, AllowDialog } from './allow.js';
 import { buildCard, countdownText, timeLeft } from './card.js';
 import { ClickGuard } from './click-safety.js';
 import { type ConnectionState, logOut, OwnerConnection } from './connection.js';
-import { byId, el } from './dom.js';
+import { byId, el, setText } from './dom.js';
 import { EXPLAIN } from './explain.js';
 import { HistoryFilters } from './filters.js';
 import { FirstRun } from './first-run.js';
@@ -222,7 +222,7 @@ function setCardMessage(id: string, text: string | undefined): void {
   entry.message = text;
   const p = entry.node.querySelector('.card-msg');
   // A message above the buttons pushes them down: through the guard, like every change to the page.
-  if (p !== null) guard.change(() => (p.textContent = text ?? ''));
+  if (p !== null) guard.change(() => setText(p, text ?? ''));
 }
 
 function onReply(m: Extract<ServerMessage, { type: 'reply' }>): void {
@@ -371,7 +371,7 @@ function tick(): void {
 
 function toast(text: string): void {
   // Fixed in a corner (styles.css): it moves nothing, but goes through the guard all the same.
-  guard.change(() => (toastEl.textContent = text));
+  guard.change(() => setText(toastEl, text));
 }
 
 document.addEventListener('click', (e) => {

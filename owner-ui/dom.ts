@@ -1,8 +1,12 @@
 /**
  * Tiny DOM builders. Text always goes in as text nodes and attributes through setAttribute, never through
  * HTML strings: the panel shows text an AI wrote (justification, argv, messages), so nothing it says may
- * become markup or script (strict CSP, issue 4).
+ * become markup or script (strict CSP, issue 4). And every text child shows control and bidi characters as
+ * visible escapes (`\u202e`; newline and tab keep their layout): whatever card, list or dialog a text lands
+ * in, it cannot read in an order other than its own (issue 19, contract 5 (v2)).
  */
+import { escapeKeepingLayout } from './visible.js';
+
 type Child = Node | string | number | null | undefined | false;
 type Attrs = Record<string, string | number | boolean | undefined>;
 
@@ -16,7 +20,11 @@ function setAttrs(node: Element, attrs: Attrs): void {
 function append(node: Node, children: Child[]): void {
   for (const c of children) {
     if (c === null || c === undefined || c === false) continue;
-    node.appendChild(typeof c === 'string' || typeof c === 'number' ? document.createTextNode(String(c)) : c);
+    node.appendChild(
+      typeof c === 'string' || typeof c === 'number'
+        ? document.createTextNode(escapeKeepingLayout(String(c)))
+        : c,
+    );
   }
 }
 
@@ -40,6 +48,11 @@ export function svg(tag: string, attrs: Attrs = {}, ...children: Child[]): SVGEl
   setAttrs(node, attrs);
   append(node, children);
   return node;
+}
+
+/** Replaces a node's text, escaped as `el` escapes its text children (a message may quote an AI's words). */
+export function setText(node: Node, text: string): void {
+  node.textContent = escapeKeepingLayout(text);
 }
 
 /** The element with this id, or an error naming it (the page and the script ship together). */

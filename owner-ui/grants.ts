@@ -10,6 +10,7 @@
  * (dom.ts): a grant's args and note came from an AI's request or an owner's typing.
  */
 import type { Grant } from '../daemon/owner/messages.js';
+import { argsBlock } from './arg-view.js';
 import { el } from './dom.js';
 import { place } from './placement.js';
 
@@ -196,11 +197,8 @@ function buildRow(g: Grant, busy: boolean, now: number): HTMLElement {
   const args =
     g.args === undefined
       ? el('p', { class: 'grant-args any' }, 'any arguments')
-      : el(
-          'pre',
-          { class: 'grant-args', 'aria-label': 'Only these exact arguments' },
-          JSON.stringify(g.args, null, 2),
-        );
+      : // Bounded however large the arguments (issue 19): folded and opened level by level.
+        el('div', { class: 'grant-args' }, argsBlock(g.args, 'Only these exact arguments'));
   const action =
     g.source === 'config'
       ? el('p', { class: 'grant-fixed' }, 'Edit the config file to change or remove it.')

@@ -4,6 +4,7 @@
  * button. Clicking one brings the tab forward on that card.
  */
 import type { View } from '../daemon/owner/messages.js';
+import { escapeVisible } from './visible.js';
 
 export class Notifier {
   readonly #notified = new Set<string>();
@@ -22,7 +23,9 @@ export class Notifier {
     this.#notified.add(v.id);
     if (!this.synced) return;
     if ('Notification' in window && Notification.permission === 'granted') {
-      const n = new Notification('Approval needed', { body: `${v.client}: ${v.summary}`, tag: v.id });
+      // The system draws this text, not the panel: escape it here (issue 19), as `list` does (contract 5).
+      const body = escapeVisible(`${v.client}: ${v.summary}`);
+      const n = new Notification('Approval needed', { body, tag: v.id });
       n.onclick = () => {
         window.focus();
         this.#show(v.id);

@@ -1,14 +1,14 @@
 /**
  * The owner's card for an upstream call (contract 7, 5 (v2)): which server and tool, the server's
  * annotations shown as its claims (a server can say anything: "server says: read-only" is its word, not
- * ours), and every argument readable — pretty JSON, long values folded behind a <details> that opens to the
- * whole value, none hidden. Then the upstream's own content blocks in the outcome.
+ * ours), and every argument readable — none hidden, large or deep ones folded and opened level by level in
+ * bounded work, control and bidi characters shown escaped (./arg-view.ts, issue 19). Then the upstream's
+ * own content blocks in the outcome.
  */
 import type { View } from '../daemon/owner/messages.js';
+import { argsList } from './arg-view.js';
 import { el } from './dom.js';
-
-/** Values longer than this (as pretty JSON) start folded; the owner opens them to see every character. */
-const FOLD_CHARS = 240;
+import { escapeVisible } from './visible.js';
 
 /** The server's annotations in words (the same words `ogf-broker list` prints, daemon/owner/format.ts). */
 export function claimWords(annotations: Record<string, unknown> | undefined): string[] {
@@ -23,25 +23,11 @@ export function claimWords(annotations: Record<string, unknown> | undefined): st
   return words;
 }
 
-function argValue(value: unknown): HTMLElement {
-  const text = JSON.stringify(value, null, 2) ?? 'undefined';
-  if (text.length <= FOLD_CHARS) return el('pre', { class: 'arg-value' }, text);
-  return el(
-    'details',
-    { class: 'arg-fold' },
-    el('summary', {}, `${text.slice(0, 80)}… (${text.length} characters: open to read all)`),
-    el('pre', { class: 'arg-value' }, text),
-  );
-}
-
+/** The card's upstream part: server, tool, the server's claims and every argument. */
 export function upstreamBlock(v: View): HTMLElement | null {
   const u = v.upstream;
   if (u === undefined) return null;
   const claims = claimWords(u.annotations);
-  const rows = Object.entries(v.args).flatMap(([k, value]) => [
-    el('dt', {}, k),
-    el('dd', {}, argValue(value)),
-  ]);
   return el(
     'div',
     { class: 'upstream', 'data-upstream': u.name, 'data-tool': u.tool },
@@ -52,7 +38,8 @@ export function upstreamBlock(v: View): HTMLElement | null {
       el('strong', { class: 'upstream-name' }, u.name),
       ' · tool ',
       el('strong', { class: 'tool-name' }, u.tool),
-      u.title === undefined ? '' : ` (“${u.title}”)`,
+      // The server's words, on one line: its newlines show as `\n` too.
+      u.title === undefined ? '' : ` (“${escapeVisible(u.title)}”)`,
     ),
     claims.length === 0
       ? el('p', { class: 'claims' }, 'The server makes no claims about this tool.')
@@ -61,11 +48,7 @@ export function upstreamBlock(v: View): HTMLElement | null {
           { class: 'claims' },
           ...claims.map((c) => el('span', { class: 'claim' }, `server says: ${c}`)),
         ),
-    el(
-      'dl',
-      { class: 'upstream-args', 'aria-label': 'Arguments sent exactly as shown' },
-      ...(rows.length === 0 ? [el('dd', {}, '(no arguments)')] : rows),
-    ),
+    argsList(v.args, 'Arguments sent exactly as shown'),
   );
 }
 

@@ -190,6 +190,16 @@ export const REQUIREMENTS = {
     statement:
       "A card's decision buttons (and their shortcuts) are inert, shown disabled, for its first second on screen and a second after it moves; arrivals never move the focused or hovered card; a decision never sends focus to the newest card.",
   },
+  'S.upstream-args-bounded': {
+    source: 'contracts.md 7, 3.2, 5 (v2); issue 19',
+    statement:
+      'An upstream call whose arguments nest deeper than 32 arrays/objects or exceed 1 MiB of JSON is refused InvalidArguments naming the field and the limit, nothing queued; the panel renders any argument in bounded work (folded by size and depth, opened one level or one chunk at a time), so no argument can crash, stall or blind the owner’s tab, on arrival or on reload.',
+  },
+  'S.upstream-args-visible': {
+    source: 'contracts.md 5 (v2), 7, 12 (v3); issue 19',
+    statement:
+      'Every key and string of an upstream call’s arguments (any depth), and every AI or upstream text in the panel and its notifications, shows control and bidi characters as visible escapes (\\u202e); a string holding newlines reads as its lines with its length in characters; ogf-broker list shows the same escapes.',
+  },
 
   // ---- robustness promises (issue 6) -----------------------------------------------------------------
   'Q.bad-input': {

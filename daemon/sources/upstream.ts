@@ -2,7 +2,7 @@
  * The upstream source (contract 7): every connected upstream's tools, exposed as `<upstream>__<tool>` with
  * the upstream's own inputSchema, title and annotations, and each call validated against that JSON Schema
  * (the SDK's Ajv with RE2 patterns, ./upstream-schema.ts, in the product: a mismatch is `InvalidArguments:`
- * naming the field, nothing queued)
+ * naming the field, nothing queued) after the depth and size bounds of ./upstream-bounds.ts,
  * into a SubmitRequest of tool `upstream`. The tools an upstream listed stay listed while it reconnects.
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
@@ -14,6 +14,7 @@ import type { Logger } from '../log.js';
 import { MAX_TOOL_JSON_CHARS } from '../upstreams/limits.js';
 import type { UpstreamRegistry, UpstreamStatus } from '../upstreams/registry.js';
 import type { ListingSchema, Prepared, Source, SourceListing } from './source.js';
+import { argumentBoundsError } from './upstream-bounds.js';
 import { compileInputSchema, type Validate } from './upstream-schema.js';
 
 /** Contract 7: an exposed name must match this, else the tool is not exposed (logged upstream_tool_skipped). */
@@ -136,6 +137,9 @@ export class UpstreamSource implements Source {
     const e = this.#exposed.get(name);
     // The edge dispatches only names this source listed, and both change in the same synchronous step.
     if (e === undefined) return refuse(`name must be a listed tool, got ${JSON.stringify(name)}`);
+    // Issue 19: depth and size first — no schema check, no owner, no snapshot ever sees an unbounded value.
+    const unbounded = argumentBoundsError(args);
+    if (unbounded !== undefined) return refuse(unbounded);
     const checked = e.validate(args);
     if (!checked.valid) {
       return refuse(

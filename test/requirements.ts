@@ -150,6 +150,11 @@ export const REQUIREMENTS = {
     statement:
       'A param pattern is anchored as ^(?:…)$ and matched in linear time (RE2), so no value can stall the daemon; a pattern RE2 cannot compile is a config error naming the field.',
   },
+  'S.upstream-cost': {
+    source: 'contracts.md 7, issue 19 finding 4',
+    statement:
+      "An upstream's tool definitions and the AI's arguments cost the daemon a bounded time: a definition over 64 KiB (at every listing), a schema over its size, ref, depth or pattern bounds is not exposed (upstream_tool_skipped); refs are not inlined, formats not asserted, uniqueItems linear, each call's check has a step budget (InvalidArguments naming the value); schemas compile in background slices, so the owners, clients and other upstreams are served meanwhile.",
+  },
   'S.pending-caps': {
     source: 'contracts.md 1.3, 3.2 (v2)',
     statement:

@@ -2,7 +2,7 @@
  * Compiles one upstream tool's `inputSchema` into the validator its calls are checked with (contract 7:
  * "a call is validated against the upstream's inputSchema"). The engines are the SDK's own Ajv classes
  * with its own options, per declared dialect (none or 2020-12, 2019-09, draft-07/06; any other is
- * refused), with two differences that close two holes:
+ * refused), with these differences, each closing a hole:
  *
  * - Every `pattern` and `patternProperties` key is matched by RE2 (re2js), in time linear in the value.
  *   Ajv's default is JavaScript's backtracking RegExp, so an upstream's `^(a+)+$` and one 41-character
@@ -20,8 +20,17 @@
  * Validation never changes the arguments (no defaults, coercion or removal): the owner approves exactly
  * the JSON that is sent (rule 1).
  */
-import { Ajv, AjvJsonSchemaValidator, addFormats } from '@modelcontextprotocol/server/validators/ajv';
-import { RE2JS } from 're2js';
+import { Ajv, AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
+import { clearPatternCache, compilePattern, UnsupportedPattern } from './re2-pattern.js';
+import {
+  COST_KEYWORD,
+  costKeyword,
+  instrument,
+  OverBudget,
+  resetSteps,
+  UNIQUE_KEYWORD,
+  uniqueKeyword,
+} from './schema-cost.js';
 
 export type Validate = (input: unknown) => { valid: boolean; errorMessage?: string | undefined };
 export type CompiledSchema = { ok: true; validate: Validate } | { ok: false; why: string };
@@ -31,6 +40,7 @@ interface AjvError {
   message?: string;
 }
 interface Engine {
+  addKeyword(definition: Record<string, unknown>): unknown;
   compile(schema: object): ((data: unknown) => boolean) & { errors?: AjvError[] | null };
   errorsText(errors?: AjvError[] | null): string;
 }
@@ -39,6 +49,15 @@ type Dialect = '2020-12' | '2019-09' | 'draft-7';
 
 /** The SDK's default engine options (createDefaultAjvInstance in @modelcontextprotocol/core-internal). */
 const SDK_OPTIONS = { strict: false, validateFormats: true, validateSchema: false, allErrors: true };
+/**
+ * Ours (issue 19 finding 4): no `$ref` inlining — Ajv copies a referenced schema into every place that
+ * refers to it, so 250 refs to a 250-property definition (13 KB) took 14 s and 1 GB to compile; now each
+ * is one function, called. `format` is an annotation, as JSON Schema 2020-12 defines it by default:
+ * ajv-formats checks `url` with a backtracking RegExp (18 s for 150 KB of ':'). And the first error
+ * only: the refusal names one field, and collecting all of them cost more than the check (an item
+ * missing 5,000 required names made 5,000 errors; 296 such items took 3.5 s).
+ */
+const ENGINE_OPTIONS = { ...SDK_OPTIONS, validateFormats: false, inlineRefs: false, allErrors: false };
 
 /** The `$schema` URIs per dialect, as the SDK's `declaredDialect` reads them (http or https, no `#`). */
 const DIALECTS: Record<string, Dialect> = {
@@ -77,23 +96,12 @@ function engineClasses(): Record<Dialect, EngineClass> {
   return classes;
 }
 
-/** A pattern RE2 refused, with the reason (thrown from inside Ajv's compile). */
-class UnsupportedPattern extends Error {}
-
 /**
  * Ajv's `code.regExp` hook: `pattern` → an object with `test`, searched (unanchored, as JSON Schema
  * means) by RE2. `toString` must be unique per pattern: Ajv shares compiled patterns by it.
  */
 function re2RegExp(pattern: string): { test(value: string): boolean; toString(): string } {
-  let re: RE2JS;
-  try {
-    re = RE2JS.compile(RE2JS.translateRegExp(pattern));
-  } catch (e) {
-    const detail = (e as Error).message.replace(/^error parsing regexp: /, '').slice(0, 200);
-    throw new UnsupportedPattern(
-      `its inputSchema has a pattern RE2 cannot compile (linear-time matching: no backreferences or lookaround): ${JSON.stringify(pattern.slice(0, 200))} (${detail})`,
-    );
-  }
+  const re = compilePattern(pattern);
   return { test: (value) => re.test(value), toString: () => `re2:${JSON.stringify(pattern)}` };
 }
 // Only read when generating standalone code (never here); anything but "new RegExp", which would bypass us.
@@ -110,12 +118,28 @@ export function compileInputSchema(schema: Record<string, unknown>): CompiledSch
       why: `its inputSchema declares a dialect the validator does not support ("$schema": ${JSON.stringify(String(schema.$schema).slice(0, 200))}; supported: 2020-12, 2019-09, draft-07, draft-06)`,
     };
   }
+  try {
+    return compileBounded(schema, dialect);
+  } finally {
+    clearPatternCache();
+  }
+}
+
+function compileBounded(schema: Record<string, unknown>, dialect: Dialect): CompiledSchema {
+  const instrumented = instrument(schema);
+  if (!instrumented.ok) return instrumented;
   const Engine = engineClasses()[dialect];
-  const engine = new Engine({ ...SDK_OPTIONS, code: { regExp: re2RegExp } });
-  addFormats(engine as never);
+  const engine = new Engine({ ...ENGINE_OPTIONS, code: { regExp: re2RegExp } });
+  engine.addKeyword({ keyword: COST_KEYWORD, schemaType: 'object', errors: false, validate: costKeyword });
+  engine.addKeyword({
+    keyword: UNIQUE_KEYWORD,
+    type: 'array',
+    schemaType: 'boolean',
+    validate: uniqueKeyword,
+  });
   let check: ReturnType<Engine['compile']>;
   try {
-    check = engine.compile(schema);
+    check = engine.compile(instrumented.schema);
   } catch (e) {
     if (e instanceof UnsupportedPattern) return { ok: false, why: e.message };
     return { ok: false, why: `its inputSchema does not compile: ${(e as Error).message.slice(0, 300)}` };
@@ -125,7 +149,20 @@ export function compileInputSchema(schema: Record<string, unknown>): CompiledSch
   const text = formatter;
   return {
     ok: true,
-    validate: (input) =>
-      check(input) ? { valid: true } : { valid: false, errorMessage: text.errorsText(check.errors) },
+    validate: (input) => {
+      resetSteps();
+      try {
+        if (check(input)) return { valid: true };
+      } catch (e) {
+        if (e instanceof OverBudget)
+          return { valid: false, errorMessage: `${e.message} (the validation budget)` };
+        // A stack overflow on deeply nested arguments: refused, never thrown at the caller.
+        return {
+          valid: false,
+          errorMessage: `data could not be checked: ${(e as Error).message.slice(0, 200)}`,
+        };
+      }
+      return { valid: false, errorMessage: text.errorsText(check.errors) };
+    },
   };
 }

@@ -13,9 +13,10 @@ import type { Executor } from '../executors/executor.js';
 import type { Logger } from '../log.js';
 import { MAX_TOOL_JSON_CHARS } from '../upstreams/limits.js';
 import type { UpstreamRegistry, UpstreamStatus } from '../upstreams/registry.js';
+import { SchemaCompiler } from './schema-compiler.js';
 import type { ListingSchema, Prepared, Source, SourceListing } from './source.js';
 import { argumentBoundsError } from './upstream-bounds.js';
-import { compileInputSchema, type Validate } from './upstream-schema.js';
+import type { Validate } from './upstream-schema.js';
 
 /** Contract 7: an exposed name must match this, else the tool is not exposed (logged upstream_tool_skipped). */
 const EXPOSED_NAME_RE = /^[A-Za-z0-9_-]{1,64}$/;
@@ -78,6 +79,10 @@ export class UpstreamSource implements Source {
   #exposed = new Map<string, Exposed>();
   readonly #listeners = new Set<() => void>();
   readonly #skipped = new Set<string>();
+  readonly #compiler = new SchemaCompiler(() => this.#rebuild());
+  /** What the exposed tools were built from (each listed Tool and its validator, in order). */
+  #basis: Array<Tool | Validate> = [];
+  readonly #sizes = new WeakMap<Tool, number>();
 
   /** `executor` forwards the approved calls (daemon/executors/upstream.ts). */
   constructor(registry: UpstreamRegistry, log: Logger, executor: Executor) {
@@ -162,28 +167,20 @@ export class UpstreamSource implements Source {
 
   #rebuild(): void {
     const next = new Map<string, Exposed>();
+    const basis: Array<Tool | Validate> = [];
     for (const upstream of this.#registry.names()) {
       const config = this.#registry.config(upstream)!;
       const only = config.tools === undefined ? undefined : new Set(config.tools);
       for (const t of this.#registry.tools(upstream) ?? []) {
         if (only !== undefined && !only.has(t.name)) continue;
         const exposedName = `${upstream}__${t.name}`;
-        const previous = this.#exposed.get(exposedName);
-        if (
-          previous !== undefined &&
-          JSON.stringify(previous.tool.inputSchema) === JSON.stringify(t.inputSchema)
-        ) {
-          next.set(exposedName, {
-            ...previous,
-            ...this.#describe(upstream, exposedName, t, previous.validate),
-          });
-          continue;
-        }
         if (!EXPOSED_NAME_RE.test(exposedName)) {
           this.#skip(upstream, t.name, 'its exposed name would not match ^[A-Za-z0-9_-]{1,64}$');
           continue;
         }
-        if (JSON.stringify(t).length > MAX_TOOL_JSON_CHARS) {
+        // At every listing, even when the inputSchema did not change: a re-listed tool keeping its schema
+        // once took a 7.5 MB title into every View of its calls (issue 19 finding 4).
+        if (this.#size(t) > MAX_TOOL_JSON_CHARS) {
           this.#skip(
             upstream,
             t.name,
@@ -191,18 +188,36 @@ export class UpstreamSource implements Source {
           );
           continue;
         }
-        // Linear-time patterns, each tool's schema on its own (./upstream-schema.ts).
-        const compiled = compileInputSchema(t.inputSchema);
+        // Bounded, linear-time validation, each tool's schema on its own (./upstream-schema.ts), compiled
+        // in the background a slice at a time (./schema-compiler.ts): not exposed until its turn came.
+        const compiled = this.#compiler.get(upstream, t.inputSchema);
+        if (compiled === undefined) continue;
         if (!compiled.ok) {
           this.#skip(upstream, t.name, compiled.why);
           continue;
         }
         next.set(exposedName, this.#describe(upstream, exposedName, t, compiled.validate));
+        basis.push(t, compiled.validate);
       }
     }
-    const changed = JSON.stringify([...next.values()].map((e) => e.tool)) !== JSON.stringify(this.tools());
+    this.#compiler.sweep();
+    // Each compile slice rebuilds: compare the listed objects first, the JSON only after a re-listing.
+    const same = basis.length === this.#basis.length && basis.every((x, i) => x === this.#basis[i]);
+    const changed =
+      !same && JSON.stringify([...next.values()].map((e) => e.tool)) !== JSON.stringify(this.tools());
     this.#exposed = next;
+    this.#basis = basis;
     if (changed) for (const l of [...this.#listeners]) l();
+  }
+
+  /** A listed tool's size as JSON, once per listed object (every compile slice rebuilds). */
+  #size(t: Tool): number {
+    let n = this.#sizes.get(t);
+    if (n === undefined) {
+      n = JSON.stringify(t).length;
+      this.#sizes.set(t, n);
+    }
+    return n;
   }
 
   /** Logs a tool that is not exposed, once per upstream, tool and reason (refreshes repeat the same list). */

@@ -27,9 +27,9 @@ async function main(argv: string[]): Promise<number> {
     case 'approve':
     case 'deny':
     case 'reconcile':
-      return (await import('./owner/terminal.js')).runOwnerCommand(sub, rest);
+      return (await import('./commands/owner-actions.js')).runOwnerCommand(sub, rest);
     case 'grant':
-      return (await import('./owner/grant-cli.js')).runGrantCommand(rest);
+      return (await import('./commands/grant.js')).runGrantCommand(rest);
     case 'token':
       return (await import('./commands/token.js')).runToken(rest);
     case 'doctor':

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-/** `ogf-broker`: argv → subcommand; nothing else (contract 1.1). */
+/** `ogf-broker`: argv → subcommand (one file each in commands/); nothing else (contract 1.1). */
 // Subcommands are imported on demand: a terminal `approve` need not load the MCP SDK or SQLite.
 import { BrokerError, UsageError } from './errors.js';
 
@@ -20,20 +20,20 @@ async function main(argv: string[]): Promise<number> {
     case 'start':
       return (await import('./commands/start.js')).runStart(rest);
     case 'mcp-stdio':
-      return (await import('./mcp/stdio.js')).runMcpStdio(rest);
+      return (await import('./commands/mcp-stdio.js')).runMcpStdio(rest);
     case 'status':
       return (await import('./commands/status.js')).runStatus(rest);
     case 'list':
     case 'approve':
     case 'deny':
     case 'reconcile':
-      return (await import('./owner/terminal.js')).runOwnerCommand(sub, rest);
+      return (await import('./commands/owner-actions.js')).runOwnerCommand(sub, rest);
     case 'grant':
-      return (await import('./owner/grant-cli.js')).runGrantCommand(rest);
+      return (await import('./commands/grant.js')).runGrantCommand(rest);
     case 'token':
       return (await import('./commands/token.js')).runToken(rest);
     case 'doctor':
-      return (await import('./doctor.js')).runDoctor(rest);
+      return (await import('./commands/doctor.js')).runDoctor(rest);
     case 'help':
     case '--help':
     case '-h':

@@ -1,17 +1,14 @@
 /**
- * `ogf-broker doctor` (contracts.md 1.1): one line per check — config, data dir permissions, port, a
- * real `ogf-bridge/1` handshake with the configured avatar app, each upstream, and (warnings) an upstream
- * handed a folder containing the data dir, and commands needing more approvals than there are owners —
- * each saying what it found. Exit 0 when every check is ok, 1 otherwise; bad flags exit 2 (UsageError)
- * like every subcommand.
+ * The checks `ogf-broker doctor` runs (contracts.md 1.1; the command itself is commands/doctor.ts): data
+ * dir permissions, port, a real `ogf-bridge/1` handshake with the configured avatar app, each upstream, and
+ * (warnings) an upstream handed a folder containing the data dir, and commands needing more approvals than
+ * there are owners — each a Check saying what it found.
  */
 import { readdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { probeBridge } from '../bridge-client/probe.js';
-import { parseFlags, stringFlag } from './args.js';
-import { type Config, loadConfig, resolveDataDir } from './config/index.js';
-import { countOwners } from './core/store.js';
+import type { Config } from './config/index.js';
 import { runningDaemon } from './daemon-info.js';
 import { dataDirPaths, inspectDataDir } from './datadir.js';
 import { silentLogger } from './log.js';
@@ -19,6 +16,7 @@ import { dataDirReach } from './upstreams/data-dir-reach.js';
 import { probeUpstream } from './upstreams/probe.js';
 import { VERSION } from './version.js';
 
+/** One line of doctor's report. */
 export interface Check {
   name: string;
   ok: boolean;
@@ -169,50 +167,4 @@ export function checkQuorum(config: Pick<Config, 'commands' | 'upstreams'>, owne
       warn: true,
       detail: `${what} needs ${n} approvals but there ${owners === 1 ? 'is 1 owner' : `are ${owners} owners`}, so it can never be approved; add owners with: ogf-broker token owner --name NAME`,
     }));
-}
-
-/** Runs every check, prints one line each, returns the exit code. */
-export async function runDoctor(argv: string[]): Promise<number> {
-  const p = parseFlags('doctor', argv, {
-    'data-dir': { type: 'string' },
-    host: { type: 'string' },
-    port: { type: 'string' },
-    config: { type: 'string' },
-  });
-  const flags = {
-    dataDir: stringFlag(p, 'data-dir'),
-    host: stringFlag(p, 'host'),
-    port: stringFlag(p, 'port'),
-    config: stringFlag(p, 'config'),
-  };
-  const checks: Check[] = [];
-  let config: Config | undefined;
-  try {
-    config = loadConfig(flags);
-    const source = config.configFile ?? 'embedded defaults (no config file)';
-    const n = Object.keys(config.commands).length;
-    checks.push({
-      name: 'config',
-      ok: true,
-      detail: `${source} is valid: ${n} catalog command${n === 1 ? '' : 's'}, OGF bridge ${config.ogf_bridge ? `at ${config.ogf_bridge.url}` : 'off'}`,
-    });
-  } catch (e) {
-    checks.push({ name: 'config', ok: false, detail: (e as Error).message });
-  }
-  const root = config?.dataDir ?? resolveDataDir(flags.dataDir);
-  checks.push(checkDataDir(root));
-  if (config) {
-    checks.push(await checkPort(root, config.host, config.port));
-    checks.push(await checkBridge(config));
-    checks.push(...(await checkUpstreams(config)));
-    checks.push(...checkUpstreamReach(config));
-    // A data dir not started yet has owner `owner` only (its first start creates it).
-    checks.push(...checkQuorum(config, countOwners(dataDirPaths(root).db) ?? 1));
-  } else {
-    checks.push({ name: 'port', ok: false, detail: 'not checked: the config is invalid' });
-    checks.push({ name: 'avatar app', ok: false, detail: 'not checked: the config is invalid' });
-  }
-  for (const c of checks)
-    process.stdout.write(`${c.warn ? 'warn' : c.ok ? 'ok  ' : 'FAIL'} ${c.name}: ${c.detail}\n`);
-  return checks.every((c) => c.ok) ? 0 : 1;
 }

@@ -43,6 +43,26 @@ export class TaskAnswer extends Error {
  * @modelcontextprotocol/server dist/mcp-*.mjs: "Enforces server-side validation for tools/call results"), and
  * v2 dropped the task interception that used to let a CreateTaskResult through. The documented subclass hook
  * `_wrapHandler` lets a task handle bypass that one check; every plain answer is still validated.
+ *
+ * No public extension point does this (issue 20 item 2; checked in @modelcontextprotocol/server 2.4.0 and
+ * @modelcontextprotocol/ext-tasks 0.2.2, source and docs):
+ * - `setRequestHandler('tools/call', …)`, 2-arg or 3-arg with schemas, and `McpServer.registerTool` all end in
+ *   Server._wrapHandler, which validates against the era's tools/call schema: 2025-11-25's
+ *   CallToolResultWireSchema refuses a body carrying `task` without `content` on purpose ("another result
+ *   family cannot default into an empty tools/call success"); 2026-07-28's requires `content`. Adding
+ *   `content` would change our wire answer.
+ * - The only result that skips that validation is `resultType: 'input_required'` (multi-round-trip), not a task.
+ * - ServerOptions (capabilities, cacheHints, inputRequired, jsonSchemaValidator…) has no result-validation
+ *   switch; the encode seam (stampResultType) would pass `resultType: 'task'` through: only the check blocks.
+ * - ext-tasks 0.2.2 ships a requester (client/), a 2025-11-25 receiver bound to a *Client* (sampling and
+ *   elicitation only), and schemas/guards (core/); it never imports @modelcontextprotocol/server.
+ * - Upstream: typescript-sdk issue #2637 (open) reports the missing server path; the `tasksPlugin()` PR #2066
+ *   that would have added one was closed.
+ * Seen: a plain handle returned without the override is answered -32602 "Invalid tools/call result: content is
+ * required when the body carries 'task'…" (7 of test/mcp-tasks.test.ts's 12 tests fail).
+ * Why the throw rather than answering outside the checked wrapper: the checked wrapper also validates the
+ * request and runs the input-required/requestState seam *before* our handler, and those must stay in force
+ * for task-augmented calls too; a throw is the only way out of it after the handler has run.
  */
 export class GateServer extends Server {
   protected override _wrapHandler(

@@ -1,11 +1,9 @@
 /**
- * `ogf-broker mcp-stdio [--data-dir D]` (contract 1.1): an MCP server on stdin/stdout for clients that spawn
- * their servers (Claude Desktop). It acts as client `local` and relays `tools/list` and `tools/call` to the
- * daemon of its data dir over Streamable HTTP (./relay.ts), so both transports share one broker, one
- * validation and one set of schemas; progress notifications and the daemon's
- * `notifications/tools/list_changed` (contract 3.1) are forwarded. Both protocol generations are
- * served (contract 10): the SDK's `serveStdio` pins each connection to the generation its opening speaks.
- * stdout is the protocol: logs go to stderr only.
+ * The server behind `ogf-broker mcp-stdio` (contract 1.1; the command is commands/mcp-stdio.ts): one per
+ * stdio connection, acting as client `local` and relaying `tools/list` and `tools/call` to the daemon of
+ * its data dir over Streamable HTTP (./relay.ts), so both transports share one broker, one validation and
+ * one set of schemas; progress notifications and the daemon's `notifications/tools/list_changed`
+ * (contract 3.1) are forwarded, in either protocol generation (contract 10).
  */
 import type { Progress } from '@modelcontextprotocol/client';
 import {
@@ -14,13 +12,10 @@ import {
   ProtocolErrorCode,
   type Server,
 } from '@modelcontextprotocol/server';
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { parseFlags, stringFlag } from '../args.js';
-import { resolveDataDir } from '../config/index.js';
-import { createLogger, type Logger } from '../log.js';
+import type { Logger } from '../log.js';
 import { VERSION } from '../version.js';
 import type { Generation } from './generations.js';
-import { Relay } from './relay.js';
+import type { Relay } from './relay.js';
 import { WAIT_MAX_S } from './schemas.js';
 import { GateServer, SERVER_INSTRUCTIONS, taskAnswer } from './server.js';
 import { registerRelayTaskHandlers, relayTaskCall } from './stdio-tasks.js';
@@ -110,39 +105,4 @@ export function createRelayServer(relay: Relay, log: Logger, generation: Generat
     }
   });
   return server;
-}
-
-/** Runs until stdin closes or a signal arrives; resolves to the exit code. */
-export async function runMcpStdio(argv: string[]): Promise<number> {
-  const flags = parseFlags('mcp-stdio', argv, { 'data-dir': { type: 'string' } });
-  const dataDir = resolveDataDir(stringFlag(flags, 'data-dir'));
-  const log = createLogger(process.stderr);
-  const relay = new Relay({ dataDir, version: VERSION, log });
-
-  // Connect to (or start) the daemon right away, so the client's first request does not wait for it.
-  relay.client().catch((e: Error) => log.log('warn', 'mcp_stdio_daemon_unavailable', { error: e.message }));
-
-  return new Promise<number>((resolve) => {
-    // One relay server per connection (and per discarded server/discover probe): both generations.
-    const served = serveStdio(({ era }) => createRelayServer(relay, log, era), {
-      onerror: (e) => log.log('warn', 'mcp_stdio_error', { error: e.message }),
-    });
-    let done = false;
-    const finish = (code: number) => {
-      if (done) return;
-      done = true;
-      process.stdin.off('end', onEnd);
-      process.off('SIGTERM', onSignal);
-      process.off('SIGINT', onSignal);
-      void Promise.allSettled([served.close(), relay.close()]).then(() => {
-        process.stdin.pause();
-        resolve(code);
-      });
-    };
-    const onEnd = () => finish(0);
-    const onSignal = () => finish(0);
-    process.stdin.once('end', onEnd);
-    process.once('SIGTERM', onSignal);
-    process.once('SIGINT', onSignal);
-  });
 }

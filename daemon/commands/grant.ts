@@ -8,11 +8,11 @@
 import { scanFlags } from '../args.js';
 import { GRANT_TTL_MAX_S, GRANT_TTL_MIN_S, GRANT_USES_MAX } from '../core/grants.js';
 import { UsageError } from '../errors.js';
+import { OwnerConnectError } from '../owner/client.js';
+import { formatGrant } from '../owner/format.js';
+import type { ServerMessage } from '../owner/messages.js';
+import { withOwnerClient } from '../owner/terminal.js';
 import { escapeForTerminal } from '../text-rules.js';
-import { OwnerConnectError } from './client.js';
-import { formatGrant } from './format.js';
-import type { ServerMessage } from './messages.js';
-import { withOwnerClient } from './terminal.js';
 
 type Flags = Map<string, string | true>;
 

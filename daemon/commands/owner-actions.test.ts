@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../errors.js';
-import { parseOwnerArgs } from './terminal.js';
+import { parseOwnerArgs } from './owner-actions.js';
 
 const usage = (sub: string, argv: string[]) => {
   try {

@@ -1,0 +1,48 @@
+/**
+ * `ogf-broker mcp-stdio [--data-dir D]` (contract 1.1): an MCP server on stdin/stdout for clients that spawn
+ * their servers (Claude Desktop), relaying to the daemon of its data dir (../mcp/stdio.ts, ../mcp/relay.ts).
+ * Both protocol generations are served (contract 10): the SDK's `serveStdio` pins each connection to the
+ * generation its opening speaks. stdout is the protocol: logs go to stderr only.
+ */
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { parseFlags, stringFlag } from '../args.js';
+import { resolveDataDir } from '../config/index.js';
+import { createLogger } from '../log.js';
+import { Relay } from '../mcp/relay.js';
+import { createRelayServer } from '../mcp/stdio.js';
+import { VERSION } from '../version.js';
+
+/** Runs until stdin closes or a signal arrives; resolves to the exit code. */
+export async function runMcpStdio(argv: string[]): Promise<number> {
+  const flags = parseFlags('mcp-stdio', argv, { 'data-dir': { type: 'string' } });
+  const dataDir = resolveDataDir(stringFlag(flags, 'data-dir'));
+  const log = createLogger(process.stderr);
+  const relay = new Relay({ dataDir, version: VERSION, log });
+
+  // Connect to (or start) the daemon right away, so the client's first request does not wait for it.
+  relay.client().catch((e: Error) => log.log('warn', 'mcp_stdio_daemon_unavailable', { error: e.message }));
+
+  return new Promise<number>((resolve) => {
+    // One relay server per connection (and per discarded server/discover probe): both generations.
+    const served = serveStdio(({ era }) => createRelayServer(relay, log, era), {
+      onerror: (e) => log.log('warn', 'mcp_stdio_error', { error: e.message }),
+    });
+    let done = false;
+    const finish = (code: number) => {
+      if (done) return;
+      done = true;
+      process.stdin.off('end', onEnd);
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+      void Promise.allSettled([served.close(), relay.close()]).then(() => {
+        process.stdin.pause();
+        resolve(code);
+      });
+    };
+    const onEnd = () => finish(0);
+    const onSignal = () => finish(0);
+    process.stdin.once('end', onEnd);
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
+  });
+}

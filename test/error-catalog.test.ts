@@ -77,6 +77,7 @@ describe('the error catalog', () => {
       'Invalid',
       'Delivered',
       'UnknownEvent',
+      'NothingToPrune',
     ]);
     const files = [
       ...readdirSync(join(ROOT, 'daemon'), { recursive: true }).map((f) => join('daemon', String(f))),

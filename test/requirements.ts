@@ -158,7 +158,7 @@ export const REQUIREMENTS = {
   'S.tasks-list-bounded': {
     source: 'contracts.md 10; issue 19 finding 3',
     statement:
-      'tasks/list reads only the calling client\'s tasks through an index, a bounded page at a time (at most 50 tasks and about 2 MiB of stored records, with a nextCursor), so no client\'s history — however large — can stall the daemon, the owner\'s login or socket; a client with no tasks gets an empty list.',
+      "tasks/list reads only the calling client's tasks through an index, a bounded page at a time (at most 50 tasks and about 2 MiB of stored records, with a nextCursor), so no client's history — however large — can stall the daemon, the owner's login or socket; a client with no tasks gets an empty list.",
   },
   'S.retention': {
     source: 'contracts.md 3.2, 10; issue 19 finding 3',

@@ -123,6 +123,17 @@ export interface BrokerApi {
   snapshot(finalLimit?: number): Command[];
   /** Commands newest first, before a pending_id (or an ISO time) when given. */
   history(limit: number, before?: string): Command[];
+  /**
+   * One page of `client`'s tasks, newest first, older than the task `before` (issue 19 finding 3: read by
+   * index, never another client's rows): at most `limit`, and about `maxChars` of stored records. Undefined
+   * when `before` is not one of this client's tasks.
+   */
+  tasksOf(
+    client: string,
+    limit: number,
+    maxChars: number,
+    before?: string,
+  ): { commands: Command[]; more: boolean } | undefined;
   counts(): Partial<Record<State, number>>;
   /** An audit entry that changes no command (a feature-off cue, a refused login, ...). */
   audit(entry: AuditEntry): void;

@@ -6,9 +6,11 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { systemClock } from './clock.js';
 import { type Config, commandApprovals } from './config/index.js';
 import type { Edge, EdgeContext } from './context.js';
 import { Broker } from './core/broker.js';
+import { RetentionPass } from './core/retention-pass.js';
 import { Store } from './core/store.js';
 import { type DaemonInfo, removeDaemonInfo, runningDaemon, writeDaemonInfo } from './daemon-info.js';
 import { type DataDir, openDataDir } from './datadir.js';
@@ -78,6 +80,7 @@ export class Daemon {
   #paths: DataDir | undefined;
   #store: Store | undefined;
   #broker: Broker | undefined;
+  #retention: RetentionPass | undefined;
   #server: Server | undefined;
   #edges: Edge[] = [];
   #tokens: Tokens | undefined;
@@ -235,6 +238,15 @@ export class Daemon {
       publishStatus();
       upstreams.start();
     }
+    // Issue 19 finding 3: finished commands' bulky fields are pruned after 7 days, off the hot path.
+    const retention = new RetentionPass({
+      scan: (after, limit) => store.retentionScan(after, limit),
+      prune: (id) => broker.prune(id),
+      clock: systemClock,
+      log: this.#log,
+    });
+    this.#retention = retention;
+    retention.start();
     this.#log.log('info', 'daemon_ready', {
       url,
       pid: process.pid,
@@ -260,6 +272,7 @@ export class Daemon {
     const closedServer = server ? new Promise<void>((r) => server.close(() => r())) : Promise.resolve();
     try {
       await Promise.allSettled(this.#edges.map((e) => e.close()));
+      this.#retention?.close();
       await this.#broker?.close();
       // After the broker: a call still in flight had its grace period; then every server's group stops.
       await this.#upstreams?.close();

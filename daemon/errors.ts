@@ -96,6 +96,7 @@ export const REJECTION_CODES = [
   'NotStartable',
   'NotRunning',
   'NothingToRecover',
+  'NothingToPrune',
   'UnknownEvent',
 ] as const;
 export type RejectionCode = (typeof REJECTION_CODES)[number];

@@ -160,6 +160,16 @@ export const REQUIREMENTS = {
     statement:
       'A client with max_pending_per_client PENDING commands, or any client once all have max_pending, gets TooManyPending naming the cap: nothing is queued and the owner sees nothing, however the calls arrive (JSON-RPC batches, parallel POSTs); a request_id repeat is not a new command.',
   },
+  'S.tasks-list-bounded': {
+    source: 'contracts.md 10; issue 19 finding 3',
+    statement:
+      "tasks/list reads only the calling client's tasks through an index, a bounded page at a time (at most 50 tasks and about 2 MiB of stored records, with a nextCursor), so no client's history — however large — can stall the daemon, the owner's login or socket; a client with no tasks gets an empty list.",
+  },
+  'S.retention': {
+    source: 'contracts.md 3.2, 10; issue 19 finding 3',
+    statement:
+      'A command final for longer than 7 days (the longest a task may live) has its bulky fields (stdout, stderr, an upstream result, any argument over 4 KiB of JSON) replaced by their size and SHA-256, in bounded batches off the hot path; its result says so in detail (output_truncated for output), the owner View shows the same, a repeat request_id with the same arguments still finds it, and the audit log is untouched but for an appended prune entry.',
+  },
   'S.owner-frames-bounded': {
     source: 'contracts.md 1.3, 4, 5 (v2)',
     statement:

@@ -26,10 +26,12 @@ import type {
 import type { Executor } from '../executors/executor.js';
 import { type Logger, silentLogger } from '../log.js';
 import { type Change, GroupCommit } from './commit.js';
+import { sha256Digest } from './digest.js';
 import { type CommandPolicy, type ConfigGrant, GrantBook } from './grant-book.js';
 import { end, type Grant, use } from './grants.js';
 import { Launches } from './launches.js';
 import { type Actor, type Command, type Event, isFinal, type State, transition } from './lifecycle.js';
+import { argsAsPruned } from './retention.js';
 import type { AuditEntry, Store } from './store.js';
 
 export interface BrokerDeps {
@@ -65,7 +67,8 @@ function sameRequest(c: Command, r: SubmitRequest): boolean {
   return (
     c.tool === r.tool &&
     c.command === r.command &&
-    JSON.stringify(c.args) === JSON.stringify(r.args) &&
+    // A pruned command's large arguments are markers with their hash (retention.ts): compare those.
+    JSON.stringify(c.args) === JSON.stringify(argsAsPruned(r.args, c, sha256Digest)) &&
     (c.justification ?? null) === (r.justification ?? null) &&
     (c.session_key ?? null) === (r.session_key ?? null)
   );
@@ -438,6 +441,16 @@ export class Broker implements BrokerApi {
     return this.#apply(c, event, { kind: 'owner', name: by });
   }
 
+  /**
+   * The retention rule (retention.ts) applied to one final command, as a change of its own: version + 1,
+   * an appended `prune` audit entry naming what went, an upsert to owners. `NothingToPrune` is a refusal.
+   */
+  prune(id: string): Promise<{ ok: boolean }> {
+    const c = this.#current(id);
+    if (!c) return Promise.resolve({ ok: false });
+    return this.#apply(c, { type: 'prune', at: iso(this.#clock.now()), digest: sha256Digest }, DAEMON);
+  }
+
   /** The command as last committed (edges never see a change before its commit). */
   get(id: string): Command | undefined {
     return this.#committed.get(id) ?? this.#store.get(id);
@@ -475,6 +488,15 @@ export class Broker implements BrokerApi {
 
   history(limit: number, before?: string): Command[] {
     return this.#store.history(limit, before);
+  }
+
+  tasksOf(
+    client: string,
+    limit: number,
+    maxChars: number,
+    before?: string,
+  ): { commands: Command[]; more: boolean } | undefined {
+    return this.#store.tasksOf(client, limit, maxChars, before);
   }
 
   counts(): Partial<Record<State, number>> {
@@ -662,6 +684,7 @@ export class Broker implements BrokerApi {
     if ('reason' in c.phase) detail.reason = c.phase.reason;
     if (event && 'note' in event && event.note !== undefined) detail.note = event.note;
     if (event?.type === 'reconcile') detail.outcome = event.outcome;
+    if (event?.type === 'prune' && c.pruned !== undefined) detail.pruned = c.pruned.fields;
     return { at: iso(this.#clock.now()), actor, action, command_id: c.id, version: c.version, detail };
   }
 

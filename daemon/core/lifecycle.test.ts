@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { sha256Digest } from './digest.js';
 import { type Command, type Event, type Phase, type State, statusOf, transition } from './lifecycle.js';
 import { toResult } from './result.js';
 
@@ -67,6 +68,8 @@ const EVENTS: Record<Event['type'], Event> = {
   abort: { type: 'abort', at: T1, reason: 'LaunchFailed', detail: 'no file' },
   reconcile: { type: 'reconcile', at: T1, by: 'owner', outcome: 'delivered', note: 'saw it' },
   restart: { type: 'restart', at: T1 },
+  // Retention (retention.ts): too soon after the end, and nothing bulky, so rejected in every state.
+  prune: { type: 'prune', at: T1, digest: sha256Digest },
 };
 
 /** The whole legal table: state × event → next state (catalog commands). Anything absent is illegal. */

@@ -19,6 +19,7 @@
  * notifies. A daemon restart is an event too (`restart`), so recovery (rules 3 and 4) is decided here.
  */
 import type { DenyReason, FailReason, RejectionCode, UnknownReason } from '../errors.js';
+import { type Digest, type Pruned, pruneCommand } from './retention.js';
 
 export type State =
   | 'awaiting_review'
@@ -144,6 +145,8 @@ export interface Command {
   created_at: string;
   review_expires_at: string;
   phase: Phase;
+  /** Its bulky fields' size and hash, once the retention rule removed them (retention.ts). */
+  pruned?: Pruned;
 }
 
 export type Event =
@@ -158,7 +161,9 @@ export type Event =
   | { type: 'abort'; at: string; reason: FailReason; detail: string }
   | { type: 'reconcile'; at: string; by: string; outcome: 'delivered' | 'not_delivered'; note?: string }
   /** Recovery at daemon start (rules 3 and 4). `secretHeld` is false: secrets never survive a restart. */
-  | { type: 'restart'; at: string };
+  | { type: 'restart'; at: string }
+  /** The retention rule (retention.ts): a command final for 7 days loses its bulky fields. */
+  | { type: 'prune'; at: string; digest: Digest };
 
 /** What an executor reports: exactly one outcome (architecture.md). */
 export type FinishResult =
@@ -339,6 +344,8 @@ export function transition(command: Command, event: Event): TransitionResult {
     }
     case 'restart':
       return recover(command, event.at);
+    case 'prune':
+      return pruneCommand(command, event.at, event.digest);
     default:
       return reject('UnknownEvent', command, `apply event ${String((event as { type?: unknown }).type)} to`);
   }

@@ -3,6 +3,7 @@
  * A field that does not apply is absent, never null; nothing here says "timed out" (rule 7).
  */
 import { type Command, type Outcome, type Status, statusOf } from './lifecycle.js';
+import { prunedSentence } from './retention.js';
 
 export interface CommandResult {
   pending_id?: string;
@@ -83,6 +84,10 @@ export function toResult(command: Command): CommandResult {
   if ('started_at' in p && p.started_at !== undefined) result.started_at = p.started_at;
   if ('finished_at' in p) result.finished_at = p.finished_at;
   if ('outcome' in p) copyOutcome(result, p.outcome);
+  // Retention (retention.ts): the output that is gone is absent, and detail says what it was and when.
+  const pruned = prunedSentence(command);
+  if (pruned !== undefined)
+    result.detail = result.detail === undefined ? pruned : `${result.detail} ${pruned}`;
   if ('reconciliations' in p) {
     const last = p.reconciliations.at(-1);
     if (last !== undefined) {

@@ -33,6 +33,26 @@ const FINAL_STATES = "('succeeded','denied','failed','unknown')";
  */
 const ACTIVE_STATES = "('awaiting_review','approved','running')";
 
+/**
+ * Stored records (characters of JSON) one `history` answer may parse: ~50 ms of the event loop, against
+ * ~3 s for 500 records of a megabyte each (issue 19 finding 3).
+ */
+export const HISTORY_MAX_CHARS = 8 * 1024 * 1024;
+
+/** One client's tasks, newest first, before a seq (commands_client_tasks; Store.tasksOf). */
+const TASKS_OF_SQL =
+  'SELECT body FROM commands WHERE client = ? AND task IS NOT NULL AND seq < ? ORDER BY seq DESC LIMIT ?';
+
+/** A command row as the retention pass first sees it: no record parsed. */
+export interface RetentionRow {
+  seq: number;
+  id: string;
+  state: State;
+  created_at: string;
+  /** length(body): the record's size in characters. */
+  chars: number;
+}
+
 /** Schema versions, applied in order to an empty or older file (PRAGMA user_version). */
 const MIGRATIONS: readonly string[] = [
   `CREATE TABLE commands (
@@ -80,6 +100,17 @@ const MIGRATIONS: readonly string[] = [
      token_hash TEXT NOT NULL UNIQUE,
      created_at TEXT NOT NULL
    );`,
+  // Version 4 was the partial index of final commands, reverted (docs/performance.md "Snapshot and
+  // growth"); a broker.db already at 4 keeps that harmless index. Nothing to do here.
+  'SELECT 1;',
+  // Issue 19 finding 3: tasks/list read every client's history and parsed each row to keep the caller's.
+  // `task` (1 for a command made as a task, never changed after the insert) and an index of each client's
+  // tasks in creation order answer it from that client's rows alone. The index is partial on a column no
+  // update touches, so state changes do not maintain it (unlike the reverted one): it costs the insert only.
+  `ALTER TABLE commands ADD COLUMN task INTEGER;
+   UPDATE commands SET task = 1 WHERE json_extract(body, '$.task') IS NOT NULL;
+   CREATE INDEX commands_client_tasks ON commands(client, seq) WHERE task IS NOT NULL;
+   CREATE INDEX commands_created ON commands(created_at);`,
 ];
 
 /**
@@ -110,7 +141,7 @@ export class Store {
     this.#tx = db.transaction((fn: () => unknown) => fn());
     this.#stmts = {
       insert: db.prepare(
-        'INSERT INTO commands (id, client, request_id, state, version, created_at, body) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        'INSERT INTO commands (id, client, request_id, state, version, created_at, body, task) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
       ),
       update: db.prepare('UPDATE commands SET state = ?, version = ?, body = ? WHERE id = ? AND version = ?'),
       get: db.prepare('SELECT body FROM commands WHERE id = ?'),
@@ -121,10 +152,16 @@ export class Store {
       ),
       history: db.prepare('SELECT body FROM commands ORDER BY seq DESC LIMIT ?'),
       historyBeforeSeq: db.prepare('SELECT body FROM commands WHERE seq < ? ORDER BY seq DESC LIMIT ?'),
+      // By commands_created: a time before every row no longer walks the whole table back (issue 19).
       historyBeforeTime: db.prepare(
-        'SELECT body FROM commands WHERE created_at < ? ORDER BY seq DESC LIMIT ?',
+        'SELECT body FROM commands WHERE created_at < ? ORDER BY created_at DESC, seq DESC LIMIT ?',
       ),
       seqOf: db.prepare('SELECT seq FROM commands WHERE id = ?'),
+      taskSeq: db.prepare('SELECT seq FROM commands WHERE id = ? AND client = ? AND task IS NOT NULL'),
+      tasksOf: db.prepare(TASKS_OF_SQL),
+      retentionScan: db.prepare(
+        'SELECT seq, id, state, created_at, length(body) AS chars FROM commands WHERE seq > ? ORDER BY seq LIMIT ?',
+      ),
       counts: db.prepare('SELECT state, COUNT(*) AS n FROM commands GROUP BY state'),
       audit: db.prepare(
         'INSERT INTO audit (at, actor_kind, actor, action, command_id, version, detail) VALUES (?, ?, ?, ?, ?, ?, ?)',
@@ -197,6 +234,7 @@ export class Store {
         command.version,
         command.created_at,
         JSON.stringify(command),
+        command.task === undefined ? null : 1,
       );
       this.#appendAudit(audit);
     });
@@ -283,14 +321,78 @@ export class Store {
     return this.#stmts.recentFinal.all(limit).map((r) => parse(r)!);
   }
 
-  /** Commands newest first, before a pending_id or an ISO time when given. */
-  history(limit: number, before?: string): Command[] {
-    if (before === undefined) return this.#stmts.history.all(limit).map((r) => parse(r)!);
-    const seq = this.#stmts.seqOf.get(before) as { seq: number } | undefined;
-    const rows = seq
-      ? this.#stmts.historyBeforeSeq.all(seq.seq, limit)
-      : this.#stmts.historyBeforeTime.all(before, limit);
-    return rows.map((r) => parse(r)!);
+  /**
+   * Commands newest first, before a pending_id or an ISO time when given: at most `limit`, and no more once
+   * the records read reach `maxChars` (at least one): a record holds up to ~6 MiB the AI chose (arguments,
+   * output), so 500 of them must not be parsed in one turn (issue 19 finding 3). A shorter page is fine:
+   * the caller asks again from its last command, and only an empty page ends the history.
+   */
+  history(limit: number, before?: string, maxChars = HISTORY_MAX_CHARS): Command[] {
+    let rows: Iterable<{ body: string }>;
+    if (before === undefined) rows = this.#stmts.history.iterate(limit) as Iterable<{ body: string }>;
+    else {
+      const seq = this.#stmts.seqOf.get(before) as { seq: number } | undefined;
+      rows = (
+        seq
+          ? this.#stmts.historyBeforeSeq.iterate(seq.seq, limit)
+          : this.#stmts.historyBeforeTime.iterate(before, limit)
+      ) as Iterable<{ body: string }>;
+    }
+    const out: Command[] = [];
+    let chars = 0;
+    for (const row of rows) {
+      if (out.length > 0 && chars + row.body.length > maxChars) break;
+      chars += row.body.length;
+      out.push(JSON.parse(row.body) as Command);
+    }
+    return out;
+  }
+
+  /**
+   * `client`'s tasks newest first, older than the task `before` when given (its taskId: the cursor), read
+   * through `commands_client_tasks` so no other client's row is touched (issue 19 finding 3). Stops after
+   * `limit` tasks or once the stored records read reach `maxChars` (at least one is read), so one page costs
+   * a bounded parse however large each record is. `more` says whether older tasks remain. An unknown
+   * `before`, or one that is not this client's task, is undefined: the caller refuses the cursor.
+   */
+  tasksOf(
+    client: string,
+    limit: number,
+    maxChars: number,
+    before?: string,
+  ): { commands: Command[]; more: boolean } | undefined {
+    let from = Number.MAX_SAFE_INTEGER;
+    if (before !== undefined) {
+      const row = this.#stmts.taskSeq.get(before, client) as { seq: number } | undefined;
+      if (row === undefined) return undefined;
+      from = row.seq;
+    }
+    const commands: Command[] = [];
+    let chars = 0;
+    // One more row than the page, so `more` is known without a second query.
+    for (const row of this.#stmts.tasksOf.iterate(client, from, limit + 1) as Iterable<{ body: string }>) {
+      if (commands.length === limit || (commands.length > 0 && chars + row.body.length > maxChars)) {
+        return { commands, more: true };
+      }
+      chars += row.body.length;
+      commands.push(JSON.parse(row.body) as Command);
+    }
+    return { commands, more: false };
+  }
+
+  /**
+   * Rows after `afterSeq` in creation order, without their records: what the retention pass (retention.ts)
+   * needs to skip a row unread (its state, its creation time, its record's size in characters).
+   */
+  retentionScan(afterSeq: number, limit: number): RetentionRow[] {
+    return this.#stmts.retentionScan.all(afterSeq, limit) as RetentionRow[];
+  }
+
+  /** The query plan of the tasks/list query (EXPLAIN QUERY PLAN), for the test that it uses its index. */
+  tasksPlan(): string[] {
+    return (
+      this.#db.prepare(`EXPLAIN QUERY PLAN ${TASKS_OF_SQL}`).all('c', 1, 1) as Array<{ detail: string }>
+    ).map((r) => r.detail);
   }
 
   counts(): Partial<Record<State, number>> {

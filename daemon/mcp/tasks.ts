@@ -41,7 +41,14 @@ export const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 export const POLL_INTERVAL_MS = 2000;
 export const TASK_TTL_DEFAULT_MS = 24 * 3600_000;
 export const TASK_TTL_MAX_MS = 7 * 24 * 3600_000;
+/** Tasks per tasks/list page. */
 const LIST_PAGE = 50;
+/**
+ * Stored records (characters of JSON) one tasks/list page may parse: a task's record holds its arguments
+ * and output (up to ~6 MiB each), so a page of 50 such could cost the event loop a second; a shorter page
+ * with a nextCursor costs ~10 ms (issue 19 finding 3).
+ */
+const LIST_PAGE_CHARS = 2 * 1024 * 1024;
 
 /** What a task-augmented call asks for; `ttlMs` only in the 2025 form (params.task.ttl). */
 export interface TaskRequest {
@@ -227,30 +234,17 @@ export function registerTaskHandlers(server: Server, generation: Generation, dep
     return task2025(r.ok ? r.command : owned(c.id));
   });
   server.setRequestHandler('tasks/list', { params: listParams }, (params) => {
-    const tasks: ReturnType<typeof task2025>[] = [];
-    let before = params.cursor;
-    if (before !== undefined) {
-      const anchor = broker.get(before);
-      if (anchor === undefined || anchor.client !== client) {
-        throw new ProtocolError(
-          ProtocolErrorCode.InvalidParams,
-          'cursor must be a nextCursor this server gave',
-        );
-      }
+    // Issue 19 finding 3: this client's tasks only, by index, one bounded page (MCP pagination: the
+    // cursor is opaque — the last taskId given — and a missing nextCursor is the end).
+    const page = broker.tasksOf(client, LIST_PAGE, LIST_PAGE_CHARS, params.cursor);
+    if (page === undefined) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        'cursor must be a nextCursor this server gave',
+      );
     }
-    // History is shared by every client: page through it and keep this client's tasks only.
-    let last: string | undefined;
-    for (;;) {
-      const page = broker.history(200, before);
-      for (const c of page) {
-        if (c.client === client && c.task !== undefined) {
-          tasks.push(task2025(c));
-          last = c.id;
-          if (tasks.length === LIST_PAGE) return { tasks, nextCursor: last };
-        }
-      }
-      if (page.length < 200) return { tasks };
-      before = page.at(-1)!.id;
-    }
+    const tasks = page.commands.map(task2025);
+    const last = page.commands.at(-1);
+    return page.more && last !== undefined ? { tasks, nextCursor: last.id } : { tasks };
   });
 }

@@ -177,7 +177,16 @@ export class Daemon {
         config,
         sources,
         url: () => origins.url(),
-        onUpstreamChange: (l) => upstreams.onChange(l),
+        // An upstream's state (the registry) and the tools it exposes (compiled in the background after it
+        // lists them, sources/schema-compiler.ts) change at different moments: the help follows both.
+        onUpstreamChange: (l) => {
+          const offState = upstreams.onChange(l);
+          const offTools = upstreamSource.onChange(l);
+          return () => {
+            offState();
+            offTools();
+          };
+        },
         env: this.#env,
       }),
     };
@@ -226,7 +235,6 @@ export class Daemon {
     unwritable(config.dataDir, () => writeDaemonInfo(paths.daemonJson, this.#info!));
     const publishStatus = () => {
       try {
-        // The source rebuilt its tools before this runs (its registry listener was added first).
         const status = withExposed(upstreams.status(), upstreamSource.listing().fields);
         writeUpstreamStatus(paths.upstreamsJson, process.pid, status);
       } catch (e) {
@@ -234,7 +242,9 @@ export class Daemon {
       }
     };
     if (upstreams.names().length > 0) {
+      // Both the upstream's state and its exposed tools (compiled after it lists them) are in the status.
       upstreams.onChange(publishStatus);
+      upstreamSource.onChange(publishStatus);
       publishStatus();
       upstreams.start();
     }

@@ -176,9 +176,11 @@ describe('an upstream behind a tools filter and the read-only policy', () => {
     const r = await waitFor(
       async () => {
         const s = await runCli(['status', '--data-dir', d.dataDir]);
-        return s.stdout.includes('notes: connected') ? s : undefined;
+        // The state, not the first sign of it: an upstream's tools are exposed once their schemas are
+        // compiled (in the background, after it connects), so "connected with 8 tools, 0 exposed" comes first.
+        return /notes: connected with \d+ tools, [1-9]/.test(s.stdout) ? s : undefined;
       },
-      'notes connected in status',
+      'notes connected with its tools exposed in status',
       30_000,
     );
     expect(r.stdout).toContain('upstream notes: connected with 8 tools, 4 exposed\n');

@@ -27,9 +27,9 @@ async function main(argv: string[]): Promise<number> {
     case 'approve':
     case 'deny':
     case 'reconcile':
-      return (await import('./owner/terminal.js')).runOwnerCommand(sub, rest);
+      return (await import('./owner/index.js')).runOwnerCommand(sub, rest);
     case 'grant':
-      return (await import('./owner/grant-cli.js')).runGrantCommand(rest);
+      return (await import('./owner/index.js')).runGrantCommand(rest);
     case 'token':
       return (await import('./commands/token.js')).runToken(rest);
     case 'doctor':

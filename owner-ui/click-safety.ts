@@ -9,8 +9,8 @@
  * box moved, makes its card inert for INERT_MS. Measuring the buttons rather than the cards also catches a
  * button pushed down inside its own card (a message appearing above it). An inert card's decision buttons
  * are `disabled` — the browser then delivers no click to them — and its keyboard shortcuts, which are
- * those buttons' own (`aria-keyshortcuts`), are refused as well. Where cards go is app.ts's business; it
- * asks `engaged()` which cards an arrival must not move.
+ * those buttons' own (`aria-keyshortcuts`), are refused as well. Where cards go is queue-view.ts's business;
+ * it asks `engaged()` which cards an arrival must not move.
  */
 
 export const INERT_MS = 1000;

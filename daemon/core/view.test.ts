@@ -3,7 +3,7 @@
  * (contract 1.3) the largest snapshot is a number we can compute: here, from the Views themselves.
  */
 import { describe, expect, it } from 'vitest';
-import { OWNER_CLIENT_MAX_PAYLOAD } from '../owner/client.js';
+import { OWNER_CLIENT_MAX_PAYLOAD } from '../owner/index.js';
 import type { Command } from './lifecycle.js';
 import { cutUtf8, toResult } from './result.js';
 import { toView, VIEW_OUTPUT_MAX_BYTES, viewJson } from './view.js';

@@ -7,8 +7,8 @@
 import { constants } from 'node:buffer';
 import WebSocket from 'ws';
 import type { ApproveGrant } from '../context.js';
-import { OWNER_WS_PATH } from './hub.js';
 import { type Grant, PROTOCOL, type ServerMessage, type View } from './messages.js';
+import { OWNER_WS_PATH } from './upgrade.js';
 
 /** Why a connection could not be made, worded for a person at a terminal. */
 export class OwnerConnectError extends Error {

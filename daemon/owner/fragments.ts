@@ -107,7 +107,7 @@ export class FragmentWriter {
   /**
    * Emits the buffer's bytes. When they fill little of it they are copied out and the buffer is kept: a
    * queued fragment holds its whole buffer, and `ws` counts only the fragment's bytes against the socket's
-   * bound (hub.ts MAX_BUFFERED_BYTES), so a short reply must not pin a megabyte.
+   * bound (fanout.ts MAX_BUFFERED_BYTES), so a short reply must not pin a megabyte.
    */
   #send(fin: boolean): void {
     const buf = this.#buf;

@@ -1,0 +1,123 @@
+/**
+ * What an owner's frames do (contracts.md 5, 8, 9): each text frame is parsed (protocol.ts) and mapped onto
+ * the broker — `approve` / `deny` / `reconcile` / `grant` / `revoke` — with a `reply`, or answered with
+ * data (`grants`, `history`). A bad frame gets a `BadMessage` reply and the socket stays open.
+ *
+ * Every decision is recorded under the owner's name (`decided_by`, the audit actor; contract 9), and every
+ * frame is checked against the store first, so nothing a socket sends is acted on after its token was
+ * replaced (a rotation in another process may not have been polled yet).
+ *
+ * ```
+ *  message ─▶ token current? ─no─▶ close 1008
+ *                │ yes
+ *             parse ─bad─▶ reply BadMessage (socket stays open)
+ *                │ ok
+ *             broker.approve/deny/reconcile/grant/revoke ─▶ (upserts to all) ─▶ reply
+ *             broker.history / grants ─▶ history / grants
+ * ```
+ */
+import type { ActionResult, EdgeContext, GrantResult, GrantSpec } from '../context.js';
+import type { FanOut } from './fanout.js';
+import type { ReplyCode } from './messages.js';
+import { type ClientFrame, HISTORY_DEFAULT, parseClientFrame } from './protocol.js';
+import type { Owner, OwnerRegistry } from './registry.js';
+
+/** `grant list --all`: the newest this many grants in any state. */
+const GRANTS_ALL_MAX = 1000;
+
+/** What acting on frames needs: the broker and tokens (ctx), the owners, and the way back to them. */
+export interface ActionDeps {
+  ctx: EdgeContext;
+  owners: OwnerRegistry;
+  out: FanOut;
+}
+
+/** Acts on one frame from `owner`. A broker failure closes that owner's socket (1011) and is logged. */
+export function onOwnerFrame(d: ActionDeps, owner: Owner, data: Buffer, isBinary: boolean): void {
+  // Re-checked on every frame: a rotation in another process may not have been polled yet.
+  if (!d.ctx.tokens.isCurrent(owner.cred)) {
+    d.owners.revoke(owner);
+    return;
+  }
+  if (isBinary) {
+    reply(d, owner, null, {
+      ok: false,
+      code: 'BadMessage',
+      message: 'frames must be JSON text, got a binary frame',
+    });
+    return;
+  }
+  const parsed = parseClientFrame(data.toString('utf8'));
+  if (!parsed.ok) {
+    reply(d, owner, parsed.req_id, { ok: false, code: 'BadMessage', message: parsed.message });
+    return;
+  }
+  act(d, owner, parsed.frame).catch((e: unknown) => {
+    // A broker failure (e.g. the disk) is not the owner's mistake: say so and let the tab resync.
+    d.ctx.log.log('error', 'owner_action_failed', {
+      type: parsed.frame.type,
+      error: (e as Error).message,
+    });
+    owner.ws.close(1011, 'internal error; reconnect to resync');
+  });
+}
+
+function reply(
+  d: ActionDeps,
+  owner: Owner,
+  reqId: string | null,
+  r: ActionResult | GrantResult | { ok: false; code: ReplyCode; message: string },
+) {
+  if (r.ok) {
+    const grant = 'grant' in r ? r.grant : undefined;
+    d.out.send(owner, { type: 'reply', req_id: reqId, ok: true, ...(grant ? { grant } : {}) });
+  } else
+    d.out.send(owner, {
+      type: 'reply',
+      req_id: reqId,
+      ok: false,
+      error: { code: r.code as ReplyCode, message: r.message },
+    });
+}
+
+/** Replies after the broker's commit, so the acting owner hears the upsert before its reply. */
+async function act(d: ActionDeps, owner: Owner, f: ClientFrame): Promise<void> {
+  const broker = d.ctx.broker;
+  switch (f.type) {
+    case 'approve':
+      reply(d, owner, f.req_id, await broker.approve(f.id, f.version, owner.by, f.grant));
+      return;
+    case 'grant': {
+      const spec: GrantSpec = { command: f.command, client: f.client, ttl_s: f.ttl_s };
+      if (f.args !== undefined) spec.args = f.args;
+      if (f.uses !== undefined) spec.uses = f.uses;
+      if (f.note !== undefined) spec.note = f.note;
+      reply(d, owner, f.req_id, await broker.grant(spec, owner.by));
+      return;
+    }
+    case 'revoke':
+      reply(d, owner, f.req_id, await broker.revoke(f.grant_id, owner.by));
+      return;
+    case 'grants':
+      d.out.send(owner, {
+        type: 'grants',
+        req_id: f.req_id,
+        grants: f.all === true ? broker.recentGrants(GRANTS_ALL_MAX) : broker.liveGrants(),
+      });
+      return;
+    case 'deny':
+      reply(d, owner, f.req_id, await broker.deny(f.id, f.version, owner.by, f.note));
+      return;
+    case 'reconcile':
+      reply(d, owner, f.req_id, await broker.reconcile(f.id, f.outcome, owner.by, f.note));
+      return;
+    case 'history':
+      d.out.sendViews(
+        owner,
+        `{"type":"history","req_id":${JSON.stringify(f.req_id)},"commands":[`,
+        broker.history(f.limit ?? HISTORY_DEFAULT, f.before),
+        ']}',
+      );
+      return;
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * What the daemon sends owners (contracts.md 5): one message to one owner, or every committed change to
+ * every owner, in commit order, bounded by what each socket can absorb.
+ *
+ * Commit order: the broker calls the hub's one subscription synchronously after each commit, and it lands
+ * here (`command`, `text`); a new socket gets its snapshot synchronously in the same turn it joins the
+ * registry, so no change can fall between a snapshot and the first upsert. A socket that cannot keep up
+ * (send buffer past a bound) is cut rather than silently skipped: its tab reconnects and resyncs from a
+ * fresh snapshot, so it misses nothing.
+ *
+ * No content and no frame size can stop the daemon (contract 5, v2). A snapshot or history is one message
+ * sent in fragments of about FRAGMENT_BYTES, each encoded from the Views' cached text (fragments.ts), so
+ * no string larger than one View is ever made (the whole snapshot used to be one string: past V8's string
+ * limit its RangeError escaped the upgrade callback and killed the daemon, at every owner connect, restart
+ * or not). Anything that throws while sending to one owner closes that owner's socket (1011) and is logged.
+ */
+import type { Command } from '../core/lifecycle.js';
+import { viewJson } from '../core/view.js';
+import type { Logger } from '../log.js';
+import { FragmentPool, FragmentWriter } from './fragments.js';
+import type { ServerMessage } from './messages.js';
+import type { Owner, OwnerRegistry } from './registry.js';
+
+/**
+ * A socket with this much unsent data besides its snapshot (or largest history) is too slow to follow; it
+ * is cut and resyncs on reconnect. Counted on top of what the snapshot left queued, so a healthy tab is
+ * never cut for having been sent a big snapshot: with full PENDING caps that may be hundreds of MiB
+ * (the worst case is computed in test/attack-flood.test.ts), and a flood of upserts may follow at once.
+ */
+const MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
+
+/** Sends to one owner or to all of them; one per hub. */
+export class FanOut {
+  readonly #owners: OwnerRegistry;
+  readonly #log: Logger;
+  /** True once the hub closed: nothing more is fanned out. */
+  readonly #closed: () => boolean;
+  /** The buffers snapshots and histories are encoded into, reused once each socket has written them. */
+  readonly #fragments = new FragmentPool();
+
+  constructor(owners: OwnerRegistry, log: Logger, closed: () => boolean) {
+    this.#owners = owners;
+    this.#log = log;
+    this.#closed = closed;
+  }
+
+  /**
+   * Sends `head` + the commands' Views joined by commas + `tail` as one text message, in fragments of
+   * about FRAGMENT_BYTES (RFC 6455 5.4; browsers and ws reassemble them) encoded straight from each
+   * View's cached text into pooled buffers (fragments.ts; ws calls back once a fragment is written or
+   * dropped), so its size is bounded by memory, not by the longest string V8 can make. Synchronous, so
+   * nothing interleaves with the fragments.
+   */
+  sendViews(owner: Owner, head: string, commands: readonly Command[], tail: string): void {
+    const ws = owner.ws;
+    if (!this.#canSend(owner)) return;
+    // binary: false: a Buffer is sent as a text frame only when told so (contract 5: JSON text frames).
+    const out = new FragmentWriter(
+      (bytes, fin, done) => ws.send(bytes, { binary: false, fin }, done),
+      this.#fragments,
+    );
+    out.write(head);
+    commands.forEach((c, i) => {
+      out.write(viewJson(c), i > 0);
+    });
+    out.end(tail);
+    owner.allowance = Math.max(owner.allowance, ws.bufferedAmount);
+  }
+
+  /** Sends one message to one owner. */
+  send(owner: Owner, message: ServerMessage): void {
+    this.#sendText(owner, JSON.stringify(message));
+  }
+
+  #sendText(owner: Owner, text: string): void {
+    if (this.#canSend(owner)) owner.ws.send(text);
+  }
+
+  /** False when the socket is closed, or too slow to follow (then it is cut, see MAX_BUFFERED_BYTES). */
+  #canSend(owner: Owner): boolean {
+    if (owner.ws.readyState !== owner.ws.OPEN) return false;
+    if (owner.ws.bufferedAmount > MAX_BUFFERED_BYTES + owner.allowance) {
+      this.#log.log('warn', 'owner_too_slow', { by: owner.by });
+      owner.ws.terminate();
+      return false;
+    }
+    return true;
+  }
+
+  /** A committed change, as `upsert` to every owner. Called inside the broker right after its commit. */
+  command(command: Command): void {
+    if (this.#closed()) return;
+    let text: string;
+    try {
+      text = `{"type":"upsert","command":${viewJson(command)}}`;
+    } catch (e) {
+      // Called inside the broker right after its commit: never throw back into it. Every owner would miss
+      // this change, so every owner resyncs.
+      for (const owner of this.#owners) this.#owners.drop(owner, 'owner_fanout_failed', e);
+      return;
+    }
+    this.text(text);
+  }
+
+  /** One ready message (a `grant_upsert`, a `setup`) to every owner. */
+  text(text: string): void {
+    if (this.#closed()) return;
+    for (const owner of this.#owners) {
+      try {
+        this.#sendText(owner, text);
+      } catch (e) {
+        this.#owners.drop(owner, 'owner_send_failed', e);
+      }
+    }
+  }
+}

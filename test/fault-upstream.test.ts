@@ -138,7 +138,7 @@ it('[R2.4] [U.once] kill -9 between a durable approval and `running` (its upstre
   const log = join(mkdtempSync(join(tmpdir(), 'ogf-up-fault-')), 'calls.jsonl');
   cleanup.push(() => killUpstreams(log));
   // The call waits for review through a first restart, so the second daemon sees its upstream
-  // `connecting` (slow-start: 2 s) when the owner approves: the launch waits for the link and the
+  // `connecting` (slow-start: 5 s) when the owner approves: the launch waits for the link and the
   // approval commits alone, answered, before the crash point at `running`.
   const d = await start(dataDir, log, {}, 'slow-start');
   const mcp = await listed(d, 'ours__echo');

@@ -12,7 +12,11 @@
 
 /** The named points, in a command's life. */
 export type FaultPoint =
-  /** Approved and about to commit `running` (for a cue: its session file is already written). */
+  /**
+   * Approved and about to commit `running` (for a cue: its session file is already written). When the
+   * launch starts in its approval's turn (free lane, issue 19 finding 6) the approval is not durable yet
+   * either: both commit in one transaction, so a crash here loses the unanswered approval.
+   */
   | 'before_mark_running'
   /** `running` is durable; the child is not spawned yet. */
   | 'after_mark_running'

@@ -223,11 +223,20 @@ describe.skipIf(SKIP !== undefined)('[R2.3] [Q.crash-safety] the data dir full (
   }
 });
 
-/** An executor around the real catalog executor that fills the disk at one moment of the launch. */
-function fillingExecutor(inner: Executor, at: 'before_mark_running' | 'after_exit'): Executor {
+type FillAt = 'approval_turn' | 'before_mark_running' | 'after_exit';
+
+/**
+ * An executor around a real one that fills the disk at one moment of the launch. A launch starts in its
+ * approval's turn (issue 19 finding 6): `approval_turn` fills at once, so the approval and `running` meet
+ * the full disk in one transaction; `before_mark_running` first lets that turn's batch commit (one
+ * setImmediate, queued after the batch's), so the approval is durable alone — as when the launch waits for
+ * a busy lane or a connecting upstream — and only `running` meets the full disk.
+ */
+function fillingExecutor(inner: Executor, at: FillAt): Executor {
   return {
     async execute(command, io) {
-      if (at === 'before_mark_running') fill();
+      if (at === 'before_mark_running') await new Promise((r) => setImmediate(r));
+      if (at !== 'after_exit') fill();
       const r = await inner.execute(command, io);
       if (at === 'after_exit') fill();
       return r;
@@ -238,6 +247,54 @@ function fillingExecutor(inner: Executor, at: 'before_mark_running' | 'after_exi
 describe.skipIf(SKIP !== undefined)(
   '[R2.3] [Q.crash-safety] the disk full exactly at a commit point (real Broker and Store)',
   () => {
+    it('[Q.one-commit] approval_turn: the approval and `running` fail together; nothing spawned, the command awaits review, and runs once when approved again', async () => {
+      const dir = join((mount as { mnt: string }).mnt, 'broker-approval-turn');
+      mkdirSync(dir, { mode: 0o700 });
+      const word = `bapprovalturn${randomInt(1e6)}`;
+      const config = markCatalog(mark) as { commands: Record<string, CatalogEntry> };
+      const catalog = new Catalog({ commands: config.commands });
+      const store = new Store(join(dir, 'broker.db'));
+      const executor = fillingExecutor(new CatalogExecutor(catalog, 4096), 'approval_turn');
+      let fills = 0;
+      const broker = new Broker({
+        store,
+        reviewTimeoutS: 300,
+        executors: {
+          // Fills on the first launch only: the second approval below finds space.
+          run_command_wait: {
+            execute: (c, io) =>
+              fills++ === 0 ? executor.execute(c, io) : new CatalogExecutor(catalog, 4096).execute(c, io),
+          },
+        },
+      });
+      broker.start();
+      try {
+        const p = catalog.prepare('mark', { word, ms: 0 }, 'local');
+        if (!p.ok) throw new Error(p.message);
+        const sub = await broker.submit(p.request);
+        if (!sub.ok) throw new Error(sub.message);
+        const id = sub.command.id;
+        await expect(broker.approve(id, 1, 'owner')).rejects.toThrow(/full/);
+        await sleep(300);
+        expect(launches(mark).get(word) ?? 0, 'spawned without a durable running').toBe(0);
+        expect(store.get(id)).toMatchObject({ version: 1, phase: { state: 'awaiting_review' } });
+        expect(broker.get(id)).toMatchObject({ version: 1, phase: { state: 'awaiting_review' } });
+        rmSync(filler, { force: true }); // space returns
+        expect((await broker.approve(id, 1, 'owner')).ok).toBe(true);
+        const final = await waitFor(
+          () => (broker.get(id)?.phase.state === 'succeeded' ? broker.get(id) : undefined),
+          'the command approved again to succeed',
+          8000,
+        );
+        expect(store.get(id)?.version).toBe(final!.version);
+        expect(launches(mark).get(word)).toBe(1);
+      } finally {
+        rmSync(filler, { force: true });
+        await broker.close(1000);
+        store.close();
+      }
+    }, 30_000);
+
     for (const at of ['before_mark_running', 'after_exit'] as const) {
       it(`${at}: nothing spawned unmarked; once space returns the command ends truthfully, not stuck`, async () => {
         const dir = join((mount as { mnt: string }).mnt, `broker-${at}`);

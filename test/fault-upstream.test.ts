@@ -1,7 +1,8 @@
 /**
  * Fault trials for upstream calls (contract 7, rules 2–4): kill -9 the daemon while an upstream call is in
- * flight, and between its approval and `running`; restart on the same data dir; check what the AI is told
- * and what the upstream saw (our test server logs every tools/call it receives, with its pid).
+ * flight, at the launch of an approval that shares `running`'s transaction, and between a durable approval
+ * and `running`; restart on the same data dir; check what the AI is told and what the upstream saw (our
+ * test server logs every tools/call it receives, with its pid).
  */
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,13 +38,18 @@ function killUpstreams(log: string): void {
   }
 }
 
-async function start(dataDir: string, log: string, env: Record<string, string> = {}): Promise<RunningDaemon> {
+async function start(
+  dataDir: string,
+  log: string,
+  env: Record<string, string> = {},
+  mode: 'ok' | 'slow-start' = 'ok',
+): Promise<RunningDaemon> {
   const d = await startDaemon({
     dataDir,
     env,
     config: {
       upstreams: {
-        ours: { argv: [process.execPath, TEST_UPSTREAM, 'ok', log], timeout_s: 600, wait_seconds: 0 },
+        ours: { argv: [process.execPath, TEST_UPSTREAM, mode, log], timeout_s: 600, wait_seconds: 0 },
       },
     },
   });
@@ -92,7 +98,7 @@ it('[R2.3] [U.once] kill -9 with an upstream call in flight: UNKNOWN/DaemonResta
   expect(seen(log).filter((e) => e.call === 'hang')).toHaveLength(1);
 });
 
-it('[R2.4] [U.once] kill -9 after approval, before running: the call is sent once, after the restart', async () => {
+it('[R2.4] [U.once] [Q.one-commit] kill -9 at the launch of an approval whose upstream is connected: the approval was never answered nor durable (it shares `running`’s transaction), so the call awaits review after the restart, unsent, and is sent once when approved again', async () => {
   const dataDir = makeDataDir();
   const log = join(mkdtempSync(join(tmpdir(), 'ogf-up-fault-')), 'calls.jsonl');
   cleanup.push(() => killUpstreams(log));
@@ -100,17 +106,58 @@ it('[R2.4] [U.once] kill -9 after approval, before running: the call is sent onc
   const mcp = await listed(d, 'ours__echo');
   const owner = await TestOwner.connect(d);
   cleanup.push(() => owner.close());
-  const pending = structured(await call(mcp, 'ours__echo', { text: 'approved, never sent' }));
-  await owner.approve(String(pending.pending_id)).catch(() => undefined);
+  const pending = structured(await call(mcp, 'ours__echo', { text: 'approved, never durable' }));
+  // Issue 19 finding 6: approved and running commit together, so the crash lands before either.
+  const reply = await owner.approve(String(pending.pending_id)).catch(() => undefined);
+  expect(reply, 'the owner got no answer: the daemon died before the commit').toBeUndefined();
   await exited(d.child);
   expect(d.child.signalCode).toBe('SIGKILL');
   expect(seen(log).filter((e) => e.call !== undefined)).toEqual([]);
 
   const d2 = await start(dataDir, log);
-  const mcp2 = await httpClient(`${d2.url}/mcp`, d2.mcpToken);
-  cleanup.push(() => mcp2.close());
+  const mcp2 = await listed(d2, 'ours__echo');
+  const waiting = structured(
+    await call(mcp2, 'await_command_result', { pending_id: pending.pending_id, wait_seconds: 0 }),
+  );
+  expect(waiting).toMatchObject({ status: 'PENDING', phase: 'awaiting_review' });
+  expect(waiting.review_expires_at).toBe(pending.review_expires_at);
+  const owner2 = await TestOwner.connect(d2);
+  cleanup.push(() => owner2.close());
+  expect((await owner2.approve(String(pending.pending_id))).ok).toBe(true);
   const after = structured(
     await call(mcp2, 'await_command_result', { pending_id: pending.pending_id, wait_seconds: 60 }),
+  );
+  expect(after).toMatchObject({ status: 'SUCCEEDED' });
+  expect(seen(log).filter((e) => e.call === 'echo')).toEqual([
+    expect.objectContaining({ call: 'echo', arguments: { text: 'approved, never durable' } }),
+  ]);
+});
+
+it('[R2.4] [U.once] kill -9 between a durable approval and `running` (its upstream still connecting): the call is sent once, after the restart', async () => {
+  const dataDir = makeDataDir();
+  const log = join(mkdtempSync(join(tmpdir(), 'ogf-up-fault-')), 'calls.jsonl');
+  cleanup.push(() => killUpstreams(log));
+  // The call waits for review through a first restart, so the second daemon sees its upstream
+  // `connecting` (slow-start: 5 s) when the owner approves: the launch waits for the link and the
+  // approval commits alone, answered, before the crash point at `running`.
+  const d = await start(dataDir, log, {}, 'slow-start');
+  const mcp = await listed(d, 'ours__echo');
+  const pending = structured(await call(mcp, 'ours__echo', { text: 'approved, never sent' }));
+  await d.kill();
+  const d2 = await start(dataDir, log, { OGF_BROKER_FAULT: 'before_mark_running' }, 'slow-start');
+  const owner = await TestOwner.connect(d2);
+  cleanup.push(() => owner.close());
+  const reply = await owner.approve(String(pending.pending_id));
+  expect(reply.ok, 'the approval was answered, so it was durable before the crash').toBe(true);
+  await exited(d2.child);
+  expect(d2.child.signalCode).toBe('SIGKILL');
+  expect(seen(log).filter((e) => e.call !== undefined)).toEqual([]);
+
+  const d3 = await start(dataDir, log);
+  const mcp3 = await httpClient(`${d3.url}/mcp`, d3.mcpToken);
+  cleanup.push(() => mcp3.close());
+  const after = structured(
+    await call(mcp3, 'await_command_result', { pending_id: pending.pending_id, wait_seconds: 60 }),
   );
   expect(after).toMatchObject({ status: 'SUCCEEDED' });
   expect(seen(log).filter((e) => e.call === 'echo')).toEqual([

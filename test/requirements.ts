@@ -232,6 +232,11 @@ export const REQUIREMENTS = {
     statement:
       'A daemon killed at any point of a command’s life loses no command, launches none twice, leaves no session file behind and ends in a state the contract allows.',
   },
+  'Q.one-commit': {
+    source: 'issue 19 finding 6; architecture.md example 3; contracts.md 2 rule 3',
+    statement:
+      'An approval whose session lane is free commits approved and running in one transaction (one fsync), announced in version order, before anything is spawned or sent; with a busy lane they commit apart; a batch the store refuses launches nothing and leaves the command awaiting review.',
+  },
 
   // ---- the MCP surface, v2 (contracts.md 3.1, 1.3, 10) ---------------------------------------------
   'M.generations': {

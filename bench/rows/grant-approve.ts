@@ -9,11 +9,11 @@
  * The catalog has two identical commands, `noop` (a grant approves it: client `*`, any arguments, 30 days,
  * no use count, made by the owner's `grant` frame) and `held` (no grant), so both calls take the same
  * path through validation and grant matching; only the outcome of the match differs. On the grant path
- * the daemon commits twice before `running` is visible (submit + approve in one transaction, contract 8;
- * then `running`, rule 3), on the other once. The real SDK client (2025 generation) calls over HTTP.
- * Calls alternate one by one; a granted cycle also waits for `succeeded` (its `/bin/true` spawn blocks the
- * daemon's thread, which must not land in the next sample). Each round also times one bare durable commit
- * (bench/lib/commit.ts), the price of the grant path's extra commit on this disk at that moment.
+ * the daemon commits once before `running` is visible, as on the other: submit, approve and `running` share
+ * one transaction (contract 8; rule 3; issue 19 finding 6 — it was two commits before). The real SDK client
+ * (2025 generation) calls over HTTP. Calls alternate one by one; a granted cycle also waits for `succeeded`
+ * (its `/bin/true` spawn blocks the daemon's thread, which must not land in the next sample). Each round
+ * also times one bare durable commit (bench/lib/commit.ts), the price of one commit on this disk then.
  */
 import { callTool, closeMcp, connectMcp, Owner, type View } from '../lib/clients.js';
 import { BareCommits } from '../lib/commit.js';
@@ -152,7 +152,7 @@ export async function grantApprove(quick: boolean): Promise<Row[]> {
                 granted_reply_median_ms: median(grantedReply),
                 held_reply_median_ms: median(heldReply),
                 approved_to_running_median_ms: median(approvedToRunning),
-                commits_before_running: 2,
+                commits_before_running: 1,
                 commits_before_pending: 1,
               },
             }

@@ -9,7 +9,8 @@
  * The baseline: a second copy of the same upstream, started by the bench with the same FIFO as its log
  * and already connected by an SDK client over stdio; t0 is the moment the bench sends the same
  * `tools/call`, the end the same line. Broker and hand cycles alternate. What the broker does in between
- * (contract 7, rule 3): the approve's commit, the launch, `running` committed, then the send.
+ * (contract 7, rule 3): the launch starts in the approve's turn, so the approval and `running` commit in
+ * one transaction (issue 19 finding 6), then the send.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { callTool, closeMcp, connectMcp, Owner, type View } from '../lib/clients.js';

@@ -5,7 +5,8 @@
  * then are its callers answered (architecture.md example 3: batched, never skipped; nobody hears of a
  * change before its commit). How an approved command runs is an Executor's business; the launch path
  * (launches.ts) orders launches (per-session FIFO, rule 6), awaits the commit of `running` before the
- * executor spawns (rule 3), and records the one outcome the executor reports.
+ * executor spawns (rule 3), and records the one outcome the executor reports. An approval starts its
+ * launch in its own turn, so with a free lane `running` shares the approval's transaction (#launchNow).
  *
  * Two views of memory. The working view (`#active`, the caps, the grants' uses) changes at once, so a later
  * request of the same turn sees it (a grant with 3 uses approves 3 of 50 requests arriving together). What
@@ -312,16 +313,18 @@ export class Broker implements BrokerApi {
       },
       after: () => {
         this.#committed.set(shown.id, shown);
-        if (req.secret !== undefined) this.#secrets.set(command.id, req.secret);
         if (shown.phase.state === 'awaiting_review') this.#armExpiry(shown);
         this.#logChange(command, actor);
         if (shown !== command) this.#logChange(shown, { kind: 'daemon', name: by! });
         this.#emit(shown);
         if (used !== undefined) this.#grants.committed(used);
-        if (shown.phase.state === 'approved') this.#launches.schedule(shown);
       },
     };
-    return this.#commit.add(change).then(() => ({ ok: true, command: shown, created: true }));
+    // In memory at once (rule 4: never stored), so a launch of this turn has it; a rollback drops it.
+    if (req.secret !== undefined) this.#secrets.set(command.id, req.secret);
+    const done = this.#commit.add(change).then(() => ({ ok: true as const, command: shown, created: true }));
+    if (shown.phase.state === 'approved') this.#launchNow(shown);
+    return done;
   }
 
   /** The grant that approves this request at submit, if any: never a cue (contract 8). */
@@ -332,14 +335,9 @@ export class Broker implements BrokerApi {
 
   approve(id: string, version: number, by: string, grant?: ApproveGrant): Promise<ActionResult> {
     const event: Event = { type: 'approve', at: iso(this.#clock.now()), by };
-    if (grant === undefined) {
-      // Contract 9: an approval short of the quorum is recorded and the command keeps waiting.
-      return this.#decide(id, version, event, by, {
-        after: (next) => {
-          if (next.phase.state === 'approved') this.#launches.schedule(next);
-        },
-      });
-    }
+    // Contract 9: an approval short of the quorum is recorded and the command keeps waiting; the one that
+    // makes it `approved` launches it (#apply).
+    if (grant === undefined) return this.#decide(id, version, event, by);
     // Contract 5 (v2): approve and create the grant in one transaction; a command that cannot be granted
     // is NotGrantable and nothing is approved. The approval that creates a grant takes none of its uses.
     const c = this.#current(id);
@@ -355,10 +353,7 @@ export class Broker implements BrokerApi {
     const r = this.#decide(id, version, event, by, {
       apply: () => this.#grants.take(made),
       write: this.#grants.writer(made, 'grant_created', { kind: 'owner', name: by }, { command_id: id }),
-      after: (next) => {
-        this.#grants.committed(made);
-        this.#launches.schedule(next);
-      },
+      after: () => this.#grants.committed(made),
     });
     return r.then((done) => (done.ok ? { ok: true, command: done.command, grant: made } : done));
   }
@@ -561,6 +556,8 @@ export class Broker implements BrokerApi {
     }
     this.#unsaved.clear();
     this.#unsavedRequests.clear();
+    // A secret handed in by a submit the batch lost belongs to no command.
+    for (const id of [...this.#secrets.keys()]) if (!this.#active.has(id)) this.#secrets.delete(id);
     this.#grants.rollback();
     for (const c of this.#active.values()) {
       if (c.phase.state === 'awaiting_review' && !this.#timers.has(c.id)) this.#armExpiryRetry(c);
@@ -676,7 +673,23 @@ export class Broker implements BrokerApi {
         also.after?.(next);
       },
     };
-    return this.#commit.add(change).then(() => ({ ok: true, command: next }));
+    const done = this.#commit.add(change).then(() => ({ ok: true as const, command: next }));
+    if (next.phase.state === 'approved') this.#launchNow(next);
+    return done;
+  }
+
+  /**
+   * Issue 19 finding 6: an approval queued this turn starts its launch at once, after the approval's change
+   * is queued. When its lane is free and the executor reaches `markRunning` within the turn (a catalog
+   * command, a connected upstream, a cue once its session file is written), `running` joins the
+   * approval's batch: one transaction, one fsync, approved at version N and running at N+1, announced in
+   * that order. Rule 3 holds because `markRunning` still resolves only after that commit, so nothing is
+   * spawned or sent before both are durable; if the batch fails, both roll back and `markRunning` says
+   * false (nothing launched, the command awaits review again). A busy lane or a slower executor commits
+   * `running` in a later batch, as before.
+   */
+  #launchNow(c: Command): void {
+    this.#launches.schedule(c);
   }
 
   #auditOf(c: Command, action: string, actor: Actor, event?: Event): AuditEntry {

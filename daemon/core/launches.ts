@@ -4,6 +4,11 @@
  * the one outcome the executor reports is committed — retried while the store refuses the write, so a known
  * outcome is never lost. The broker stays the only writer: every change goes through `host.apply`.
  *
+ * The broker schedules a launch as soon as the approval is queued, not after its commit: with a free lane
+ * the executor's `markRunning` lands in the approval's own batch (one transaction for both), and still
+ * resolves only once that batch is durable. If the batch fails, the command is back to `awaiting_review`
+ * in memory, `markRunning` resolves false, and no outcome is recorded (the abort applies to `approved` only).
+ *
  * ```
  *  approved ──schedule──▶ lane (per session) ──▶ executor.execute ──markRunning──▶ running ──report──▶ final
  *                                                      └── aborted before markRunning ──▶ failed (never ran)
@@ -21,7 +26,10 @@ const COMMIT_RETRY_MS = 1000;
 
 /** What the launch path needs from the broker that owns it. */
 export interface LaunchHost {
-  /** The non-final command with this id, as last committed. */
+  /**
+   * The non-final command with this id in the broker's working view: an approval of this turn is seen
+   * before its commit, so its `running` can join the approval's batch (issue 19 finding 6).
+   */
   active(id: string): Command | undefined;
   /**
    * Applies one daemon event (transition, then the group commit, then notify); resolves after the commit,

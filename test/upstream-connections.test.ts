@@ -102,10 +102,12 @@ describe('upstream connections', () => {
     const lines = await waitFor(
       () => {
         const l = statusLines(d);
-        const done = l.filter((x) => /connected with|down \(/.test(x));
+        // Settled: connected with every tool exposed (their schemas compile in the background after the
+        // listing, so "connected with 14 tools, 11 exposed" may come first), or down.
+        const done = l.filter((x) => /connected with \d+ tools$|down \(/.test(x));
         return done.length === 5 ? l : undefined;
       },
-      'every upstream connected or down',
+      'every upstream connected with its tools exposed, or down',
       45_000,
     );
     expect(lines.find((l) => l.startsWith('upstream fs: '))).toMatch(

@@ -37,7 +37,7 @@ const ACTIVE_STATES = "('awaiting_review','approved','running')";
  * Stored records (characters of JSON) one `history` answer may parse: ~50 ms of the event loop, against
  * ~3 s for 500 records of a megabyte each (issue 19 finding 3).
  */
-export const HISTORY_MAX_CHARS = 8 * 1024 * 1024;
+export const HISTORY_MAX_CHARS = 64 * 1024 * 1024;
 
 /** One client's tasks, newest first, before a seq (commands_client_tasks; Store.tasksOf). */
 const TASKS_OF_SQL =

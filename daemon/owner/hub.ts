@@ -42,6 +42,7 @@ import type { ActionResult, EdgeContext, GrantResult, GrantSpec, UpgradeRoute } 
 import type { Command } from '../core/lifecycle.js';
 import { viewJson } from '../core/view.js';
 import type { OwnerCredential } from '../tokens.js';
+import { argsAnswer } from './args-frame.js';
 import { FragmentPool, FragmentWriter } from './fragments.js';
 import {
   OWNER_SUBPROTOCOL,
@@ -524,6 +525,9 @@ export class OwnerHub {
         return;
       case 'reconcile':
         this.#reply(owner, f.req_id, await broker.reconcile(f.id, f.outcome, owner.by, f.note));
+        return;
+      case 'args':
+        this.#sendText(owner, argsAnswer(broker, f));
         return;
       case 'history':
         this.#sendViews(

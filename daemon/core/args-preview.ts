@@ -60,8 +60,7 @@ export function utf8Bytes(text: string): number {
       // A pair: two units counted already, four bytes in all.
       bytes += 2;
       i++;
-    }
-    else bytes += 2;
+    } else bytes += 2;
   }
   return bytes;
 }

@@ -10,7 +10,7 @@
  * Escape cancels; whoever opened it says where focus goes back.
  */
 import type { View } from '../daemon/owner/messages.js';
-import { argsBlock } from './arg-view.js';
+import { argNames, argsSection } from './args-loader.js';
 import { el } from './dom.js';
 
 /** What `approve` carries as `grant` (daemon/owner/protocol.ts approveGrant). */
@@ -45,9 +45,10 @@ function listWords(items: string[]): string {
 /** What "any arguments" means for this command, in words: `any word for mark, whatever the AI chooses`. */
 export function anyWords(v: View): string {
   // Names as the card shows them (escaped by el), cut: an AI may send many, and long ones (issue 19).
-  const names = Object.keys(v.args);
+  // A View with shortened arguments names them all too, or counts those past its budget (args-loader.ts).
+  const { names, unnamed } = argNames(v);
   const keys = names.slice(0, 12).map((k) => `any ${k.length > 40 ? `${k.slice(0, 40)}…` : k}`);
-  if (names.length > 12) keys.push(`${names.length - 12} more`);
+  if (names.length + unnamed > 12) keys.push(`${names.length + unnamed - 12} more`);
   if (v.tool === 'upstream' && v.upstream !== undefined) {
     const what = `${v.upstream.tool} on ${v.upstream.name}`;
     return keys.length === 0
@@ -140,10 +141,12 @@ export class AllowDialog {
   }
 
   #form(v: View): HTMLFormElement {
+    // "These exact arguments" are the whole ones, also when the View holds a preview: the grant matches
+    // them all (the daemon takes them from the command), and the dialog offers to load them to read.
     const exactArgs =
-      Object.keys(v.args).length === 0
+      Object.keys(v.args).length === 0 && v.args_truncated !== true
         ? el('span', { class: 'allow-hint' }, 'no arguments, exactly as now')
-        : el('div', { class: 'allow-args' }, argsBlock(v.args, 'The arguments of this request'));
+        : el('div', { class: 'allow-args' }, argsSection(v, 'The arguments of this request', true));
     const uses = el('input', {
       type: 'number',
       id: 'allow-uses',

@@ -24,6 +24,7 @@
  */
 import type { Grant, ServerMessage, View } from '../daemon/owner/messages.js';
 import { type AllowChoice, AllowDialog } from './allow.js';
+import { argsReconnected, argsRefused, receiveArgs, setupArgsLoader } from './args-loader.js';
 import { countdownText, timeLeft } from './card.js';
 import { CardList } from './card-list.js';
 import { ClickGuard } from './click-safety.js';
@@ -55,6 +56,8 @@ const board = new GrantBoard({
   now: () => Date.now() + skewMs,
 });
 const allowDialog = new AllowDialog();
+/** Arguments sent as a preview are loaded whole on demand (args-loader.ts; an addition to contract 5). */
+setupArgsLoader({ send: (frame) => conn.send(frame), change: (fn) => guard.change(fn) });
 /** Issue 19: how to connect an AI and what it can do, while nothing waits (first-run.ts). */
 const firstRun = new FirstRun(byId('first-run'));
 const historyView = new HistoryView(
@@ -140,6 +143,7 @@ function onMessage(m: ServerMessage): void {
       // Requests sent on the old connection get no reply: the snapshot says what happened to them, and
       // their cards must not stay disabled waiting for an answer that never comes.
       requests.clear();
+      argsReconnected();
       for (const node of cards.nodes()) guard.sync(node);
       notifier.synced = true;
       render();
@@ -169,7 +173,10 @@ function onMessage(m: ServerMessage): void {
       render();
       return;
     case 'reply':
-      onReply(m);
+      if (!argsRefused(m)) onReply(m);
+      return;
+    case 'args':
+      receiveArgs(m);
       return;
   }
 }

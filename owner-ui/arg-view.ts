@@ -60,10 +60,10 @@ function fold(summary: Array<Node | string>, build: () => Node[], label?: HTMLEl
 }
 
 /**
- * A "show more" step: `render(from, to)` appends items `from..to` (at most `page` of them) wherever they
- * belong; the button, at the end of `into`, shows the next page and says how many are left.
+ * A "show more" step (also args-loader.ts's): `render(from, to)` appends items `from..to` (at most `page`
+ * of them) wherever they belong; the button, at the end of `into`, shows the next page and says how many are left.
  */
-function paged(
+export function paged(
   into: HTMLElement,
   total: number,
   page: number,

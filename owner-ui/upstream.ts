@@ -2,11 +2,12 @@
  * The owner's card for an upstream call (contract 7, 5 (v2)): which server and tool, the server's
  * annotations shown as its claims (a server can say anything: "server says: read-only" is its word, not
  * ours), and every argument readable — none hidden, large or deep ones folded and opened level by level in
- * bounded work, control and bidi characters shown escaped (./arg-view.ts, issue 19). Then the upstream's
+ * bounded work, control and bidi characters shown escaped (./arg-view.ts, issue 19), and arguments the
+ * daemon sent only as a preview loaded whole on demand (./args-loader.ts). Then the upstream's
  * own content blocks in the outcome.
  */
 import type { View } from '../daemon/owner/messages.js';
-import { argsList } from './arg-view.js';
+import { argsSection } from './args-loader.js';
 import { el } from './dom.js';
 import { escapeVisible } from './visible.js';
 
@@ -48,7 +49,8 @@ export function upstreamBlock(v: View): HTMLElement | null {
           { class: 'claims' },
           ...claims.map((c) => el('span', { class: 'claim' }, `server says: ${c}`)),
         ),
-    argsList(v.args, 'Arguments sent exactly as shown'),
+    // Over 16 KiB of JSON the View holds a preview: args-loader.ts says so and loads them whole.
+    argsSection(v, 'Arguments sent exactly as shown'),
   );
 }
 

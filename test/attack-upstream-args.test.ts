@@ -132,6 +132,10 @@ describe('[S.upstream-args-bounded] no argument can crash or stall the panel', (
     expect(r.isError, textOf(r)).toBeFalsy();
     const id = String(structured(r).pending_id);
     const c = await pendingCard(id);
+    // Over 16 KiB of JSON, owner frames carry a preview (S.owner-frames-bounded): load them all first, then
+    // the whole arguments go through the bounded renderer this test is about.
+    await c.getByRole('button', { name: 'Load all arguments' }).click();
+    await c.locator('.args-loaded').waitFor({ timeout: 30_000 });
 
     // Bounded: the whole page is a few hundred KB of markup, not the ~16 M characters of pretty JSON.
     const sizes = async () =>

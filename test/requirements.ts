@@ -171,9 +171,9 @@ export const REQUIREMENTS = {
       'A command final for longer than 7 days (the longest a task may live) has its bulky fields (stdout, stderr, an upstream result, any argument over 4 KiB of JSON) replaced by their size and SHA-256, in bounded batches off the hot path; its result says so in detail (output_truncated for output), the owner View shows the same, a repeat request_id with the same arguments still finds it, and the audit log is untouched but for an appended prune entry.',
   },
   'S.owner-frames-bounded': {
-    source: 'contracts.md 1.3, 4, 5 (v2)',
+    source: 'contracts.md 1.3, 4, 5 (v2); issue 19 (owner frames)',
     statement:
-      'output_limit_bytes is at most 1 MiB and the MCP result keeps that much; owner frames carry at most 16 KiB of UTF-8 of each of stdout and stderr, cut on a code point boundary and flagged output_truncated.',
+      'output_limit_bytes is at most 1 MiB and the MCP result keeps that much; owner frames carry at most 16 KiB of UTF-8 of each of stdout and stderr, cut on a code point boundary and flagged output_truncated; and a View carries its args whole only up to 16 KiB of JSON, else a bounded preview (small arguments whole and exact, each large one by name, size and start, the rest counted) flagged args_truncated with args_bytes, so a snapshot of 110 calls of 1 MiB stays far below 16 MiB; the owner gets the exact whole arguments with the args frame (NotFound for an unknown id), the panel says they were shortened and loads them on demand, and approving sends them whole whether loaded or not.',
   },
   'S.daemon-survives': {
     source: 'contracts.md 5 (v2)',

@@ -6,7 +6,12 @@
  * `output_truncated` when cut; the MCP result keeps up to `output_limit_bytes`. Output is the one part of
  * a View whose size the AI chooses beyond the catalog's own bounds, so with the PENDING caps (contract
  * 1.3) this keeps every snapshot bounded (worst case in test/attack-flood.test.ts).
+ *
+ * Its `args` likewise travel whole only up to 16 KiB of JSON; larger ones become a bounded preview flagged
+ * `args_truncated` (args-preview.ts), and the owner loads them whole with the `args` frame (an addition to
+ * contract 5; test/attack-owner-frames.test.ts: 110 calls of 1 MiB made a ~110 MB snapshot).
  */
+import { type ArgCut, argsPreview } from './args-preview.js';
 import { type Command, reasonOf, type State, type Status, statusOf, type UpstreamRef } from './lifecycle.js';
 import { type CommandResult, cutUtf8, toResult } from './result.js';
 
@@ -21,7 +26,16 @@ export interface View {
   display: string[];
   session_file?: string;
   summary: string;
+  /** The arguments; when `args_truncated`, only those small enough to keep (each whole and exact). */
   args: Record<string, unknown>;
+  /** Set when the arguments' JSON is over 16 KiB: `args` is a preview; the `args` frame gives them whole. */
+  args_truncated?: true;
+  /** With `args_truncated`: UTF-8 bytes of the whole arguments' JSON. */
+  args_bytes?: number;
+  /** With `args_truncated`: each argument not in `args`, by name, size and the start of its JSON. */
+  args_cut?: ArgCut[];
+  /** With `args_truncated`: how many arguments are neither in `args` nor in `args_cut` (too many to list). */
+  args_hidden?: number;
   session_fingerprint?: string;
   justification?: string;
   client: string;
@@ -116,6 +130,8 @@ export function toView(command: Command): View {
     status: statusOf(state),
     result: ownerResult(command),
   };
+  const preview = argsPreview(command.args);
+  if (preview !== undefined) Object.assign(view, preview);
   if (command.session_file !== undefined) view.session_file = command.session_file;
   if (command.session_fingerprint !== undefined) view.session_fingerprint = command.session_fingerprint;
   if (command.justification !== undefined) view.justification = command.justification;

@@ -1,7 +1,7 @@
 /**
  * What an owner's frames do (contracts.md 5, 8, 9): each text frame is parsed (protocol.ts) and mapped onto
  * the broker — `approve` / `deny` / `reconcile` / `grant` / `revoke` — with a `reply`, or answered with
- * data (`grants`, `history`). A bad frame gets a `BadMessage` reply and the socket stays open.
+ * data (`grants`, `history`, `args`). A bad frame gets a `BadMessage` reply and the socket stays open.
  *
  * Every decision is recorded under the owner's name (`decided_by`, the audit actor; contract 9), and every
  * frame is checked against the store first, so nothing a socket sends is acted on after its token was
@@ -13,10 +13,11 @@
  *             parse ─bad─▶ reply BadMessage (socket stays open)
  *                │ ok
  *             broker.approve/deny/reconcile/grant/revoke ─▶ (upserts to all) ─▶ reply
- *             broker.history / grants ─▶ history / grants
+ *             broker.history / grants / args ─▶ history / grants / args
  * ```
  */
 import type { ActionResult, EdgeContext, GrantResult, GrantSpec } from '../context.js';
+import { argsAnswer } from './args-frame.js';
 import type { FanOut } from './fanout.js';
 import type { ReplyCode } from './messages.js';
 import { type ClientFrame, HISTORY_DEFAULT, parseClientFrame } from './protocol.js';
@@ -110,6 +111,10 @@ async function act(d: ActionDeps, owner: Owner, f: ClientFrame): Promise<void> {
       return;
     case 'reconcile':
       reply(d, owner, f.req_id, await broker.reconcile(f.id, f.outcome, owner.by, f.note));
+      return;
+    case 'args':
+      // An addition to contract 5: a View's arguments past 16 KiB, whole, when the owner opens them.
+      d.out.sendText(owner, argsAnswer(broker, f));
       return;
     case 'history':
       d.out.sendViews(

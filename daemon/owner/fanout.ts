@@ -69,10 +69,11 @@ export class FanOut {
 
   /** Sends one message to one owner. */
   send(owner: Owner, message: ServerMessage): void {
-    this.#sendText(owner, JSON.stringify(message));
+    this.sendText(owner, JSON.stringify(message));
   }
 
-  #sendText(owner: Owner, text: string): void {
+  /** Sends text already made (an `args` answer), under the same slow-socket bound as every frame. */
+  sendText(owner: Owner, text: string): void {
     if (this.#canSend(owner)) owner.ws.send(text);
   }
 
@@ -107,7 +108,7 @@ export class FanOut {
     if (this.#closed()) return;
     for (const owner of this.#owners) {
       try {
-        this.#sendText(owner, text);
+        this.sendText(owner, text);
       } catch (e) {
         this.#owners.drop(owner, 'owner_send_failed', e);
       }

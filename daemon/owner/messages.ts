@@ -89,6 +89,19 @@ export interface HistoryMessage {
   commands: View[];
 }
 
+/**
+ * The answer to `args` (an addition to contract 5): a command's whole arguments, exactly as stored, when
+ * its View carries only a preview (`args_truncated`). `version` is the command's at the time; arguments
+ * never change between versions.
+ */
+export interface ArgsMessage {
+  type: 'args';
+  req_id: string;
+  id: string;
+  version: number;
+  args: Record<string, unknown>;
+}
+
 /** Everything the server sends an owner. */
 export type ServerMessage =
   | HelloMessage
@@ -98,5 +111,6 @@ export type ServerMessage =
   | ReplyMessage
   | HistoryMessage
   | GrantsMessage
+  | ArgsMessage
   | SetupMessage;
 export type { Grant, View };

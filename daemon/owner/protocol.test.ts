@@ -25,6 +25,19 @@ describe('parseClientFrame (contract 5)', () => {
     expect(parseClientFrame('{"type":"history","req_id":"5"}').ok).toBe(true);
   });
 
+  it('[S.owner-frames-bounded] accepts args {req_id, id} and names what is wrong with one', () => {
+    expect(parseClientFrame('{"type":"args","req_id":"6","id":"c_abcdefgh"}')).toEqual({
+      ok: true,
+      frame: { type: 'args', req_id: '6', id: 'c_abcdefgh' },
+    });
+    expect(bad('{"type":"args","req_id":"7"}').message).toMatch(
+      /^id must be a pending_id string.*got nothing/,
+    );
+    expect(bad('{"type":"args","req_id":"8","id":"c_x","version":1}').message).toMatch(
+      /version: unknown field/,
+    );
+  });
+
   it('refuses non-JSON and non-objects without a req_id', () => {
     expect(bad('nope')).toEqual({ ok: false, req_id: null, message: 'the frame is not valid JSON' });
     expect(bad('[]').req_id).toBeNull();
@@ -35,7 +48,8 @@ describe('parseClientFrame (contract 5)', () => {
     expect(bad('{"type":"launch","req_id":"x"}')).toEqual({
       ok: false,
       req_id: 'x',
-      message: 'type must be one of approve, deny, reconcile, history, grant, revoke, grants, got "launch"',
+      message:
+        'type must be one of approve, deny, reconcile, history, grant, revoke, grants, args, got "launch"',
     });
     expect(bad('{"req_id":"y"}').message).toMatch(/got nothing/);
     expect(bad(`{"type":"history","req_id":"${'z'.repeat(65)}"}`).req_id).toBeNull();

@@ -19,7 +19,16 @@ export const HISTORY_DEFAULT = 100;
 /** The longest deny or reconcile note we keep: a few paragraphs, far below the frame cap. */
 export const NOTE_MAX = 2000;
 
-export const CLIENT_TYPES = ['approve', 'deny', 'reconcile', 'history', 'grant', 'revoke', 'grants'] as const;
+export const CLIENT_TYPES = [
+  'approve',
+  'deny',
+  'reconcile',
+  'history',
+  'grant',
+  'revoke',
+  'grants',
+  'args',
+] as const;
 export type ClientType = (typeof CLIENT_TYPES)[number];
 
 function must(field: string, accepts: string) {
@@ -164,6 +173,12 @@ export const historyFrame = z.strictObject(
   strict,
 );
 
+/**
+ * An addition to contract 5: a command's whole arguments, which its View carries only as a preview when
+ * they are over 16 KiB of JSON (`args_truncated`, core/args-preview.ts). Any command an owner can see.
+ */
+export const argsFrame = z.strictObject({ type: z.literal('args'), req_id: reqId, id }, strict);
+
 export type ApproveFrame = z.infer<typeof approveFrame>;
 export type DenyFrame = z.infer<typeof denyFrame>;
 export type ReconcileFrame = z.infer<typeof reconcileFrame>;
@@ -171,6 +186,7 @@ export type HistoryFrame = z.infer<typeof historyFrame>;
 export type GrantFrame = z.infer<typeof grantFrame>;
 export type RevokeFrame = z.infer<typeof revokeFrame>;
 export type GrantsFrame = z.infer<typeof grantsFrame>;
+export type ArgsFrame = z.infer<typeof argsFrame>;
 export type ClientFrame =
   | ApproveFrame
   | DenyFrame
@@ -178,7 +194,8 @@ export type ClientFrame =
   | HistoryFrame
   | GrantFrame
   | RevokeFrame
-  | GrantsFrame;
+  | GrantsFrame
+  | ArgsFrame;
 
 const SCHEMAS = {
   approve: approveFrame,
@@ -188,6 +205,7 @@ const SCHEMAS = {
   grant: grantFrame,
   revoke: revokeFrame,
   grants: grantsFrame,
+  args: argsFrame,
 } as const;
 
 export type ParsedFrame =

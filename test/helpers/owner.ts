@@ -206,7 +206,9 @@ export class OwnerSocket {
     const req_id = `r${this.#next++}`;
     this.ws.send(JSON.stringify({ ...frame, req_id }));
     return this.waitFor(
-      (f) => (f.type === 'reply' || f.type === 'history' || f.type === 'grants') && f.req_id === req_id,
+      (f) =>
+        (f.type === 'reply' || f.type === 'history' || f.type === 'grants' || f.type === 'args') &&
+        f.req_id === req_id,
       `reply ${req_id}`,
     );
   }

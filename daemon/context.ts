@@ -9,7 +9,7 @@ import type { OgfCueInput } from '../bridge-client/protocol.js';
 import type { Config } from './config/index.js';
 import type { Grant } from './core/grants.js';
 import type { Command, State, UpstreamRef } from './core/lifecycle.js';
-import type { AuditEntry } from './core/store.js';
+import type { AuditEntry } from './core/ports.js';
 import type { DataDir } from './datadir.js';
 import type { BrokerErrorCode } from './errors.js';
 import type { Logger } from './log.js';
@@ -118,11 +118,11 @@ export interface BrokerApi {
   /** Every live grant, oldest first (the owner snapshot). */
   liveGrants(): Grant[];
   /** The newest `limit` grants in any state, newest first (`grant list --all`). */
-  recentGrants(limit: number): Grant[];
+  recentGrants(limit: number): Promise<Grant[]>;
   /** Every non-final command plus the newest `finalLimit` final ones, newest first. */
   snapshot(finalLimit?: number): Command[];
   /** Commands newest first, before a pending_id (or an ISO time) when given. */
-  history(limit: number, before?: string): Command[];
+  history(limit: number, before?: string): Promise<Command[]>;
   /**
    * One page of `client`'s tasks, newest first, older than the task `before` (issue 19 finding 3: read by
    * index, never another client's rows): at most `limit`, and about `maxChars` of stored records. Undefined
@@ -133,8 +133,8 @@ export interface BrokerApi {
     limit: number,
     maxChars: number,
     before?: string,
-  ): { commands: Command[]; more: boolean } | undefined;
-  counts(): Partial<Record<State, number>>;
+  ): Promise<{ commands: Command[]; more: boolean } | undefined>;
+  counts(): Promise<Partial<Record<State, number>>>;
   /** An audit entry that changes no command (a feature-off cue, a refused login, ...). */
   audit(entry: AuditEntry): void;
 }

@@ -11,7 +11,6 @@ import { type Config, commandApprovals } from './config/index.js';
 import type { Edge, EdgeContext } from './context.js';
 import { Broker } from './core/broker.js';
 import { RetentionPass } from './core/retention-pass.js';
-import { Store } from './core/store.js';
 import { type DaemonInfo, removeDaemonInfo, runningDaemon, writeDaemonInfo } from './daemon-info.js';
 import { type DataDir, openDataDir } from './datadir.js';
 import { UsageError } from './errors.js';
@@ -30,6 +29,7 @@ import { createCueFeature } from './sources/cue.js';
 import { CueSource } from './sources/cue-source.js';
 import { executorsOf, type Source } from './sources/source.js';
 import { UpstreamSource } from './sources/upstream.js';
+import { Store } from './store/sqlite/index.js';
 import { Tokens } from './tokens.js';
 import { UpstreamRegistry } from './upstreams/registry.js';
 import { removeUpstreamStatus, withExposed, writeUpstreamStatus } from './upstreams/status-file.js';
@@ -159,7 +159,12 @@ export class Daemon {
       log: this.#log,
     });
     this.#broker = broker;
-    unwritable(config.dataDir, () => broker.start());
+    // The store's refusal arrives as a rejection: told the same way as a synchronous one.
+    await broker.start().catch((e: unknown) =>
+      unwritable(config.dataDir, () => {
+        throw e;
+      }),
+    );
 
     let port = config.port;
     const origins = createOrigins(config.public_url, () => port, config.host);
@@ -249,7 +254,7 @@ export class Daemon {
     }
     // Issue 19 finding 3: finished commands' bulky fields are pruned after 7 days, off the hot path.
     const retention = new RetentionPass({
-      scan: (after, limit) => store.retentionScan(after, limit),
+      scan: (after, limit) => store.commands.retentionScan(after, limit),
       prune: (id) => broker.prune(id),
       clock: systemClock,
       log: this.#log,

@@ -12,7 +12,7 @@
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import Database from 'better-sqlite3';
-import { Store } from '../../daemon/core/store.js';
+import { Store } from '../../daemon/store/sqlite/index.js';
 import { callTool, closeMcp, connectMcp } from '../lib/clients.js';
 import {
   type BareServer,

@@ -7,7 +7,6 @@
  */
 import { parseFlags, stringFlag } from '../args.js';
 import { type Config, loadConfig, resolveDataDir } from '../config/index.js';
-import { countOwners } from '../core/store.js';
 import { dataDirPaths } from '../datadir.js';
 import {
   type Check,
@@ -18,6 +17,7 @@ import {
   checkUpstreamReach,
   checkUpstreams,
 } from '../doctor.js';
+import { countOwners } from '../store/sqlite/index.js';
 
 /** Runs every check, prints one line each, returns the exit code. */
 export async function runDoctor(argv: string[]): Promise<number> {

@@ -1,35 +1,16 @@
 /** `ogf-broker status`: whether a daemon runs, its URLs, and counts by state; exit 0 running, 1 not. */
-import { existsSync } from 'node:fs';
-import Database from 'better-sqlite3';
 import { parseFlags, stringFlag } from '../args.js';
 import { resolveDataDir } from '../config/index.js';
 import { runningDaemon } from '../daemon-info.js';
 import { dataDirPaths } from '../datadir.js';
+import { countsByState } from '../store/sqlite/index.js';
 import { describeUpstream, readUpstreamStatus } from '../upstreams/status-file.js';
-
-function countsOf(dbPath: string): Record<string, number> | undefined {
-  if (!existsSync(dbPath)) return undefined;
-  try {
-    const db = new Database(dbPath, { readonly: true, fileMustExist: true });
-    try {
-      const rows = db.prepare('SELECT state, COUNT(*) AS n FROM commands GROUP BY state').all() as Array<{
-        state: string;
-        n: number;
-      }>;
-      return Object.fromEntries(rows.map((r) => [r.state, r.n]));
-    } finally {
-      db.close();
-    }
-  } catch {
-    return undefined;
-  }
-}
 
 export async function runStatus(argv: string[]): Promise<number> {
   const p = parseFlags('status', argv, { 'data-dir': { type: 'string' } });
   const paths = dataDirPaths(resolveDataDir(stringFlag(p, 'data-dir')));
   const info = runningDaemon(paths.daemonJson);
-  const counts = countsOf(paths.db);
+  const counts = countsByState(paths.db);
   const states = ['awaiting_review', 'approved', 'running', 'succeeded', 'denied', 'failed', 'unknown'];
   const line = counts ? states.map((s) => `${s} ${counts[s] ?? 0}`).join(', ') : 'no commands yet';
   if (info) {

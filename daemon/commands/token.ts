@@ -8,10 +8,10 @@
 import { existsSync } from 'node:fs';
 import { parseFlags, stringFlag } from '../args.js';
 import { loadConfig } from '../config/index.js';
-import { Store } from '../core/store.js';
 import { type DaemonInfo, runningDaemon } from '../daemon-info.js';
 import { openDataDir } from '../datadir.js';
 import { UsageError } from '../errors.js';
+import { Store } from '../store/sqlite/index.js';
 import { checkClientName, checkOwnerName, FIRST_OWNER, LOCAL_CLIENT, Tokens } from '../tokens.js';
 
 /**

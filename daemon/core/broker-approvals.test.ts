@@ -11,11 +11,11 @@ import type { CatalogEntry } from '../config/index.js';
 import type { SubmitRequest } from '../context.js';
 import { CatalogExecutor } from '../executors/process.js';
 import { Catalog } from '../sources/catalog.js';
+import { Store } from '../store/sqlite/index.js';
 import { Broker } from './broker.js';
 import type { ConfigGrant } from './grant-book.js';
 import type { Grant } from './grants.js';
 import type { Command } from './lifecycle.js';
-import { Store } from './store.js';
 
 const node = process.execPath;
 const COMMANDS: Record<string, CatalogEntry> = {

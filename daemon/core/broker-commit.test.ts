@@ -17,10 +17,10 @@ import type { SubmitRequest } from '../context.js';
 import type { Executor } from '../executors/executor.js';
 import { CatalogExecutor } from '../executors/process.js';
 import { Catalog } from '../sources/catalog.js';
+import { Store } from '../store/sqlite/index.js';
 import { Broker } from './broker.js';
 import type { Grant } from './grants.js';
 import type { Command } from './lifecycle.js';
-import { Store } from './store.js';
 
 const COMMANDS: Record<string, CatalogEntry> = {
   say: {

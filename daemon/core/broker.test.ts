@@ -11,9 +11,9 @@ import type { CatalogEntry } from '../config/index.js';
 import type { SubmitRequest } from '../context.js';
 import { CatalogExecutor } from '../executors/process.js';
 import { Catalog } from '../sources/catalog.js';
+import { Store } from '../store/sqlite/index.js';
 import { Broker } from './broker.js';
 import type { Command } from './lifecycle.js';
-import { Store } from './store.js';
 
 const node = process.execPath;
 let dir: string;

@@ -26,17 +26,17 @@ import type {
 } from '../context.js';
 import type { Executor } from '../executors/executor.js';
 import { type Logger, silentLogger } from '../log.js';
-import { type Change, GroupCommit } from './commit.js';
+import { allOf, type Change, GroupCommit } from './commit.js';
 import { sha256Digest } from './digest.js';
 import { type CommandPolicy, type ConfigGrant, GrantBook } from './grant-book.js';
 import { end, type Grant, use } from './grants.js';
 import { Launches } from './launches.js';
 import { type Actor, type Command, type Event, isFinal, type State, transition } from './lifecycle.js';
+import type { AuditEntry, Awaitable, StorePorts } from './ports.js';
 import { argsAsPruned } from './retention.js';
-import type { AuditEntry, Store } from './store.js';
 
 export interface BrokerDeps {
-  store: Store;
+  store: StorePorts;
   reviewTimeoutS: number;
   /** Executors by tool. A tool without one cannot be submitted. */
   executors: Partial<Record<Command['tool'], Executor>>;
@@ -80,7 +80,7 @@ interface Also {
   /** Working memory, at once (a grant made live). */
   apply?(): void;
   /** Store writes in the same transaction. */
-  write?(): void;
+  write?(): Awaitable<void>;
   /** After the commit, after the command's own event (a launch, a grant's event). */
   after?(next: Command): void;
 }
@@ -88,7 +88,7 @@ interface Also {
 const requestKey = (client: string, requestId: string) => `${client}\n${requestId}`;
 
 export class Broker implements BrokerApi {
-  readonly #store: Store;
+  readonly #store: StorePorts;
   readonly #clock: Clock;
   readonly #log: Logger;
   readonly #randomId: () => string;
@@ -177,38 +177,41 @@ export class Broker implements BrokerApi {
   /**
    * Recovery (rules 3 and 4), then timers and launches rebuilt from the store: running → unknown;
    * cues awaiting review or approved → secret not retained; other approved commands launch now (they
-   * never ran); other pending commands keep their original deadline. Written at once, not batched: start
-   * is synchronous, and a store that refuses the write must stop the start (daemon.ts says so in one line).
+   * never ran); other pending commands keep their original deadline. Written at once, not batched: the
+   * memory is rebuilt in this call (a request right after it sees it), and the returned Promise rejects when
+   * the store refused a write, which must stop the start (daemon.ts says so in one line).
    */
-  start(): void {
+  start(): Promise<void> {
     if (this.#started) throw new Error('Broker.start() called twice');
     this.#started = true;
     const at = iso(this.#clock.now());
     const recovered: Array<{ next: Command; audit: AuditEntry }> = [];
     const survivors: Command[] = [];
-    for (const c of this.#store.active()) {
+    const reads = this.#store.committedReads;
+    for (const c of reads.active()) {
       const r = transition(c, { type: 'restart', at });
       if (r.ok) recovered.push({ next: r.command, audit: this.#auditOf(r.command, 'restart', DAEMON) });
       else survivors.push(c);
     }
-    if (recovered.length > 0) this.#store.updateMany(recovered);
+    const written = recovered.length > 0 ? this.#store.commands.updateMany(recovered) : undefined;
     for (const { next } of recovered) this.#logChange(next, DAEMON);
     // Older restarts' orphans count too, in case the daemon died again within the window.
-    this.#launches.holdForOrphans(this.#store.recentFinal(200));
+    this.#launches.holdForOrphans(reads.recentFinal(200));
     for (const c of survivors) {
       this.#track(c);
       this.#committed.set(c.id, c);
       if (c.phase.state === 'awaiting_review') this.#armExpiry(c);
     }
     for (const c of survivors) if (c.phase.state === 'approved') this.#launches.schedule(c);
-    this.#grants.load(this.#configGrants);
+    const loaded = this.#grants.load(this.#configGrants);
+    return Promise.all([written, loaded]).then(() => undefined);
   }
 
   submit(req: SubmitRequest): Promise<SubmitResult> {
     if (req.request_id !== undefined) {
       const existing =
         this.#unsavedRequests.get(requestKey(req.client, req.request_id)) ??
-        this.#store.byRequest(req.client, req.request_id);
+        this.#store.committedReads.byRequest(req.client, req.request_id);
       if (existing) {
         if (sameRequest(existing, req)) {
           return this.#settled(() => ({
@@ -281,7 +284,7 @@ export class Broker implements BrokerApi {
     const submitted = this.#auditOf(command, 'submit', actor);
     let shown = command;
     let approved: AuditEntry | undefined;
-    let writeUse: (() => void) | undefined;
+    let writeUse: (() => Awaitable<void>) | undefined;
     let used: Grant | undefined;
     if (by !== undefined) {
       const event: Event = { type: 'approve', at: iso(now), by };
@@ -307,9 +310,11 @@ export class Broker implements BrokerApi {
       write: () => {
         // Approved at submit (a grant, a policy): the row is written once, at the version owners see; the
         // audit log still has both steps (submit v1, approve v2), in the same transaction.
-        this.#store.insert(shown, submitted);
-        if (approved !== undefined) this.#store.audit(approved);
-        writeUse?.();
+        return allOf(
+          this.#store.commands.insert(shown, submitted),
+          approved === undefined ? undefined : this.#store.audits.append(approved),
+          writeUse?.(),
+        );
       },
       after: () => {
         this.#committed.set(shown.id, shown);
@@ -390,8 +395,8 @@ export class Broker implements BrokerApi {
     return this.#grants.live();
   }
 
-  recentGrants(limit: number): Grant[] {
-    return this.#store.recentGrants(limit);
+  recentGrants(limit: number): Promise<Grant[]> {
+    return this.#store.grants.recent(limit);
   }
 
   subscribeGrants(listener: (grant: Grant) => void): () => void {
@@ -448,7 +453,7 @@ export class Broker implements BrokerApi {
 
   /** The command as last committed (edges never see a change before its commit). */
   get(id: string): Command | undefined {
-    return this.#committed.get(id) ?? this.#store.get(id);
+    return this.#committed.get(id) ?? this.#store.committedReads.command(id);
   }
 
   wait(id: string, seconds: number, signal?: AbortSignal): Promise<Command> {
@@ -478,11 +483,11 @@ export class Broker implements BrokerApi {
   }
 
   snapshot(finalLimit = 200): Command[] {
-    return [...this.#committed.values()].reverse().concat(this.#store.recentFinal(finalLimit));
+    return [...this.#committed.values()].reverse().concat(this.#store.committedReads.recentFinal(finalLimit));
   }
 
-  history(limit: number, before?: string): Command[] {
-    return this.#store.history(limit, before);
+  history(limit: number, before?: string): Promise<Command[]> {
+    return this.#store.commands.history(limit, before);
   }
 
   tasksOf(
@@ -490,16 +495,22 @@ export class Broker implements BrokerApi {
     limit: number,
     maxChars: number,
     before?: string,
-  ): { commands: Command[]; more: boolean } | undefined {
-    return this.#store.tasksOf(client, limit, maxChars, before);
+  ): Promise<{ commands: Command[]; more: boolean } | undefined> {
+    return this.#store.commands.tasksOf(client, limit, maxChars, before);
   }
 
-  counts(): Partial<Record<State, number>> {
-    return this.#store.counts();
+  counts(): Promise<Partial<Record<State, number>>> {
+    return this.#store.commands.counts();
   }
 
   audit(entry: AuditEntry): void {
-    this.#store.audit(entry);
+    // Nobody awaits a cue's or a refused login's entry: a store refusing it is logged, never thrown at them.
+    this.#store.audits.append(entry).catch((e: unknown) =>
+      this.#log.log('error', 'audit_failed', {
+        action: entry.action,
+        error: (e as Error)?.message ?? String(e),
+      }),
+    );
   }
 
   /** Settles once every change queued so far has committed (rejects if its batch failed). For tests. */
@@ -523,9 +534,9 @@ export class Broker implements BrokerApi {
     for (const t of this.#timers.values()) t.cancel();
     this.#timers.clear();
     // The daemon closes the store once this returns: what this turn queued commits first.
-    this.#commit.flush();
+    await this.#commit.flush();
     await this.#launches.drain(graceMs);
-    this.#commit.flush();
+    await this.#commit.flush();
     for (const set of [...this.#waiters.values()]) for (const f of [...set]) f();
   }
 
@@ -533,7 +544,7 @@ export class Broker implements BrokerApi {
 
   /** The command as the working view has it: changed by this turn or not. */
   #current(id: string): Command | undefined {
-    return this.#active.get(id) ?? this.#unsaved.get(id) ?? this.#store.get(id);
+    return this.#active.get(id) ?? this.#unsaved.get(id) ?? this.#store.committedReads.command(id);
   }
 
   /**
@@ -653,10 +664,7 @@ export class Broker implements BrokerApi {
     this.#unsaved.set(next.id, next);
     also.apply?.();
     const change: Change = {
-      write: () => {
-        this.#store.update(next, audit);
-        also.write?.();
-      },
+      write: () => allOf(this.#store.commands.update(next, audit), also.write?.()),
       after: () => {
         if (isFinal(next)) {
           this.#committed.delete(next.id);

@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { walCommits } from '../../test/helpers/wal.js';
+import { Store } from '../store/sqlite/index.js';
 import { type Change, GroupCommit, type GroupCommitDeps } from './commit.js';
 import type { Command } from './lifecycle.js';
-import { Store } from './store.js';
 
 let dir: string;
 let path: string;

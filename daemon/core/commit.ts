@@ -10,22 +10,31 @@
  *                                                                             └─throws─▶ rollback() ─▶ reject all
  * ```
  *
+ * The store is a port (ports.ts): a change's `write` may return a Promise (a port write). Every write of a
+ * batch is issued in queue order within one turn and then awaited together, inside the batch's one
+ * transaction; writes that return nothing keep the whole commit synchronous (SQLite, `flush` at shutdown).
+ *
  * The queuer changes its memory at once (later requests of the same turn must see it: caps, the twin rule, a
  * grant's uses); if the commit throws, `rollback` puts that memory back as the last commit left it, and
  * every caller of the batch gets the commit's error.
  */
 
+import type { Awaitable } from './ports.js';
+
 /** One change: its store writes, and what happens once they are durable. */
 export interface Change {
-  /** The store writes; runs inside the batch's one transaction, in queue order. */
-  write(): void;
+  /** The store writes; issued inside the batch's one transaction, in queue order, in one turn. */
+  write(): Awaitable<void>;
   /** After the batch committed, in queue order: notify (events, waiters), timers, launches. */
   after?(): void;
 }
 
 export interface GroupCommitDeps {
-  /** Runs `fn` as one transaction: everything in it commits, or it throws and nothing does. */
-  transaction(fn: () => void): void;
+  /**
+   * Runs `fn` as one transaction: everything in it commits, or it throws (rejects) and nothing does;
+   * awaits `fn`'s result when it returns one (ports.ts StorePorts.transaction).
+   */
+  transaction(fn: () => Awaitable<void>): Awaitable<void>;
   /** A batch's transaction committed; runs before its `after`s (forget what only the batch needed). */
   committed?(): void;
   /** A batch's transaction threw and nothing of it is stored: put memory back as the last commit left it. */
@@ -49,6 +58,8 @@ export class GroupCommit {
   readonly #schedule: (run: () => void) => void;
   #batch: Batch | undefined;
   #flushing = false;
+  /** A flush was asked for while a batch was committing: the pending batch goes next (ports answering later). */
+  #again = false;
   #commits = 0;
 
   constructor(deps: GroupCommitDeps) {
@@ -83,18 +94,41 @@ export class GroupCommit {
     return this.#commits;
   }
 
-  /** Commits the pending batch now (shutdown). Inside another batch's `after`s it leaves it scheduled. */
-  flush(): void {
-    if (this.#flushing) return;
+  /**
+   * Commits the pending batch now (shutdown); settles (never rejects) once it is done. Inside another
+   * batch's commit or `after`s it leaves it scheduled (and runs it next when that one ends).
+   */
+  flush(): Promise<void> {
     const batch = this.#batch;
-    if (batch === undefined) return;
+    if (batch === undefined) return Promise.resolve();
+    const settled = new Promise<void>((resolve) => batch.waiters.push({ resolve, reject: () => resolve() }));
+    if (this.#flushing) {
+      this.#again = true;
+      return settled;
+    }
     this.#batch = undefined;
     this.#flushing = true;
+    let running: Awaitable<void>;
     try {
-      this.#run(batch);
-    } finally {
-      this.#flushing = false;
+      running = this.#run(batch);
+    } catch (e) {
+      this.#ended();
+      throw e;
     }
+    if (isThenable(running)) void Promise.resolve(running).finally(() => this.#ended());
+    else this.#ended();
+    return settled;
+  }
+
+  #ended(): void {
+    this.#flushing = false;
+    if (!this.#again) return;
+    this.#again = false;
+    const next = this.#batch;
+    if (next === undefined) return;
+    this.#schedule(() => {
+      if (this.#batch === next) void this.flush();
+    });
   }
 
   #pending(): Batch {
@@ -102,25 +136,40 @@ export class GroupCommit {
     const batch: Batch = { changes: [], waiters: [] };
     this.#batch = batch;
     this.#schedule(() => {
-      if (this.#batch === batch) this.flush();
+      if (this.#batch === batch) void this.flush();
     });
     return batch;
   }
 
-  #run(batch: Batch): void {
+  /** The batch's transaction, then its `after`s and callers; a Promise when the store answers later. */
+  #run(batch: Batch): Awaitable<void> {
+    let tx: Awaitable<void>;
     try {
-      this.#deps.transaction(() => {
-        for (const c of batch.changes) c.write();
-      });
+      tx = this.#deps.transaction(() => writeAll(batch.changes));
     } catch (e) {
-      try {
-        this.#deps.rollback(e);
-      } catch (r) {
-        this.#deps.onError?.(r);
-      }
-      for (const w of batch.waiters) w.reject(e);
+      this.#failed(batch, e);
       return;
     }
+    if (!isThenable(tx)) {
+      this.#succeeded(batch);
+      return;
+    }
+    return Promise.resolve(tx).then(
+      () => this.#succeeded(batch),
+      (e: unknown) => this.#failed(batch, e),
+    );
+  }
+
+  #failed(batch: Batch, e: unknown): void {
+    try {
+      this.#deps.rollback(e);
+    } catch (r) {
+      this.#deps.onError?.(r);
+    }
+    for (const w of batch.waiters) w.reject(e);
+  }
+
+  #succeeded(batch: Batch): void {
     this.#commits++;
     this.#deps.committed?.();
     for (const c of batch.changes) {
@@ -132,4 +181,33 @@ export class GroupCommit {
     }
     for (const w of batch.waiters) w.resolve();
   }
+}
+
+function isThenable(v: unknown): v is PromiseLike<void> {
+  return typeof (v as PromiseLike<void> | undefined)?.then === 'function';
+}
+
+/**
+ * Issues every write in queue order, all in this turn; awaits those that answer later, together (their
+ * first failure fails the batch). Nothing to await when every write ran synchronously.
+ */
+export function writeAll(changes: ReadonlyArray<{ write(): Awaitable<void> }>): Awaitable<void> {
+  const later: PromiseLike<void>[] = [];
+  try {
+    for (const c of changes) {
+      const r = c.write();
+      if (isThenable(r)) later.push(r);
+    }
+  } catch (e) {
+    // A write threw: the batch fails with it; the ones issued before settle unheard.
+    for (const p of later) Promise.resolve(p).catch(() => {});
+    throw e;
+  }
+  if (later.length === 0) return;
+  return Promise.all(later).then(() => undefined);
+}
+
+/** Results of writes issued one after another (in this turn), as one: a Promise when any answers later. */
+export function allOf(...results: Array<Awaitable<void> | undefined>): Awaitable<void> {
+  return writeAll(results.map((r) => ({ write: () => r })));
 }

@@ -16,7 +16,7 @@ import type { Logger } from '../log.js';
 import type { Change } from './commit.js';
 import { canonicalJson, end, type Grant, type GrantRequest, isLive, pick } from './grants.js';
 import type { Actor } from './lifecycle.js';
-import type { AuditEntry, Store } from './store.js';
+import type { AuditEntry, Awaitable, StorePorts } from './ports.js';
 
 /** What the broker knows of a command name: undefined = no such command (contract 8: `NotGrantable`). */
 export type CommandPolicy = (command: string) => { approvals: number } | undefined;
@@ -30,7 +30,7 @@ export interface ConfigGrant {
 }
 
 export interface GrantBookDeps {
-  store: Store;
+  store: StorePorts;
   clock: Clock;
   log: Logger;
   policy: CommandPolicy;
@@ -75,15 +75,18 @@ export class GrantBook {
    * At start: live grants from the store (an expired one becomes `expired`), then the config's grants —
    * each entry's grant made live under its stable id, and a config grant whose entry is gone ended.
    */
-  load(config: readonly ConfigGrant[]): void {
+  load(config: readonly ConfigGrant[]): Promise<void> {
     const { store, clock } = this.#deps;
+    const writes: Array<Awaitable<void>> = [];
     const at = iso(clock.now());
     const wanted = new Map(config.map((e) => [configGrantId(e), e]));
-    for (const g of store.liveGrants()) {
+    for (const g of store.committedReads.liveGrants()) {
       if (g.source === 'config' && !wanted.has(g.id)) {
-        this.#write(end(g, 'revoked', at), 'grant_revoked', DAEMON, { why: 'removed from the config' });
+        writes.push(
+          this.#write(end(g, 'revoked', at), 'grant_revoked', DAEMON, { why: 'removed from the config' }),
+        );
       } else if (!isLive(g, clock.now())) {
-        this.#write(end(g, 'expired', at), 'grant_expired', DAEMON);
+        writes.push(this.#write(end(g, 'expired', at), 'grant_expired', DAEMON));
       } else {
         this.#loaded(g);
       }
@@ -101,9 +104,10 @@ export class GrantBook {
       };
       if (entry.args !== undefined) g.args = entry.args;
       if (entry.note !== undefined) g.note = entry.note;
-      this.#write(g, 'grant_created', DAEMON);
+      writes.push(this.#write(g, 'grant_created', DAEMON));
       this.#loaded(g);
     }
+    return Promise.all(writes).then(() => undefined);
   }
 
   /** Why `command` cannot be granted (contract 8: cues, quorum commands, unknown names), or undefined. */
@@ -147,7 +151,7 @@ export class GrantBook {
 
   /** A grant by id as the working view has it (changed by this turn or not), else the stored one. */
   get(id: string): Grant | undefined {
-    return this.#unsaved.get(id) ?? this.#live.get(id) ?? this.#deps.store.getGrant(id);
+    return this.#unsaved.get(id) ?? this.#live.get(id) ?? this.#deps.store.committedReads.grant(id);
   }
 
   /** Every live grant as last committed, oldest first (the owner snapshot). */
@@ -156,7 +160,12 @@ export class GrantBook {
   }
 
   /** The store write of a grant change with its audit entry, made now, to run in the caller's batch. */
-  writer(g: Grant, action: string, actor: Actor, detail: Record<string, unknown> = {}): () => void {
+  writer(
+    g: Grant,
+    action: string,
+    actor: Actor,
+    detail: Record<string, unknown> = {},
+  ): () => Awaitable<void> {
     const audit: AuditEntry = {
       at: iso(this.#deps.clock.now()),
       actor,
@@ -164,7 +173,7 @@ export class GrantBook {
       detail: { grant_id: g.id, command: g.command, client: g.client, state: g.state, ...detail },
     };
     if (g.uses_left !== undefined) audit.detail!.uses_left = g.uses_left;
-    return () => this.#deps.store.putGrant(g, audit);
+    return () => this.#deps.store.grants.put(g, audit);
   }
 
   /** The working view follows a change at once (a use taken, a grant made or ended). */
@@ -211,10 +220,11 @@ export class GrantBook {
     this.#timers.clear();
   }
 
-  /** At start only (synchronous, before any batch): written at once. */
-  #write(g: Grant, action: string, actor: Actor, detail?: Record<string, unknown>): void {
-    this.writer(g, action, actor, detail)();
+  /** At start only (before any batch): issued at once; `load` settles with the writes. */
+  #write(g: Grant, action: string, actor: Actor, detail?: Record<string, unknown>): Awaitable<void> {
+    const written = this.writer(g, action, actor, detail)();
     if (g.state !== 'live') this.#live.delete(g.id);
+    return written;
   }
 
   /** At start: a stored (or just written) live grant, in both views, with its expiry timer. */

@@ -11,8 +11,8 @@
  */
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
+import type { Awaitable, RetentionRow } from './ports.js';
 import { FIELD_KEEP_BYTES, RETENTION_MS } from './retention.js';
-import type { RetentionRow } from './store.js';
 
 /** Rows one batch reads (columns only: seq, id, state, created_at, the record's length). */
 export const BATCH_ROWS = 500;
@@ -24,7 +24,7 @@ export const PASS_INTERVAL_MS = 3600_000;
 const FINAL = new Set(['succeeded', 'denied', 'failed', 'unknown']);
 
 export interface RetentionDeps {
-  scan(afterSeq: number, limit: number): RetentionRow[];
+  scan(afterSeq: number, limit: number): Awaitable<RetentionRow[]>;
   prune(id: string): Promise<{ ok: boolean }>;
   clock: Clock;
   log: Logger;
@@ -84,7 +84,7 @@ export class RetentionPass {
     let after = this.#cursor;
     for (;;) {
       if (this.#closed) return pruned;
-      const rows = this.#deps.scan(after, BATCH_ROWS);
+      const rows = await this.#deps.scan(after, BATCH_ROWS);
       const prunes: Array<Promise<{ ok: boolean }>> = [];
       let chars = 0;
       let reachedYoung = false;

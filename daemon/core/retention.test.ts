@@ -12,12 +12,12 @@ import type { CatalogEntry } from '../config/index.js';
 import { CatalogExecutor } from '../executors/process.js';
 import { silentLogger } from '../log.js';
 import { Catalog } from '../sources/catalog.js';
+import { Store } from '../store/sqlite/index.js';
 import { Broker } from './broker.js';
 import type { Command } from './lifecycle.js';
 import { toResult } from './result.js';
 import { RETENTION_MS } from './retention.js';
 import { RetentionPass } from './retention-pass.js';
-import { Store } from './store.js';
 import { toView } from './view.js';
 
 const OUT = 'o'.repeat(10_000);

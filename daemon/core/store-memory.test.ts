@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PAGE_CACHE_KIB, Store } from './store.js';
+import { PAGE_CACHE_KIB, Store } from '../store/sqlite/index.js';
 
 let dir: string | undefined;
 afterEach(() => {

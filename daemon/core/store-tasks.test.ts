@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Store } from '../store/sqlite/index.js';
 import type { Command } from './lifecycle.js';
-import { Store } from './store.js';
 
 let dir: string;
 let path: string;

@@ -233,10 +233,10 @@ export function registerTaskHandlers(server: Server, generation: Generation, dep
     const r = await broker.cancel(c.id, client);
     return task2025(r.ok ? r.command : owned(c.id));
   });
-  server.setRequestHandler('tasks/list', { params: listParams }, (params) => {
+  server.setRequestHandler('tasks/list', { params: listParams }, async (params) => {
     // Issue 19 finding 3: this client's tasks only, by index, one bounded page (MCP pagination: the
     // cursor is opaque — the last taskId given — and a missing nextCursor is the end).
-    const page = broker.tasksOf(client, LIST_PAGE, LIST_PAGE_CHARS, params.cursor);
+    const page = await broker.tasksOf(client, LIST_PAGE, LIST_PAGE_CHARS, params.cursor);
     if (page === undefined) {
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,

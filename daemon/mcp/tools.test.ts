@@ -6,7 +6,7 @@
 import type { Tool } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
 import type { BrokerApi } from '../context.js';
-import type { AuditEntry } from '../core/store.js';
+import type { AuditEntry } from '../core/ports.js';
 import { silentLogger } from '../log.js';
 import type { Prepared, Source } from '../sources/source.js';
 import { createEdgeTools } from './tools.js';

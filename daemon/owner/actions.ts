@@ -103,7 +103,7 @@ async function act(d: ActionDeps, owner: Owner, f: ClientFrame): Promise<void> {
       d.out.send(owner, {
         type: 'grants',
         req_id: f.req_id,
-        grants: f.all === true ? broker.recentGrants(GRANTS_ALL_MAX) : broker.liveGrants(),
+        grants: f.all === true ? await broker.recentGrants(GRANTS_ALL_MAX) : broker.liveGrants(),
       });
       return;
     case 'deny':
@@ -120,7 +120,7 @@ async function act(d: ActionDeps, owner: Owner, f: ClientFrame): Promise<void> {
       d.out.sendViews(
         owner,
         `{"type":"history","req_id":${JSON.stringify(f.req_id)},"commands":[`,
-        broker.history(f.limit ?? HISTORY_DEFAULT, f.before),
+        await broker.history(f.limit ?? HISTORY_DEFAULT, f.before),
         ']}',
       );
       return;

@@ -16,7 +16,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import type { SubmitRequest } from '../context.js';
 import type { Command } from '../core/lifecycle.js';
-import type { AuditEntry } from '../core/store.js';
+import type { AuditEntry } from '../core/ports.js';
 import type { DenyReason, ToolErrorCode } from '../errors.js';
 import type { Executor } from '../executors/executor.js';
 

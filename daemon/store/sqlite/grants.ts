@@ -1,0 +1,53 @@
+/** Grants in broker.db (contract 8): each row keeps the whole record as JSON; `seq` keeps creation order. */
+import type { Grant } from '../../core/grants.js';
+import type { AuditEntry } from '../../core/ports.js';
+import type { SqliteAudit } from './audit.js';
+import type { Db } from './schema.js';
+
+const parseAll = (rows: unknown[]): Grant[] =>
+  (rows as Array<{ body: string }>).map((r) => JSON.parse(r.body) as Grant);
+
+/** Grant rows, synchronously, on one connection. */
+export class SqliteGrants {
+  readonly #stmts;
+  readonly #audit: SqliteAudit;
+  readonly #atomic: (fn: () => void) => void;
+
+  constructor(db: Db, audit: SqliteAudit, atomic: (fn: () => void) => void) {
+    this.#audit = audit;
+    this.#atomic = atomic;
+    this.#stmts = {
+      insert: db.prepare('INSERT INTO grants (id, state, body) VALUES (?, ?, ?)'),
+      update: db.prepare('UPDATE grants SET state = ?, body = ? WHERE id = ?'),
+      get: db.prepare('SELECT body FROM grants WHERE id = ?'),
+      live: db.prepare("SELECT body FROM grants WHERE state = 'live' ORDER BY seq"),
+      recent: db.prepare('SELECT body FROM grants ORDER BY seq DESC LIMIT ?'),
+    };
+  }
+
+  /** Inserts a new grant, or replaces the stored one with the same id, with its audit entry. */
+  put(grant: Grant, audit: AuditEntry): void {
+    this.#atomic(() => {
+      const body = JSON.stringify(grant);
+      if (this.#stmts.update.run(grant.state, body, grant.id).changes === 0) {
+        this.#stmts.insert.run(grant.id, grant.state, body);
+      }
+      this.#audit.append(audit);
+    });
+  }
+
+  get(id: string): Grant | undefined {
+    const row = this.#stmts.get.get(id) as { body: string } | undefined;
+    return row === undefined ? undefined : (JSON.parse(row.body) as Grant);
+  }
+
+  /** Every grant stored as live (some may have passed their expiry), oldest first. */
+  live(): Grant[] {
+    return parseAll(this.#stmts.live.all());
+  }
+
+  /** The newest `limit` grants in any state, newest first. */
+  recent(limit: number): Grant[] {
+    return parseAll(this.#stmts.recent.all(limit));
+  }
+}

@@ -1,0 +1,9 @@
+/**
+ * The SQLite store (issue 20 item 2): the one implementation of core/ports.ts, and the only folder that
+ * imports better-sqlite3. `Store` opens broker.db for the daemon (and the `token` command); `countOwners`
+ * and `countsByState` read it without writing (doctor, status).
+ */
+export { HISTORY_MAX_CHARS } from './commands.js';
+export { countOwners, countsByState } from './readonly.js';
+export { PAGE_CACHE_KIB } from './schema.js';
+export { CHANGE_POLL_MS, Store } from './store.js';

@@ -1,0 +1,77 @@
+/**
+ * The async ports (core/ports.ts) over the synchronous SQLite parts. SQLite answers at once, so each
+ * call runs when it is made and returns a settled Promise; while a transaction whose writes are awaited is
+ * open, a call made from outside it waits for its end, so no one reads a change before its commit or
+ * writes into another's transaction (transaction.ts).
+ */
+import type {
+  AuditStore,
+  CommandStore,
+  CommittedReads,
+  GrantStore,
+  TokenHashStore,
+} from '../../core/ports.js';
+import type { SqliteAudit } from './audit.js';
+import type { SqliteCommands } from './commands.js';
+import type { SqliteGrants } from './grants.js';
+import type { SqliteTokenHashes } from './tokens.js';
+
+/** Runs a synchronous store call now, or after the open transaction it must not interleave with. */
+export type Run = <T>(call: () => T) => Promise<T>;
+
+/** The command port over SqliteCommands. */
+export function commandPort(c: SqliteCommands, run: Run): CommandStore {
+  return {
+    insert: (command, audit) => run(() => c.insert(command, audit)),
+    update: (next, audit) => run(() => c.update(next, audit)),
+    updateMany: (changes) => run(() => c.updateMany(changes)),
+    get: (id) => run(() => c.get(id)),
+    active: () => run(() => c.active()),
+    recentFinal: (limit) => run(() => c.recentFinal(limit)),
+    history: (limit, before, maxChars) => run(() => c.history(limit, before, maxChars)),
+    tasksOf: (client, limit, maxChars, before) => run(() => c.tasksOf(client, limit, maxChars, before)),
+    retentionScan: (after, limit) => run(() => c.retentionScan(after, limit)),
+    counts: () => run(() => c.counts()),
+  };
+}
+
+/** The grant port over SqliteGrants. */
+export function grantPort(g: SqliteGrants, run: Run): GrantStore {
+  return {
+    put: (grant, audit) => run(() => g.put(grant, audit)),
+    get: (id) => run(() => g.get(id)),
+    live: () => run(() => g.live()),
+    recent: (limit) => run(() => g.recent(limit)),
+  };
+}
+
+/** The audit port over SqliteAudit. */
+export function auditPort(a: SqliteAudit, run: Run): AuditStore {
+  return {
+    append: (entry) => run(() => a.append(entry)),
+    forCommand: (id) => run(() => a.forCommand(id)),
+    since: (seq, limit) => run(() => a.since(seq, limit)),
+  };
+}
+
+/** A token-hash port (owners or MCP clients) over SqliteTokenHashes. */
+export function tokenPort(t: SqliteTokenHashes, run: Run): TokenHashStore {
+  return {
+    byTokenHash: (hash) => run(() => t.byTokenHash(hash)),
+    tokenHash: (name) => run(() => t.tokenHash(name)),
+    all: () => run(() => t.all()),
+    setTokenHash: (name, hash, at, actor, detail) => run(() => t.set(name, hash, at, actor, detail)),
+  };
+}
+
+/** The reads the broker makes within one synchronous step (CommittedReads: core/ports.ts). */
+export function committedReads(c: SqliteCommands, g: SqliteGrants): CommittedReads {
+  return {
+    command: (id) => c.get(id),
+    byRequest: (client, requestId) => c.byRequest(client, requestId),
+    active: () => c.active(),
+    recentFinal: (limit) => c.recentFinal(limit),
+    grant: (id) => g.get(id),
+    liveGrants: () => g.live(),
+  };
+}

@@ -1,0 +1,42 @@
+/**
+ * Reads of a data dir's broker.db by a process that is not the daemon (`status`, `doctor`): opened
+ * read-only, never created, never migrated; a missing or older file answers undefined.
+ */
+import { existsSync } from 'node:fs';
+import { openReadOnly } from './schema.js';
+
+/**
+ * How many owners a data dir's broker.db holds, read without writing (doctor, contract 1.1): undefined when
+ * there is no broker.db yet or it predates owners (its first start creates owner `owner`).
+ */
+export function countOwners(path: string): number | undefined {
+  return readOnly(path, (db) => db.prepare('SELECT COUNT(*) FROM owners').pluck().get() as number);
+}
+
+/** Commands by state (`status`), or undefined when there is no readable broker.db. */
+export function countsByState(path: string): Record<string, number> | undefined {
+  if (!existsSync(path)) return undefined;
+  return readOnly(path, (db) => {
+    const rows = db.prepare('SELECT state, COUNT(*) AS n FROM commands GROUP BY state').all() as Array<{
+      state: string;
+      n: number;
+    }>;
+    return Object.fromEntries(rows.map((r) => [r.state, r.n]));
+  });
+}
+
+function readOnly<T>(path: string, read: (db: ReturnType<typeof openReadOnly>) => T): T | undefined {
+  let db: ReturnType<typeof openReadOnly>;
+  try {
+    db = openReadOnly(path);
+  } catch {
+    return undefined;
+  }
+  try {
+    return read(db);
+  } catch {
+    return undefined;
+  } finally {
+    db.close();
+  }
+}

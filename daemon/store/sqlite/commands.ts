@@ -16,8 +16,10 @@ const FINAL_STATES = "('succeeded','denied','failed','unknown')";
 const ACTIVE_STATES = "('awaiting_review','approved','running')";
 
 /**
- * Stored records (characters of JSON) one `history` answer may parse: ~50 ms of the event loop, against
- * ~3 s for 500 records of a megabyte each (issue 19 finding 3).
+ * Stored records (characters of JSON) one `history` answer may parse: a few hundred ms of the event loop at
+ * most, against ~3 s for 500 records of a megabyte each (issue 19 finding 3). Only owners ask for history
+ * (the AI's tasks/list has its own 2 MiB page), and a record holding 1 MiB of output twice is ~6 MiB
+ * stored, so a tighter bound left an owner's history of 10 short of three such commands (attack-output).
  */
 export const HISTORY_MAX_CHARS = 64 * 1024 * 1024;
 

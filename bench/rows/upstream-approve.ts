@@ -105,8 +105,10 @@ export async function upstreamApprove(quick: boolean): Promise<Row[]> {
         baseline,
         baselineLabel: 'tools/call by hand',
         ratio,
-        goal: '≤ 1.2×',
-        result: ratio !== null && ratio <= 1.2 ? 'pass' : 'miss',
+        // Issue 19 finding 6's goal (issue 12 had 1.2×). Rule 3 keeps one durable commit before the send:
+        // ~0.3–0.4 ms here against a ~0.35–0.5 ms call by hand, a floor near 1.7× (docs/performance.md).
+        goal: '≤ 1.5×',
+        result: ratio !== null && ratio <= 1.5 ? 'pass' : 'miss',
         detail: {
           cycles: broker.length,
           approve_to_running_upsert_ms: median(toRunning),

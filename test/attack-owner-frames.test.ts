@@ -12,7 +12,6 @@
  * sockets, the real `ogf-broker list`, real Chromium.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
@@ -21,9 +20,8 @@ import { card, launchBrowser, loginPage, OUTPUT_DIR } from './helpers/browser.js
 import { type RunningDaemon, runCli, startDaemon, waitFor } from './helpers/daemon.js';
 import { call, httpClient, type McpClient, structured, textOf } from './helpers/mcp.js';
 import { type Frame, OwnerSocket } from './helpers/owner.js';
+import { FILESYSTEM } from './helpers/upstreams.js';
 
-const require = createRequire(import.meta.url);
-const FILESYSTEM = require.resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
 const files = mkdtempSync(join(tmpdir(), 'ogf-attack-frames-'));
 /** Calls left PENDING (the per-client cap is 100) and calls queued and cancelled at once. */
 const PENDING = 20;

@@ -11,15 +11,14 @@
  * logs in over HTTP and asks for history on a Bearer socket. The owner must be served while the lanes run
  * (the guard below is generous: a stalled loop took far longer), and `evil2` sees no task.
  */
-import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
+import { type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
 import { httpClient, makeClientToken } from './helpers/mcp.js';
 import { OwnerSocket } from './helpers/owner.js';
+import { TEST_UPSTREAM } from './helpers/upstreams.js';
 
-const TEST_UPSTREAM = join(ROOT, 'test', 'fixtures', 'test-upstream.mjs');
 /** Calls queued and cancelled: ~110 MB of history, as in the report (150 × 1 MB took 1.25 s per list). */
 const CALLS = 110;
 /** Each call's argument: just under the 1 MiB body limit of /mcp once wrapped in JSON-RPC. */

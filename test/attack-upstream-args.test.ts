@@ -16,7 +16,6 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
@@ -24,9 +23,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { card, launchBrowser, loginPage, OUTPUT_DIR } from './helpers/browser.js';
 import { CLI, type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
 import { call, commandCount, httpClient, type McpClient, structured, textOf } from './helpers/mcp.js';
+import { FILESYSTEM } from './helpers/upstreams.js';
 
-const require = createRequire(import.meta.url);
-const FILESYSTEM = require.resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
 const files = mkdtempSync(join(tmpdir(), 'ogf-attack-args-'));
 /** Every character the panel and `list` must never show raw: C0, DEL, C1, bidi controls, line separators. */
 const RAW_RE =

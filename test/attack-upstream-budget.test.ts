@@ -12,9 +12,8 @@
  * 7.5 MB title past the 64 KiB bound into every View of its calls. Each test timed out while the daemon
  * was frozen. Now each is answered in milliseconds (daemon/sources/schema-cost.ts).
  */
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, type RunningDaemon, runCli, startDaemon, waitFor } from './helpers/daemon.js';
+import { type RunningDaemon, runCli, startDaemon, waitFor } from './helpers/daemon.js';
 import {
   call,
   commandCount,
@@ -24,8 +23,8 @@ import {
   TestOwner,
   textOf,
 } from './helpers/mcp.js';
+import { TEST_UPSTREAM } from './helpers/upstreams.js';
 
-const TEST_UPSTREAM = join(ROOT, 'test', 'fixtures', 'test-upstream.mjs');
 /** Far above what each answer takes now, far below what each attack froze the daemon for. */
 const ATTACK_TIMEOUT_MS = 8_000;
 

@@ -9,13 +9,12 @@
  * Now every pattern is matched by RE2 in linear time; a pattern RE2 cannot compile keeps its tool from
  * being exposed (logged `upstream_tool_skipped`); and each tool's schema is compiled on its own.
  */
-import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
+import { type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
 import { call, commandCount, httpClient, makeClientToken, structured, textOf } from './helpers/mcp.js';
+import { TEST_UPSTREAM } from './helpers/upstreams.js';
 
-const TEST_UPSTREAM = join(ROOT, 'test', 'fixtures', 'test-upstream.mjs');
 const HOSTILE = `${'a'.repeat(40)}!`;
 
 let d: RunningDaemon;

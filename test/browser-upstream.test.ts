@@ -6,7 +6,6 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -14,9 +13,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { card, launchBrowser, loginPage, screenshot } from './helpers/browser.js';
 import { CLI, type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
 import { call, httpClient, type McpClient, structured, textOf } from './helpers/mcp.js';
+import { FILESYSTEM } from './helpers/upstreams.js';
 
-const require = createRequire(import.meta.url);
-const FILESYSTEM = require.resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
 const files = mkdtempSync(join(tmpdir(), 'ogf-up-browser-'));
 let d: RunningDaemon;
 let mcp: McpClient;

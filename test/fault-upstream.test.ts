@@ -8,10 +8,9 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { exited, makeDataDir, ROOT, type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
+import { exited, makeDataDir, type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
 import { call, httpClient, structured, TestOwner } from './helpers/mcp.js';
-
-const TEST_UPSTREAM = join(ROOT, 'test', 'fixtures', 'test-upstream.mjs');
+import { TEST_UPSTREAM } from './helpers/upstreams.js';
 
 function seen(log: string): Array<{ pid: number; call?: string; started?: boolean }> {
   if (!existsSync(log)) return [];

@@ -4,14 +4,12 @@
  * sees the new tool in tools/list. Both generations: a 2025-era client hears it unsolicited, a 2026-07-28
  * client on its subscriptions/listen stream. Real daemon, real child, real SDK clients, our test upstream.
  */
-import { join } from 'node:path';
 import { Client as ModernClient } from '@modelcontextprotocol/client';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
+import { type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
 import { call, GENERATIONS, type StdioChild, stdioClient, TestOwner } from './helpers/mcp.js';
-
-const TEST_UPSTREAM = join(ROOT, 'test', 'fixtures', 'test-upstream.mjs');
+import { TEST_UPSTREAM } from './helpers/upstreams.js';
 
 describe.each(GENERATIONS)('mcp-stdio passes on list_changed (%s generation)', (generation) => {
   let d: RunningDaemon;

@@ -7,7 +7,6 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,9 +20,8 @@ import {
   waitFor,
 } from './helpers/daemon.js';
 import { httpClient, type McpClient } from './helpers/mcp.js';
+import { FILESYSTEM } from './helpers/upstreams.js';
 
-const require = createRequire(import.meta.url);
-const FILESYSTEM = require.resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
 const UPSTREAM = join(ROOT, 'test', 'fixtures', 'test-upstream.mjs');
 
 /** A home of the test's own: a token command that misses the data dir must not touch the real one. */

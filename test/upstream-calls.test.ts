@@ -5,13 +5,12 @@
  * every row of the outcome table.
  */
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
+import { type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
 import {
   call,
   commandCount,
@@ -22,11 +21,7 @@ import {
   textOf,
 } from './helpers/mcp.js';
 import { OwnerSocket } from './helpers/owner.js';
-
-const require = createRequire(import.meta.url);
-const FILESYSTEM = require.resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
-const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
-const TEST_UPSTREAM = join(ROOT, 'test', 'fixtures', 'test-upstream.mjs');
+import { EVERYTHING, FILESYSTEM, TEST_UPSTREAM } from './helpers/upstreams.js';
 
 /** What our test server saw, one entry per line it logged. */
 function seen(

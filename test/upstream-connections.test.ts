@@ -6,16 +6,11 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CLI, ROOT, type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
-
-const require = createRequire(import.meta.url);
-const FILESYSTEM = require.resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
-const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
-const TEST_UPSTREAM = join(ROOT, 'test', 'fixtures', 'test-upstream.mjs');
+import { CLI, type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
+import { EVERYTHING, FILESYSTEM, TEST_UPSTREAM } from './helpers/upstreams.js';
 
 function cli(args: string[]) {
   const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 60_000 });

@@ -3,13 +3,12 @@
  * daemon tells its own clients with notifications/tools/list_changed. Real daemon, real SDK client over
  * HTTP (a 2025-era session, which hears it on its GET stream), our test server as the upstream.
  */
-import { join } from 'node:path';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, expect, it } from 'vitest';
-import { ROOT, type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
+import { type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
 import { call, httpClient, type McpClient, TestOwner } from './helpers/mcp.js';
+import { TEST_UPSTREAM } from './helpers/upstreams.js';
 
-const TEST_UPSTREAM = join(ROOT, 'test', 'fixtures', 'test-upstream.mjs');
 let d: RunningDaemon | undefined;
 let mcp: McpClient | undefined;
 let owner: TestOwner | undefined;

@@ -31,9 +31,10 @@ import { sha256Digest } from './digest.js';
 import { type CommandPolicy, type ConfigGrant, GrantBook } from './grant-book.js';
 import { end, type Grant, use } from './grants.js';
 import { Launches } from './launches.js';
-import { type Actor, type Command, type Event, isFinal, type State, transition } from './lifecycle.js';
+import { type Actor, type Command, type Event, isFinal, type State } from './lifecycle.js';
 import { argsAsPruned } from './retention.js';
 import type { AuditEntry, Store } from './store.js';
+import { transition } from './transition.js';
 
 export interface BrokerDeps {
   store: Store;

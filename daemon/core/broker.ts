@@ -35,6 +35,7 @@ import { type Actor, type Command, type Event, isFinal, type State } from './lif
 import { argsAsPruned } from './retention.js';
 import type { AuditEntry, Store } from './store.js';
 import { transition } from './transition.js';
+import { Waiters } from './waiters.js';
 
 export interface BrokerDeps {
   store: Store;
@@ -120,8 +121,8 @@ export class Broker implements BrokerApi {
   readonly #grantListeners = new Set<(g: Grant) => void>();
   readonly #grants: GrantBook;
   readonly #commit: GroupCommit;
-  /** `wait()` callers by command id, released when it turns final (or on their deadline). */
-  readonly #waiters = new Map<string, Set<() => void>>();
+  /** `wait()` callers (waiters.ts), released when their command turns final (or on their deadline). */
+  readonly #waiters: Waiters;
   readonly #configGrants: readonly ConfigGrant[];
   readonly #commandPolicy: CommandPolicy;
   #started = false;
@@ -133,6 +134,7 @@ export class Broker implements BrokerApi {
     this.#log = deps.log ?? silentLogger;
     this.#randomId = deps.randomId ?? (() => `c_${nanoid(21)}`);
     this.#reviewMs = deps.reviewTimeoutS * 1000;
+    this.#waiters = new Waiters(this.#clock);
     this.#commit = new GroupCommit({
       transaction: (fn) => this.#store.transaction(fn),
       committed: () => {
@@ -456,21 +458,7 @@ export class Broker implements BrokerApi {
     const current = this.get(id);
     if (!current) return Promise.reject(new Error(`no command ${id}`));
     if (isFinal(current) || seconds <= 0 || signal?.aborted || this.#closing) return Promise.resolve(current);
-    return new Promise((resolve) => {
-      const finish = () => {
-        timer.cancel();
-        signal?.removeEventListener('abort', finish);
-        const set = this.#waiters.get(id);
-        set?.delete(finish);
-        if (set?.size === 0) this.#waiters.delete(id);
-        resolve(this.get(id) ?? current);
-      };
-      const set = this.#waiters.get(id) ?? new Set();
-      set.add(finish);
-      this.#waiters.set(id, set);
-      const timer = this.#clock.setTimeout(finish, seconds * 1000);
-      signal?.addEventListener('abort', finish, { once: true });
-    });
+    return this.#waiters.wait(id, seconds, signal, () => this.get(id) ?? current);
   }
 
   subscribe(listener: (command: Command) => void): () => void {
@@ -527,7 +515,7 @@ export class Broker implements BrokerApi {
     this.#commit.flush();
     await this.#launches.drain(graceMs);
     this.#commit.flush();
-    for (const set of [...this.#waiters.values()]) for (const f of [...set]) f();
+    this.#waiters.releaseAll();
   }
 
   // ---- internals ----------------------------------------------------------------------------------
@@ -720,7 +708,7 @@ export class Broker implements BrokerApi {
    * so events go out in commit order; a change a listener makes goes into the next batch.
    */
   #emit(c: Command): void {
-    if (isFinal(c)) for (const f of [...(this.#waiters.get(c.id) ?? [])]) f();
+    if (isFinal(c)) this.#waiters.release(c.id);
     for (const l of [...this.#listeners]) this.#call(l, c);
   }
 

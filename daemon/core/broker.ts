@@ -28,6 +28,7 @@ import type { Executor } from '../executors/executor.js';
 import { type Logger, silentLogger } from '../log.js';
 import { type Change, GroupCommit } from './commit.js';
 import { sha256Digest } from './digest.js';
+import { Expiry } from './expiry.js';
 import { type CommandPolicy, type ConfigGrant, GrantBook } from './grant-book.js';
 import { end, type Grant, use } from './grants.js';
 import { Launches } from './launches.js';
@@ -114,7 +115,8 @@ export class Broker implements BrokerApi {
   readonly #capped = new Set<string>();
   /** Session secrets, in memory only (rule 4). */
   readonly #secrets = new Map<string, unknown>();
-  readonly #timers = new Map<string, { cancel(): void }>();
+  /** Review deadlines (expiry.ts). */
+  readonly #expiry: Expiry;
   /** The launch/outcome path (launches.ts): lanes, `running` before the spawn, the one outcome. */
   readonly #launches: Launches;
   readonly #listeners = new Set<(c: Command) => void>();
@@ -135,6 +137,12 @@ export class Broker implements BrokerApi {
     this.#randomId = deps.randomId ?? (() => `c_${nanoid(21)}`);
     this.#reviewMs = deps.reviewTimeoutS * 1000;
     this.#waiters = new Waiters(this.#clock);
+    this.#expiry = new Expiry({
+      clock: this.#clock,
+      log: this.#log,
+      active: (id) => this.#active.get(id),
+      expire: (current, at) => this.#apply(current, { type: 'expire', at }, DAEMON),
+    });
     this.#commit = new GroupCommit({
       transaction: (fn) => this.#store.transaction(fn),
       committed: () => {
@@ -201,7 +209,7 @@ export class Broker implements BrokerApi {
     for (const c of survivors) {
       this.#track(c);
       this.#committed.set(c.id, c);
-      if (c.phase.state === 'awaiting_review') this.#armExpiry(c);
+      if (c.phase.state === 'awaiting_review') this.#expiry.arm(c);
     }
     for (const c of survivors) if (c.phase.state === 'approved') this.#launches.schedule(c);
     this.#grants.load(this.#configGrants);
@@ -316,7 +324,7 @@ export class Broker implements BrokerApi {
       },
       after: () => {
         this.#committed.set(shown.id, shown);
-        if (shown.phase.state === 'awaiting_review') this.#armExpiry(shown);
+        if (shown.phase.state === 'awaiting_review') this.#expiry.arm(shown);
         this.#logChange(command, actor);
         if (shown !== command) this.#logChange(shown, { kind: 'daemon', name: by! });
         this.#emit(shown);
@@ -509,8 +517,7 @@ export class Broker implements BrokerApi {
     if (this.#closing) return;
     this.#closing = true;
     this.#grants.close();
-    for (const t of this.#timers.values()) t.cancel();
-    this.#timers.clear();
+    this.#expiry.close();
     // The daemon closes the store once this returns: what this turn queued commits first.
     this.#commit.flush();
     await this.#launches.drain(graceMs);
@@ -548,9 +555,7 @@ export class Broker implements BrokerApi {
     // A secret handed in by a submit the batch lost belongs to no command.
     for (const id of [...this.#secrets.keys()]) if (!this.#active.has(id)) this.#secrets.delete(id);
     this.#grants.rollback();
-    for (const c of this.#active.values()) {
-      if (c.phase.state === 'awaiting_review' && !this.#timers.has(c.id)) this.#armExpiryRetry(c);
-    }
+    this.#expiry.rearm(this.#active.values());
     this.#log.log('error', 'commit_rolled_back', { error: (error as Error)?.message ?? String(error) });
   }
 
@@ -653,10 +658,7 @@ export class Broker implements BrokerApi {
         } else {
           this.#committed.set(next.id, next);
         }
-        if (next.phase.state !== 'awaiting_review') {
-          this.#timers.get(next.id)?.cancel();
-          this.#timers.delete(next.id);
-        }
+        if (next.phase.state !== 'awaiting_review') this.#expiry.cancel(next.id);
         this.#logChange(next, actor);
         this.#emit(next);
         also.after?.(next);
@@ -718,35 +720,5 @@ export class Broker implements BrokerApi {
     } catch (e) {
       this.#log.log('error', 'listener_failed', { error: (e as Error).message });
     }
-  }
-
-  #armExpiry(c: Command): void {
-    if (this.#closing) return;
-    this.#timers.get(c.id)?.cancel();
-    const ms = Date.parse(c.review_expires_at) - this.#clock.now();
-    const timer = this.#clock.setTimeout(() => {
-      this.#timers.delete(c.id);
-      const current = this.#active.get(c.id);
-      if (!current || this.#closing || current.phase.state !== 'awaiting_review') return;
-      // The store refused the write (read-only, disk full): the rollback arms a retry shortly rather than
-      // lose the expiry.
-      this.#apply(current, { type: 'expire', at: iso(this.#clock.now()) }, DAEMON).catch((e: unknown) =>
-        this.#log.log('error', 'commit_failed', { id: c.id, error: (e as Error).message }),
-      );
-    }, ms);
-    this.#timers.set(c.id, timer);
-  }
-
-  #armExpiryRetry(c: Command): void {
-    if (this.#closing) return;
-    this.#timers.get(c.id)?.cancel();
-    this.#timers.set(
-      c.id,
-      this.#clock.setTimeout(() => {
-        this.#timers.delete(c.id);
-        const current = this.#active.get(c.id);
-        if (current && !this.#closing) this.#armExpiry(current);
-      }, 1000),
-    );
   }
 }

@@ -8,10 +8,11 @@
  * executor spawns (rule 3), and records the one outcome the executor reports. An approval starts its
  * launch in its own turn, so with a free lane `running` shares the approval's transaction (#launchNow).
  *
- * Two views of memory. The working view (`#active`, the caps, the grants' uses) changes at once, so a later
- * request of the same turn sees it (a grant with 3 uses approves 3 of 50 requests arriving together). What
- * edges read (`get`, `snapshot`, `wait`, `liveGrants`) is the committed view (`#committed`, the store). If a
- * batch fails, the working view is put back from the committed one and every caller gets the error.
+ * Two views of memory (views.ts; grant-book.ts for grants). The working view (active commands, the caps,
+ * the grants' uses) changes at once, so a later request of the same turn sees it (a grant with 3 uses
+ * approves 3 of 50 requests arriving together). What edges read (`get`, `snapshot`, `wait`, `liveGrants`)
+ * is the committed view (and the store). If a batch fails, the working view is put back from the committed
+ * one and every caller gets the error.
  */
 import { nanoid } from 'nanoid';
 import { type Clock, iso, systemClock } from '../clock.js';
@@ -36,6 +37,7 @@ import { type Actor, type Command, type Event, isFinal, type State } from './lif
 import { argsAsPruned } from './retention.js';
 import type { AuditEntry, Store } from './store.js';
 import { transition } from './transition.js';
+import { Views } from './views.js';
 import { Waiters } from './waiters.js';
 
 export interface BrokerDeps {
@@ -88,8 +90,6 @@ interface Also {
   after?(next: Command): void;
 }
 
-const requestKey = (client: string, requestId: string) => `${client}\n${requestId}`;
-
 export class Broker implements BrokerApi {
   readonly #store: Store;
   readonly #clock: Clock;
@@ -98,19 +98,8 @@ export class Broker implements BrokerApi {
   readonly #reviewMs: number;
   readonly #maxPerClient: number;
   readonly #maxPending: number;
-  /**
-   * The working view: every non-final command as of the last change, committed or not, in creation order.
-   * Decisions read it; its size is the PENDING count the caps bound.
-   */
-  #active = new Map<string, Command>();
-  /** The committed view: every non-final command as of the last commit, in creation order. Edges read it. */
-  readonly #committed = new Map<string, Command>();
-  /** Commands the pending batch changed (finals too), at their latest version: not in the store yet. */
-  readonly #unsaved = new Map<string, Command>();
-  /** Commands the pending batch created, by client and request_id (the store has them after the commit). */
-  readonly #unsavedRequests = new Map<string, Command>();
-  /** PENDING commands by client, kept with #active (contract 1.3's per-client cap). */
-  readonly #pendingByClient = new Map<string, number>();
+  /** The working and the committed view of non-final commands (views.ts). */
+  readonly #views = new Views();
   /** Clients (and `*` for the broker-wide cap) refused since their last accepted submit: logged once. */
   readonly #capped = new Set<string>();
   /** Session secrets, in memory only (rule 4). */
@@ -140,14 +129,13 @@ export class Broker implements BrokerApi {
     this.#expiry = new Expiry({
       clock: this.#clock,
       log: this.#log,
-      active: (id) => this.#active.get(id),
+      active: (id) => this.#views.active(id),
       expire: (current, at) => this.#apply(current, { type: 'expire', at }, DAEMON),
     });
     this.#commit = new GroupCommit({
       transaction: (fn) => this.#store.transaction(fn),
       committed: () => {
-        this.#unsaved.clear();
-        this.#unsavedRequests.clear();
+        this.#views.saved();
         this.#grants.saved();
       },
       rollback: (e) => this.#rollback(e),
@@ -160,7 +148,7 @@ export class Broker implements BrokerApi {
       clock: this.#clock,
       log: this.#log,
       host: {
-        active: (id) => this.#active.get(id),
+        active: (id) => this.#views.active(id),
         apply: (c, event) => this.#apply(c, event, DAEMON).then((r) => r.ok),
         secret: (id) => this.#secrets.get(id),
         closing: () => this.#closing,
@@ -207,8 +195,7 @@ export class Broker implements BrokerApi {
     // Older restarts' orphans count too, in case the daemon died again within the window.
     this.#launches.holdForOrphans(this.#store.recentFinal(200));
     for (const c of survivors) {
-      this.#track(c);
-      this.#committed.set(c.id, c);
+      this.#views.load(c);
       if (c.phase.state === 'awaiting_review') this.#expiry.arm(c);
     }
     for (const c of survivors) if (c.phase.state === 'approved') this.#launches.schedule(c);
@@ -218,7 +205,7 @@ export class Broker implements BrokerApi {
   submit(req: SubmitRequest): Promise<SubmitResult> {
     if (req.request_id !== undefined) {
       const existing =
-        this.#unsavedRequests.get(requestKey(req.client, req.request_id)) ??
+        this.#views.unsavedRequest(req.client, req.request_id) ??
         this.#store.byRequest(req.client, req.request_id);
       if (existing) {
         if (sameRequest(existing, req)) {
@@ -239,7 +226,7 @@ export class Broker implements BrokerApi {
     if (req.tool === 'ogf_cue' || req.tool === 'upstream') {
       // The twin rule (contracts 3.1, 7): an identical cue or upstream call still PENDING is returned
       // instead of queued again (a model that resends must not make the owner approve twice).
-      for (const c of this.#active.values()) {
+      for (const c of this.#views.actives()) {
         if (c.tool === req.tool && c.client === req.client && sameRequest(c, req)) {
           return this.#settled(() => ({ ok: true, command: this.get(c.id) ?? c, created: false }));
         }
@@ -307,10 +294,7 @@ export class Broker implements BrokerApi {
       }
     }
     // The working view at once: the next request of this turn sees this command and the grant's use.
-    this.#track(shown);
-    this.#unsaved.set(shown.id, shown);
-    if (req.request_id !== undefined)
-      this.#unsavedRequests.set(requestKey(req.client, req.request_id), shown);
+    this.#views.created(shown);
     if (used !== undefined) this.#grants.take(used);
     this.#capped.delete(req.client);
     this.#capped.delete('*');
@@ -323,7 +307,7 @@ export class Broker implements BrokerApi {
         writeUse?.();
       },
       after: () => {
-        this.#committed.set(shown.id, shown);
+        this.#views.show(shown);
         if (shown.phase.state === 'awaiting_review') this.#expiry.arm(shown);
         this.#logChange(command, actor);
         if (shown !== command) this.#logChange(shown, { kind: 'daemon', name: by! });
@@ -459,7 +443,7 @@ export class Broker implements BrokerApi {
 
   /** The command as last committed (edges never see a change before its commit). */
   get(id: string): Command | undefined {
-    return this.#committed.get(id) ?? this.#store.get(id);
+    return this.#views.shown(id) ?? this.#store.get(id);
   }
 
   wait(id: string, seconds: number, signal?: AbortSignal): Promise<Command> {
@@ -475,7 +459,7 @@ export class Broker implements BrokerApi {
   }
 
   snapshot(finalLimit = 200): Command[] {
-    return [...this.#committed.values()].reverse().concat(this.#store.recentFinal(finalLimit));
+    return this.#views.shownAll().reverse().concat(this.#store.recentFinal(finalLimit));
   }
 
   history(limit: number, before?: string): Command[] {
@@ -529,7 +513,7 @@ export class Broker implements BrokerApi {
 
   /** The command as the working view has it: changed by this turn or not. */
   #current(id: string): Command | undefined {
-    return this.#active.get(id) ?? this.#unsaved.get(id) ?? this.#store.get(id);
+    return this.#views.working(id) ?? this.#store.get(id);
   }
 
   /**
@@ -545,30 +529,24 @@ export class Broker implements BrokerApi {
    * caps, grants' uses). An expiry that fired while its command was changed by the failed batch is armed again.
    */
   #rollback(error: unknown): void {
-    this.#active = new Map(this.#committed);
-    this.#pendingByClient.clear();
-    for (const c of this.#active.values()) {
-      this.#pendingByClient.set(c.client, (this.#pendingByClient.get(c.client) ?? 0) + 1);
-    }
-    this.#unsaved.clear();
-    this.#unsavedRequests.clear();
+    this.#views.rollback();
     // A secret handed in by a submit the batch lost belongs to no command.
-    for (const id of [...this.#secrets.keys()]) if (!this.#active.has(id)) this.#secrets.delete(id);
+    for (const id of [...this.#secrets.keys()]) if (!this.#views.active(id)) this.#secrets.delete(id);
     this.#grants.rollback();
-    this.#expiry.rearm(this.#active.values());
+    this.#expiry.rearm(this.#views.actives());
     this.#log.log('error', 'commit_rolled_back', { error: (error as Error)?.message ?? String(error) });
   }
 
   /** The TooManyPending refusal when `client` may not queue one more command now, else undefined. */
   #overCap(client: string): SubmitResult | undefined {
-    const mine = this.#pendingByClient.get(client) ?? 0;
+    const mine = this.#views.pendingOf(client);
     let message: string | undefined;
     let key = client;
     if (mine >= this.#maxPerClient) {
       message = `max_pending_per_client is ${this.#maxPerClient} and this client already has ${mine} PENDING commands, so nothing was queued; wait for your pending commands to be decided (await_command_result) before queueing more`;
-    } else if (this.#active.size >= this.#maxPending) {
+    } else if (this.#views.pending >= this.#maxPending) {
       key = '*';
-      message = `max_pending is ${this.#maxPending} and all clients together already have ${this.#active.size} PENDING commands, so nothing was queued; wait for pending commands (yours: ${mine}) to be decided (await_command_result) before queueing more`;
+      message = `max_pending is ${this.#maxPending} and all clients together already have ${this.#views.pending} PENDING commands, so nothing was queued; wait for pending commands (yours: ${mine}) to be decided (await_command_result) before queueing more`;
     }
     if (message === undefined) return undefined;
     // One log line when a cap starts refusing, not one per refusal: a flood must not flood the log too.
@@ -581,20 +559,6 @@ export class Broker implements BrokerApi {
       });
     }
     return { ok: false, code: 'TooManyPending', message };
-  }
-
-  #track(c: Command): void {
-    if (!this.#active.has(c.id)) {
-      this.#pendingByClient.set(c.client, (this.#pendingByClient.get(c.client) ?? 0) + 1);
-    }
-    this.#active.set(c.id, c);
-  }
-
-  #untrack(c: Command): void {
-    if (!this.#active.delete(c.id)) return;
-    const n = (this.#pendingByClient.get(c.client) ?? 1) - 1;
-    if (n > 0) this.#pendingByClient.set(c.client, n);
-    else this.#pendingByClient.delete(c.client);
   }
 
   /** An owner's decision: the checks of contracts 5 and 9, then the change. */
@@ -642,9 +606,7 @@ export class Broker implements BrokerApi {
     }
     const next = r.command;
     const audit = this.#auditOf(next, event.type, actor, event);
-    if (isFinal(next)) this.#untrack(next);
-    else this.#track(next);
-    this.#unsaved.set(next.id, next);
+    this.#views.changed(next);
     also.apply?.();
     const change: Change = {
       write: () => {
@@ -652,12 +614,8 @@ export class Broker implements BrokerApi {
         also.write?.();
       },
       after: () => {
-        if (isFinal(next)) {
-          this.#committed.delete(next.id);
-          this.#secrets.delete(next.id);
-        } else {
-          this.#committed.set(next.id, next);
-        }
+        this.#views.show(next);
+        if (isFinal(next)) this.#secrets.delete(next.id);
         if (next.phase.state !== 'awaiting_review') this.#expiry.cancel(next.id);
         this.#logChange(next, actor);
         this.#emit(next);

@@ -32,9 +32,9 @@ import { sha256Digest } from './digest.js';
 import { Expiry } from './expiry.js';
 import { type CommandPolicy, type ConfigGrant, GrantBook } from './grant-book.js';
 import { end, type Grant, use } from './grants.js';
+import { commandOf, intake } from './intake.js';
 import { Launches } from './launches.js';
 import { type Actor, type Command, type Event, isFinal, type State } from './lifecycle.js';
-import { argsAsPruned } from './retention.js';
 import type { AuditEntry, Store } from './store.js';
 import { transition } from './transition.js';
 import { Views } from './views.js';
@@ -68,17 +68,6 @@ export interface BrokerDeps {
 export const SHUTDOWN_GRACE_MS = 10_000;
 
 const DAEMON: Actor = { kind: 'daemon', name: 'daemon' };
-
-function sameRequest(c: Command, r: SubmitRequest): boolean {
-  return (
-    c.tool === r.tool &&
-    c.command === r.command &&
-    // A pruned command's large arguments are markers with their hash (retention.ts): compare those.
-    JSON.stringify(c.args) === JSON.stringify(argsAsPruned(r.args, c, sha256Digest)) &&
-    (c.justification ?? null) === (r.justification ?? null) &&
-    (c.session_key ?? null) === (r.session_key ?? null)
-  );
-}
 
 /** What a command change carries besides its own row: applied, written and announced with it. */
 interface Also {
@@ -203,79 +192,35 @@ export class Broker implements BrokerApi {
   }
 
   submit(req: SubmitRequest): Promise<SubmitResult> {
-    if (req.request_id !== undefined) {
-      const existing =
-        this.#views.unsavedRequest(req.client, req.request_id) ??
-        this.#store.byRequest(req.client, req.request_id);
-      if (existing) {
-        if (sameRequest(existing, req)) {
-          return this.#settled(() => ({
-            ok: true,
-            command: this.get(existing.id) ?? existing,
-            created: false,
-          }));
-        }
-        const refused: SubmitResult = {
-          ok: false,
-          code: 'RequestIdReused',
-          message: `request_id ${req.request_id} was already used by this client for different arguments (pending_id ${existing.id}); use a new request_id`,
-        };
-        return this.#settled(() => refused);
-      }
+    const decided = intake(req, {
+      sameRequestId:
+        req.request_id === undefined
+          ? undefined
+          : (this.#views.unsavedRequest(req.client, req.request_id) ??
+            this.#store.byRequest(req.client, req.request_id)),
+      active: this.#views.actives(),
+      pendingOfClient: this.#views.pendingOf(req.client),
+      pending: this.#views.pending,
+      maxPendingPerClient: this.#maxPerClient,
+      maxPending: this.#maxPending,
+      grants: this.#grants,
+      policy: this.#commandPolicy,
+    });
+    if (decided.kind === 'existing') {
+      const c = decided.command;
+      return this.#settled(() => ({ ok: true, command: this.get(c.id) ?? c, created: false }));
     }
-    if (req.tool === 'ogf_cue' || req.tool === 'upstream') {
-      // The twin rule (contracts 3.1, 7): an identical cue or upstream call still PENDING is returned
-      // instead of queued again (a model that resends must not make the owner approve twice).
-      for (const c of this.#views.actives()) {
-        if (c.tool === req.tool && c.client === req.client && sameRequest(c, req)) {
-          return this.#settled(() => ({ ok: true, command: this.get(c.id) ?? c, created: false }));
-        }
-      }
+    if (decided.kind === 'refused') {
+      if (decided.code === 'TooManyPending') this.#capReached(req.client, decided.cap);
+      const refused: SubmitResult = { ok: false, code: decided.code, message: decided.message };
+      return this.#settled(() => refused);
     }
-    // Contract 1.3/3.2 (v2): after the request_id and twin rules (a repeat is not a new command), and in
-    // the same synchronous step as the insert below, so no interleaving of requests (a JSON-RPC batch,
-    // parallel POSTs, many sessions) can pass a cap.
-    const refused = this.#overCap(req.client);
-    if (refused !== undefined) return this.#settled(() => refused);
     const now = this.#clock.now();
-    const command: Command = {
-      id: this.#randomId(),
-      version: 1,
-      tool: req.tool,
-      command: req.command,
-      args: req.args,
-      display: req.display,
-      client: req.client,
-      created_at: iso(now),
-      review_expires_at: iso(now + this.#reviewMs),
-      phase: { state: 'awaiting_review' },
-    };
-    if (req.session_file !== undefined) command.session_file = req.session_file;
-    if (req.session_key !== undefined) command.session_key = req.session_key;
-    if (req.session_fingerprint !== undefined) command.session_fingerprint = req.session_fingerprint;
-    if (req.justification !== undefined) command.justification = req.justification;
-    if (req.request_id !== undefined) command.request_id = req.request_id;
-    if (req.task !== undefined) command.task = req.task;
-    if (req.upstream !== undefined) command.upstream = req.upstream;
-    // Contract 9: fixed at submit from the config of the day, so a later config change never alters what a
-    // waiting command needs.
-    const needed = this.#commandPolicy(req.command)?.approvals ?? 1;
-    if (needed > 1 && req.tool !== 'ogf_cue') {
-      command.approvals_needed = needed;
-      command.approvals = [];
-    }
+    const command = commandOf(req, this.#randomId(), now, this.#reviewMs, decided.approvalsNeeded);
+    const { grant, approvedBy: by } = decided;
     const actor: Actor = { kind: 'client', name: req.client };
-    // Contract 8: after validation and the request_id/twin rules, the oldest live grant that matches approves
-    // the command in the transaction that creates it and takes its use. A policy approval (contract 7
-    // trust_read_only_hint) is made the same way. Owners see only the approved version.
-    // Rule 1 (v2): a command needing several owners is approved by them only — no grant, no policy.
-    const grant = command.approvals_needed === undefined ? this.#grantFor(req) : undefined;
-    const by =
-      grant !== undefined
-        ? `grant:${grant.id}`
-        : command.approvals_needed === undefined
-          ? req.approved_by
-          : undefined;
+    // Approved at submit (intake.ts: a grant, contract 8, or a policy, contract 7): in the transaction that
+    // creates it, the grant's use taken with it. Owners see only the approved version.
     const submitted = this.#auditOf(command, 'submit', actor);
     let shown = command;
     let approved: AuditEntry | undefined;
@@ -320,12 +265,6 @@ export class Broker implements BrokerApi {
     const done = this.#commit.add(change).then(() => ({ ok: true as const, command: shown, created: true }));
     if (shown.phase.state === 'approved') this.#launchNow(shown);
     return done;
-  }
-
-  /** The grant that approves this request at submit, if any: never a cue (contract 8). */
-  #grantFor(req: SubmitRequest): Grant | undefined {
-    if (req.tool === 'ogf_cue' || req.approved_by !== undefined) return undefined;
-    return this.#grants.match({ command: req.command, client: req.client, args: req.args });
   }
 
   approve(id: string, version: number, by: string, grant?: ApproveGrant): Promise<ActionResult> {
@@ -537,28 +476,16 @@ export class Broker implements BrokerApi {
     this.#log.log('error', 'commit_rolled_back', { error: (error as Error)?.message ?? String(error) });
   }
 
-  /** The TooManyPending refusal when `client` may not queue one more command now, else undefined. */
-  #overCap(client: string): SubmitResult | undefined {
-    const mine = this.#views.pendingOf(client);
-    let message: string | undefined;
-    let key = client;
-    if (mine >= this.#maxPerClient) {
-      message = `max_pending_per_client is ${this.#maxPerClient} and this client already has ${mine} PENDING commands, so nothing was queued; wait for your pending commands to be decided (await_command_result) before queueing more`;
-    } else if (this.#views.pending >= this.#maxPending) {
-      key = '*';
-      message = `max_pending is ${this.#maxPending} and all clients together already have ${this.#views.pending} PENDING commands, so nothing was queued; wait for pending commands (yours: ${mine}) to be decided (await_command_result) before queueing more`;
-    }
-    if (message === undefined) return undefined;
-    // One log line when a cap starts refusing, not one per refusal: a flood must not flood the log too.
-    if (!this.#capped.has(key)) {
-      this.#capped.add(key);
-      this.#log.log('warn', 'pending_cap_reached', {
-        client,
-        cap: key === '*' ? 'max_pending' : 'max_pending_per_client',
-        limit: key === '*' ? this.#maxPending : this.#maxPerClient,
-      });
-    }
-    return { ok: false, code: 'TooManyPending', message };
+  /** One log line when a cap starts refusing, not one per refusal: a flood must not flood the log too. */
+  #capReached(client: string, cap: 'max_pending_per_client' | 'max_pending'): void {
+    const key = cap === 'max_pending' ? '*' : client;
+    if (this.#capped.has(key)) return;
+    this.#capped.add(key);
+    this.#log.log('warn', 'pending_cap_reached', {
+      client,
+      cap,
+      limit: cap === 'max_pending' ? this.#maxPending : this.#maxPerClient,
+    });
   }
 
   /** An owner's decision: the checks of contracts 5 and 9, then the change. */

@@ -28,6 +28,7 @@ import type {
 import type { Executor } from '../executors/executor.js';
 import { type Logger, silentLogger } from '../log.js';
 import { type Change, GroupCommit } from './commit.js';
+import { decisionRefusal, grantRefusal, grantSpecOf, revokeAnswer } from './decisions.js';
 import { sha256Digest } from './digest.js';
 import { Expiry } from './expiry.js';
 import { type CommandPolicy, type ConfigGrant, GrantBook } from './grant-book.js';
@@ -275,15 +276,11 @@ export class Broker implements BrokerApi {
     // Contract 5 (v2): approve and create the grant in one transaction; a command that cannot be granted
     // is NotGrantable and nothing is approved. The approval that creates a grant takes none of its uses.
     const c = this.#current(id);
-    const refused = c === undefined ? undefined : this.#grantRefusal(c);
+    const refused = c === undefined ? undefined : grantRefusal(c, (name) => this.#grants.refusal(name));
     if (c !== undefined && refused !== undefined && c.phase.state === 'awaiting_review') {
       return this.#settled(() => ({ ok: false, code: 'NotGrantable', message: refused }));
     }
-    const spec: GrantSpec = { command: c?.command ?? '', client: c?.client ?? '', ttl_s: grant.ttl_s };
-    if (grant.same_args && c !== undefined) spec.args = c.args;
-    if (grant.uses !== undefined) spec.uses = grant.uses;
-    if (grant.note !== undefined) spec.note = grant.note;
-    const made = this.#grants.create(spec, by);
+    const made = this.#grants.create(grantSpecOf(c, grant), by);
     const r = this.#decide(id, version, event, by, {
       apply: () => this.#grants.take(made),
       write: this.#grants.writer(made, 'grant_created', { kind: 'owner', name: by }, { command_id: id }),
@@ -304,17 +301,10 @@ export class Broker implements BrokerApi {
 
   revoke(id: string, by: string): Promise<GrantResult> {
     const g = this.#grants.get(id);
-    if (g === undefined)
-      return this.#settled(() => ({ ok: false, code: 'NotFound', message: `no grant ${id}` }));
-    if (g.source === 'config') {
-      return this.#settled(() => ({
-        ok: false,
-        code: 'NotRevocable',
-        message: `grant ${id} comes from the config file; remove its entry from "grants" there and restart`,
-      }));
-    }
-    if (g.state !== 'live') return this.#settled(() => ({ ok: true, grant: g }));
-    const ended = end(g, 'revoked', iso(this.#clock.now()));
+    const answer = revokeAnswer(g, id);
+    if (answer !== undefined) return this.#settled(() => answer);
+    // No grant is an answer (NotFound): g is there.
+    const ended = end(g!, 'revoked', iso(this.#clock.now()));
     return this.#grants
       .change(ended, 'grant_revoked', { kind: 'owner', name: by })
       .then(() => ({ ok: true, grant: ended }));
@@ -331,15 +321,6 @@ export class Broker implements BrokerApi {
   subscribeGrants(listener: (grant: Grant) => void): () => void {
     this.#grantListeners.add(listener);
     return () => this.#grantListeners.delete(listener);
-  }
-
-  /** Why this command cannot be granted (contract 8), or undefined. */
-  #grantRefusal(c: Command): string | undefined {
-    if (c.tool === 'ogf_cue') return this.#grants.refusal('ogf.cue');
-    if (c.approvals_needed !== undefined) {
-      return `${c.command} needs ${c.approvals_needed} owners to approve each call, so it cannot be granted`;
-    }
-    return this.#grants.refusal(c.command);
   }
 
   deny(id: string, version: number, by: string, note?: string): Promise<ActionResult> {
@@ -488,37 +469,13 @@ export class Broker implements BrokerApi {
     });
   }
 
-  /** An owner's decision: the checks of contracts 5 and 9, then the change. */
+  /** An owner's decision: the checks of contracts 5 and 9 (decisions.ts), then the change. */
   #decide(id: string, version: number, event: Event, by: string, also?: Also): Promise<ActionResult> {
     const c = this.#current(id);
-    if (!c) return this.#settled(() => ({ ok: false, code: 'NotFound', message: `no command ${id}` }));
-    // Contract 5: AlreadyDecided is checked first, then the version.
-    if (c.phase.state !== 'awaiting_review') {
-      const state = c.phase.state;
-      return this.#settled(() => ({
-        ok: false,
-        code: 'AlreadyDecided',
-        message: `command ${id} was already decided: it is ${state}`,
-      }));
-    }
-    // Contract 9: a repeat approval by the same owner is AlreadyApproved, checked before the version.
-    if (event.type === 'approve' && c.approvals?.some((a) => a.by === by)) {
-      const left = c.approvals_needed! - c.approvals.length;
-      return this.#settled(() => ({
-        ok: false,
-        code: 'AlreadyApproved',
-        message: `you (${by}) already approved command ${id}; it waits for ${left} more owner approval${left === 1 ? '' : 's'}`,
-      }));
-    }
-    if (version !== c.version) {
-      const at = c.version;
-      return this.#settled(() => ({
-        ok: false,
-        code: 'VersionConflict',
-        message: `command ${id} is at version ${at}, not ${version}; look at it again before deciding`,
-      }));
-    }
-    return this.#apply(c, event, { kind: 'owner', name: by }, also);
+    const refused = decisionRefusal(c, id, version, event, by);
+    if (refused !== undefined) return this.#settled(() => refused);
+    // No command is a refusal (NotFound): c is there.
+    return this.#apply(c!, event, { kind: 'owner', name: by }, also);
   }
 
   /**

@@ -36,6 +36,8 @@ import { end, type Grant, use } from './grants.js';
 import { commandOf, intake } from './intake.js';
 import { Launches } from './launches.js';
 import { type Actor, type Command, type Event, isFinal, type State } from './lifecycle.js';
+import { Listeners } from './listeners.js';
+import { auditOf, logChange } from './records.js';
 import type { AuditEntry, Store } from './store.js';
 import { transition } from './transition.js';
 import { Views } from './views.js';
@@ -98,8 +100,8 @@ export class Broker implements BrokerApi {
   readonly #expiry: Expiry;
   /** The launch/outcome path (launches.ts): lanes, `running` before the spawn, the one outcome. */
   readonly #launches: Launches;
-  readonly #listeners = new Set<(c: Command) => void>();
-  readonly #grantListeners = new Set<(g: Grant) => void>();
+  readonly #listeners: Listeners<Command>;
+  readonly #grantListeners: Listeners<Grant>;
   readonly #grants: GrantBook;
   readonly #commit: GroupCommit;
   /** `wait()` callers (waiters.ts), released when their command turns final (or on their deadline). */
@@ -116,6 +118,8 @@ export class Broker implements BrokerApi {
     this.#randomId = deps.randomId ?? (() => `c_${nanoid(21)}`);
     this.#reviewMs = deps.reviewTimeoutS * 1000;
     this.#waiters = new Waiters(this.#clock);
+    this.#listeners = new Listeners(this.#log);
+    this.#grantListeners = new Listeners(this.#log);
     this.#expiry = new Expiry({
       clock: this.#clock,
       log: this.#log,
@@ -154,9 +158,7 @@ export class Broker implements BrokerApi {
       log: this.#log,
       policy: this.#commandPolicy,
       commit: (change: Change) => this.#commit.add(change),
-      emit: (g: Grant) => {
-        for (const l of [...this.#grantListeners]) this.#call(l, g);
-      },
+      emit: (g: Grant) => this.#grantListeners.emit(g),
     };
     this.#grants = new GrantBook(
       deps.randomGrantId === undefined ? grantDeps : { ...grantDeps, randomId: deps.randomGrantId },
@@ -181,7 +183,7 @@ export class Broker implements BrokerApi {
       else survivors.push(c);
     }
     if (recovered.length > 0) this.#store.updateMany(recovered);
-    for (const { next } of recovered) this.#logChange(next, DAEMON);
+    for (const { next } of recovered) logChange(this.#log, next, DAEMON);
     // Older restarts' orphans count too, in case the daemon died again within the window.
     this.#launches.holdForOrphans(this.#store.recentFinal(200));
     for (const c of survivors) {
@@ -255,8 +257,8 @@ export class Broker implements BrokerApi {
       after: () => {
         this.#views.show(shown);
         if (shown.phase.state === 'awaiting_review') this.#expiry.arm(shown);
-        this.#logChange(command, actor);
-        if (shown !== command) this.#logChange(shown, { kind: 'daemon', name: by! });
+        logChange(this.#log, command, actor);
+        if (shown !== command) logChange(this.#log, shown, { kind: 'daemon', name: by! });
         this.#emit(shown);
         if (used !== undefined) this.#grants.committed(used);
       },
@@ -319,8 +321,7 @@ export class Broker implements BrokerApi {
   }
 
   subscribeGrants(listener: (grant: Grant) => void): () => void {
-    this.#grantListeners.add(listener);
-    return () => this.#grantListeners.delete(listener);
+    return this.#grantListeners.add(listener);
   }
 
   deny(id: string, version: number, by: string, note?: string): Promise<ActionResult> {
@@ -374,8 +375,7 @@ export class Broker implements BrokerApi {
   }
 
   subscribe(listener: (command: Command) => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#listeners.add(listener);
   }
 
   snapshot(finalLimit = 200): Command[] {
@@ -501,7 +501,7 @@ export class Broker implements BrokerApi {
         this.#views.show(next);
         if (isFinal(next)) this.#secrets.delete(next.id);
         if (next.phase.state !== 'awaiting_review') this.#expiry.cancel(next.id);
-        this.#logChange(next, actor);
+        logChange(this.#log, next, actor);
         this.#emit(next);
         also.after?.(next);
       },
@@ -526,25 +526,7 @@ export class Broker implements BrokerApi {
   }
 
   #auditOf(c: Command, action: string, actor: Actor, event?: Event): AuditEntry {
-    const detail: Record<string, unknown> = { state: c.phase.state, command: c.command };
-    if ('reason' in c.phase) detail.reason = c.phase.reason;
-    if (event && 'note' in event && event.note !== undefined) detail.note = event.note;
-    if (event?.type === 'reconcile') detail.outcome = event.outcome;
-    if (event?.type === 'prune' && c.pruned !== undefined) detail.pruned = c.pruned.fields;
-    return { at: iso(this.#clock.now()), actor, action, command_id: c.id, version: c.version, detail };
-  }
-
-  #logChange(c: Command, actor: Actor): void {
-    const fields: Record<string, unknown> = {
-      id: c.id,
-      version: c.version,
-      command: c.command,
-      client: c.client,
-      state: c.phase.state,
-      actor: `${actor.kind}:${actor.name}`,
-    };
-    if ('reason' in c.phase) fields.reason = c.phase.reason;
-    this.#log.log('info', 'command', fields);
+    return auditOf(c, action, actor, iso(this.#clock.now()), event);
   }
 
   /**
@@ -553,14 +535,6 @@ export class Broker implements BrokerApi {
    */
   #emit(c: Command): void {
     if (isFinal(c)) this.#waiters.release(c.id);
-    for (const l of [...this.#listeners]) this.#call(l, c);
-  }
-
-  #call<T>(listener: (value: T) => void, value: T): void {
-    try {
-      listener(value);
-    } catch (e) {
-      this.#log.log('error', 'listener_failed', { error: (e as Error).message });
-    }
+    this.#listeners.emit(c);
   }
 }

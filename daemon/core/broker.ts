@@ -1,6 +1,7 @@
 /**
- * The queue: the only writer of command state (architecture.md). Every change is `transition()` from
- * lifecycle.ts, queued on the group commit (commit.ts): the changes of one event-loop turn are written in
+ * The queue: the only writer of command state (architecture.md). It decides nothing alone: what becomes of
+ * a submit is intake.ts's tagged result, an owner's decision is checked by decisions.ts, every change is
+ * `transition()` (transition.ts); the broker applies what they return. Each change is queued on the group commit (commit.ts): the changes of one event-loop turn are written in
  * one SQLite transaction, then each goes out as one event to every subscriber, in commit order, and only
  * then are its callers answered (architecture.md example 3: batched, never skipped; nobody hears of a
  * change before its commit). How an approved command runs is an Executor's business; the launch path
@@ -12,7 +13,8 @@
  * the grants' uses) changes at once, so a later request of the same turn sees it (a grant with 3 uses
  * approves 3 of 50 requests arriving together). What edges read (`get`, `snapshot`, `wait`, `liveGrants`)
  * is the committed view (and the store). If a batch fails, the working view is put back from the committed
- * one and every caller gets the error.
+ * one and every caller gets the error. Review deadlines are expiry.ts's timers, `wait()` callers
+ * waiters.ts's, subscribers listeners.ts's.
  */
 import { nanoid } from 'nanoid';
 import { type Clock, iso, systemClock } from '../clock.js';

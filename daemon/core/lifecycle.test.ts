@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { sha256Digest } from './digest.js';
-import { type Command, type Event, type Phase, type State, statusOf, transition } from './lifecycle.js';
+import { type Command, type Event, type Phase, type State, statusOf } from './lifecycle.js';
 import { toResult } from './result.js';
+import { transition } from './transition.js';
 
 const T0 = '2026-11-30T10:00:00.000Z';
 const T1 = '2026-11-30T10:00:01.000Z';

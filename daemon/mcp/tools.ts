@@ -17,8 +17,8 @@ import type { ImmediateAnswer, Source } from '../sources/source.js';
 import { parseAwaitInput, parseCancelInput, parseListInput } from './input.js';
 import { startProgress } from './progress.js';
 import { AWAIT_TOOL, CANCEL_TOOL, listCommandsTool } from './schemas.js';
-import { TaskStarted, taskTtl } from './tasks.js';
-import { type CallContext, type ListedTool, ToolSet } from './toolset.js';
+import { taskTtl } from './tasks.js';
+import { type CallContext, type ListedTool, TaskStarted, ToolSet } from './toolset.js';
 
 export interface ToolDeps {
   broker: BrokerApi;

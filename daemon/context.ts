@@ -12,9 +12,9 @@ import type { Command, State, UpstreamRef } from './core/lifecycle.js';
 import type { AuditEntry } from './core/store.js';
 import type { DataDir } from './datadir.js';
 import type { BrokerErrorCode } from './errors.js';
+import type { Source } from './kinds/source.js';
 import type { Logger } from './log.js';
 import type { SetupFeed } from './owner/setup.js';
-import type { Source } from './sources/source.js';
 import type { Tokens } from './tokens.js';
 
 /** A new command as an edge asks for it; the broker adds id, version, times and phase. */

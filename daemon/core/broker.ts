@@ -24,7 +24,7 @@ import type {
   SubmitRequest,
   SubmitResult,
 } from '../context.js';
-import type { Executor } from '../executors/executor.js';
+import type { Executor } from '../kinds/executor.js';
 import { type Logger, silentLogger } from '../log.js';
 import { type Change, GroupCommit } from './commit.js';
 import { sha256Digest } from './digest.js';

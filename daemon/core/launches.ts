@@ -15,8 +15,8 @@
  * ```
  */
 import { type Clock, iso } from '../clock.js';
-import type { ExecutionReport, Executor } from '../executors/executor.js';
 import { faultPoint } from '../fault.js';
+import type { ExecutionReport, Executor } from '../kinds/executor.js';
 import type { Logger } from '../log.js';
 import { SessionLanes } from './lanes.js';
 import type { Command, Event } from './lifecycle.js';

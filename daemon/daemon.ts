@@ -24,6 +24,7 @@ import { CatalogSource } from './kinds/catalog/source.js';
 import { createCueFeature } from './kinds/cue/feature.js';
 import { sweepRunDir } from './kinds/cue/session-file.js';
 import { CueSource } from './kinds/cue/source.js';
+import { KINDS } from './kinds/index.js';
 import { executorsOf, type Source } from './kinds/source.js';
 import { UpstreamExecutor } from './kinds/upstream/executor.js';
 import { UpstreamSource } from './kinds/upstream/source.js';
@@ -149,6 +150,7 @@ export class Daemon {
       reviewTimeoutS: config.review_timeout_s,
       maxPendingPerClient: config.max_pending_per_client,
       maxPending: config.max_pending,
+      kinds: KINDS,
       executors: executorsOf(sources),
       // Contract 8: what may be granted is what the config names (catalog commands, upstream tools).
       commandPolicy: (name) => {

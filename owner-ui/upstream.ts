@@ -5,6 +5,7 @@
  * bounded work, control and bidi characters shown escaped (./arg-view.ts, issue 19). Then the upstream's
  * own content blocks in the outcome.
  */
+import type {} from '../daemon/kinds/upstream/fields.js';
 import type { View } from '../daemon/owner/messages.js';
 import { argsList } from './arg-view.js';
 import { el } from './dom.js';

@@ -28,6 +28,7 @@ import { CatalogExecutor } from '../daemon/kinds/catalog/executor.js';
 import { CueExecutor } from '../daemon/kinds/cue/executor.js';
 import { createCueFeature } from '../daemon/kinds/cue/feature.js';
 import { sweepRunDir } from '../daemon/kinds/cue/session-file.js';
+import { KINDS } from '../daemon/kinds/index.js';
 import { silentLogger } from '../daemon/log.js';
 import { FakeClock } from './helpers/fake-clock.js';
 import type { Expected, ModelCommand, ModelState } from './helpers/fault-model.js';
@@ -72,6 +73,7 @@ function makeBroker(r: Pick<Real, 'store' | 'clock' | 'catalog' | 'cueExecutor'>
   const b = new Broker({
     store: r.store,
     reviewTimeoutS: REVIEW_S,
+    kinds: KINDS,
     executors: {
       run_command_wait: new CatalogExecutor(r.catalog, 4096),
       ogf_cue: r.cueExecutor,

@@ -15,8 +15,9 @@ import { walCommits } from '../../test/helpers/wal.js';
 import type { SubmitRequest } from '../context.js';
 import { Catalog } from '../kinds/catalog/catalog.js';
 import { CatalogExecutor } from '../kinds/catalog/executor.js';
-import type { Executor } from '../kinds/executor.js';
+import { KINDS } from '../kinds/index.js';
 import { Broker } from './broker.js';
+import type { Executor } from './executor.js';
 import type { Command } from './lifecycle.js';
 import { Store } from './store.js';
 
@@ -102,6 +103,7 @@ function makeBroker(executor: Executor) {
   const b = new Broker({
     store,
     reviewTimeoutS: 300,
+    kinds: KINDS,
     executors: { run_command_wait: executor },
     commandPolicy: (name) => (name === 'mark' ? { approvals: 1 } : undefined),
     clock: new FakeClock(),

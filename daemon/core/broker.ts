@@ -24,12 +24,13 @@ import type {
   SubmitRequest,
   SubmitResult,
 } from '../context.js';
-import type { Executor } from '../kinds/executor.js';
 import { type Logger, silentLogger } from '../log.js';
 import { type Change, GroupCommit } from './commit.js';
 import { sha256Digest } from './digest.js';
+import type { Executor } from './executor.js';
 import { type CommandPolicy, type ConfigGrant, GrantBook } from './grant-book.js';
 import { end, type Grant, use } from './grants.js';
+import type { KindPolicies } from './kind-policy.js';
 import { Launches } from './launches.js';
 import { type Actor, type Command, type Event, isFinal, type State, transition } from './lifecycle.js';
 import { argsAsPruned } from './retention.js';
@@ -38,6 +39,8 @@ import type { AuditEntry, Store } from './store.js';
 export interface BrokerDeps {
   store: Store;
   reviewTimeoutS: number;
+  /** What each kind of tool means to the core (kinds/index.ts): twin rule, grants, quorum, lanes, secrets. */
+  kinds: KindPolicies;
   /** Executors by tool. A tool without one cannot be submitted. */
   executors: Partial<Record<Command['tool'], Executor>>;
   /** Contract 1.3 (v2): PENDING commands one client may have (default 100). */
@@ -64,14 +67,14 @@ export const SHUTDOWN_GRACE_MS = 10_000;
 
 const DAEMON: Actor = { kind: 'daemon', name: 'daemon' };
 
-function sameRequest(c: Command, r: SubmitRequest): boolean {
+function sameRequest(kinds: KindPolicies, c: Command, r: SubmitRequest): boolean {
   return (
     c.tool === r.tool &&
     c.command === r.command &&
     // A pruned command's large arguments are markers with their hash (retention.ts): compare those.
     JSON.stringify(c.args) === JSON.stringify(argsAsPruned(r.args, c, sha256Digest)) &&
     (c.justification ?? null) === (r.justification ?? null) &&
-    (c.session_key ?? null) === (r.session_key ?? null)
+    kinds.sameFields(c, r)
   );
 }
 
@@ -123,6 +126,7 @@ export class Broker implements BrokerApi {
   readonly #waiters = new Map<string, Set<() => void>>();
   readonly #configGrants: readonly ConfigGrant[];
   readonly #commandPolicy: CommandPolicy;
+  readonly #kinds: KindPolicies;
   #started = false;
   #closing = false;
 
@@ -132,6 +136,7 @@ export class Broker implements BrokerApi {
     this.#log = deps.log ?? silentLogger;
     this.#randomId = deps.randomId ?? (() => `c_${nanoid(21)}`);
     this.#reviewMs = deps.reviewTimeoutS * 1000;
+    this.#kinds = deps.kinds;
     this.#commit = new GroupCommit({
       transaction: (fn) => this.#store.transaction(fn),
       committed: () => {
@@ -146,6 +151,7 @@ export class Broker implements BrokerApi {
     });
     this.#launches = new Launches({
       executors: deps.executors,
+      laneKey: (c) => this.#kinds.laneKey(c),
       clock: this.#clock,
       log: this.#log,
       host: {
@@ -164,6 +170,7 @@ export class Broker implements BrokerApi {
       clock: this.#clock,
       log: this.#log,
       policy: this.#commandPolicy,
+      kindRefusal: (command: string) => this.#kinds.refusal(command),
       commit: (change: Change) => this.#commit.add(change),
       emit: (g: Grant) => {
         for (const l of [...this.#grantListeners]) this.#call(l, g);
@@ -187,7 +194,7 @@ export class Broker implements BrokerApi {
     const recovered: Array<{ next: Command; audit: AuditEntry }> = [];
     const survivors: Command[] = [];
     for (const c of this.#store.active()) {
-      const r = transition(c, { type: 'restart', at });
+      const r = transition(c, { type: 'restart', at, carriesSecret: this.#kinds.of(c.tool).carriesSecret });
       if (r.ok) recovered.push({ next: r.command, audit: this.#auditOf(r.command, 'restart', DAEMON) });
       else survivors.push(c);
     }
@@ -210,7 +217,7 @@ export class Broker implements BrokerApi {
         this.#unsavedRequests.get(requestKey(req.client, req.request_id)) ??
         this.#store.byRequest(req.client, req.request_id);
       if (existing) {
-        if (sameRequest(existing, req)) {
+        if (sameRequest(this.#kinds, existing, req)) {
           return this.#settled(() => ({
             ok: true,
             command: this.get(existing.id) ?? existing,
@@ -225,11 +232,12 @@ export class Broker implements BrokerApi {
         return this.#settled(() => refused);
       }
     }
-    if (req.tool === 'ogf_cue' || req.tool === 'upstream') {
+    const kind = this.#kinds.of(req.tool);
+    if (kind.twinRule) {
       // The twin rule (contracts 3.1, 7): an identical cue or upstream call still PENDING is returned
       // instead of queued again (a model that resends must not make the owner approve twice).
       for (const c of this.#active.values()) {
-        if (c.tool === req.tool && c.client === req.client && sameRequest(c, req)) {
+        if (c.tool === req.tool && c.client === req.client && sameRequest(this.#kinds, c, req)) {
           return this.#settled(() => ({ ok: true, command: this.get(c.id) ?? c, created: false }));
         }
       }
@@ -251,18 +259,15 @@ export class Broker implements BrokerApi {
       created_at: iso(now),
       review_expires_at: iso(now + this.#reviewMs),
       phase: { state: 'awaiting_review' },
+      ...this.#kinds.fields(req),
     };
-    if (req.session_file !== undefined) command.session_file = req.session_file;
-    if (req.session_key !== undefined) command.session_key = req.session_key;
-    if (req.session_fingerprint !== undefined) command.session_fingerprint = req.session_fingerprint;
     if (req.justification !== undefined) command.justification = req.justification;
     if (req.request_id !== undefined) command.request_id = req.request_id;
     if (req.task !== undefined) command.task = req.task;
-    if (req.upstream !== undefined) command.upstream = req.upstream;
     // Contract 9: fixed at submit from the config of the day, so a later config change never alters what a
     // waiting command needs.
     const needed = this.#commandPolicy(req.command)?.approvals ?? 1;
-    if (needed > 1 && req.tool !== 'ogf_cue') {
+    if (needed > 1 && kind.quorum) {
       command.approvals_needed = needed;
       command.approvals = [];
     }
@@ -327,9 +332,10 @@ export class Broker implements BrokerApi {
     return done;
   }
 
-  /** The grant that approves this request at submit, if any: never a cue (contract 8). */
+  /** The grant that approves this request at submit, if any: never one of a kind that cannot be granted (contract 8). */
   #grantFor(req: SubmitRequest): Grant | undefined {
-    if (req.tool === 'ogf_cue' || req.approved_by !== undefined) return undefined;
+    if (this.#kinds.of(req.tool).grantRefusal !== undefined || req.approved_by !== undefined)
+      return undefined;
     return this.#grants.match({ command: req.command, client: req.client, args: req.args });
   }
 
@@ -401,7 +407,8 @@ export class Broker implements BrokerApi {
 
   /** Why this command cannot be granted (contract 8), or undefined. */
   #grantRefusal(c: Command): string | undefined {
-    if (c.tool === 'ogf_cue') return this.#grants.refusal('ogf.cue');
+    const never = this.#kinds.of(c.tool).grantRefusal;
+    if (never !== undefined) return never;
     if (c.approvals_needed !== undefined) {
       return `${c.command} needs ${c.approvals_needed} owners to approve each call, so it cannot be granted`;
     }

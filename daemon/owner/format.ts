@@ -11,39 +11,13 @@
  * lines was the alternative; it keeps line breaks readable but still lets a value draw lines that pass for
  * this command's own `argv:` or `why:` lines.)
  */
+import { KINDS } from '../kinds/index.js';
 import { escapeForTerminal as esc, quoteArg } from '../text-rules.js';
 import type { Grant, View } from './messages.js';
 
 function stateWords(v: View): string {
   if (v.status === 'PENDING') return `PENDING (${(v.phase ?? v.state).replace('_', ' ')})`;
   return v.reason === undefined ? v.status : `${v.status} ${v.reason}`;
-}
-
-/** The server's annotations in words: the same words as the panel (owner-ui/upstream.ts claimWords). */
-function claimWords(a: Record<string, unknown> | undefined): string[] {
-  if (a === undefined) return [];
-  const words: string[] = [];
-  if (a.readOnlyHint === true) words.push('read-only');
-  if (a.destructiveHint === true) words.push('destructive');
-  if (a.destructiveHint === false) words.push('not destructive');
-  if (a.idempotentHint === true) words.push('idempotent');
-  if (a.openWorldHint === true) words.push('reaches the outside world');
-  if (a.openWorldHint === false) words.push('closed world');
-  return words;
-}
-
-/** Contract 7: an upstream call shows the server and tool, its claims, and every argument whole (escaped). */
-function upstreamLines(v: View): string[] {
-  const u = v.upstream;
-  if (u === undefined) return [];
-  const lines = [
-    `    upstream: ${esc(u.name)}  tool: ${esc(u.tool)}${u.title === undefined ? '' : `  (${esc(u.title)})`}`,
-  ];
-  const claims = claimWords(u.annotations);
-  if (claims.length > 0) lines.push(`    ${claims.map((c) => `server says: ${c}`).join('; ')}`);
-  for (const [k, value] of Object.entries(v.args))
-    lines.push(`    arg ${esc(k)}: ${esc(JSON.stringify(value))}`);
-  return lines;
 }
 
 /** A command as a few lines of text, none holding a raw control or bidi character. */
@@ -53,8 +27,8 @@ export function formatView(v: View): string {
   const lines = [`${esc(v.id)}  ${esc(stateWords(v))}  client ${esc(v.client)}  v${v.version}${by}`];
   lines.push(`    ${esc(v.summary)}`);
   lines.push(`    argv: ${v.display.map(quoteArg).join(' ')}`);
-  lines.push(...upstreamLines(v));
-  if (v.session_fingerprint !== undefined) lines.push(`    session: ${esc(v.session_fingerprint)}`);
+  // Its kind's own lines (kinds/<kind>/kind.ts): an upstream call's server, claims and arguments, a cue's session.
+  lines.push(...(KINDS.find(v.tool)?.lines(v) ?? []));
   if (v.justification !== undefined) lines.push(`    why: ${esc(v.justification)}`);
   if (v.state === 'awaiting_review') lines.push(`    decide before ${esc(v.review_expires_at)}`);
   if (v.approvals_needed !== undefined) {

@@ -6,6 +6,7 @@
 import type { Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { mustBe } from '../../../bridge-client/protocol.js';
+import type { Executor } from '../../core/executor.js';
 import { parseInput, waitSeconds } from '../../mcp/input.js';
 import {
   AFTER_PENDING,
@@ -15,7 +16,6 @@ import {
   waitSecondsJson,
 } from '../../mcp/schemas.js';
 import { charactersAccepted, hasForbiddenCharacter } from '../../text-rules.js';
-import type { Executor } from '../executor.js';
 import type { ListingSchema, Prepared, Source, SourceListing } from '../source.js';
 import type { Catalog } from './catalog.js';
 

@@ -15,10 +15,10 @@ import {
 } from '../../../bridge-client/protocol.js';
 import { iso } from '../../clock.js';
 import type { CuesApi } from '../../context.js';
+import type { Executor } from '../../core/executor.js';
 import type { Logger } from '../../log.js';
 import { parseInput } from '../../mcp/input.js';
 import { AFTER_PENDING, resultOutputSchema, waitSecondsJson } from '../../mcp/schemas.js';
-import type { Executor } from '../executor.js';
 import type { ListingSchema, Prepared, Source, SourceListing } from '../source.js';
 
 /** `ogf_cue` before contract 10's `execution.taskSupport`, which depends on the feature (see `CueSource`). */

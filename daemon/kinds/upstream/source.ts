@@ -8,13 +8,14 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import type { UpstreamConfig } from '../../config/index.js';
 import type { SubmitRequest } from '../../context.js';
-import type { Command, UpstreamRef } from '../../core/lifecycle.js';
+import type { Executor } from '../../core/executor.js';
+import type { Command } from '../../core/lifecycle.js';
 import type { Logger } from '../../log.js';
 import { MAX_TOOL_JSON_CHARS } from '../../upstreams/limits.js';
 import type { UpstreamRegistry, UpstreamStatus } from '../../upstreams/registry.js';
-import type { Executor } from '../executor.js';
 import type { ListingSchema, Prepared, Source, SourceListing } from '../source.js';
 import { argumentBoundsError } from './bounds.js';
+import type { UpstreamRef } from './fields.js';
 import type { Validate } from './schema.js';
 import { SchemaCompiler } from './schema-compiler.js';
 

@@ -4,8 +4,8 @@
  * process, a cue through the bridge client, a forwarded upstream MCP tool call.
  */
 
-import type { Command, FinishResult } from '../core/lifecycle.js';
 import type { FailReason } from '../errors.js';
+import type { Command, FinishResult } from './lifecycle.js';
 
 export interface ExecutionIo {
   /** The secret the edge handed to `submit` (cues: the session UUID), from memory only. */

@@ -27,15 +27,16 @@ import type {
   SubmitRequest,
   SubmitResult,
 } from '../context.js';
-import type { Executor } from '../executors/executor.js';
 import { type Logger, silentLogger } from '../log.js';
 import { allOf, type Change, GroupCommit } from './commit.js';
 import { decisionRefusal, grantRefusal, grantSpecOf, revokeAnswer } from './decisions.js';
 import { sha256Digest } from './digest.js';
+import type { Executor } from './executor.js';
 import { Expiry } from './expiry.js';
 import { type CommandPolicy, type ConfigGrant, GrantBook } from './grant-book.js';
 import { end, type Grant, use } from './grants.js';
 import { commandOf, intake } from './intake.js';
+import type { KindPolicies } from './kind-policy.js';
 import { Launches } from './launches.js';
 import { type Actor, type Command, type Event, isFinal, type State } from './lifecycle.js';
 import { Listeners } from './listeners.js';
@@ -48,6 +49,8 @@ import { Waiters } from './waiters.js';
 export interface BrokerDeps {
   store: StorePorts;
   reviewTimeoutS: number;
+  /** What each kind of tool means to the core (kinds/index.ts): twin rule, grants, quorum, lanes, secrets. */
+  kinds: KindPolicies;
   /** Executors by tool. A tool without one cannot be submitted. */
   executors: Partial<Record<Command['tool'], Executor>>;
   /** Contract 1.3 (v2): PENDING commands one client may have (default 100). */
@@ -110,6 +113,7 @@ export class Broker implements BrokerApi {
   readonly #waiters: Waiters;
   readonly #configGrants: readonly ConfigGrant[];
   readonly #commandPolicy: CommandPolicy;
+  readonly #kinds: KindPolicies;
   #started = false;
   #closing = false;
 
@@ -119,6 +123,7 @@ export class Broker implements BrokerApi {
     this.#log = deps.log ?? silentLogger;
     this.#randomId = deps.randomId ?? (() => `c_${nanoid(21)}`);
     this.#reviewMs = deps.reviewTimeoutS * 1000;
+    this.#kinds = deps.kinds;
     this.#waiters = new Waiters(this.#clock);
     this.#listeners = new Listeners(this.#log);
     this.#grantListeners = new Listeners(this.#log);
@@ -141,6 +146,7 @@ export class Broker implements BrokerApi {
     });
     this.#launches = new Launches({
       executors: deps.executors,
+      laneKey: (c) => this.#kinds.laneKey(c),
       clock: this.#clock,
       log: this.#log,
       host: {
@@ -159,6 +165,7 @@ export class Broker implements BrokerApi {
       clock: this.#clock,
       log: this.#log,
       policy: this.#commandPolicy,
+      kindRefusal: (command: string) => this.#kinds.refusal(command),
       commit: (change: Change) => this.#commit.add(change),
       emit: (g: Grant) => this.#grantListeners.emit(g),
     };
@@ -182,7 +189,7 @@ export class Broker implements BrokerApi {
     const survivors: Command[] = [];
     const reads = this.#store.committedReads;
     for (const c of reads.active()) {
-      const r = transition(c, { type: 'restart', at });
+      const r = transition(c, { type: 'restart', at, carriesSecret: this.#kinds.of(c.tool).carriesSecret });
       if (r.ok) recovered.push({ next: r.command, audit: this.#auditOf(r.command, 'restart', DAEMON) });
       else survivors.push(c);
     }
@@ -213,6 +220,7 @@ export class Broker implements BrokerApi {
       maxPending: this.#maxPending,
       grants: this.#grants,
       policy: this.#commandPolicy,
+      kinds: this.#kinds,
     });
     if (decided.kind === 'existing') {
       const c = decided.command;
@@ -224,7 +232,14 @@ export class Broker implements BrokerApi {
       return this.#settled(() => refused);
     }
     const now = this.#clock.now();
-    const command = commandOf(req, this.#randomId(), now, this.#reviewMs, decided.approvalsNeeded);
+    const command = commandOf(
+      req,
+      this.#randomId(),
+      now,
+      this.#reviewMs,
+      decided.approvalsNeeded,
+      this.#kinds,
+    );
     const { grant, approvedBy: by } = decided;
     const actor: Actor = { kind: 'client', name: req.client };
     // Approved at submit (intake.ts: a grant, contract 8, or a policy, contract 7): in the transaction that
@@ -285,7 +300,8 @@ export class Broker implements BrokerApi {
     // Contract 5 (v2): approve and create the grant in one transaction; a command that cannot be granted
     // is NotGrantable and nothing is approved. The approval that creates a grant takes none of its uses.
     const c = this.#current(id);
-    const refused = c === undefined ? undefined : grantRefusal(c, (name) => this.#grants.refusal(name));
+    const refused =
+      c === undefined ? undefined : grantRefusal(c, this.#kinds, (name) => this.#grants.refusal(name));
     if (c !== undefined && refused !== undefined && c.phase.state === 'awaiting_review') {
       return this.#settled(() => ({ ok: false, code: 'NotGrantable', message: refused }));
     }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { KINDS } from '../kinds/index.js';
 import { decisionRefusal, grantRefusal, grantSpecOf, revokeAnswer } from './decisions.js';
 import type { Grant } from './grants.js';
 import type { Command, Event } from './lifecycle.js';
@@ -50,10 +51,15 @@ describe('grants (contracts 5 v2, 8)', () => {
   const rule = (name: string) => (name === 'say' ? undefined : `${name} refused`);
 
   it('[G.grantable] cues and quorum commands are not grantable; others follow the book', () => {
-    expect(grantRefusal(cmd({ tool: 'ogf_cue', command: 'ogf.cue' }), rule)).toBe('ogf.cue refused');
-    expect(grantRefusal(cmd({ approvals_needed: 2, approvals: [] }), rule)).toContain('needs 2 owners');
-    expect(grantRefusal(cmd(), rule)).toBeUndefined();
-    expect(grantRefusal(cmd({ command: 'other' }), rule)).toBe('other refused');
+    // A cue's refusal is its kind's answer (core/kind-policy.ts), no longer the book's rule for `ogf.cue`.
+    expect(grantRefusal(cmd({ tool: 'ogf_cue', command: 'ogf.cue' }), KINDS, rule)).toContain(
+      'ogf.cue cannot be granted',
+    );
+    expect(grantRefusal(cmd({ approvals_needed: 2, approvals: [] }), KINDS, rule)).toContain(
+      'needs 2 owners',
+    );
+    expect(grantRefusal(cmd(), KINDS, rule)).toBeUndefined();
+    expect(grantRefusal(cmd({ command: 'other' }), KINDS, rule)).toBe('other refused');
   });
 
   it('an approve-with-grant grants the command and client, with its args only when asked', () => {

@@ -5,12 +5,13 @@
  * batch committed (so it reflects this turn's changes) and applies everything else.
  *
  *   approve / deny   NotFound → AlreadyDecided → AlreadyApproved → VersionConflict   (contracts 5, 9)
- *   approve + grant  NotGrantable (cues, quorum commands, unknown names) first      (contracts 5 v2, 8)
+ *   approve + grant  NotGrantable (a kind never granted, quorum commands, unknown names) first (contracts 5 v2, 8)
  *   revoke           NotFound → NotRevocable (config grants) → already ended: ok    (contract 8)
  */
 import type { ApproveGrant, GrantResult, GrantSpec } from '../context.js';
 import type { BrokerErrorCode } from '../errors.js';
 import type { Grant } from './grants.js';
+import type { KindPolicies } from './kind-policy.js';
 import type { Command, Event } from './lifecycle.js';
 
 /** A refused owner action: nothing changed. */
@@ -59,14 +60,17 @@ export function decisionRefusal(
 }
 
 /**
- * Why this command cannot be granted (contract 8), or undefined. `refusal` is the grant book's rule for a
- * command name (grant-book.ts: cues, quorum commands, unknown names).
+ * Why this command cannot be granted (contract 8), or undefined: its kind's answer first (core/kind-policy.ts:
+ * a kind never granted), then quorum, then `refusal`, the grant book's rule for a command name (grant-book.ts:
+ * a kind's fixed name, quorum commands, unknown names).
  */
 export function grantRefusal(
   c: Command,
+  kinds: KindPolicies,
   refusal: (command: string) => string | undefined,
 ): string | undefined {
-  if (c.tool === 'ogf_cue') return refusal('ogf.cue');
+  const never = kinds.of(c.tool).grantRefusal;
+  if (never !== undefined) return never;
   if (c.approvals_needed !== undefined) {
     return `${c.command} needs ${c.approvals_needed} owners to approve each call, so it cannot be granted`;
   }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SubmitRequest } from '../context.js';
+import { KINDS } from '../kinds/index.js';
 import { sha256Digest } from './digest.js';
 import type { Grant } from './grants.js';
 import { pick } from './grants.js';
@@ -22,7 +23,7 @@ function req(over: Partial<SubmitRequest> = {}): SubmitRequest {
 }
 
 function made(r: SubmitRequest, id = 'c_1'): Command {
-  return commandOf(r, id, T0, 60_000, undefined);
+  return commandOf(r, id, T0, 60_000, undefined, KINDS);
 }
 
 function grant(over: Partial<Grant> = {}): Grant {
@@ -50,6 +51,7 @@ function input(over: Partial<IntakeInput> & { live?: Grant[] } = {}): IntakeInpu
     maxPending: 2000,
     grants: { match: (g) => pick(live, g, T0) },
     policy: () => ({ approvals: 1 }),
+    kinds: KINDS,
     ...rest,
   };
 }
@@ -189,7 +191,7 @@ describe('intake: who approves at submit (contracts 7, 8, 9)', () => {
 
 describe('commandOf', () => {
   it('[R2.8] builds version 1, awaiting review until the deadline, with the quorum fields only when needed', () => {
-    const c = commandOf(req({ request_id: 'r1', justification: 'why' }), 'c_9', T0, 90_000, 3);
+    const c = commandOf(req({ request_id: 'r1', justification: 'why' }), 'c_9', T0, 90_000, 3, KINDS);
     expect(c).toMatchObject({
       id: 'c_9',
       version: 1,
@@ -201,6 +203,6 @@ describe('commandOf', () => {
       approvals_needed: 3,
       approvals: [],
     });
-    expect('approvals_needed' in commandOf(req(), 'c_9', T0, 90_000, undefined)).toBe(false);
+    expect('approvals_needed' in commandOf(req(), 'c_9', T0, 90_000, undefined, KINDS)).toBe(false);
   });
 });

@@ -22,6 +22,7 @@ import type { SubmitRequest } from '../context.js';
 import { sha256Digest } from './digest.js';
 import type { CommandPolicy } from './grant-book.js';
 import type { Grant, GrantRequest } from './grants.js';
+import type { KindPolicies, KindPolicy } from './kind-policy.js';
 import type { Command } from './lifecycle.js';
 import { argsAsPruned } from './retention.js';
 
@@ -43,6 +44,8 @@ export interface IntakeInput {
   grants: { match(req: GrantRequest): Grant | undefined };
   /** What the broker knows of a command name (contract 9: its `approvals`). */
   policy: CommandPolicy;
+  /** What each kind of tool means (core/kind-policy.ts): its twin rule, quorum, grants, compared fields. */
+  kinds: KindPolicies;
 }
 
 /** The decision on one request. */
@@ -64,14 +67,14 @@ export type Intake =
   | { kind: 'create'; approvalsNeeded?: number; approvedBy?: string; grant?: Grant };
 
 /** True when `r` asks for exactly what `c` is (a pruned `c` compares by its arguments' hashes). */
-export function sameRequest(c: Command, r: SubmitRequest): boolean {
+export function sameRequest(kinds: KindPolicies, c: Command, r: SubmitRequest): boolean {
   return (
     c.tool === r.tool &&
     c.command === r.command &&
     // A pruned command's large arguments are markers with their hash (retention.ts): compare those.
     JSON.stringify(c.args) === JSON.stringify(argsAsPruned(r.args, c, sha256Digest)) &&
     (c.justification ?? null) === (r.justification ?? null) &&
-    (c.session_key ?? null) === (r.session_key ?? null)
+    kinds.sameFields(c, r)
   );
 }
 
@@ -80,7 +83,7 @@ export function intake(req: SubmitRequest, input: IntakeInput): Intake {
   if (req.request_id !== undefined) {
     const existing = input.sameRequestId;
     if (existing) {
-      if (sameRequest(existing, req)) return { kind: 'existing', command: existing };
+      if (sameRequest(input.kinds, existing, req)) return { kind: 'existing', command: existing };
       return {
         kind: 'refused',
         code: 'RequestIdReused',
@@ -88,11 +91,12 @@ export function intake(req: SubmitRequest, input: IntakeInput): Intake {
       };
     }
   }
-  if (req.tool === 'ogf_cue' || req.tool === 'upstream') {
-    // The twin rule (contracts 3.1, 7): an identical cue or upstream call still PENDING is returned
-    // instead of queued again (a model that resends must not make the owner approve twice).
+  const kind = input.kinds.of(req.tool);
+  if (kind.twinRule) {
+    // The twin rule (contracts 3.1, 7; the kind says whether it has it): an identical request still PENDING
+    // is returned instead of queued again (a model that resends must not make the owner approve twice).
     for (const c of input.active) {
-      if (c.tool === req.tool && c.client === req.client && sameRequest(c, req)) {
+      if (c.tool === req.tool && c.client === req.client && sameRequest(input.kinds, c, req)) {
         return { kind: 'existing', command: c };
       }
     }
@@ -105,14 +109,14 @@ export function intake(req: SubmitRequest, input: IntakeInput): Intake {
   // Contract 9: fixed at submit from the config of the day, so a later config change never alters what a
   // waiting command needs.
   const needed = input.policy(req.command)?.approvals ?? 1;
-  if (needed > 1 && req.tool !== 'ogf_cue') {
+  if (needed > 1 && kind.quorum) {
     return { kind: 'create', approvalsNeeded: needed };
   }
   // Contract 8: after validation and the request_id/twin rules, the oldest live grant that matches approves
   // the command in the transaction that creates it and takes its use. A policy approval (contract 7
   // trust_read_only_hint) is made the same way. Owners see only the approved version.
   // Rule 1 (v2): a command needing several owners is approved by them only — no grant, no policy.
-  const grant = grantFor(req, input.grants);
+  const grant = grantFor(req, kind, input.grants);
   if (grant !== undefined) return { kind: 'create', approvedBy: `grant:${grant.id}`, grant };
   return req.approved_by === undefined ? { kind: 'create' } : { kind: 'create', approvedBy: req.approved_by };
 }
@@ -139,15 +143,15 @@ function overCap(input: IntakeInput): Intake | undefined {
   return undefined;
 }
 
-/** The grant that approves this request at submit, if any: never a cue (contract 8). */
-function grantFor(req: SubmitRequest, grants: IntakeInput['grants']): Grant | undefined {
-  if (req.tool === 'ogf_cue' || req.approved_by !== undefined) return undefined;
+/** The grant that approves this request at submit, if any: never one of a kind that cannot be granted (contract 8). */
+function grantFor(req: SubmitRequest, kind: KindPolicy, grants: IntakeInput['grants']): Grant | undefined {
+  if (kind.grantRefusal !== undefined || req.approved_by !== undefined) return undefined;
   return grants.match({ command: req.command, client: req.client, args: req.args });
 }
 
 /**
  * The new command `intake` said to create, as submitted (version 1, awaiting review until `reviewMs`
- * from `now`). Pure: the broker hands in the id and the time.
+ * from `now`), with the fields its kind stores (`kinds`). Pure: the broker hands in the id and the time.
  */
 export function commandOf(
   req: SubmitRequest,
@@ -155,6 +159,7 @@ export function commandOf(
   now: number,
   reviewMs: number,
   approvalsNeeded: number | undefined,
+  kinds: KindPolicies,
 ): Command {
   const command: Command = {
     id,
@@ -167,14 +172,11 @@ export function commandOf(
     created_at: iso(now),
     review_expires_at: iso(now + reviewMs),
     phase: { state: 'awaiting_review' },
+    ...kinds.fields(req),
   };
-  if (req.session_file !== undefined) command.session_file = req.session_file;
-  if (req.session_key !== undefined) command.session_key = req.session_key;
-  if (req.session_fingerprint !== undefined) command.session_fingerprint = req.session_fingerprint;
   if (req.justification !== undefined) command.justification = req.justification;
   if (req.request_id !== undefined) command.request_id = req.request_id;
   if (req.task !== undefined) command.task = req.task;
-  if (req.upstream !== undefined) command.upstream = req.upstream;
   if (approvalsNeeded !== undefined) {
     command.approvals_needed = approvalsNeeded;
     command.approvals = [];

@@ -30,7 +30,20 @@ export type State =
   | 'failed'
   | 'unknown';
 export type Status = 'PENDING' | 'SUCCEEDED' | 'DENIED' | 'ERROR' | 'UNKNOWN';
-export type Tool = 'run_command_wait' | 'ogf_cue' | 'upstream';
+/**
+ * The kinds of tool (contract 5 View.tool). Each kind names itself in its own folder (kinds/<kind>/fields.ts
+ * adds its tool to this interface by declaration merging), so core/ never names one (issue 20 item 1).
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled in by each kind (declaration merging)
+export interface KindTools {}
+export type Tool = keyof KindTools & string;
+/**
+ * What a kind adds to its commands and requests beyond the common fields, declared in the kind's folder
+ * (kinds/<kind>/fields.ts, declaration merging). Stored flat in the command body as before, so stored rows
+ * and every reader of them stay as they were; the core carries them and asks the kind (core/kind-policy.ts).
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled in by each kind (declaration merging)
+export interface KindFields {}
 export type Actor = { kind: 'client' | 'owner' | 'daemon'; name: string };
 
 /** What was removed from one field: enough to check a copy kept elsewhere. */
@@ -65,15 +78,6 @@ export interface Outcome {
   session_file_consumed?: boolean;
   /** Upstream calls that got an answer (contract 7): the upstream's CallToolResult as it came. */
   upstream_result?: Record<string, unknown>;
-}
-
-/** Upstream calls (contract 5 View.upstream, 7): which server and tool, and what the server claims of it. */
-export interface UpstreamRef {
-  name: string;
-  /** The upstream's own tool name (`write_file`). */
-  tool: string;
-  title?: string;
-  annotations?: Record<string, unknown>;
 }
 
 /** One owner's approval of a quorum command (contract 9). */
@@ -133,30 +137,25 @@ export type Phase =
       reconciliations: Reconciliation[];
     };
 
-/** One queued tool request. Never holds a session UUID (rule 4): cues carry only its fingerprint. */
-export interface Command {
+/**
+ * One queued tool request. Never holds a session UUID (rule 4): a kind's fields (KindFields) hold only what
+ * may be stored.
+ */
+export interface Command extends KindFields {
   id: string;
   version: number;
   tool: Tool;
-  /** Catalog name, or `ogf.cue`. */
+  /** The name the kind gives it (a catalog name, an exposed tool name...): what grants match. */
   command: string;
-  /** The command's params; for cues the cue fields without `session_id`. */
+  /** The command's params (a kind keeps out of them what must not be stored). */
   args: Record<string, unknown>;
   /** The exact argv shown to the owner and run on approval. */
   display: string[];
-  /** Cues: the one-time session file path fixed at submit time. */
-  session_file?: string;
-  /** Cues: the per-session FIFO key (an HMAC of the lower-cased session UUID, never the UUID). */
-  session_key?: string;
-  /** Cues: the short fingerprint the owner sees (`sess·3f9a1c`). */
-  session_fingerprint?: string;
   justification?: string;
   client: string;
   request_id?: string;
   /** Made as an MCP task (contract 10): the task is this command, kept this long at least. */
   task?: { ttl_ms: number };
-  /** Upstream calls (contract 7). */
-  upstream?: UpstreamRef;
   /** Contract 9: how many distinct owners must approve; present only when more than 1. */
   approvals_needed?: number;
   /** Contract 9: the approvals given so far, oldest first (only on commands needing more than one). */
@@ -179,8 +178,11 @@ export type Event =
   /** The executor could not even start (e.g. the session file could not be written): nothing ran. */
   | { type: 'abort'; at: string; reason: FailReason; detail: string }
   | { type: 'reconcile'; at: string; by: string; outcome: 'delivered' | 'not_delivered'; note?: string }
-  /** Recovery at daemon start (rules 3 and 4). `secretHeld` is false: secrets never survive a restart. */
-  | { type: 'restart'; at: string }
+  /**
+   * Recovery at daemon start (rules 3 and 4): secrets never survive a restart. `carriesSecret` is the
+   * kind's answer (core/kind-policy.ts): whether this command needed a secret held in memory only.
+   */
+  | { type: 'restart'; at: string; carriesSecret: boolean }
   /** The retention rule (retention.ts): a command final for 7 days loses its bulky fields. */
   | { type: 'prune'; at: string; digest: Digest };
 
@@ -199,11 +201,6 @@ const FINAL: ReadonlySet<State> = new Set(['succeeded', 'denied', 'failed', 'unk
 /** True when the command will never change state again (reconciliation aside). */
 export function isFinal(command: Command): boolean {
   return FINAL.has(command.phase.state);
-}
-
-/** True when the command carries a session secret that lives in memory only (cues). */
-export function carriesSecret(command: Command): boolean {
-  return command.tool === 'ogf_cue';
 }
 
 const STATUS: Record<State, Status> = {

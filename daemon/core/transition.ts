@@ -7,14 +7,7 @@
  * file calls retention's `prune` rule, one way (issue 20 item 4: no import circle, types included).
  */
 import type { RejectionCode } from '../errors.js';
-import {
-  type Command,
-  carriesSecret,
-  type Event,
-  type Phase,
-  type Reconciliation,
-  type TransitionResult,
-} from './lifecycle.js';
+import type { Command, Event, Phase, Reconciliation, TransitionResult } from './lifecycle.js';
 import { pruneCommand } from './retention.js';
 
 function next(command: Command, phase: Phase): TransitionResult {
@@ -153,7 +146,7 @@ export function transition(command: Command, event: Event): TransitionResult {
       return next(command, { ...p, reconciliations: [...p.reconciliations, rec] });
     }
     case 'restart':
-      return recover(command, event.at);
+      return recover(command, event.at, event.carriesSecret);
     case 'prune':
       return pruneCommand(command, event.at, event.digest);
     default:
@@ -162,7 +155,7 @@ export function transition(command: Command, event: Event): TransitionResult {
 }
 
 /** Rules 3 and 4: what a restart does to a command that was not final when the daemon stopped. */
-function recover(command: Command, at: string): TransitionResult {
+function recover(command: Command, at: string, carriesSecret: boolean): TransitionResult {
   const p = command.phase;
   switch (p.state) {
     case 'running':
@@ -178,7 +171,7 @@ function recover(command: Command, at: string): TransitionResult {
         reconciliations: [],
       });
     case 'awaiting_review':
-      if (!carriesSecret(command)) return reject('NothingToRecover', command, 'recover');
+      if (!carriesSecret) return reject('NothingToRecover', command, 'recover');
       return next(command, {
         state: 'denied',
         reason: 'SessionSecretNotRetained',
@@ -187,7 +180,7 @@ function recover(command: Command, at: string): TransitionResult {
         decided_by: 'daemon',
       });
     case 'approved':
-      if (!carriesSecret(command)) return reject('NothingToRecover', command, 'recover');
+      if (!carriesSecret) return reject('NothingToRecover', command, 'recover');
       return next(command, {
         state: 'failed',
         reason: 'SessionSecretNotRetained',

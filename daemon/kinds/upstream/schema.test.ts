@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileInputSchema, type Validate } from './upstream-schema.js';
+import { compileInputSchema, type Validate } from './schema.js';
 
 function compiled(schema: Record<string, unknown>): Validate {
   const c = compileInputSchema(schema);

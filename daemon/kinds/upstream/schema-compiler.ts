@@ -11,7 +11,7 @@
  * (a tool re-listed with the same inputSchema keeps its validator) and dropped at the next `sweep` after.
  */
 import { performance } from 'node:perf_hooks';
-import { type CompiledSchema, compileInputSchema } from './upstream-schema.js';
+import { type CompiledSchema, compileInputSchema } from './schema.js';
 
 /** How long one slice may go on starting new compiles (each one is bounded on its own). */
 const SLICE_MS = 10;

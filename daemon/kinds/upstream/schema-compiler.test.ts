@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { CompiledSchema } from './schema.js';
 import { SchemaCompiler } from './schema-compiler.js';
-import type { CompiledSchema } from './upstream-schema.js';
 
 describe('[S.upstream-cost] schemas compile in the background, the upstreams taking turns', () => {
   it('answers undefined until its turn, then the result; a sweep drops what is no longer listed', async () => {

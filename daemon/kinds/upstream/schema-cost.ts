@@ -5,7 +5,7 @@
  *
  * - Before compiling: the schema is walked once (linear in its size) and refused when it has more than
  *   MAX_SUBSCHEMAS subschemas, MAX_REFS references or MAX_DEPTH levels — the compile's cost grows with both (measured in
- *   upstream-schema.test.ts) — or when a reference points into a value that is not a schema (`enum`,
+ *   schema.test.ts) — or when a reference points into a value that is not a schema (`enum`,
  *   `const`, `default`, …), which Ajv would compile as a schema the walk never saw.
  * - While validating: the walk gives every subschema a keyword `x-ogf-cost` (its weight: 1 plus its own
  *   keywords' size), which Ajv calls at each evaluation of that subschema; the call adds the weight (plus

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { argumentBoundsError, MAX_ARG_DEPTH, MAX_ARGS_JSON_CHARS } from './upstream-bounds.js';
+import { argumentBoundsError, MAX_ARG_DEPTH, MAX_ARGS_JSON_CHARS } from './bounds.js';
 
 function nest(depth: number, inner: unknown): unknown {
   let v = inner;

@@ -1,7 +1,7 @@
 /**
  * The `ogf_cue` source (contracts.md 3.3): the tool as published, its input validated first (with the
  * shared cue schema, bridge-client/protocol.ts), then either queued as an `ogf.cue` command for the owner
- * (the OGF feature on: ./cue.ts prepares it, the cue executor delivers it) or, feature off, answered at once
+ * (the OGF feature on: ./feature.ts prepares it, the cue executor delivers it) or, feature off, answered at once
  * `DENIED`/`OgfBridgeNotConfigured` with no command, nothing to the owners, and an audit entry.
  */
 import type { Tool } from '@modelcontextprotocol/server';
@@ -12,14 +12,14 @@ import {
   MESSAGE_MAX_CODE_POINTS,
   ogfCueInputSchema,
   TTL_DEFAULT_MS,
-} from '../../bridge-client/protocol.js';
-import { iso } from '../clock.js';
-import type { CuesApi } from '../context.js';
-import type { Executor } from '../executors/executor.js';
-import type { Logger } from '../log.js';
-import { parseInput } from '../mcp/input.js';
-import { AFTER_PENDING, resultOutputSchema, waitSecondsJson } from '../mcp/schemas.js';
-import type { ListingSchema, Prepared, Source, SourceListing } from './source.js';
+} from '../../../bridge-client/protocol.js';
+import { iso } from '../../clock.js';
+import type { CuesApi } from '../../context.js';
+import type { Executor } from '../../core/executor.js';
+import type { Logger } from '../../log.js';
+import { parseInput } from '../../mcp/input.js';
+import { AFTER_PENDING, resultOutputSchema, waitSecondsJson } from '../../mcp/schemas.js';
+import type { ListingSchema, Prepared, Source, SourceListing } from '../source.js';
 
 /** `ogf_cue` before contract 10's `execution.taskSupport`, which depends on the feature (see `CueSource`). */
 export const OGF_CUE_TOOL: Tool = {
@@ -105,7 +105,7 @@ export class CueSource implements Source {
   readonly #log: Logger;
   readonly #tools: readonly Tool[];
 
-  /** `feature` is ./cue.ts's createCueFeature(): undefined when `ogf_bridge` is not configured. */
+  /** `feature` is ./feature.ts's createCueFeature(): undefined when `ogf_bridge` is not configured. */
   constructor(feature: { cues: CuesApi; executor: Executor } | undefined, log: Logger) {
     this.#cues = feature?.cues;
     this.executor = feature?.executor;

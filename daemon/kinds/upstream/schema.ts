@@ -78,7 +78,7 @@ let classes: Record<Dialect, EngineClass> | undefined;
 /**
  * The SDK bundles Ajv and exports only the draft-07 class; the 2020-12 and 2019-09 classes are those of
  * the engines its own validator builds (so we need no copy of Ajv of our own, and dialects behave exactly
- * as the SDK's). Reached through its (TypeScript-private) lazy engines; upstream-schema.test.ts fails at
+ * as the SDK's). Reached through its (TypeScript-private) lazy engines; schema.test.ts fails at
  * once if an SDK upgrade moves them.
  */
 function engineClasses(): Record<Dialect, EngineClass> {

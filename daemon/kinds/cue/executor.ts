@@ -12,13 +12,13 @@
  */
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { deliverLineSchema, type SessionFile } from '../../bridge-client/protocol.js';
-import type { BridgeConfig } from '../config/index.js';
-import type { Command, Outcome } from '../core/lifecycle.js';
-import type { FailReason } from '../errors.js';
-import type { Logger } from '../log.js';
-import type { ExecutionIo, ExecutionReport, Executor } from './executor.js';
-import { minimalEnv, type ProcessResult, runProcess } from './launcher.js';
+import { deliverLineSchema, type SessionFile } from '../../../bridge-client/protocol.js';
+import type { BridgeConfig } from '../../config/index.js';
+import type { ExecutionIo, ExecutionReport, Executor } from '../../core/executor.js';
+import type { Command, Outcome } from '../../core/lifecycle.js';
+import type { FailReason } from '../../errors.js';
+import { minimalEnv, type ProcessResult, runProcess } from '../../launch/launcher.js';
+import type { Logger } from '../../log.js';
 import { removeSessionFile, writeSessionFile } from './session-file.js';
 
 /** What `CuesApi.prepare` puts in `SubmitRequest.secret`: held in memory only (rule 4). */
@@ -26,9 +26,10 @@ export interface CueSecret {
   session_id: string;
 }
 
-/** The installed client script: dist/daemon/executors/cue.js → dist/bridge-client/cli.js. */
+/** The installed client script: dist/daemon/kinds/cue/executor.js → dist/bridge-client/cli.js. */
 export const BRIDGE_CLIENT_SCRIPT = join(
   dirname(fileURLToPath(import.meta.url)),
+  '..',
   '..',
   '..',
   'bridge-client',

@@ -1,11 +1,11 @@
 /**
  * How an approved command runs, kept out of the broker (architecture.md): an executor takes an approved
- * command and reports exactly one outcome. Two exist today — a catalog process (`process.ts`)
- * and a cue through the bridge client (`cue.ts`); a forwarded MCP tool call could be a third.
+ * command and reports exactly one outcome. Each kind has its own (`kinds/<kind>/executor.ts`): a catalog
+ * process, a cue through the bridge client, a forwarded upstream MCP tool call.
  */
 
-import type { Command, FinishResult } from '../core/lifecycle.js';
 import type { FailReason } from '../errors.js';
+import type { Command, FinishResult } from './lifecycle.js';
 
 export interface ExecutionIo {
   /** The secret the edge handed to `submit` (cues: the session UUID), from memory only. */

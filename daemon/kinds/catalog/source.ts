@@ -5,19 +5,19 @@
  */
 import type { Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { mustBe } from '../../bridge-client/protocol.js';
-import type { Executor } from '../executors/executor.js';
-import { parseInput, waitSeconds } from '../mcp/input.js';
+import { mustBe } from '../../../bridge-client/protocol.js';
+import type { Executor } from '../../core/executor.js';
+import { parseInput, waitSeconds } from '../../mcp/input.js';
 import {
   AFTER_PENDING,
   JUSTIFICATION_MAX,
   REQUEST_ID_PATTERN,
   resultOutputSchema,
   waitSecondsJson,
-} from '../mcp/schemas.js';
-import { charactersAccepted, hasForbiddenCharacter } from '../text-rules.js';
+} from '../../mcp/schemas.js';
+import { charactersAccepted, hasForbiddenCharacter } from '../../text-rules.js';
+import type { ListingSchema, Prepared, Source, SourceListing } from '../source.js';
 import type { Catalog } from './catalog.js';
-import type { ListingSchema, Prepared, Source, SourceListing } from './source.js';
 
 export const RUN_COMMAND_TOOL: Tool = {
   name: 'run_command_wait',

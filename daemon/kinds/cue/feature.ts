@@ -1,21 +1,21 @@
 /**
  * The OGF feature (contracts.md 3.3 and 4): turns a validated `ogf_cue` input into an `ogf.cue` request
  * and supplies the executor that delivers it. Off (undefined) when `ogf_bridge` is not configured, so the
- * cue source (./cue-source.ts) answers `OgfBridgeNotConfigured` without queueing anything.
+ * cue source (./source.ts) answers `OgfBridgeNotConfigured` without queueing anything.
  *
  * The session UUID goes only into `SubmitRequest.secret` (memory, rule 4). Everything stored or shown
  * is derived through an HMAC under a key kept in the data dir: `session_key` (the per-session FIFO key,
  * rule 6) and the short `sess·3f9a1c` fingerprint the owner sees.
  */
 import { createHmac } from 'node:crypto';
-import type { OgfCueInput } from '../../bridge-client/protocol.js';
-import type { Config } from '../config/index.js';
-import type { CuesApi, SubmitRequest } from '../context.js';
-import { type DataDir, newToken, readOrCreateSecret } from '../datadir.js';
-import { CueExecutor, type CueSecret } from '../executors/cue.js';
-import type { Executor } from '../executors/executor.js';
-import { newSessionFilePath } from '../executors/session-file.js';
-import type { Logger } from '../log.js';
+import type { OgfCueInput } from '../../../bridge-client/protocol.js';
+import type { Config } from '../../config/index.js';
+import type { CuesApi, SubmitRequest } from '../../context.js';
+import type { Executor } from '../../core/executor.js';
+import { type DataDir, newToken, readOrCreateSecret } from '../../datadir.js';
+import type { Logger } from '../../log.js';
+import { CueExecutor, type CueSecret } from './executor.js';
+import { newSessionFilePath } from './session-file.js';
 
 export interface CueFeatureDeps {
   config: Config;

@@ -1,7 +1,7 @@
 /** Contract 4 step 4: the bridge client's exit and line map to exactly one outcome. */
 import { describe, expect, it } from 'vitest';
-import { mapDelivery } from './cue.js';
-import type { ProcessResult } from './launcher.js';
+import type { ProcessResult } from '../../launch/launcher.js';
+import { mapDelivery } from './executor.js';
 
 const base: ProcessResult = {
   exitCode: 0,

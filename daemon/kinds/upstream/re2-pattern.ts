@@ -23,7 +23,7 @@ export class UnsupportedPattern extends Error {}
 
 /**
  * The program size of a compiled pattern. re2js keeps it private (`re2Input.prog.inst`);
- * upstream-schema.test.ts fails at once if an upgrade moves it (then every pattern would count as the
+ * schema.test.ts fails at once if an upgrade moves it (then every pattern would count as the
  * largest accepted, still bounded).
  */
 export function instructions(re: RE2JS): number {

@@ -5,10 +5,10 @@
  * deadline → unknown/KilledAtDeadline (it may have done part of its work).
  */
 
-import type { Command, Outcome } from '../core/lifecycle.js';
-import type { Catalog } from '../sources/catalog.js';
-import type { ExecutionIo, ExecutionReport, Executor } from './executor.js';
-import { minimalEnv, type ProcessResult, runProcess } from './launcher.js';
+import type { ExecutionIo, ExecutionReport, Executor } from '../../core/executor.js';
+import type { Command, Outcome } from '../../core/lifecycle.js';
+import { minimalEnv, type ProcessResult, runProcess } from '../../launch/launcher.js';
+import type { Catalog } from './catalog.js';
 
 export const KILL_GRACE_MS = 5000;
 

@@ -1,8 +1,8 @@
 import { RE2JS } from 're2js';
 import { describe, expect, it } from 'vitest';
 import { instructions, MAX_PATTERN_CHARS, MAX_PATTERN_INSTRUCTIONS } from './re2-pattern.js';
+import { compileInputSchema, type Validate } from './schema.js';
 import { MAX_DEPTH, MAX_REFS, MAX_SUBSCHEMAS, VALIDATION_BUDGET } from './schema-cost.js';
-import { compileInputSchema, type Validate } from './upstream-schema.js';
 
 function compiled(schema: Record<string, unknown>): Validate {
   const c = compileInputSchema(schema);

@@ -1,22 +1,23 @@
 /**
  * The upstream source (contract 7): every connected upstream's tools, exposed as `<upstream>__<tool>` with
  * the upstream's own inputSchema, title and annotations, and each call validated against that JSON Schema
- * (the SDK's Ajv with RE2 patterns, ./upstream-schema.ts, in the product: a mismatch is `InvalidArguments:`
- * naming the field, nothing queued) after the depth and size bounds of ./upstream-bounds.ts,
+ * (the SDK's Ajv with RE2 patterns, ./schema.ts, in the product: a mismatch is `InvalidArguments:`
+ * naming the field, nothing queued) after the depth and size bounds of ./bounds.ts,
  * into a SubmitRequest of tool `upstream`. The tools an upstream listed stay listed while it reconnects.
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
-import type { UpstreamConfig } from '../config/index.js';
-import type { SubmitRequest } from '../context.js';
-import type { Command, UpstreamRef } from '../core/lifecycle.js';
-import type { Executor } from '../executors/executor.js';
-import type { Logger } from '../log.js';
-import { MAX_TOOL_JSON_CHARS } from '../upstreams/limits.js';
-import type { UpstreamRegistry, UpstreamStatus } from '../upstreams/registry.js';
+import type { UpstreamConfig } from '../../config/index.js';
+import type { SubmitRequest } from '../../context.js';
+import type { Executor } from '../../core/executor.js';
+import type { Command } from '../../core/lifecycle.js';
+import type { Logger } from '../../log.js';
+import { MAX_TOOL_JSON_CHARS } from '../../upstreams/limits.js';
+import type { UpstreamRegistry, UpstreamStatus } from '../../upstreams/registry.js';
+import type { ListingSchema, Prepared, Source, SourceListing } from '../source.js';
+import { argumentBoundsError } from './bounds.js';
+import type { UpstreamRef } from './fields.js';
+import type { Validate } from './schema.js';
 import { SchemaCompiler } from './schema-compiler.js';
-import type { ListingSchema, Prepared, Source, SourceListing } from './source.js';
-import { argumentBoundsError } from './upstream-bounds.js';
-import type { Validate } from './upstream-schema.js';
 
 /** Contract 7: an exposed name must match this, else the tool is not exposed (logged upstream_tool_skipped). */
 const EXPOSED_NAME_RE = /^[A-Za-z0-9_-]{1,64}$/;
@@ -84,7 +85,7 @@ export class UpstreamSource implements Source {
   #basis: Array<Tool | Validate> = [];
   readonly #sizes = new WeakMap<Tool, number>();
 
-  /** `executor` forwards the approved calls (daemon/executors/upstream.ts). */
+  /** `executor` forwards the approved calls (./executor.ts). */
   constructor(registry: UpstreamRegistry, log: Logger, executor: Executor) {
     this.#registry = registry;
     this.executor = executor;
@@ -188,7 +189,7 @@ export class UpstreamSource implements Source {
           );
           continue;
         }
-        // Bounded, linear-time validation, each tool's schema on its own (./upstream-schema.ts), compiled
+        // Bounded, linear-time validation, each tool's schema on its own (./schema.ts), compiled
         // in the background a slice at a time (./schema-compiler.ts): not exposed until its turn came.
         const compiled = this.#compiler.get(upstream, t.inputSchema);
         if (compiled === undefined) continue;

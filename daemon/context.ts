@@ -8,24 +8,24 @@ import type { Duplex } from 'node:stream';
 import type { OgfCueInput } from '../bridge-client/protocol.js';
 import type { Config } from './config/index.js';
 import type { Grant } from './core/grants.js';
-import type { Command, State, UpstreamRef } from './core/lifecycle.js';
+import type { Command, KindFields, State } from './core/lifecycle.js';
 import type { AuditEntry } from './core/ports.js';
 import type { DataDir } from './datadir.js';
 import type { BrokerErrorCode } from './errors.js';
+import type { Source } from './kinds/source.js';
 import type { Logger } from './log.js';
 import type { SetupFeed } from './owner/setup.js';
-import type { Source } from './sources/source.js';
 import type { Tokens } from './tokens.js';
 
-/** A new command as an edge asks for it; the broker adds id, version, times and phase. */
-export interface SubmitRequest {
+/**
+ * A new command as an edge asks for it; the broker adds id, version, times and phase. Its kind's own fields
+ * (KindFields: kinds/<kind>/fields.ts) are stored on the command as they come.
+ */
+export interface SubmitRequest extends KindFields {
   tool: Command['tool'];
   command: string;
   args: Record<string, unknown>;
   display: string[];
-  session_file?: string;
-  session_key?: string;
-  session_fingerprint?: string;
   justification?: string;
   client: string;
   request_id?: string;
@@ -33,8 +33,6 @@ export interface SubmitRequest {
   task?: { ttl_ms: number };
   /** Held in memory only, handed to the executor on launch (rule 4). Never stored, logged or shown. */
   secret?: unknown;
-  /** Upstream calls (contract 7). */
-  upstream?: UpstreamRef;
   /**
    * Approved at submit by a policy the owner set up (contract 7 trust_read_only_hint: `policy:read_only`),
    * in the same step as the insert; still a command, recorded and shown.

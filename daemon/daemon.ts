@@ -14,21 +14,22 @@ import { RetentionPass } from './core/retention-pass.js';
 import { type DaemonInfo, removeDaemonInfo, runningDaemon, writeDaemonInfo } from './daemon-info.js';
 import { type DataDir, openDataDir } from './datadir.js';
 import { UsageError } from './errors.js';
-import { CatalogExecutor } from './executors/process.js';
-import { sweepRunDir } from './executors/session-file.js';
-import { UpstreamExecutor } from './executors/upstream.js';
 import { connectionLimits, descriptorLimit } from './http/connections.js';
 import { createOrigins } from './http/origins.js';
 import { createHttpServer } from './http/server.js';
+import { Catalog } from './kinds/catalog/catalog.js';
+import { CatalogExecutor } from './kinds/catalog/executor.js';
+import { CatalogSource } from './kinds/catalog/source.js';
+import { createCueFeature } from './kinds/cue/feature.js';
+import { sweepRunDir } from './kinds/cue/session-file.js';
+import { CueSource } from './kinds/cue/source.js';
+import { KINDS } from './kinds/index.js';
+import { executorsOf, type Source } from './kinds/source.js';
+import { UpstreamExecutor } from './kinds/upstream/executor.js';
+import { UpstreamSource } from './kinds/upstream/source.js';
 import type { Logger } from './log.js';
 import { createMcpEdge } from './mcp/edge.js';
 import { createOwnerEdge, createSetupFeed } from './owner/index.js';
-import { Catalog } from './sources/catalog.js';
-import { CatalogSource } from './sources/catalog-source.js';
-import { createCueFeature } from './sources/cue.js';
-import { CueSource } from './sources/cue-source.js';
-import { executorsOf, type Source } from './sources/source.js';
-import { UpstreamSource } from './sources/upstream.js';
 import { Store } from './store/sqlite/index.js';
 import { Tokens } from './tokens.js';
 import { UpstreamRegistry } from './upstreams/registry.js';
@@ -149,6 +150,7 @@ export class Daemon {
       reviewTimeoutS: config.review_timeout_s,
       maxPendingPerClient: config.max_pending_per_client,
       maxPending: config.max_pending,
+      kinds: KINDS,
       executors: executorsOf(sources),
       // Contract 8: what may be granted is what the config names (catalog commands, upstream tools).
       commandPolicy: (name) => {
@@ -182,7 +184,7 @@ export class Daemon {
         sources,
         url: () => origins.url(),
         // An upstream's state (the registry) and the tools it exposes (compiled in the background after it
-        // lists them, sources/schema-compiler.ts) change at different moments: the help follows both.
+        // lists them, kinds/upstream/schema-compiler.ts) change at different moments: the help follows both.
         onUpstreamChange: (l) => {
           const offState = upstreams.onChange(l);
           const offTools = upstreamSource.onChange(l);

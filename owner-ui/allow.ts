@@ -12,6 +12,7 @@
 import type { View } from '../daemon/owner/messages.js';
 import { argNames, argsSection } from './args-loader.js';
 import { el } from './dom.js';
+import { kindCard } from './kinds.js';
 
 /** What `approve` carries as `grant` (daemon/owner/protocol.ts approveGrant). */
 export interface AllowChoice {
@@ -30,11 +31,11 @@ const TIMES: Array<[number, string]> = [
 const USES_MAX = 10_000;
 const NOTE_MAX = 500;
 
-/** True when the daemon may grant this card's command: catalog commands and upstream tools, never a cue. */
+/** True when the daemon may grant this card's command: its kind says (owner-ui/kinds.ts; never a cue). */
 export function grantable(v: View): boolean {
   // A command needing several owners is never granted (contract 9: NotGrantable), so it gets no Allow….
   if (v.approvals_needed !== undefined) return false;
-  return v.state === 'awaiting_review' && (v.tool === 'run_command_wait' || v.tool === 'upstream');
+  return v.state === 'awaiting_review' && kindCard(v.tool)?.anyWords !== undefined;
 }
 
 function listWords(items: string[]): string {
@@ -49,15 +50,7 @@ export function anyWords(v: View): string {
   const { names, unnamed } = argNames(v);
   const keys = names.slice(0, 12).map((k) => `any ${k.length > 40 ? `${k.slice(0, 40)}…` : k}`);
   if (names.length + unnamed > 12) keys.push(`${names.length + unnamed - 12} more`);
-  if (v.tool === 'upstream' && v.upstream !== undefined) {
-    const what = `${v.upstream.tool} on ${v.upstream.name}`;
-    return keys.length === 0
-      ? `any arguments at all for ${what}, whatever the AI sends`
-      : `${listWords(keys)} for ${what} — any arguments at all, whatever the AI sends`;
-  }
-  return keys.length === 0
-    ? `any arguments the catalog accepts for ${v.command} (this request has none)`
-    : `${listWords(keys)} for ${v.command}, whatever the AI chooses within the catalog's rules`;
+  return kindCard(v.tool)?.anyWords?.(v, keys.length === 0 ? undefined : listWords(keys)) ?? '';
 }
 
 function radio(

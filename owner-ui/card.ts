@@ -11,9 +11,8 @@
 import type { View } from '../daemon/owner/messages.js';
 import { grantable } from './allow.js';
 import { el } from './dom.js';
-import { actionWords, cueArgs, cueFace, gazeWords } from './face.js';
+import { kindCard } from './kinds.js';
 import { mineNote, myApproval, othersWords, quorumLine, waitsForOthers } from './quorum.js';
-import { upstreamBlock, upstreamContent } from './upstream.js';
 import { time } from './when.js';
 
 const PHASE_WORDS: Record<string, string> = {
@@ -89,32 +88,6 @@ function argvBlock(v: View): HTMLElement {
   );
 }
 
-function cueBlock(v: View): HTMLElement {
-  const c = cueArgs(v.args);
-  const message =
-    c.message === undefined
-      ? '(keeps what is shown)'
-      : c.message === null
-        ? '(clears the message)'
-        : `“${c.message}”`;
-  const row = (k: string, value: string) => [el('dt', {}, k), el('dd', {}, value)];
-  return el(
-    'div',
-    { class: 'cue' },
-    cueFace(c),
-    el(
-      'dl',
-      { class: 'cue-words' },
-      ...row('Emotion', c.emotion),
-      ...row('Action', actionWords(c.action)),
-      ...row('Gaze', gazeWords(c.gaze)),
-      ...row('Intensity', String(c.intensity)),
-      ...row('Message', message),
-      ...row('Lasts', `${(c.ttl_ms / 1000).toFixed(1)} s`),
-    ),
-  );
-}
-
 function outcomeBlock(v: View): HTMLElement | null {
   const r = v.result;
   if (r === undefined || v.status === 'PENDING') return null;
@@ -132,7 +105,7 @@ function outcomeBlock(v: View): HTMLElement | null {
   if (r.finished_at !== undefined) facts.push(`finished ${time(r.finished_at)}`);
   if (r.delivery !== undefined) facts.push(`shown by the avatar at ${time(r.delivery.applied_at)}`);
   if (facts.length > 0) parts.push(el('p', { class: 'facts' }, facts.join(' · ')));
-  parts.push(upstreamContent(v));
+  parts.push(kindCard(v.tool)?.outcome?.(v) ?? null);
   for (const stream of ['stdout', 'stderr'] as const) {
     const text = r[stream];
     if (text !== undefined && text !== '') {
@@ -332,9 +305,7 @@ export function buildCard(
     grantLine(v, grantWords),
     el('p', { class: 'summary' }, v.summary),
     argvBlock(v),
-    v.session_fingerprint === undefined
-      ? null
-      : el('p', { class: 'session' }, 'Avatar session ', el('code', {}, v.session_fingerprint)),
+    kindCard(v.tool)?.lead?.(v) ?? null,
     v.justification === undefined
       ? null
       : el(
@@ -343,8 +314,7 @@ export function buildCard(
           el('span', { class: 'why-label' }, 'Why the AI asks: '),
           v.justification,
         ),
-    v.tool === 'ogf_cue' ? cueBlock(v) : null,
-    v.tool === 'upstream' ? upstreamBlock(v) : null,
+    kindCard(v.tool)?.block?.(v) ?? null,
     outcomeBlock(v),
     el('p', { class: 'card-msg', role: 'status', 'aria-live': 'polite' }, message ?? ''),
     v.state === 'awaiting_review' ? decideControls(v, note, me) : null,

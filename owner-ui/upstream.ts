@@ -6,6 +6,7 @@
  * daemon sent only as a preview loaded whole on demand (./args-loader.ts). Then the upstream's
  * own content blocks in the outcome.
  */
+import type {} from '../daemon/kinds/upstream/fields.js';
 import type { View } from '../daemon/owner/messages.js';
 import { argsSection } from './args-loader.js';
 import { el } from './dom.js';

@@ -10,7 +10,7 @@
  * at 22 levels, doubling per level: ~75 s); a re-listing with 250 `$ref`s to a 250-property definition
  * was inlined by Ajv (14 s and 1 GB RSS per compile), and a re-listed tool keeping its inputSchema took a
  * 7.5 MB title past the 64 KiB bound into every View of its calls. Each test timed out while the daemon
- * was frozen. Now each is answered in milliseconds (daemon/sources/schema-cost.ts).
+ * was frozen. Now each is answered in milliseconds (daemon/kinds/upstream/schema-cost.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningDaemon, runCli, startDaemon, waitFor } from './helpers/daemon.js';

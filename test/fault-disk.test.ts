@@ -20,12 +20,13 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { CatalogEntry, Config } from '../daemon/config/index.js';
 import { Broker } from '../daemon/core/broker.js';
+import type { Executor } from '../daemon/core/executor.js';
 import { openDataDir } from '../daemon/datadir.js';
-import type { Executor } from '../daemon/executors/executor.js';
-import { CatalogExecutor } from '../daemon/executors/process.js';
+import { Catalog } from '../daemon/kinds/catalog/catalog.js';
+import { CatalogExecutor } from '../daemon/kinds/catalog/executor.js';
+import { createCueFeature } from '../daemon/kinds/cue/feature.js';
+import { KINDS } from '../daemon/kinds/index.js';
 import { silentLogger } from '../daemon/log.js';
-import { Catalog } from '../daemon/sources/catalog.js';
-import { createCueFeature } from '../daemon/sources/cue.js';
 import { Store } from '../daemon/store/sqlite/index.js';
 import { CLI, type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
 import { launches, markCatalog, readRows, sessionFiles, sleep } from './helpers/fault-daemon.js';
@@ -259,6 +260,7 @@ describe.skipIf(SKIP !== undefined)(
       const broker = new Broker({
         store,
         reviewTimeoutS: 300,
+        kinds: KINDS,
         executors: {
           // Fills on the first launch only: the second approval below finds space.
           run_command_wait: {
@@ -306,6 +308,7 @@ describe.skipIf(SKIP !== undefined)(
         const broker = new Broker({
           store,
           reviewTimeoutS: 300,
+          kinds: KINDS,
           executors: { run_command_wait: fillingExecutor(new CatalogExecutor(catalog, 4096), at) },
         });
         broker.start();
@@ -373,6 +376,7 @@ describe.skipIf(SKIP !== undefined)('[R2.1] [S.session-file] a cue approved when
     const broker = new Broker({
       store,
       reviewTimeoutS: 300,
+      kinds: KINDS,
       executors: { ogf_cue: fillingExecutor(feature.executor, 'before_mark_running') },
     });
     broker.start();

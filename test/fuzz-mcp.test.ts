@@ -9,10 +9,10 @@ import { writeFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../daemon/config/index.js';
+import { Catalog } from '../daemon/kinds/catalog/catalog.js';
+import { parseRunInput } from '../daemon/kinds/catalog/source.js';
+import { parseCueInput } from '../daemon/kinds/cue/source.js';
 import { parseAwaitInput, parseCancelInput, parseListInput } from '../daemon/mcp/input.js';
-import { Catalog } from '../daemon/sources/catalog.js';
-import { parseRunInput } from '../daemon/sources/catalog-source.js';
-import { parseCueInput } from '../daemon/sources/cue-source.js';
 import { makeDataDir, type RunningDaemon, startDaemon } from './helpers/daemon.js';
 import {
   CUE_FIELDS,

@@ -22,12 +22,13 @@ import { Broker } from '../daemon/core/broker.js';
 import type { Command } from '../daemon/core/lifecycle.js';
 import { toResult } from '../daemon/core/result.js';
 import { openDataDir } from '../daemon/datadir.js';
-import { CueExecutor } from '../daemon/executors/cue.js';
-import { CatalogExecutor } from '../daemon/executors/process.js';
-import { sweepRunDir } from '../daemon/executors/session-file.js';
+import { Catalog } from '../daemon/kinds/catalog/catalog.js';
+import { CatalogExecutor } from '../daemon/kinds/catalog/executor.js';
+import { CueExecutor } from '../daemon/kinds/cue/executor.js';
+import { createCueFeature } from '../daemon/kinds/cue/feature.js';
+import { sweepRunDir } from '../daemon/kinds/cue/session-file.js';
+import { KINDS } from '../daemon/kinds/index.js';
 import { silentLogger } from '../daemon/log.js';
-import { Catalog } from '../daemon/sources/catalog.js';
-import { createCueFeature } from '../daemon/sources/cue.js';
 import { Store } from '../daemon/store/sqlite/index.js';
 import { FakeClock } from './helpers/fake-clock.js';
 import type { Expected, ModelCommand, ModelState } from './helpers/fault-model.js';
@@ -72,6 +73,7 @@ function makeBroker(r: Pick<Real, 'store' | 'clock' | 'catalog' | 'cueExecutor'>
   const b = new Broker({
     store: r.store,
     reviewTimeoutS: REVIEW_S,
+    kinds: KINDS,
     executors: {
       run_command_wait: new CatalogExecutor(r.catalog, 4096),
       ogf_cue: r.cueExecutor,

@@ -13,7 +13,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { writeSessionFile } from '../../daemon/executors/session-file.js';
+import { writeSessionFile } from '../../daemon/kinds/cue/session-file.js';
 import { type AvatarServer, startAvatarServer } from '../../examples/avatar-app/server.js';
 import { callTool, closeMcp, connectMcp, Owner, type View } from '../lib/clients.js';
 import {

@@ -9,8 +9,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../test/helpers/fake-clock.js';
 import type { CatalogEntry } from '../config/index.js';
 import type { SubmitRequest } from '../context.js';
-import { CatalogExecutor } from '../executors/process.js';
-import { Catalog } from '../sources/catalog.js';
+import { Catalog } from '../kinds/catalog/catalog.js';
+import { CatalogExecutor } from '../kinds/catalog/executor.js';
+import { KINDS } from '../kinds/index.js';
 import { Store } from '../store/sqlite/index.js';
 import { Broker } from './broker.js';
 import type { ConfigGrant } from './grant-book.js';
@@ -57,6 +58,7 @@ function makeBroker(configGrants: ConfigGrant[] = []): {
   const b = new Broker({
     store,
     reviewTimeoutS: 300,
+    kinds: KINDS,
     executors: { run_command_wait: new CatalogExecutor(catalog, 65536) },
     commandPolicy: POLICY,
     configGrants,

@@ -13,11 +13,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../test/helpers/fake-clock.js';
 import { walCommits } from '../../test/helpers/wal.js';
 import type { SubmitRequest } from '../context.js';
-import type { Executor } from '../executors/executor.js';
-import { CatalogExecutor } from '../executors/process.js';
-import { Catalog } from '../sources/catalog.js';
+import { Catalog } from '../kinds/catalog/catalog.js';
+import { CatalogExecutor } from '../kinds/catalog/executor.js';
+import { KINDS } from '../kinds/index.js';
 import { Store } from '../store/sqlite/index.js';
 import { Broker } from './broker.js';
+import type { Executor } from './executor.js';
 import type { Command } from './lifecycle.js';
 
 let dir: string;
@@ -102,6 +103,7 @@ function makeBroker(executor: Executor) {
   const b = new Broker({
     store,
     reviewTimeoutS: 300,
+    kinds: KINDS,
     executors: { run_command_wait: executor },
     commandPolicy: (name) => (name === 'mark' ? { approvals: 1 } : undefined),
     clock: new FakeClock(),

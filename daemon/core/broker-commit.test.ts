@@ -14,11 +14,12 @@ import { FakeClock } from '../../test/helpers/fake-clock.js';
 import { walCommits } from '../../test/helpers/wal.js';
 import type { CatalogEntry } from '../config/index.js';
 import type { SubmitRequest } from '../context.js';
-import type { Executor } from '../executors/executor.js';
-import { CatalogExecutor } from '../executors/process.js';
-import { Catalog } from '../sources/catalog.js';
+import { Catalog } from '../kinds/catalog/catalog.js';
+import { CatalogExecutor } from '../kinds/catalog/executor.js';
+import { KINDS } from '../kinds/index.js';
 import { Store } from '../store/sqlite/index.js';
 import { Broker } from './broker.js';
+import type { Executor } from './executor.js';
 import type { Grant } from './grants.js';
 import type { Command } from './lifecycle.js';
 
@@ -59,6 +60,7 @@ function makeBroker(executor: Executor = new CatalogExecutor(catalog, 65536)) {
   const b = new Broker({
     store,
     reviewTimeoutS: 300,
+    kinds: KINDS,
     executors: { run_command_wait: executor },
     commandPolicy: (name) => (name in COMMANDS ? { approvals: 1 } : undefined),
     maxPendingPerClient: 60,

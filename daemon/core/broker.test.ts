@@ -9,8 +9,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../test/helpers/fake-clock.js';
 import type { CatalogEntry } from '../config/index.js';
 import type { SubmitRequest } from '../context.js';
-import { CatalogExecutor } from '../executors/process.js';
-import { Catalog } from '../sources/catalog.js';
+import { Catalog } from '../kinds/catalog/catalog.js';
+import { CatalogExecutor } from '../kinds/catalog/executor.js';
+import { KINDS } from '../kinds/index.js';
 import { Store } from '../store/sqlite/index.js';
 import { Broker } from './broker.js';
 import type { Command } from './lifecycle.js';
@@ -30,6 +31,7 @@ function makeBroker(commands: Record<string, CatalogEntry>, outputLimit = 65536)
   const b = new Broker({
     store,
     reviewTimeoutS: 300,
+    kinds: KINDS,
     executors: { run_command_wait: new CatalogExecutor(catalog, outputLimit) },
     clock,
   });
@@ -335,7 +337,7 @@ describe('[R2.3] [R2.4] restart recovery (rules 3 and 4)', () => {
     const marker = join(dir, 'ran');
     const cmds = { touch: entry(`require('fs').appendFileSync(${JSON.stringify(marker)}, 'x')`) };
     // A first broker without executors leaves an approved command that never launched.
-    const first = new Broker({ store, reviewTimeoutS: 300, executors: {}, clock });
+    const first = new Broker({ store, reviewTimeoutS: 300, kinds: KINDS, executors: {}, clock });
     first.start();
     const approved = await first.submit(prepared(cmds, 'touch'));
     const waiting = await first.submit(request('touch'));
@@ -381,6 +383,7 @@ describe('[S.pending-caps] PENDING caps (contract 1.3, 3.2)', () => {
     const b = new Broker({
       store,
       reviewTimeoutS: 300,
+      kinds: KINDS,
       executors: { run_command_wait: new CatalogExecutor(catalog, 65536) },
       maxPendingPerClient: perClient,
       maxPending: all,

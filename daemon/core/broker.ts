@@ -1,6 +1,7 @@
 /**
- * The queue: the only writer of command state (architecture.md). Every change is `transition()` from
- * lifecycle.ts, queued on the group commit (commit.ts): the changes of one event-loop turn are written in
+ * The queue: the only writer of command state (architecture.md). It decides nothing alone: what becomes of
+ * a submit is intake.ts's tagged result, an owner's decision is checked by decisions.ts, every change is
+ * `transition()` (transition.ts); the broker applies what they return. Each change is queued on the group commit (commit.ts): the changes of one event-loop turn are written in
  * one SQLite transaction, then each goes out as one event to every subscriber, in commit order, and only
  * then are its callers answered (architecture.md example 3: batched, never skipped; nobody hears of a
  * change before its commit). How an approved command runs is an Executor's business; the launch path
@@ -8,10 +9,12 @@
  * executor spawns (rule 3), and records the one outcome the executor reports. An approval starts its
  * launch in its own turn, so with a free lane `running` shares the approval's transaction (#launchNow).
  *
- * Two views of memory. The working view (`#active`, the caps, the grants' uses) changes at once, so a later
- * request of the same turn sees it (a grant with 3 uses approves 3 of 50 requests arriving together). What
- * edges read (`get`, `snapshot`, `wait`, `liveGrants`) is the committed view (`#committed`, the store). If a
- * batch fails, the working view is put back from the committed one and every caller gets the error.
+ * Two views of memory (views.ts; grant-book.ts for grants). The working view (active commands, the caps,
+ * the grants' uses) changes at once, so a later request of the same turn sees it (a grant with 3 uses
+ * approves 3 of 50 requests arriving together). What edges read (`get`, `snapshot`, `wait`, `liveGrants`)
+ * is the committed view (and the store). If a batch fails, the working view is put back from the committed
+ * one and every caller gets the error. Review deadlines are expiry.ts's timers, `wait()` callers
+ * waiters.ts's, subscribers listeners.ts's.
  */
 import { nanoid } from 'nanoid';
 import { type Clock, iso, systemClock } from '../clock.js';
@@ -24,20 +27,30 @@ import type {
   SubmitRequest,
   SubmitResult,
 } from '../context.js';
-import type { Executor } from '../executors/executor.js';
 import { type Logger, silentLogger } from '../log.js';
 import { allOf, type Change, GroupCommit } from './commit.js';
+import { decisionRefusal, grantRefusal, grantSpecOf, revokeAnswer } from './decisions.js';
 import { sha256Digest } from './digest.js';
+import type { Executor } from './executor.js';
+import { Expiry } from './expiry.js';
 import { type CommandPolicy, type ConfigGrant, GrantBook } from './grant-book.js';
 import { end, type Grant, use } from './grants.js';
+import { commandOf, intake } from './intake.js';
+import type { KindPolicies } from './kind-policy.js';
 import { Launches } from './launches.js';
-import { type Actor, type Command, type Event, isFinal, type State, transition } from './lifecycle.js';
+import { type Actor, type Command, type Event, isFinal, type State } from './lifecycle.js';
+import { Listeners } from './listeners.js';
 import type { AuditEntry, Awaitable, StorePorts } from './ports.js';
-import { argsAsPruned } from './retention.js';
+import { auditOf, logChange } from './records.js';
+import { transition } from './transition.js';
+import { Views } from './views.js';
+import { Waiters } from './waiters.js';
 
 export interface BrokerDeps {
   store: StorePorts;
   reviewTimeoutS: number;
+  /** What each kind of tool means to the core (kinds/index.ts): twin rule, grants, quorum, lanes, secrets. */
+  kinds: KindPolicies;
   /** Executors by tool. A tool without one cannot be submitted. */
   executors: Partial<Record<Command['tool'], Executor>>;
   /** Contract 1.3 (v2): PENDING commands one client may have (default 100). */
@@ -64,17 +77,6 @@ export const SHUTDOWN_GRACE_MS = 10_000;
 
 const DAEMON: Actor = { kind: 'daemon', name: 'daemon' };
 
-function sameRequest(c: Command, r: SubmitRequest): boolean {
-  return (
-    c.tool === r.tool &&
-    c.command === r.command &&
-    // A pruned command's large arguments are markers with their hash (retention.ts): compare those.
-    JSON.stringify(c.args) === JSON.stringify(argsAsPruned(r.args, c, sha256Digest)) &&
-    (c.justification ?? null) === (r.justification ?? null) &&
-    (c.session_key ?? null) === (r.session_key ?? null)
-  );
-}
-
 /** What a command change carries besides its own row: applied, written and announced with it. */
 interface Also {
   /** Working memory, at once (a grant made live). */
@@ -85,8 +87,6 @@ interface Also {
   after?(next: Command): void;
 }
 
-const requestKey = (client: string, requestId: string) => `${client}\n${requestId}`;
-
 export class Broker implements BrokerApi {
   readonly #store: StorePorts;
   readonly #clock: Clock;
@@ -95,34 +95,25 @@ export class Broker implements BrokerApi {
   readonly #reviewMs: number;
   readonly #maxPerClient: number;
   readonly #maxPending: number;
-  /**
-   * The working view: every non-final command as of the last change, committed or not, in creation order.
-   * Decisions read it; its size is the PENDING count the caps bound.
-   */
-  #active = new Map<string, Command>();
-  /** The committed view: every non-final command as of the last commit, in creation order. Edges read it. */
-  readonly #committed = new Map<string, Command>();
-  /** Commands the pending batch changed (finals too), at their latest version: not in the store yet. */
-  readonly #unsaved = new Map<string, Command>();
-  /** Commands the pending batch created, by client and request_id (the store has them after the commit). */
-  readonly #unsavedRequests = new Map<string, Command>();
-  /** PENDING commands by client, kept with #active (contract 1.3's per-client cap). */
-  readonly #pendingByClient = new Map<string, number>();
+  /** The working and the committed view of non-final commands (views.ts). */
+  readonly #views = new Views();
   /** Clients (and `*` for the broker-wide cap) refused since their last accepted submit: logged once. */
   readonly #capped = new Set<string>();
   /** Session secrets, in memory only (rule 4). */
   readonly #secrets = new Map<string, unknown>();
-  readonly #timers = new Map<string, { cancel(): void }>();
+  /** Review deadlines (expiry.ts). */
+  readonly #expiry: Expiry;
   /** The launch/outcome path (launches.ts): lanes, `running` before the spawn, the one outcome. */
   readonly #launches: Launches;
-  readonly #listeners = new Set<(c: Command) => void>();
-  readonly #grantListeners = new Set<(g: Grant) => void>();
+  readonly #listeners: Listeners<Command>;
+  readonly #grantListeners: Listeners<Grant>;
   readonly #grants: GrantBook;
   readonly #commit: GroupCommit;
-  /** `wait()` callers by command id, released when it turns final (or on their deadline). */
-  readonly #waiters = new Map<string, Set<() => void>>();
+  /** `wait()` callers (waiters.ts), released when their command turns final (or on their deadline). */
+  readonly #waiters: Waiters;
   readonly #configGrants: readonly ConfigGrant[];
   readonly #commandPolicy: CommandPolicy;
+  readonly #kinds: KindPolicies;
   #started = false;
   #closing = false;
 
@@ -132,11 +123,20 @@ export class Broker implements BrokerApi {
     this.#log = deps.log ?? silentLogger;
     this.#randomId = deps.randomId ?? (() => `c_${nanoid(21)}`);
     this.#reviewMs = deps.reviewTimeoutS * 1000;
+    this.#kinds = deps.kinds;
+    this.#waiters = new Waiters(this.#clock);
+    this.#listeners = new Listeners(this.#log);
+    this.#grantListeners = new Listeners(this.#log);
+    this.#expiry = new Expiry({
+      clock: this.#clock,
+      log: this.#log,
+      active: (id) => this.#views.active(id),
+      expire: (current, at) => this.#apply(current, { type: 'expire', at }, DAEMON),
+    });
     this.#commit = new GroupCommit({
       transaction: (fn) => this.#store.transaction(fn),
       committed: () => {
-        this.#unsaved.clear();
-        this.#unsavedRequests.clear();
+        this.#views.saved();
         this.#grants.saved();
       },
       rollback: (e) => this.#rollback(e),
@@ -146,10 +146,11 @@ export class Broker implements BrokerApi {
     });
     this.#launches = new Launches({
       executors: deps.executors,
+      laneKey: (c) => this.#kinds.laneKey(c),
       clock: this.#clock,
       log: this.#log,
       host: {
-        active: (id) => this.#active.get(id),
+        active: (id) => this.#views.active(id),
         apply: (c, event) => this.#apply(c, event, DAEMON).then((r) => r.ok),
         secret: (id) => this.#secrets.get(id),
         closing: () => this.#closing,
@@ -164,10 +165,9 @@ export class Broker implements BrokerApi {
       clock: this.#clock,
       log: this.#log,
       policy: this.#commandPolicy,
+      kindRefusal: (command: string) => this.#kinds.refusal(command),
       commit: (change: Change) => this.#commit.add(change),
-      emit: (g: Grant) => {
-        for (const l of [...this.#grantListeners]) this.#call(l, g);
-      },
+      emit: (g: Grant) => this.#grantListeners.emit(g),
     };
     this.#grants = new GrantBook(
       deps.randomGrantId === undefined ? grantDeps : { ...grantDeps, randomId: deps.randomGrantId },
@@ -189,18 +189,17 @@ export class Broker implements BrokerApi {
     const survivors: Command[] = [];
     const reads = this.#store.committedReads;
     for (const c of reads.active()) {
-      const r = transition(c, { type: 'restart', at });
+      const r = transition(c, { type: 'restart', at, carriesSecret: this.#kinds.of(c.tool).carriesSecret });
       if (r.ok) recovered.push({ next: r.command, audit: this.#auditOf(r.command, 'restart', DAEMON) });
       else survivors.push(c);
     }
     const written = recovered.length > 0 ? this.#store.commands.updateMany(recovered) : undefined;
-    for (const { next } of recovered) this.#logChange(next, DAEMON);
+    for (const { next } of recovered) logChange(this.#log, next, DAEMON);
     // Older restarts' orphans count too, in case the daemon died again within the window.
     this.#launches.holdForOrphans(reads.recentFinal(200));
     for (const c of survivors) {
-      this.#track(c);
-      this.#committed.set(c.id, c);
-      if (c.phase.state === 'awaiting_review') this.#armExpiry(c);
+      this.#views.load(c);
+      if (c.phase.state === 'awaiting_review') this.#expiry.arm(c);
     }
     for (const c of survivors) if (c.phase.state === 'approved') this.#launches.schedule(c);
     const loaded = this.#grants.load(this.#configGrants);
@@ -208,79 +207,43 @@ export class Broker implements BrokerApi {
   }
 
   submit(req: SubmitRequest): Promise<SubmitResult> {
-    if (req.request_id !== undefined) {
-      const existing =
-        this.#unsavedRequests.get(requestKey(req.client, req.request_id)) ??
-        this.#store.committedReads.byRequest(req.client, req.request_id);
-      if (existing) {
-        if (sameRequest(existing, req)) {
-          return this.#settled(() => ({
-            ok: true,
-            command: this.get(existing.id) ?? existing,
-            created: false,
-          }));
-        }
-        const refused: SubmitResult = {
-          ok: false,
-          code: 'RequestIdReused',
-          message: `request_id ${req.request_id} was already used by this client for different arguments (pending_id ${existing.id}); use a new request_id`,
-        };
-        return this.#settled(() => refused);
-      }
+    const decided = intake(req, {
+      sameRequestId:
+        req.request_id === undefined
+          ? undefined
+          : (this.#views.unsavedRequest(req.client, req.request_id) ??
+            this.#store.committedReads.byRequest(req.client, req.request_id)),
+      active: this.#views.actives(),
+      pendingOfClient: this.#views.pendingOf(req.client),
+      pending: this.#views.pending,
+      maxPendingPerClient: this.#maxPerClient,
+      maxPending: this.#maxPending,
+      grants: this.#grants,
+      policy: this.#commandPolicy,
+      kinds: this.#kinds,
+    });
+    if (decided.kind === 'existing') {
+      const c = decided.command;
+      return this.#settled(() => ({ ok: true, command: this.get(c.id) ?? c, created: false }));
     }
-    if (req.tool === 'ogf_cue' || req.tool === 'upstream') {
-      // The twin rule (contracts 3.1, 7): an identical cue or upstream call still PENDING is returned
-      // instead of queued again (a model that resends must not make the owner approve twice).
-      for (const c of this.#active.values()) {
-        if (c.tool === req.tool && c.client === req.client && sameRequest(c, req)) {
-          return this.#settled(() => ({ ok: true, command: this.get(c.id) ?? c, created: false }));
-        }
-      }
+    if (decided.kind === 'refused') {
+      if (decided.code === 'TooManyPending') this.#capReached(req.client, decided.cap);
+      const refused: SubmitResult = { ok: false, code: decided.code, message: decided.message };
+      return this.#settled(() => refused);
     }
-    // Contract 1.3/3.2 (v2): after the request_id and twin rules (a repeat is not a new command), and in
-    // the same synchronous step as the insert below, so no interleaving of requests (a JSON-RPC batch,
-    // parallel POSTs, many sessions) can pass a cap.
-    const refused = this.#overCap(req.client);
-    if (refused !== undefined) return this.#settled(() => refused);
     const now = this.#clock.now();
-    const command: Command = {
-      id: this.#randomId(),
-      version: 1,
-      tool: req.tool,
-      command: req.command,
-      args: req.args,
-      display: req.display,
-      client: req.client,
-      created_at: iso(now),
-      review_expires_at: iso(now + this.#reviewMs),
-      phase: { state: 'awaiting_review' },
-    };
-    if (req.session_file !== undefined) command.session_file = req.session_file;
-    if (req.session_key !== undefined) command.session_key = req.session_key;
-    if (req.session_fingerprint !== undefined) command.session_fingerprint = req.session_fingerprint;
-    if (req.justification !== undefined) command.justification = req.justification;
-    if (req.request_id !== undefined) command.request_id = req.request_id;
-    if (req.task !== undefined) command.task = req.task;
-    if (req.upstream !== undefined) command.upstream = req.upstream;
-    // Contract 9: fixed at submit from the config of the day, so a later config change never alters what a
-    // waiting command needs.
-    const needed = this.#commandPolicy(req.command)?.approvals ?? 1;
-    if (needed > 1 && req.tool !== 'ogf_cue') {
-      command.approvals_needed = needed;
-      command.approvals = [];
-    }
+    const command = commandOf(
+      req,
+      this.#randomId(),
+      now,
+      this.#reviewMs,
+      decided.approvalsNeeded,
+      this.#kinds,
+    );
+    const { grant, approvedBy: by } = decided;
     const actor: Actor = { kind: 'client', name: req.client };
-    // Contract 8: after validation and the request_id/twin rules, the oldest live grant that matches approves
-    // the command in the transaction that creates it and takes its use. A policy approval (contract 7
-    // trust_read_only_hint) is made the same way. Owners see only the approved version.
-    // Rule 1 (v2): a command needing several owners is approved by them only — no grant, no policy.
-    const grant = command.approvals_needed === undefined ? this.#grantFor(req) : undefined;
-    const by =
-      grant !== undefined
-        ? `grant:${grant.id}`
-        : command.approvals_needed === undefined
-          ? req.approved_by
-          : undefined;
+    // Approved at submit (intake.ts: a grant, contract 8, or a policy, contract 7): in the transaction that
+    // creates it, the grant's use taken with it. Owners see only the approved version.
     const submitted = this.#auditOf(command, 'submit', actor);
     let shown = command;
     let approved: AuditEntry | undefined;
@@ -299,10 +262,7 @@ export class Broker implements BrokerApi {
       }
     }
     // The working view at once: the next request of this turn sees this command and the grant's use.
-    this.#track(shown);
-    this.#unsaved.set(shown.id, shown);
-    if (req.request_id !== undefined)
-      this.#unsavedRequests.set(requestKey(req.client, req.request_id), shown);
+    this.#views.created(shown);
     if (used !== undefined) this.#grants.take(used);
     this.#capped.delete(req.client);
     this.#capped.delete('*');
@@ -317,10 +277,10 @@ export class Broker implements BrokerApi {
         );
       },
       after: () => {
-        this.#committed.set(shown.id, shown);
-        if (shown.phase.state === 'awaiting_review') this.#armExpiry(shown);
-        this.#logChange(command, actor);
-        if (shown !== command) this.#logChange(shown, { kind: 'daemon', name: by! });
+        this.#views.show(shown);
+        if (shown.phase.state === 'awaiting_review') this.#expiry.arm(shown);
+        logChange(this.#log, command, actor);
+        if (shown !== command) logChange(this.#log, shown, { kind: 'daemon', name: by! });
         this.#emit(shown);
         if (used !== undefined) this.#grants.committed(used);
       },
@@ -332,12 +292,6 @@ export class Broker implements BrokerApi {
     return done;
   }
 
-  /** The grant that approves this request at submit, if any: never a cue (contract 8). */
-  #grantFor(req: SubmitRequest): Grant | undefined {
-    if (req.tool === 'ogf_cue' || req.approved_by !== undefined) return undefined;
-    return this.#grants.match({ command: req.command, client: req.client, args: req.args });
-  }
-
   approve(id: string, version: number, by: string, grant?: ApproveGrant): Promise<ActionResult> {
     const event: Event = { type: 'approve', at: iso(this.#clock.now()), by };
     // Contract 9: an approval short of the quorum is recorded and the command keeps waiting; the one that
@@ -346,15 +300,12 @@ export class Broker implements BrokerApi {
     // Contract 5 (v2): approve and create the grant in one transaction; a command that cannot be granted
     // is NotGrantable and nothing is approved. The approval that creates a grant takes none of its uses.
     const c = this.#current(id);
-    const refused = c === undefined ? undefined : this.#grantRefusal(c);
+    const refused =
+      c === undefined ? undefined : grantRefusal(c, this.#kinds, (name) => this.#grants.refusal(name));
     if (c !== undefined && refused !== undefined && c.phase.state === 'awaiting_review') {
       return this.#settled(() => ({ ok: false, code: 'NotGrantable', message: refused }));
     }
-    const spec: GrantSpec = { command: c?.command ?? '', client: c?.client ?? '', ttl_s: grant.ttl_s };
-    if (grant.same_args && c !== undefined) spec.args = c.args;
-    if (grant.uses !== undefined) spec.uses = grant.uses;
-    if (grant.note !== undefined) spec.note = grant.note;
-    const made = this.#grants.create(spec, by);
+    const made = this.#grants.create(grantSpecOf(c, grant), by);
     const r = this.#decide(id, version, event, by, {
       apply: () => this.#grants.take(made),
       write: this.#grants.writer(made, 'grant_created', { kind: 'owner', name: by }, { command_id: id }),
@@ -375,17 +326,10 @@ export class Broker implements BrokerApi {
 
   revoke(id: string, by: string): Promise<GrantResult> {
     const g = this.#grants.get(id);
-    if (g === undefined)
-      return this.#settled(() => ({ ok: false, code: 'NotFound', message: `no grant ${id}` }));
-    if (g.source === 'config') {
-      return this.#settled(() => ({
-        ok: false,
-        code: 'NotRevocable',
-        message: `grant ${id} comes from the config file; remove its entry from "grants" there and restart`,
-      }));
-    }
-    if (g.state !== 'live') return this.#settled(() => ({ ok: true, grant: g }));
-    const ended = end(g, 'revoked', iso(this.#clock.now()));
+    const answer = revokeAnswer(g, id);
+    if (answer !== undefined) return this.#settled(() => answer);
+    // No grant is an answer (NotFound): g is there.
+    const ended = end(g!, 'revoked', iso(this.#clock.now()));
     return this.#grants
       .change(ended, 'grant_revoked', { kind: 'owner', name: by })
       .then(() => ({ ok: true, grant: ended }));
@@ -400,17 +344,7 @@ export class Broker implements BrokerApi {
   }
 
   subscribeGrants(listener: (grant: Grant) => void): () => void {
-    this.#grantListeners.add(listener);
-    return () => this.#grantListeners.delete(listener);
-  }
-
-  /** Why this command cannot be granted (contract 8), or undefined. */
-  #grantRefusal(c: Command): string | undefined {
-    if (c.tool === 'ogf_cue') return this.#grants.refusal('ogf.cue');
-    if (c.approvals_needed !== undefined) {
-      return `${c.command} needs ${c.approvals_needed} owners to approve each call, so it cannot be granted`;
-    }
-    return this.#grants.refusal(c.command);
+    return this.#grantListeners.add(listener);
   }
 
   deny(id: string, version: number, by: string, note?: string): Promise<ActionResult> {
@@ -453,37 +387,22 @@ export class Broker implements BrokerApi {
 
   /** The command as last committed (edges never see a change before its commit). */
   get(id: string): Command | undefined {
-    return this.#committed.get(id) ?? this.#store.committedReads.command(id);
+    return this.#views.shown(id) ?? this.#store.committedReads.command(id);
   }
 
   wait(id: string, seconds: number, signal?: AbortSignal): Promise<Command> {
     const current = this.get(id);
     if (!current) return Promise.reject(new Error(`no command ${id}`));
     if (isFinal(current) || seconds <= 0 || signal?.aborted || this.#closing) return Promise.resolve(current);
-    return new Promise((resolve) => {
-      const finish = () => {
-        timer.cancel();
-        signal?.removeEventListener('abort', finish);
-        const set = this.#waiters.get(id);
-        set?.delete(finish);
-        if (set?.size === 0) this.#waiters.delete(id);
-        resolve(this.get(id) ?? current);
-      };
-      const set = this.#waiters.get(id) ?? new Set();
-      set.add(finish);
-      this.#waiters.set(id, set);
-      const timer = this.#clock.setTimeout(finish, seconds * 1000);
-      signal?.addEventListener('abort', finish, { once: true });
-    });
+    return this.#waiters.wait(id, seconds, signal, () => this.get(id) ?? current);
   }
 
   subscribe(listener: (command: Command) => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#listeners.add(listener);
   }
 
   snapshot(finalLimit = 200): Command[] {
-    return [...this.#committed.values()].reverse().concat(this.#store.committedReads.recentFinal(finalLimit));
+    return this.#views.shownAll().reverse().concat(this.#store.committedReads.recentFinal(finalLimit));
   }
 
   history(limit: number, before?: string): Promise<Command[]> {
@@ -531,20 +450,19 @@ export class Broker implements BrokerApi {
     if (this.#closing) return;
     this.#closing = true;
     this.#grants.close();
-    for (const t of this.#timers.values()) t.cancel();
-    this.#timers.clear();
+    this.#expiry.close();
     // The daemon closes the store once this returns: what this turn queued commits first.
     await this.#commit.flush();
     await this.#launches.drain(graceMs);
     await this.#commit.flush();
-    for (const set of [...this.#waiters.values()]) for (const f of [...set]) f();
+    this.#waiters.releaseAll();
   }
 
   // ---- internals ----------------------------------------------------------------------------------
 
   /** The command as the working view has it: changed by this turn or not. */
   #current(id: string): Command | undefined {
-    return this.#active.get(id) ?? this.#unsaved.get(id) ?? this.#store.committedReads.command(id);
+    return this.#views.working(id) ?? this.#store.committedReads.command(id);
   }
 
   /**
@@ -560,91 +478,33 @@ export class Broker implements BrokerApi {
    * caps, grants' uses). An expiry that fired while its command was changed by the failed batch is armed again.
    */
   #rollback(error: unknown): void {
-    this.#active = new Map(this.#committed);
-    this.#pendingByClient.clear();
-    for (const c of this.#active.values()) {
-      this.#pendingByClient.set(c.client, (this.#pendingByClient.get(c.client) ?? 0) + 1);
-    }
-    this.#unsaved.clear();
-    this.#unsavedRequests.clear();
+    this.#views.rollback();
     // A secret handed in by a submit the batch lost belongs to no command.
-    for (const id of [...this.#secrets.keys()]) if (!this.#active.has(id)) this.#secrets.delete(id);
+    for (const id of [...this.#secrets.keys()]) if (!this.#views.active(id)) this.#secrets.delete(id);
     this.#grants.rollback();
-    for (const c of this.#active.values()) {
-      if (c.phase.state === 'awaiting_review' && !this.#timers.has(c.id)) this.#armExpiryRetry(c);
-    }
+    this.#expiry.rearm(this.#views.actives());
     this.#log.log('error', 'commit_rolled_back', { error: (error as Error)?.message ?? String(error) });
   }
 
-  /** The TooManyPending refusal when `client` may not queue one more command now, else undefined. */
-  #overCap(client: string): SubmitResult | undefined {
-    const mine = this.#pendingByClient.get(client) ?? 0;
-    let message: string | undefined;
-    let key = client;
-    if (mine >= this.#maxPerClient) {
-      message = `max_pending_per_client is ${this.#maxPerClient} and this client already has ${mine} PENDING commands, so nothing was queued; wait for your pending commands to be decided (await_command_result) before queueing more`;
-    } else if (this.#active.size >= this.#maxPending) {
-      key = '*';
-      message = `max_pending is ${this.#maxPending} and all clients together already have ${this.#active.size} PENDING commands, so nothing was queued; wait for pending commands (yours: ${mine}) to be decided (await_command_result) before queueing more`;
-    }
-    if (message === undefined) return undefined;
-    // One log line when a cap starts refusing, not one per refusal: a flood must not flood the log too.
-    if (!this.#capped.has(key)) {
-      this.#capped.add(key);
-      this.#log.log('warn', 'pending_cap_reached', {
-        client,
-        cap: key === '*' ? 'max_pending' : 'max_pending_per_client',
-        limit: key === '*' ? this.#maxPending : this.#maxPerClient,
-      });
-    }
-    return { ok: false, code: 'TooManyPending', message };
+  /** One log line when a cap starts refusing, not one per refusal: a flood must not flood the log too. */
+  #capReached(client: string, cap: 'max_pending_per_client' | 'max_pending'): void {
+    const key = cap === 'max_pending' ? '*' : client;
+    if (this.#capped.has(key)) return;
+    this.#capped.add(key);
+    this.#log.log('warn', 'pending_cap_reached', {
+      client,
+      cap,
+      limit: cap === 'max_pending' ? this.#maxPending : this.#maxPerClient,
+    });
   }
 
-  #track(c: Command): void {
-    if (!this.#active.has(c.id)) {
-      this.#pendingByClient.set(c.client, (this.#pendingByClient.get(c.client) ?? 0) + 1);
-    }
-    this.#active.set(c.id, c);
-  }
-
-  #untrack(c: Command): void {
-    if (!this.#active.delete(c.id)) return;
-    const n = (this.#pendingByClient.get(c.client) ?? 1) - 1;
-    if (n > 0) this.#pendingByClient.set(c.client, n);
-    else this.#pendingByClient.delete(c.client);
-  }
-
-  /** An owner's decision: the checks of contracts 5 and 9, then the change. */
+  /** An owner's decision: the checks of contracts 5 and 9 (decisions.ts), then the change. */
   #decide(id: string, version: number, event: Event, by: string, also?: Also): Promise<ActionResult> {
     const c = this.#current(id);
-    if (!c) return this.#settled(() => ({ ok: false, code: 'NotFound', message: `no command ${id}` }));
-    // Contract 5: AlreadyDecided is checked first, then the version.
-    if (c.phase.state !== 'awaiting_review') {
-      const state = c.phase.state;
-      return this.#settled(() => ({
-        ok: false,
-        code: 'AlreadyDecided',
-        message: `command ${id} was already decided: it is ${state}`,
-      }));
-    }
-    // Contract 9: a repeat approval by the same owner is AlreadyApproved, checked before the version.
-    if (event.type === 'approve' && c.approvals?.some((a) => a.by === by)) {
-      const left = c.approvals_needed! - c.approvals.length;
-      return this.#settled(() => ({
-        ok: false,
-        code: 'AlreadyApproved',
-        message: `you (${by}) already approved command ${id}; it waits for ${left} more owner approval${left === 1 ? '' : 's'}`,
-      }));
-    }
-    if (version !== c.version) {
-      const at = c.version;
-      return this.#settled(() => ({
-        ok: false,
-        code: 'VersionConflict',
-        message: `command ${id} is at version ${at}, not ${version}; look at it again before deciding`,
-      }));
-    }
-    return this.#apply(c, event, { kind: 'owner', name: by }, also);
+    const refused = decisionRefusal(c, id, version, event, by);
+    if (refused !== undefined) return this.#settled(() => refused);
+    // No command is a refusal (NotFound): c is there.
+    return this.#apply(c!, event, { kind: 'owner', name: by }, also);
   }
 
   /**
@@ -659,24 +519,15 @@ export class Broker implements BrokerApi {
     }
     const next = r.command;
     const audit = this.#auditOf(next, event.type, actor, event);
-    if (isFinal(next)) this.#untrack(next);
-    else this.#track(next);
-    this.#unsaved.set(next.id, next);
+    this.#views.changed(next);
     also.apply?.();
     const change: Change = {
       write: () => allOf(this.#store.commands.update(next, audit), also.write?.()),
       after: () => {
-        if (isFinal(next)) {
-          this.#committed.delete(next.id);
-          this.#secrets.delete(next.id);
-        } else {
-          this.#committed.set(next.id, next);
-        }
-        if (next.phase.state !== 'awaiting_review') {
-          this.#timers.get(next.id)?.cancel();
-          this.#timers.delete(next.id);
-        }
-        this.#logChange(next, actor);
+        this.#views.show(next);
+        if (isFinal(next)) this.#secrets.delete(next.id);
+        if (next.phase.state !== 'awaiting_review') this.#expiry.cancel(next.id);
+        logChange(this.#log, next, actor);
         this.#emit(next);
         also.after?.(next);
       },
@@ -701,25 +552,7 @@ export class Broker implements BrokerApi {
   }
 
   #auditOf(c: Command, action: string, actor: Actor, event?: Event): AuditEntry {
-    const detail: Record<string, unknown> = { state: c.phase.state, command: c.command };
-    if ('reason' in c.phase) detail.reason = c.phase.reason;
-    if (event && 'note' in event && event.note !== undefined) detail.note = event.note;
-    if (event?.type === 'reconcile') detail.outcome = event.outcome;
-    if (event?.type === 'prune' && c.pruned !== undefined) detail.pruned = c.pruned.fields;
-    return { at: iso(this.#clock.now()), actor, action, command_id: c.id, version: c.version, detail };
-  }
-
-  #logChange(c: Command, actor: Actor): void {
-    const fields: Record<string, unknown> = {
-      id: c.id,
-      version: c.version,
-      command: c.command,
-      client: c.client,
-      state: c.phase.state,
-      actor: `${actor.kind}:${actor.name}`,
-    };
-    if ('reason' in c.phase) fields.reason = c.phase.reason;
-    this.#log.log('info', 'command', fields);
+    return auditOf(c, action, actor, iso(this.#clock.now()), event);
   }
 
   /**
@@ -727,45 +560,7 @@ export class Broker implements BrokerApi {
    * so events go out in commit order; a change a listener makes goes into the next batch.
    */
   #emit(c: Command): void {
-    if (isFinal(c)) for (const f of [...(this.#waiters.get(c.id) ?? [])]) f();
-    for (const l of [...this.#listeners]) this.#call(l, c);
-  }
-
-  #call<T>(listener: (value: T) => void, value: T): void {
-    try {
-      listener(value);
-    } catch (e) {
-      this.#log.log('error', 'listener_failed', { error: (e as Error).message });
-    }
-  }
-
-  #armExpiry(c: Command): void {
-    if (this.#closing) return;
-    this.#timers.get(c.id)?.cancel();
-    const ms = Date.parse(c.review_expires_at) - this.#clock.now();
-    const timer = this.#clock.setTimeout(() => {
-      this.#timers.delete(c.id);
-      const current = this.#active.get(c.id);
-      if (!current || this.#closing || current.phase.state !== 'awaiting_review') return;
-      // The store refused the write (read-only, disk full): the rollback arms a retry shortly rather than
-      // lose the expiry.
-      this.#apply(current, { type: 'expire', at: iso(this.#clock.now()) }, DAEMON).catch((e: unknown) =>
-        this.#log.log('error', 'commit_failed', { id: c.id, error: (e as Error).message }),
-      );
-    }, ms);
-    this.#timers.set(c.id, timer);
-  }
-
-  #armExpiryRetry(c: Command): void {
-    if (this.#closing) return;
-    this.#timers.get(c.id)?.cancel();
-    this.#timers.set(
-      c.id,
-      this.#clock.setTimeout(() => {
-        this.#timers.delete(c.id);
-        const current = this.#active.get(c.id);
-        if (current && !this.#closing) this.#armExpiry(current);
-      }, 1000),
-    );
+    if (isFinal(c)) this.#waiters.release(c.id);
+    this.#listeners.emit(c);
   }
 }

@@ -34,6 +34,8 @@ export interface GrantBookDeps {
   clock: Clock;
   log: Logger;
   policy: CommandPolicy;
+  /** Contract 8: a kind's name that can never be granted, with why (core/kind-policy.ts `refusal`). */
+  kindRefusal: (command: string) => string | undefined;
   /** Called with every committed grant change, in commit order (from the batch's `after`s). */
   emit: (grant: Grant) => void;
   /** Queues a change on the broker's group commit. */
@@ -110,11 +112,10 @@ export class GrantBook {
     return Promise.all(writes).then(() => undefined);
   }
 
-  /** Why `command` cannot be granted (contract 8: cues, quorum commands, unknown names), or undefined. */
+  /** Why `command` cannot be granted (contract 8: a kind never granted, quorum commands, unknown names), or undefined. */
   refusal(command: string): string | undefined {
-    if (command === 'ogf.cue') {
-      return 'ogf.cue cannot be granted: every cue opens the owner’s approval window';
-    }
+    const never = this.#deps.kindRefusal(command);
+    if (never !== undefined) return never;
     const policy = this.#deps.policy(command);
     if (policy === undefined) {
       return `command must name a catalog command or an upstream tool (<upstream>__<tool>), got ${JSON.stringify(command.slice(0, 128))}`;

@@ -15,9 +15,9 @@
  * ```
  */
 import { type Clock, iso } from '../clock.js';
-import type { ExecutionReport, Executor } from '../executors/executor.js';
 import { faultPoint } from '../fault.js';
 import type { Logger } from '../log.js';
+import type { ExecutionReport, Executor } from './executor.js';
 import { SessionLanes } from './lanes.js';
 import type { Command, Event } from './lifecycle.js';
 
@@ -46,6 +46,8 @@ export interface LaunchDeps {
   host: LaunchHost;
   /** Executors by tool. A tool without one fails with LaunchFailed. */
   executors: Partial<Record<Command['tool'], Executor>>;
+  /** Rule 6: the FIFO lane a command's launches take (its kind says: core/kind-policy.ts), if any. */
+  laneKey: (command: Command) => string | undefined;
   clock: Clock;
   log: Logger;
 }
@@ -53,6 +55,7 @@ export interface LaunchDeps {
 export class Launches {
   readonly #host: LaunchHost;
   readonly #executors: LaunchDeps['executors'];
+  readonly #laneKey: LaunchDeps['laneKey'];
   readonly #clock: Clock;
   readonly #log: Logger;
   /** Per-session FIFO (rule 6): approved ids waiting for their session's current launch to end. */
@@ -63,6 +66,7 @@ export class Launches {
   constructor(deps: LaunchDeps) {
     this.#host = deps.host;
     this.#executors = deps.executors;
+    this.#laneKey = deps.laneKey;
     this.#clock = deps.clock;
     this.#log = deps.log;
   }
@@ -74,8 +78,9 @@ export class Launches {
 
   /** Launches an approved command now, or after its session's earlier launches (rule 6). */
   schedule(c: Command): void {
-    if (c.session_key === undefined) this.#launch(c.id);
-    else this.#lanes.enqueue(c.session_key, c.id);
+    const lane = this.#laneKey(c);
+    if (lane === undefined) this.#launch(c.id);
+    else this.#lanes.enqueue(lane, c.id);
   }
 
   /**
@@ -88,10 +93,11 @@ export class Launches {
     for (const c of commands) {
       const p = c.phase;
       const maxRun = this.#executors[c.tool]?.maxRunMs?.(c);
-      if (c.session_key === undefined || maxRun === undefined || p.state !== 'unknown') continue;
+      const lane = this.#laneKey(c);
+      if (lane === undefined || maxRun === undefined || p.state !== 'unknown') continue;
       if (p.reason !== 'DaemonRestarted' || p.started_at === undefined) continue;
       const end = Date.parse(p.started_at) + maxRun;
-      if (end > (until.get(c.session_key) ?? 0)) until.set(c.session_key, end);
+      if (end > (until.get(lane) ?? 0)) until.set(lane, end);
     }
     for (const [key, end] of until) {
       const ms = end - this.#clock.now();

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { sha256Digest } from './digest.js';
-import { type Command, type Event, type Phase, type State, statusOf, transition } from './lifecycle.js';
+import { type Command, type Event, type Phase, type State, statusOf } from './lifecycle.js';
 import { toResult } from './result.js';
+import { transition } from './transition.js';
 
 const T0 = '2026-11-30T10:00:00.000Z';
 const T1 = '2026-11-30T10:00:01.000Z';
@@ -67,7 +68,7 @@ const EVENTS: Record<Event['type'], Event> = {
   finish: { type: 'finish', at: T1, result: { kind: 'succeeded', outcome: { exit_code: 0 } } },
   abort: { type: 'abort', at: T1, reason: 'LaunchFailed', detail: 'no file' },
   reconcile: { type: 'reconcile', at: T1, by: 'owner', outcome: 'delivered', note: 'saw it' },
-  restart: { type: 'restart', at: T1 },
+  restart: { type: 'restart', at: T1, carriesSecret: false },
   // Retention (retention.ts): too soon after the end, and nothing bulky, so rejected in every state.
   prune: { type: 'prune', at: T1, digest: sha256Digest },
 };
@@ -165,12 +166,20 @@ describe('transition (rules 1–8)', () => {
   it('[R2.3] [R2.4] recovers per rules 3 and 4', () => {
     const run = transition(command('running'), EVENTS.restart);
     expect(run.ok && run.command.phase).toMatchObject({ state: 'unknown', reason: 'DaemonRestarted' });
-    const cueWaiting = transition(command('awaiting_review', 'ogf_cue'), EVENTS.restart);
+    const cueWaiting = transition(command('awaiting_review', 'ogf_cue'), {
+      type: 'restart',
+      at: T1,
+      carriesSecret: true,
+    });
     expect(cueWaiting.ok && cueWaiting.command.phase).toMatchObject({
       state: 'denied',
       reason: 'SessionSecretNotRetained',
     });
-    const cueApproved = transition(command('approved', 'ogf_cue'), EVENTS.restart);
+    const cueApproved = transition(command('approved', 'ogf_cue'), {
+      type: 'restart',
+      at: T1,
+      carriesSecret: true,
+    });
     expect(cueApproved.ok && cueApproved.command.phase).toMatchObject({
       state: 'failed',
       reason: 'SessionSecretNotRetained',

@@ -9,9 +9,10 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../test/helpers/fake-clock.js';
 import type { CatalogEntry } from '../config/index.js';
-import { CatalogExecutor } from '../executors/process.js';
+import { Catalog } from '../kinds/catalog/catalog.js';
+import { CatalogExecutor } from '../kinds/catalog/executor.js';
+import { KINDS } from '../kinds/index.js';
 import { silentLogger } from '../log.js';
-import { Catalog } from '../sources/catalog.js';
 import { Store } from '../store/sqlite/index.js';
 import { Broker } from './broker.js';
 import type { Command } from './lifecycle.js';
@@ -44,6 +45,7 @@ beforeEach(() => {
   broker = new Broker({
     store,
     reviewTimeoutS: 300,
+    kinds: KINDS,
     executors: { run_command_wait: new CatalogExecutor(catalog, 65536) },
     clock,
   });
@@ -102,7 +104,7 @@ describe('[S.retention] bulky fields go 7 days after the end, and the result say
       `Its stdout (10000 bytes, sha256 ${sha(OUT)}) was removed 7 days after it ended, on ${pruned.pruned!.at} (retention rule).`,
     );
     // The owner's View says the same.
-    expect(toView(pruned).result?.detail).toBe(r.detail);
+    expect(toView(pruned, KINDS).result?.detail).toBe(r.detail);
     // The audit log: every earlier entry as it was, and one appended entry naming what went.
     const auditAfter = store.auditSince(0);
     expect(auditAfter.slice(0, auditBefore.length)).toEqual(auditBefore);
@@ -141,7 +143,7 @@ describe('[S.retention] bulky fields go 7 days after the end, and the result say
       text: `[pruned 7 days after the command ended: ${json.length} bytes of JSON, sha256 ${sha(json)}]`,
       small: 'kept',
     });
-    expect(toView(c).args).toEqual(c.args);
+    expect(toView(c, KINDS).args).toEqual(c.args);
     // No output was pruned, so the result's detail is the cancellation's own sentence.
     expect(toResult(c).detail).toBe('The caller cancelled the request before the owner decided.');
     const again = await broker.submit(req);

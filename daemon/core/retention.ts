@@ -5,36 +5,17 @@
  * by their size and SHA-256. Everything else stays: the state, reason, times, exit code, the View's shape,
  * and the audit log (never touched; the prune itself is appended to it).
  *
- * Pure, like lifecycle.ts: `pruneCommand` is the `prune` event's transition, decided from `event.at` (the
+ * Pure, like transition.ts: `pruneCommand` is the `prune` event's transition, decided from `event.at` (the
  * injected clock's time), so a fake clock tests the rule. retention-pass.ts decides when to apply it. The
  * hash comes with the event (digest.ts): this file is part of the owner panel's type graph, which has no
  * Node modules.
  */
-import type { Command, Outcome, TransitionResult } from './lifecycle.js';
+import type { Command, Digest, Outcome, Pruned, PrunedField, TransitionResult } from './lifecycle.js';
 
 /** Contract 10: the longest a task may live, and so how long a final command keeps its bulky fields. */
 export const RETENTION_MS = 7 * 24 * 3600_000;
 /** A field larger than this (UTF-8 bytes of the text, or of an argument's JSON) is pruned. */
 export const FIELD_KEEP_BYTES = 4096;
-
-/** What was removed from one field: enough to check a copy kept elsewhere. */
-export interface PrunedField {
-  /** `stdout`, `stderr`, `upstream_result`, or `args.<name>`. */
-  field: string;
-  /** UTF-8 bytes of the text (stdout, stderr) or of the JSON (an upstream result, an argument). */
-  bytes: number;
-  /** Lower-case hex SHA-256 of those bytes. */
-  sha256: string;
-}
-
-/** On a pruned command: when, and what went. */
-export interface Pruned {
-  at: string;
-  fields: PrunedField[];
-}
-
-/** UTF-8 size and lower-case hex SHA-256 of a text (digest.ts). */
-export type Digest = (text: string) => { bytes: number; sha256: string };
 
 const OUTPUT_FIELDS = ['stdout', 'stderr', 'upstream_result'] as const;
 

@@ -3,6 +3,7 @@
  * (contract 1.3) the largest snapshot is a number we can compute: here, from the Views themselves.
  */
 import { describe, expect, it } from 'vitest';
+import { KINDS } from '../kinds/index.js';
 import { OWNER_CLIENT_MAX_PAYLOAD } from '../owner/index.js';
 import type { Command } from './lifecycle.js';
 import { cutUtf8, toResult } from './result.js';
@@ -64,7 +65,7 @@ describe('[S.owner-frames-bounded] the View of a finished command', () => {
   it('cuts each stream to 16 KiB and says so; the MCP result keeps everything', () => {
     const big = '\u0001'.repeat(1024 * 1024);
     const c = finished(big, 'short');
-    const v = toView(c);
+    const v = toView(c, KINDS);
     expect(v.result?.stdout).toBe(big.slice(0, VIEW_OUTPUT_MAX_BYTES));
     expect(v.result?.stderr).toBe('short');
     expect(v.result?.output_truncated).toBe(true);
@@ -72,7 +73,7 @@ describe('[S.owner-frames-bounded] the View of a finished command', () => {
   });
 
   it('leaves output that fits as it is', () => {
-    const v = toView(finished('x'.repeat(VIEW_OUTPUT_MAX_BYTES), ''));
+    const v = toView(finished('x'.repeat(VIEW_OUTPUT_MAX_BYTES), ''), KINDS);
     expect(v.result?.stdout).toHaveLength(VIEW_OUTPUT_MAX_BYTES);
     expect(v.result?.output_truncated).toBe(false);
   });
@@ -91,9 +92,9 @@ describe('[S.daemon-survives] the worst-case snapshot at the default caps', () =
       client: 'c'.repeat(32),
       request_id: 'r'.repeat(32),
     };
-    const pending = viewJson(command(base)).length;
+    const pending = viewJson(command(base), KINDS).length;
     const noisy = '\u0001'.repeat(1024 * 1024);
-    const final = viewJson(finished(noisy, noisy, base)).length;
+    const final = viewJson(finished(noisy, noisy, base), KINDS).length;
     const snapshot = '{"type":"snapshot","commands":[]}'.length + 2000 * (pending + 1) + 200 * (final + 1);
     // ~104 KiB a PENDING View, ~296 KiB a final one: ~261 MiB in all (test/attack-flood.test.ts sends
     // exactly this through the real daemon and measures 272,760,932 bytes with its shorter names).

@@ -12,19 +12,20 @@
  * contract 5; test/attack-owner-frames.test.ts: 110 calls of 1 MiB made a ~110 MB snapshot).
  */
 import { type ArgCut, argsPreview } from './args-preview.js';
-import { type Command, reasonOf, type State, type Status, statusOf, type UpstreamRef } from './lifecycle.js';
+import type { KindPolicies, KindView } from './kind-policy.js';
+import { type Command, reasonOf, type State, type Status, statusOf } from './lifecycle.js';
 import { type CommandResult, cutUtf8, toResult } from './result.js';
 
 /** Bytes of UTF-8 of each of stdout and stderr an owner frame carries (contract 5, v2). */
 export const VIEW_OUTPUT_MAX_BYTES = 16 * 1024;
 
-export interface View {
+/** The View's common fields; a kind adds its own (KindView, contract 5), e.g. the session fingerprint. */
+export interface View extends KindView {
   id: string;
   version: number;
   tool: Command['tool'];
   command: string;
   display: string[];
-  session_file?: string;
   summary: string;
   /** The arguments; when `args_truncated`, only those small enough to keep (each whole and exact). */
   args: Record<string, unknown>;
@@ -36,7 +37,6 @@ export interface View {
   args_cut?: ArgCut[];
   /** With `args_truncated`: how many arguments are neither in `args` nor in `args_cut` (too many to list). */
   args_hidden?: number;
-  session_fingerprint?: string;
   justification?: string;
   client: string;
   created_at: string;
@@ -52,37 +52,9 @@ export interface View {
    * that cancelled, `policy:read_only`, or (with grants) `grant:<id>`.
    */
   decided_by?: string;
-  /** Upstream calls (contract 5 (v2), 7): the server, its own tool name, and what the server claims. */
-  upstream?: UpstreamRef;
   /** Contract 9: when more than one owner must approve, how many, and who approved when. */
   approvals_needed?: number;
   approvals?: Array<{ by: string; at: string }>;
-}
-
-function describeValue(value: unknown): string {
-  return typeof value === 'string' ? JSON.stringify(value) : String(value);
-}
-
-/** A one-line human summary: what the owner is asked to allow. */
-export function summarize(command: Command): string {
-  const a = command.args;
-  if (command.tool === 'ogf_cue') {
-    const parts = [
-      `action ${String(a.action)}`,
-      `emotion ${String(a.emotion)}`,
-      `intensity ${String(a.intensity)}`,
-      `gaze ${String(a.gaze)}`,
-      `for ${String(a.ttl_ms)} ms`,
-    ];
-    if (a.message === null) parts.push('clear the message');
-    else if (typeof a.message === 'string') parts.push(`say ${JSON.stringify(a.message)}`);
-    return `Avatar cue: ${parts.join(', ')}`;
-  }
-  if (command.tool === 'upstream' && command.upstream !== undefined) {
-    return `Call ${command.upstream.tool} on the upstream ${command.upstream.name}`;
-  }
-  const params = Object.entries(a).map(([k, v]) => `${k}=${describeValue(v)}`);
-  return params.length === 0 ? `Run ${command.command}` : `Run ${command.command} with ${params.join(' ')}`;
 }
 
 /**
@@ -112,8 +84,8 @@ function ownerResult(command: Command): CommandResult {
   return result;
 }
 
-/** The View of a command. */
-export function toView(command: Command): View {
+/** The View of a command; its summary and kind-specific fields come from its kind (`kinds`). */
+export function toView(command: Command, kinds: KindPolicies): View {
   const state = command.phase.state;
   const view: View = {
     id: command.id,
@@ -121,7 +93,7 @@ export function toView(command: Command): View {
     tool: command.tool,
     command: command.command,
     display: command.display,
-    summary: summarize(command),
+    summary: kinds.of(command.tool).summary(command),
     args: command.args,
     client: command.client,
     created_at: command.created_at,
@@ -132,10 +104,9 @@ export function toView(command: Command): View {
   };
   const preview = argsPreview(command.args);
   if (preview !== undefined) Object.assign(view, preview);
-  if (command.session_file !== undefined) view.session_file = command.session_file;
-  if (command.session_fingerprint !== undefined) view.session_fingerprint = command.session_fingerprint;
+  // The kind's fields where they stood in the JSON before the kinds moved out of core (after `result`).
+  Object.assign(view, kinds.view(command));
   if (command.justification !== undefined) view.justification = command.justification;
-  if (command.upstream !== undefined) view.upstream = command.upstream;
   if (state === 'awaiting_review' || state === 'approved' || state === 'running') view.phase = state;
   const reason = reasonOf(command.phase);
   if (reason !== undefined) view.reason = reason;
@@ -157,10 +128,10 @@ export function toView(command: Command): View {
  */
 const viewJsonCache = new WeakMap<Command, string>();
 
-export function viewJson(command: Command): string {
+export function viewJson(command: Command, kinds: KindPolicies): string {
   let text = viewJsonCache.get(command);
   if (text === undefined) {
-    text = JSON.stringify(toView(command));
+    text = JSON.stringify(toView(command, kinds));
     viewJsonCache.set(command, text);
   }
   return text;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ACTIONS, EMOTIONS, GAZES } from '../../bridge-client/protocol.js';
-import { parseRunInput } from '../sources/catalog-source.js';
-import { OGF_CUE_TOOL, parseCueInput } from '../sources/cue-source.js';
+import { parseRunInput } from '../kinds/catalog/source.js';
+import { OGF_CUE_TOOL, parseCueInput } from '../kinds/cue/source.js';
 
 const UUID = 'A1B2C3D4-E5F6-4789-8ABC-DEF012345678';
 const cue = { session_id: UUID, action: 'nod', emotion: 'proud', intensity: 0.3, gaze: 'away' };

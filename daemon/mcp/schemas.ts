@@ -2,7 +2,7 @@
  * The JSON Schema pieces every tool shares (contracts.md 3.1, 3.2) — the wait, the pending_id, contract
  * 3.2's result as an output schema — and the edge's own lifecycle tools as published in `tools/list`:
  * `await_command_result`, `cancel_command` and `list_commands`, which act on the commands of every source
- * (the sources publish their own tools: daemon/sources/). The ranges come from the same constants the
+ * (the sources publish their own tools: daemon/kinds/). The ranges come from the same constants the
  * validators use (./input.ts), so what a client reads is what the product enforces.
  *
  * Input is validated in the product (./input.ts), never by the SDK, so every refusal carries a stable
@@ -10,7 +10,7 @@
  */
 import type { JSONObject, Tool } from '@modelcontextprotocol/server';
 import { DENY_REASONS, FAIL_REASONS, UNKNOWN_REASONS } from '../errors.js';
-import type { ListingSchema } from '../sources/source.js';
+import type { ListingSchema } from '../kinds/source.js';
 
 export const WAIT_DEFAULT_S = 50;
 export const WAIT_MAX_S = 90;

@@ -17,14 +17,8 @@ import {
 import type { BrokerApi } from '../context.js';
 import type { Command } from '../core/lifecycle.js';
 import type { Generation } from './generations.js';
-import {
-  createTaskResult,
-  registerTaskHandlers,
-  TASKS_EXTENSION,
-  TaskStarted,
-  taskRequestOf,
-} from './tasks.js';
-import type { ToolSet } from './toolset.js';
+import { createTaskResult, registerTaskHandlers, TASKS_EXTENSION, taskRequestOf } from './tasks.js';
+import { TaskStarted, type ToolSet } from './toolset.js';
 
 export const SERVER_INSTRUCTIONS =
   'ogf-broker is an approval gate: every command or avatar cue you request waits for its owner to approve it. ' +

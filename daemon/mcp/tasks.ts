@@ -35,6 +35,7 @@ import type { BrokerApi } from '../context.js';
 import { type Command, isFinal } from '../core/lifecycle.js';
 import { summaryLine, toResult } from '../core/result.js';
 import type { Generation } from './generations.js';
+import type { TaskRequest } from './toolset.js';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 export const RELATED_TASK = 'io.modelcontextprotocol/related-task';
@@ -49,16 +50,6 @@ const LIST_PAGE = 50;
  * with a nextCursor costs ~10 ms (issue 19 finding 3).
  */
 const LIST_PAGE_CHARS = 2 * 1024 * 1024;
-
-/** What a task-augmented call asks for; `ttlMs` only in the 2025 form (params.task.ttl). */
-export interface TaskRequest {
-  ttlMs?: number;
-}
-
-/** A gated call that was queued as a task: tools.ts hands it back instead of waiting. */
-export class TaskStarted {
-  constructor(readonly command: Command) {}
-}
 
 /** Contract 10: at least the requested ttl, at most 7 days, 1 day by default. */
 export function taskTtl(requested: number | undefined): number {

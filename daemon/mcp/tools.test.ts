@@ -7,8 +7,8 @@ import type { Tool } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
 import type { BrokerApi } from '../context.js';
 import type { AuditEntry } from '../core/ports.js';
+import type { Prepared, Source } from '../kinds/source.js';
 import { silentLogger } from '../log.js';
-import type { Prepared, Source } from '../sources/source.js';
 import { createEdgeTools } from './tools.js';
 
 const tool = (name: string): Tool => ({

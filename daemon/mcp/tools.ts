@@ -12,13 +12,13 @@ import type { BrokerApi } from '../context.js';
 import { type Command, isFinal } from '../core/lifecycle.js';
 import { type CommandResult, summaryLine, toResult } from '../core/result.js';
 import type { ToolErrorCode } from '../errors.js';
+import type { ImmediateAnswer, Source } from '../kinds/source.js';
 import type { Logger } from '../log.js';
-import type { ImmediateAnswer, Source } from '../sources/source.js';
 import { parseAwaitInput, parseCancelInput, parseListInput } from './input.js';
 import { startProgress } from './progress.js';
 import { AWAIT_TOOL, CANCEL_TOOL, listCommandsTool } from './schemas.js';
-import { TaskStarted, taskTtl } from './tasks.js';
-import { type CallContext, type ListedTool, ToolSet } from './toolset.js';
+import { taskTtl } from './tasks.js';
+import { type CallContext, type ListedTool, TaskStarted, ToolSet } from './toolset.js';
 
 export interface ToolDeps {
   broker: BrokerApi;

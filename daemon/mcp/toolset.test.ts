@@ -10,9 +10,9 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { InMemoryTransport, type Tool } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BrokerApi } from '../context.js';
+import { RUN_COMMAND_TOOL } from '../kinds/catalog/source.js';
+import { OGF_CUE_TOOL } from '../kinds/cue/source.js';
 import { silentLogger } from '../log.js';
-import { RUN_COMMAND_TOOL } from '../sources/catalog-source.js';
-import { OGF_CUE_TOOL } from '../sources/cue-source.js';
 import { createModernLeg, sdkRequest } from './generations.js';
 import { AWAIT_TOOL } from './schemas.js';
 import { createMcpServer } from './server.js';

@@ -7,8 +7,22 @@
  * sees did not actually change.
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
+import type { Command } from '../core/lifecycle.js';
 import type { ProgressSink } from './progress.js';
-import type { TaskRequest, TaskStarted } from './tasks.js';
+
+/**
+ * What a task-augmented call asks for (contract 10); `ttlMs` only in the 2025 form (params.task.ttl).
+ * It and TaskStarted live with the call they shape, not in tasks.ts, so tasks.ts, this file and
+ * generations.ts import one way (issue 20 item 4: no import circle).
+ */
+export interface TaskRequest {
+  ttlMs?: number;
+}
+
+/** A gated call that was queued as a task: tools.ts hands it back instead of waiting. */
+export class TaskStarted {
+  constructor(readonly command: Command) {}
+}
 
 /** Who is calling and how to reach them while a call waits. */
 export interface CallContext {

@@ -16,6 +16,7 @@
  */
 import type { Command } from '../core/lifecycle.js';
 import { viewJson } from '../core/view.js';
+import { KINDS } from '../kinds/index.js';
 import type { Logger } from '../log.js';
 import { FragmentPool, FragmentWriter } from './fragments.js';
 import type { ServerMessage } from './messages.js';
@@ -61,7 +62,7 @@ export class FanOut {
     );
     out.write(head);
     commands.forEach((c, i) => {
-      out.write(viewJson(c), i > 0);
+      out.write(viewJson(c, KINDS), i > 0);
     });
     out.end(tail);
     owner.allowance = Math.max(owner.allowance, ws.bufferedAmount);
@@ -93,7 +94,7 @@ export class FanOut {
     if (this.#closed()) return;
     let text: string;
     try {
-      text = `{"type":"upsert","command":${viewJson(command)}}`;
+      text = `{"type":"upsert","command":${viewJson(command, KINDS)}}`;
     } catch (e) {
       // Called inside the broker right after its commit: never throw back into it. Every owner would miss
       // this change, so every owner resyncs.

@@ -11,79 +11,13 @@
  * lines was the alternative; it keeps line breaks readable but still lets a value draw lines that pass for
  * this command's own `argv:` or `why:` lines.)
  */
+import { KINDS } from '../kinds/index.js';
 import { escapeForTerminal as esc, quoteArg } from '../text-rules.js';
 import type { Grant, View } from './messages.js';
 
 function stateWords(v: View): string {
   if (v.status === 'PENDING') return `PENDING (${(v.phase ?? v.state).replace('_', ' ')})`;
   return v.reason === undefined ? v.status : `${v.status} ${v.reason}`;
-}
-
-/** The server's annotations in words: the same words as the panel (owner-ui/upstream.ts claimWords). */
-function claimWords(a: Record<string, unknown> | undefined): string[] {
-  if (a === undefined) return [];
-  const words: string[] = [];
-  if (a.readOnlyHint === true) words.push('read-only');
-  if (a.destructiveHint === true) words.push('destructive');
-  if (a.destructiveHint === false) words.push('not destructive');
-  if (a.idempotentHint === true) words.push('idempotent');
-  if (a.openWorldHint === true) words.push('reaches the outside world');
-  if (a.openWorldHint === false) words.push('closed world');
-  return words;
-}
-
-/** Contract 7: an upstream call shows the server and tool, its claims, and every argument whole (escaped). */
-function upstreamLines(v: View): string[] {
-  const u = v.upstream;
-  if (u === undefined) return [];
-  const lines = [
-    `    upstream: ${esc(u.name)}  tool: ${esc(u.tool)}${u.title === undefined ? '' : `  (${esc(u.title)})`}`,
-  ];
-  const claims = claimWords(u.annotations);
-  if (claims.length > 0) lines.push(`    ${claims.map((c) => `server says: ${c}`).join('; ')}`);
-  lines.push(...argLines(v));
-  return lines;
-}
-
-/** "1,000,004": sizes for people. */
-function count(n: number): string {
-  return n.toLocaleString('en-US');
-}
-
-/**
- * Every argument, one line each, in the order the AI gave them. Arguments over 16 KiB of JSON come as a
- * preview (View.args_truncated, core/args-preview.ts): `list` fetches nothing more (the panel loads them
- * whole), so it says they are shortened and prints each cut one by name, size and start — none hidden.
- */
-function argLines(v: View): string[] {
-  const rows: Array<[number, string]> = Object.entries(v.args).map(([k, value], i) => [
-    i,
-    `    arg ${esc(k)}: ${esc(JSON.stringify(value))}`,
-  ]);
-  if (v.args_truncated !== true) return rows.map(([, line]) => line);
-  const cut = v.args_cut ?? [];
-  const kept = rows.map(([, line]) => line);
-  // Kept arguments keep their relative order; a cut one goes back to its place (`at`).
-  const ordered: string[] = [];
-  let k = 0;
-  for (const c of [...cut].sort((a, b) => a.at - b.at)) {
-    while (k < kept.length && ordered.length < c.at) ordered.push(kept[k++]!);
-    const name =
-      c.name_chars === undefined ? esc(c.name) : `${esc(c.name)}… (${count(c.name_chars)} characters)`;
-    ordered.push(
-      `    arg ${name}: ${esc(c.start)}… (${count(c.bytes)} bytes of JSON; open the panel to read all)`,
-    );
-  }
-  ordered.push(...kept.slice(k));
-  const hidden =
-    v.args_hidden === undefined
-      ? []
-      : [`    … and ${count(v.args_hidden)} more arguments not listed here; open the panel to read all`];
-  return [
-    `    arguments shortened here: ${count(v.args_bytes ?? 0)} bytes of JSON in all; approving sends them whole`,
-    ...ordered,
-    ...hidden,
-  ];
 }
 
 /** A command as a few lines of text, none holding a raw control or bidi character. */
@@ -93,8 +27,8 @@ export function formatView(v: View): string {
   const lines = [`${esc(v.id)}  ${esc(stateWords(v))}  client ${esc(v.client)}  v${v.version}${by}`];
   lines.push(`    ${esc(v.summary)}`);
   lines.push(`    argv: ${v.display.map(quoteArg).join(' ')}`);
-  lines.push(...upstreamLines(v));
-  if (v.session_fingerprint !== undefined) lines.push(`    session: ${esc(v.session_fingerprint)}`);
+  // Its kind's own lines (kinds/<kind>/kind.ts): an upstream call's server, claims and arguments, a cue's session.
+  lines.push(...(KINDS.find(v.tool)?.lines(v) ?? []));
   if (v.justification !== undefined) lines.push(`    why: ${esc(v.justification)}`);
   if (v.state === 'awaiting_review') lines.push(`    decide before ${esc(v.review_expires_at)}`);
   if (v.approvals_needed !== undefined) {

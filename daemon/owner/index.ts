@@ -4,7 +4,7 @@
  *
  * Two callers import a module directly, on purpose: daemon/context.ts takes `SetupFeed` from setup.ts,
  * because the edge named here depends on context.ts, so going through this file would add an import circle
- * (architecture.md rule 8: none, types included; setup.ts → sources/source.ts → context.ts is one already,
+ * (architecture.md rule 8: none, types included; setup.ts → kinds/source.ts → context.ts is one already,
  * left to whoever untangles context.ts); and the panel (owner-ui/) takes the wire types from
  * messages.ts, because it is compiled for the browser (tsconfig.ui.json, no Node types) and must not
  * type-check the daemon's Node modules this file names.

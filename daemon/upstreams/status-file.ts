@@ -18,7 +18,7 @@ export interface UpstreamStatusLine extends UpstreamStatus {
 
 /**
  * The registry's states with each upstream's exposed tool count, from the upstream source's
- * `list_commands` part (`upstreams: [{name, tools: [exposed names]}]`, sources/upstream.ts).
+ * `list_commands` part (`upstreams: [{name, tools: [exposed names]}]`, kinds/upstream/source.ts).
  */
 export function withExposed(
   status: readonly UpstreamStatus[],

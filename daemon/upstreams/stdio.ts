@@ -13,7 +13,7 @@ import {
   serializeMessage,
   type Transport,
 } from '@modelcontextprotocol/client';
-import { minimalEnv } from '../executors/launcher.js';
+import { minimalEnv } from '../launch/launcher.js';
 import type { Logger } from '../log.js';
 
 /** How long a stopped server may take to exit after SIGTERM before its group gets SIGKILL. */

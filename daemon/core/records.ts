@@ -1,0 +1,32 @@
+/**
+ * What every command change leaves behind besides its row: one audit entry, written in the same transaction
+ * (docs/security.md: the audit log is append-only), and one log line. Pure builders; the broker writes and
+ * logs them. Its own file (issue 20 item 3) so the broker's applying code reads as the steps it takes.
+ */
+import type { Logger } from '../log.js';
+import type { Actor, Command, Event } from './lifecycle.js';
+import type { AuditEntry } from './ports.js';
+
+/** The audit entry of `c`'s change by `actor` at `at` (what `event` said that the row does not keep). */
+export function auditOf(c: Command, action: string, actor: Actor, at: string, event?: Event): AuditEntry {
+  const detail: Record<string, unknown> = { state: c.phase.state, command: c.command };
+  if ('reason' in c.phase) detail.reason = c.phase.reason;
+  if (event && 'note' in event && event.note !== undefined) detail.note = event.note;
+  if (event?.type === 'reconcile') detail.outcome = event.outcome;
+  if (event?.type === 'prune' && c.pruned !== undefined) detail.pruned = c.pruned.fields;
+  return { at, actor, action, command_id: c.id, version: c.version, detail };
+}
+
+/** The one `command` log line of a committed change. */
+export function logChange(log: Logger, c: Command, actor: Actor): void {
+  const fields: Record<string, unknown> = {
+    id: c.id,
+    version: c.version,
+    command: c.command,
+    client: c.client,
+    state: c.phase.state,
+    actor: `${actor.kind}:${actor.name}`,
+  };
+  if ('reason' in c.phase) fields.reason = c.phase.reason;
+  log.log('info', 'command', fields);
+}

@@ -1,0 +1,20 @@
+/**
+ * What a catalog command means to the core (contract 3.1, 8, 9): no twin rule (a repeat is a new request,
+ * request_id makes a retry safe), grantable, may need several owners, no secret, summarised by its name
+ * and params. Its argv is the View's `display`, so `list` adds nothing.
+ */
+import { type Kind, runSummary } from '../kind.js';
+import type {} from './fields.js';
+
+export const catalogKind: Kind = {
+  tool: 'run_command_wait',
+  twinRule: false,
+  grantRefusal: undefined,
+  quorum: true,
+  carriesSecret: false,
+  fields: [],
+  identity: [],
+  shown: [],
+  summary: runSummary,
+  lines: () => [],
+};

@@ -1,0 +1,163 @@
+/**
+ * The upstream executor (contract 7): forwards exactly the approved arguments as one `tools/call`, after
+ * `running` is durable (rule 3), and maps what happened to one outcome. It sends once: there is no retry
+ * anywhere on this path (the SDK's request is used as is, with no era probe and no input_required rounds,
+ * since connections are legacy-era), and a restart finds a sent call `running` and makes it
+ * `unknown`/`DaemonRestarted` (lifecycle.ts) rather than sending it again.
+ *
+ * | what happened                                              | outcome                               |
+ * |------------------------------------------------------------|---------------------------------------|
+ * | not connected when the call was to be sent (never sent)    | failed / UpstreamUnavailable          |
+ * | JSON-RPC error -32700, -32600, -32601, -32602              | failed / UpstreamRejected             |
+ * | a result with isError: true                                | failed / UpstreamToolError            |
+ * | a result without isError                                   | succeeded                             |
+ * | any other JSON-RPC error                                   | unknown / UpstreamError               |
+ * | the connection or process ended before an answer           | unknown / DeliveryUnconfirmed         |
+ * | no answer within timeout_s (then notifications/cancelled)  | unknown / KilledAtDeadline            |
+ */
+import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import type { ExecutionIo, ExecutionReport, Executor } from '../../core/executor.js';
+import type { Command, Outcome } from '../../core/lifecycle.js';
+import { cutUtf8 } from '../../core/result.js';
+import type { UpstreamLink, UpstreamRegistry } from '../../upstreams/registry.js';
+
+/** Codes that mean the upstream refused the request before running anything (contract 7). */
+const REFUSED_CODES = new Set([-32700, -32600, -32601, -32602]);
+
+/** Contract 7: the upstream's result is kept whole up to 4 MiB of JSON. */
+export const UPSTREAM_RESULT_MAX_BYTES = 4 * 1024 * 1024;
+
+/** How long a call approved while its upstream is still (re)connecting waits for the connection. */
+const CONNECT_WAIT_MS = 30_000;
+
+/** The outcome that keeps the upstream's answer (contract 7: whole up to 4 MiB, else cut text). */
+function keep(result: Record<string, unknown>, outputLimitBytes: number): Outcome {
+  const json = JSON.stringify(result);
+  if (Buffer.byteLength(json) <= UPSTREAM_RESULT_MAX_BYTES) return { upstream_result: result };
+  return { stdout: cutUtf8(json, outputLimitBytes) ?? json, output_truncated: true };
+}
+
+export class UpstreamExecutor implements Executor {
+  readonly #registry: UpstreamRegistry;
+  readonly #outputLimitBytes: number;
+
+  constructor(registry: UpstreamRegistry, outputLimitBytes: number) {
+    this.#registry = registry;
+    this.#outputLimitBytes = outputLimitBytes;
+  }
+
+  async execute(command: Command, io: ExecutionIo): Promise<ExecutionReport> {
+    const ref = command.upstream;
+    const config = ref === undefined ? undefined : this.#registry.config(ref.name);
+    if (ref === undefined || config === undefined) {
+      return {
+        kind: 'aborted',
+        reason: 'UpstreamUnavailable',
+        detail: `The upstream of ${command.command} is no longer configured, so nothing was sent.`,
+      };
+    }
+    const link = await this.#registry.awaitLink(ref.name, CONNECT_WAIT_MS);
+    if (link === undefined || !link.open()) return this.#unavailable(ref.name);
+    // Rule 3: `running` is durable before anything is sent.
+    if (!(await io.markRunning())) return this.#unavailable(ref.name);
+    if (!link.open()) {
+      return {
+        kind: 'failed',
+        reason: 'UpstreamUnavailable',
+        detail: `The upstream ${ref.name} disconnected before the call was sent, so nothing was sent.`,
+        outcome: {},
+      };
+    }
+    return this.#send(link, command, ref.name, ref.tool, config.timeout_s);
+  }
+
+  #unavailable(name: string): ExecutionReport {
+    return {
+      kind: 'aborted',
+      reason: 'UpstreamUnavailable',
+      detail: `The upstream ${name} was not connected when the call was to be sent, so nothing was sent.`,
+    };
+  }
+
+  async #send(
+    link: UpstreamLink,
+    command: Command,
+    upstream: string,
+    tool: string,
+    timeoutS: number,
+  ): Promise<ExecutionReport> {
+    let result: Record<string, unknown>;
+    try {
+      // Exactly the approved args (rule 1): the object the owner saw, as stored.
+      result = (await link.client.request(
+        { method: 'tools/call', params: { name: tool, arguments: command.args } },
+        { timeout: timeoutS * 1000 },
+      )) as unknown as Record<string, unknown>;
+    } catch (e) {
+      return this.#failure(e, upstream, timeoutS);
+    }
+    const outcome = keep(result, this.#outputLimitBytes);
+    if (result.isError === true) {
+      return {
+        kind: 'failed',
+        reason: 'UpstreamToolError',
+        detail: `The upstream ${upstream} answered that ${tool} failed (isError).`,
+        outcome,
+      };
+    }
+    return { kind: 'succeeded', outcome };
+  }
+
+  #failure(e: unknown, upstream: string, timeoutS: number): ExecutionReport {
+    if (e instanceof ProtocolError && typeof e.code === 'number') {
+      const said = `${e.code}: ${e.message}`.slice(0, 500);
+      if (REFUSED_CODES.has(e.code)) {
+        return {
+          kind: 'failed',
+          reason: 'UpstreamRejected',
+          detail: `The upstream ${upstream} refused the call before running it (${said}).`,
+          outcome: {},
+        };
+      }
+      return {
+        kind: 'unknown',
+        reason: 'UpstreamError',
+        detail: `The upstream ${upstream} answered an error (${said}); the call may have had its effect.`,
+        outcome: {},
+      };
+    }
+    if (e instanceof SdkError && e.code === SdkErrorCode.NotConnected) {
+      return {
+        kind: 'failed',
+        reason: 'UpstreamUnavailable',
+        detail: `The upstream ${upstream} was not connected when the call was to be sent, so nothing was sent.`,
+        outcome: {},
+      };
+    }
+    if (e instanceof SdkError && e.code === SdkErrorCode.RequestTimeout) {
+      return {
+        kind: 'unknown',
+        reason: 'KilledAtDeadline',
+        detail: `The upstream ${upstream} did not answer within timeout_s (${timeoutS} s); the daemon sent notifications/cancelled. The call may have had its effect.`,
+        outcome: {},
+      };
+    }
+    if (
+      e instanceof SdkError &&
+      (e.code === SdkErrorCode.ConnectionClosed || e.code === SdkErrorCode.SendFailed)
+    ) {
+      return {
+        kind: 'unknown',
+        reason: 'DeliveryUnconfirmed',
+        detail: `The connection to the upstream ${upstream} ended after the call was sent, before an answer; the call may have had its effect.`,
+        outcome: {},
+      };
+    }
+    return {
+      kind: 'unknown',
+      reason: 'UpstreamError',
+      detail: `The upstream ${upstream}'s answer could not be read (${(e as Error).message.slice(0, 300)}); the call may have had its effect.`,
+      outcome: {},
+    };
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * What an upstream call means to the core (contracts 7, 8, 9): an identical PENDING call is its twin;
+ * grantable per exposed tool (`<upstream>__<tool>`) and may need several owners; no secret; summarised
+ * and listed by server and tool, with what the server claims of it and every argument whole.
+ */
+import { escapeForTerminal as esc } from '../../text-rules.js';
+import { argLines } from '../arg-lines.js';
+import { type Kind, runSummary } from '../kind.js';
+import type {} from './fields.js';
+
+/** The server's annotations in words: the same words as the panel (owner-ui/upstream.ts claimWords). */
+function claimWords(a: Record<string, unknown> | undefined): string[] {
+  if (a === undefined) return [];
+  const words: string[] = [];
+  if (a.readOnlyHint === true) words.push('read-only');
+  if (a.destructiveHint === true) words.push('destructive');
+  if (a.destructiveHint === false) words.push('not destructive');
+  if (a.idempotentHint === true) words.push('idempotent');
+  if (a.openWorldHint === true) words.push('reaches the outside world');
+  if (a.openWorldHint === false) words.push('closed world');
+  return words;
+}
+
+export const upstreamKind: Kind = {
+  tool: 'upstream',
+  twinRule: true,
+  grantRefusal: undefined,
+  quorum: true,
+  carriesSecret: false,
+  fields: ['upstream'],
+  identity: [],
+  shown: ['upstream'],
+  summary: (command) =>
+    command.upstream === undefined
+      ? runSummary(command)
+      : `Call ${command.upstream.tool} on the upstream ${command.upstream.name}`,
+  /** Contract 7: an upstream call shows the server and tool, its claims, and every argument whole (escaped). */
+  lines(v) {
+    const u = v.upstream;
+    if (u === undefined) return [];
+    const lines = [
+      `    upstream: ${esc(u.name)}  tool: ${esc(u.tool)}${u.title === undefined ? '' : `  (${esc(u.title)})`}`,
+    ];
+    const claims = claimWords(u.annotations);
+    if (claims.length > 0) lines.push(`    ${claims.map((c) => `server says: ${c}`).join('; ')}`);
+    // Over 16 KiB of JSON the View holds a preview: arg-lines.ts says so and lists every cut one.
+    lines.push(...argLines(v));
+    return lines;
+  },
+};

@@ -10,6 +10,7 @@ import { systemClock } from './clock.js';
 import { type Config, commandApprovals } from './config/index.js';
 import type { Edge, EdgeContext } from './context.js';
 import { Broker } from './core/broker.js';
+import { faultsFromEnv } from './core/fault.js';
 import { RetentionPass } from './core/retention-pass.js';
 import { type DaemonInfo, removeDaemonInfo, runningDaemon, writeDaemonInfo } from './daemon-info.js';
 import { type DataDir, openDataDir } from './datadir.js';
@@ -159,6 +160,8 @@ export class Daemon {
       },
       configGrants: config.grants,
       log: this.#log,
+      // Test-only crash points, armed by OGF_BROKER_FAULT in the daemon's environment (core/fault.ts).
+      faults: faultsFromEnv(this.#env),
     });
     this.#broker = broker;
     // The store's refusal arrives as a rejection: told the same way as a synchronous one.

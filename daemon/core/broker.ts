@@ -33,6 +33,7 @@ import { decisionRefusal, grantRefusal, grantSpecOf, revokeAnswer } from './deci
 import { sha256Digest } from './digest.js';
 import type { Executor } from './executor.js';
 import { Expiry } from './expiry.js';
+import { type Faults, noFaults } from './fault.js';
 import { type CommandPolicy, type ConfigGrant, GrantBook } from './grant-book.js';
 import { end, type Grant, use } from './grants.js';
 import { commandOf, intake } from './intake.js';
@@ -70,6 +71,8 @@ export interface BrokerDeps {
   randomGrantId?: () => string;
   /** When a batch of changes is committed (commit.ts; default: setImmediate, the end of the turn). */
   commitSchedule?: (run: () => void) => void;
+  /** Test-only crash points on the launch path (fault.ts; default: none). */
+  faults?: Faults;
 }
 
 /** How long `close()` lets running children finish before it returns (issue 2: up to 10 s). */
@@ -149,6 +152,7 @@ export class Broker implements BrokerApi {
       laneKey: (c) => this.#kinds.laneKey(c),
       clock: this.#clock,
       log: this.#log,
+      faults: deps.faults ?? noFaults,
       host: {
         active: (id) => this.#views.active(id),
         apply: (c, event) => this.#apply(c, event, DAEMON).then((r) => r.ok),

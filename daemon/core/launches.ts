@@ -15,9 +15,9 @@
  * ```
  */
 import { type Clock, iso } from '../clock.js';
-import { faultPoint } from '../fault.js';
 import type { Logger } from '../log.js';
 import type { ExecutionReport, Executor } from './executor.js';
+import type { Faults } from './fault.js';
 import { SessionLanes } from './lanes.js';
 import type { Command, Event } from './lifecycle.js';
 
@@ -50,6 +50,8 @@ export interface LaunchDeps {
   laneKey: (command: Command) => string | undefined;
   clock: Clock;
   log: Logger;
+  /** Test-only crash points (fault.ts); `noFaults` everywhere but a daemon under a fault test. */
+  faults: Faults;
 }
 
 export class Launches {
@@ -58,6 +60,7 @@ export class Launches {
   readonly #laneKey: LaunchDeps['laneKey'];
   readonly #clock: Clock;
   readonly #log: Logger;
+  readonly #faults: Faults;
   /** Per-session FIFO (rule 6): approved ids waiting for their session's current launch to end. */
   readonly #lanes = new SessionLanes((id, done) => this.#launch(id, done));
   readonly #inFlight = new Set<Promise<void>>();
@@ -69,6 +72,7 @@ export class Launches {
     this.#laneKey = deps.laneKey;
     this.#clock = deps.clock;
     this.#log = deps.log;
+    this.#faults = deps.faults;
   }
 
   /** Number of launches in flight. */
@@ -159,10 +163,10 @@ export class Launches {
         const cur = host.active(id);
         if (!cur) return false;
         try {
-          faultPoint('before_mark_running');
+          this.#faults('before_mark_running');
           // Rule 3: resolved only once `running` is committed; the executor spawns or sends after that.
           const ok = await host.apply(cur, { type: 'start', at: iso(this.#clock.now()) });
-          if (ok) faultPoint('after_mark_running');
+          if (ok) this.#faults('after_mark_running');
           return ok;
         } catch (e) {
           // Rule 3: if `running` cannot be made durable, nothing is spawned.
@@ -200,7 +204,7 @@ export class Launches {
       );
       return;
     }
-    faultPoint('before_finish_commit');
+    this.#faults('before_finish_commit');
     const finished = report;
     await this.#commitOutcome(id, () => ({ type: 'finish', at, result: finished }));
   }

@@ -5,7 +5,8 @@
  * commit of its outcome (rule 3).
  *
  * Inert in production: it is armed only by the environment variable `OGF_BROKER_FAULT`, read once when
- * the daemon process loads this module, and nothing a client sends (MCP, owner frames, bridge frames,
+ * the daemon is built (daemon.ts hands `faultsFromEnv(env)` to the broker; every other broker gets
+ * `noFaults`), and nothing a client sends (MCP, owner frames, bridge frames,
  * config file) can set or change it. Value: `<point>` or `<point>:<n>` — at the n-th time (default 1)
  * the daemon reaches that point it SIGKILLs itself, exactly as `kill -9` would, with no cleanup.
  */
@@ -23,18 +24,28 @@ export type FaultPoint =
   /** The child has exited (its outcome is known); the outcome is not committed yet. */
   | 'before_finish_commit';
 
-const armed = parse(process.env.OGF_BROKER_FAULT);
-let hits = 0;
+/** What the launch path calls at each point: crash there, or do nothing. */
+export type Faults = (point: FaultPoint) => void;
 
-function parse(value: string | undefined): { point: string; n: number } | undefined {
-  if (value === undefined || value === '') return undefined;
+/** No crash points: every broker but the daemon's own under a fault test. */
+export const noFaults: Faults = () => {};
+
+/**
+ * The crash points `OGF_BROKER_FAULT` arms in `env` (`<point>` or `<point>:<n>`: SIGKILL at the n-th time
+ * the daemon reaches that point), or `noFaults` when it is unset.
+ */
+export function faultsFromEnv(
+  env: NodeJS.ProcessEnv,
+  kill: () => void = () => process.kill(process.pid, 'SIGKILL'),
+): Faults {
+  const value = env.OGF_BROKER_FAULT;
+  if (value === undefined || value === '') return noFaults;
   const [point, n] = value.split(':');
-  return { point: point ?? '', n: n === undefined ? 1 : Number(n) };
-}
-
-/** Crashes the process here when the test environment armed this point; otherwise does nothing. */
-export function faultPoint(point: FaultPoint): void {
-  if (armed === undefined || armed.point !== point) return;
-  hits++;
-  if (hits === armed.n) process.kill(process.pid, 'SIGKILL');
+  const at = n === undefined ? 1 : Number(n);
+  let hits = 0;
+  return (p) => {
+    if (p !== point) return;
+    hits++;
+    if (hits === at) kill();
+  };
 }

@@ -43,6 +43,7 @@ import { type Actor, type Command, type Event, isFinal, type State } from './lif
 import { Listeners } from './listeners.js';
 import type { AuditEntry, Awaitable, StorePorts } from './ports.js';
 import { auditOf, logChange } from './records.js';
+import { recover } from './recovery.js';
 import { transition } from './transition.js';
 import { Views } from './views.js';
 import { Waiters } from './waiters.js';
@@ -178,36 +179,21 @@ export class Broker implements BrokerApi {
     );
   }
 
-  /**
-   * Recovery (rules 3 and 4), then timers and launches rebuilt from the store: running → unknown;
-   * cues awaiting review or approved → secret not retained; other approved commands launch now (they
-   * never ran); other pending commands keep their original deadline. Written at once, not batched: the
-   * memory is rebuilt in this call (a request right after it sees it), and the returned Promise rejects when
-   * the store refused a write, which must stop the start (daemon.ts says so in one line).
-   */
+  /** Recovery at start (recovery.ts): the store's commands after a restart, timers, launches, grants. */
   start(): Promise<void> {
     if (this.#started) throw new Error('Broker.start() called twice');
     this.#started = true;
-    const at = iso(this.#clock.now());
-    const recovered: Array<{ next: Command; audit: AuditEntry }> = [];
-    const survivors: Command[] = [];
-    const reads = this.#store.committedReads;
-    for (const c of reads.active()) {
-      const r = transition(c, { type: 'restart', at, carriesSecret: this.#kinds.of(c.tool).carriesSecret });
-      if (r.ok) recovered.push({ next: r.command, audit: this.#auditOf(r.command, 'restart', DAEMON) });
-      else survivors.push(c);
-    }
-    const written = recovered.length > 0 ? this.#store.commands.updateMany(recovered) : undefined;
-    for (const { next } of recovered) logChange(this.#log, next, DAEMON);
-    // Older restarts' orphans count too, in case the daemon died again within the window.
-    this.#launches.holdForOrphans(reads.recentFinal(200));
-    for (const c of survivors) {
-      this.#views.load(c);
-      if (c.phase.state === 'awaiting_review') this.#expiry.arm(c);
-    }
-    for (const c of survivors) if (c.phase.state === 'approved') this.#launches.schedule(c);
-    const loaded = this.#grants.load(this.#configGrants);
-    return Promise.all([written, loaded]).then(() => undefined);
+    return recover({
+      store: this.#store,
+      clock: this.#clock,
+      log: this.#log,
+      kinds: this.#kinds,
+      views: this.#views,
+      expiry: this.#expiry,
+      launches: this.#launches,
+      grants: this.#grants,
+      configGrants: this.#configGrants,
+    });
   }
 
   submit(req: SubmitRequest): Promise<SubmitResult> {

@@ -16,7 +16,6 @@
  * one and every caller gets the error. Review deadlines are expiry.ts's timers, `wait()` callers
  * waiters.ts's, subscribers listeners.ts's.
  */
-import { nanoid } from 'nanoid';
 import { type Clock, iso, systemClock } from '../clock.js';
 import type {
   ActionResult,
@@ -35,8 +34,7 @@ import type { Executor } from './executor.js';
 import { Expiry } from './expiry.js';
 import { type Faults, noFaults } from './fault.js';
 import { type CommandPolicy, type ConfigGrant, GrantBook } from './grant-book.js';
-import { end, type Grant, use } from './grants.js';
-import { commandOf, intake } from './intake.js';
+import { end, type Grant } from './grants.js';
 import type { KindPolicies } from './kind-policy.js';
 import { Launches } from './launches.js';
 import { type Actor, type Command, type Event, isFinal, type State } from './lifecycle.js';
@@ -44,6 +42,7 @@ import { Listeners } from './listeners.js';
 import type { AuditEntry, Awaitable, StorePorts } from './ports.js';
 import { auditOf, logChange } from './records.js';
 import { recover } from './recovery.js';
+import { Submits } from './submit.js';
 import { transition } from './transition.js';
 import { Views } from './views.js';
 import { Waiters } from './waiters.js';
@@ -95,14 +94,8 @@ export class Broker implements BrokerApi {
   readonly #store: StorePorts;
   readonly #clock: Clock;
   readonly #log: Logger;
-  readonly #randomId: () => string;
-  readonly #reviewMs: number;
-  readonly #maxPerClient: number;
-  readonly #maxPending: number;
   /** The working and the committed view of non-final commands (views.ts). */
   readonly #views = new Views();
-  /** Clients (and `*` for the broker-wide cap) refused since their last accepted submit: logged once. */
-  readonly #capped = new Set<string>();
   /** Session secrets, in memory only (rule 4). */
   readonly #secrets = new Map<string, unknown>();
   /** Review deadlines (expiry.ts). */
@@ -112,6 +105,8 @@ export class Broker implements BrokerApi {
   readonly #listeners: Listeners<Command>;
   readonly #grantListeners: Listeners<Grant>;
   readonly #grants: GrantBook;
+  /** The submit path (submit.ts): intake's decision applied. */
+  readonly #submits: Submits;
   readonly #commit: GroupCommit;
   /** `wait()` callers (waiters.ts), released when their command turns final (or on their deadline). */
   readonly #waiters: Waiters;
@@ -125,8 +120,6 @@ export class Broker implements BrokerApi {
     this.#store = deps.store;
     this.#clock = deps.clock ?? systemClock;
     this.#log = deps.log ?? silentLogger;
-    this.#randomId = deps.randomId ?? (() => `c_${nanoid(21)}`);
-    this.#reviewMs = deps.reviewTimeoutS * 1000;
     this.#kinds = deps.kinds;
     this.#waiters = new Waiters(this.#clock);
     this.#listeners = new Listeners(this.#log);
@@ -161,8 +154,6 @@ export class Broker implements BrokerApi {
         closing: () => this.#closing,
       },
     });
-    this.#maxPerClient = deps.maxPendingPerClient ?? 100;
-    this.#maxPending = deps.maxPending ?? 2000;
     this.#configGrants = deps.configGrants ?? [];
     this.#commandPolicy = deps.commandPolicy ?? (() => undefined);
     const grantDeps = {
@@ -177,6 +168,23 @@ export class Broker implements BrokerApi {
     this.#grants = new GrantBook(
       deps.randomGrantId === undefined ? grantDeps : { ...grantDeps, randomId: deps.randomGrantId },
     );
+    this.#submits = new Submits({
+      ...deps, // kinds, randomId and the PENDING caps as the daemon gave them
+      store: this.#store,
+      clock: this.#clock,
+      log: this.#log,
+      policy: this.#commandPolicy,
+      views: this.#views,
+      grants: this.#grants,
+      expiry: this.#expiry,
+      secrets: this.#secrets,
+      reviewMs: deps.reviewTimeoutS * 1000,
+      commit: (change) => this.#commit.add(change),
+      settled: (answer) => this.#settled(answer),
+      get: (id) => this.get(id),
+      emit: (c) => this.#emit(c),
+      launch: (c) => this.#launchNow(c),
+    });
   }
 
   /** Recovery at start (recovery.ts): the store's commands after a restart, timers, launches, grants. */
@@ -196,90 +204,9 @@ export class Broker implements BrokerApi {
     });
   }
 
+  /** A request: intake.ts decides, submit.ts applies (a repeat, a refusal, or a new command queued). */
   submit(req: SubmitRequest): Promise<SubmitResult> {
-    const decided = intake(req, {
-      sameRequestId:
-        req.request_id === undefined
-          ? undefined
-          : (this.#views.unsavedRequest(req.client, req.request_id) ??
-            this.#store.committedReads.byRequest(req.client, req.request_id)),
-      active: this.#views.actives(),
-      pendingOfClient: this.#views.pendingOf(req.client),
-      pending: this.#views.pending,
-      maxPendingPerClient: this.#maxPerClient,
-      maxPending: this.#maxPending,
-      grants: this.#grants,
-      policy: this.#commandPolicy,
-      kinds: this.#kinds,
-    });
-    if (decided.kind === 'existing') {
-      const c = decided.command;
-      return this.#settled(() => ({ ok: true, command: this.get(c.id) ?? c, created: false }));
-    }
-    if (decided.kind === 'refused') {
-      if (decided.code === 'TooManyPending') this.#capReached(req.client, decided.cap);
-      const refused: SubmitResult = { ok: false, code: decided.code, message: decided.message };
-      return this.#settled(() => refused);
-    }
-    const now = this.#clock.now();
-    const command = commandOf(
-      req,
-      this.#randomId(),
-      now,
-      this.#reviewMs,
-      decided.approvalsNeeded,
-      this.#kinds,
-    );
-    const { grant, approvedBy: by } = decided;
-    const actor: Actor = { kind: 'client', name: req.client };
-    // Approved at submit (intake.ts: a grant, contract 8, or a policy, contract 7): in the transaction that
-    // creates it, the grant's use taken with it. Owners see only the approved version.
-    const submitted = this.#auditOf(command, 'submit', actor);
-    let shown = command;
-    let approved: AuditEntry | undefined;
-    let writeUse: (() => Awaitable<void>) | undefined;
-    let used: Grant | undefined;
-    if (by !== undefined) {
-      const event: Event = { type: 'approve', at: iso(now), by };
-      const r = transition(command, event);
-      if (r.ok) {
-        shown = r.command;
-        approved = this.#auditOf(shown, 'approve', { kind: 'daemon', name: by }, event);
-        if (grant !== undefined) {
-          used = use(grant, iso(now));
-          writeUse = this.#grants.writer(used, 'grant_used', DAEMON, { command_id: command.id });
-        }
-      }
-    }
-    // The working view at once: the next request of this turn sees this command and the grant's use.
-    this.#views.created(shown);
-    if (used !== undefined) this.#grants.take(used);
-    this.#capped.delete(req.client);
-    this.#capped.delete('*');
-    const change: Change = {
-      write: () => {
-        // Approved at submit (a grant, a policy): the row is written once, at the version owners see; the
-        // audit log still has both steps (submit v1, approve v2), in the same transaction.
-        return allOf(
-          this.#store.commands.insert(shown, submitted),
-          approved === undefined ? undefined : this.#store.audits.append(approved),
-          writeUse?.(),
-        );
-      },
-      after: () => {
-        this.#views.show(shown);
-        if (shown.phase.state === 'awaiting_review') this.#expiry.arm(shown);
-        logChange(this.#log, command, actor);
-        if (shown !== command) logChange(this.#log, shown, { kind: 'daemon', name: by! });
-        this.#emit(shown);
-        if (used !== undefined) this.#grants.committed(used);
-      },
-    };
-    // In memory at once (rule 4: never stored), so a launch of this turn has it; a rollback drops it.
-    if (req.secret !== undefined) this.#secrets.set(command.id, req.secret);
-    const done = this.#commit.add(change).then(() => ({ ok: true as const, command: shown, created: true }));
-    if (shown.phase.state === 'approved') this.#launchNow(shown);
-    return done;
+    return this.#submits.submit(req);
   }
 
   approve(id: string, version: number, by: string, grant?: ApproveGrant): Promise<ActionResult> {
@@ -474,18 +401,6 @@ export class Broker implements BrokerApi {
     this.#grants.rollback();
     this.#expiry.rearm(this.#views.actives());
     this.#log.log('error', 'commit_rolled_back', { error: (error as Error)?.message ?? String(error) });
-  }
-
-  /** One log line when a cap starts refusing, not one per refusal: a flood must not flood the log too. */
-  #capReached(client: string, cap: 'max_pending_per_client' | 'max_pending'): void {
-    const key = cap === 'max_pending' ? '*' : client;
-    if (this.#capped.has(key)) return;
-    this.#capped.add(key);
-    this.#log.log('warn', 'pending_cap_reached', {
-      client,
-      cap,
-      limit: cap === 'max_pending' ? this.#maxPending : this.#maxPerClient,
-    });
   }
 
   /** An owner's decision: the checks of contracts 5 and 9 (decisions.ts), then the change. */

@@ -28,19 +28,20 @@ import type {
 } from '../context.js';
 import { type Logger, silentLogger } from '../log.js';
 import { allOf, type Change, GroupCommit } from './commit.js';
-import { decisionRefusal, grantRefusal, grantSpecOf, revokeAnswer } from './decisions.js';
+import { decisionRefusal } from './decisions.js';
 import { sha256Digest } from './digest.js';
 import type { Executor } from './executor.js';
 import { Expiry } from './expiry.js';
 import { type Faults, noFaults } from './fault.js';
+import { GrantActions } from './grant-actions.js';
 import { type CommandPolicy, type ConfigGrant, GrantBook } from './grant-book.js';
-import { end, type Grant } from './grants.js';
+import type { Grant } from './grants.js';
 import type { KindPolicies } from './kind-policy.js';
 import { Launches } from './launches.js';
 import { type Actor, type Command, type Event, isFinal, type State } from './lifecycle.js';
 import { Listeners } from './listeners.js';
-import type { AuditEntry, Awaitable, StorePorts } from './ports.js';
-import { auditOf, logChange } from './records.js';
+import type { AuditEntry, StorePorts } from './ports.js';
+import { type Also, auditOf, logChange } from './records.js';
 import { recover } from './recovery.js';
 import { Submits } from './submit.js';
 import { transition } from './transition.js';
@@ -80,16 +81,6 @@ export const SHUTDOWN_GRACE_MS = 10_000;
 
 const DAEMON: Actor = { kind: 'daemon', name: 'daemon' };
 
-/** What a command change carries besides its own row: applied, written and announced with it. */
-interface Also {
-  /** Working memory, at once (a grant made live). */
-  apply?(): void;
-  /** Store writes in the same transaction. */
-  write?(): Awaitable<void>;
-  /** After the commit, after the command's own event (a launch, a grant's event). */
-  after?(next: Command): void;
-}
-
 export class Broker implements BrokerApi {
   readonly #store: StorePorts;
   readonly #clock: Clock;
@@ -105,6 +96,8 @@ export class Broker implements BrokerApi {
   readonly #listeners: Listeners<Command>;
   readonly #grantListeners: Listeners<Grant>;
   readonly #grants: GrantBook;
+  /** Approve-with-grant, grant, revoke (grant-actions.ts) over the grant book. */
+  readonly #grantActions: GrantActions;
   /** The submit path (submit.ts): intake's decision applied. */
   readonly #submits: Submits;
   readonly #commit: GroupCommit;
@@ -168,6 +161,12 @@ export class Broker implements BrokerApi {
     this.#grants = new GrantBook(
       deps.randomGrantId === undefined ? grantDeps : { ...grantDeps, randomId: deps.randomGrantId },
     );
+    this.#grantActions = new GrantActions({
+      grants: this.#grants,
+      kinds: this.#kinds,
+      clock: this.#clock,
+      settled: (answer) => this.#settled(answer),
+    });
     this.#submits = new Submits({
       ...deps, // kinds, randomId and the PENDING caps as the daemon gave them
       store: this.#store,
@@ -212,44 +211,18 @@ export class Broker implements BrokerApi {
   approve(id: string, version: number, by: string, grant?: ApproveGrant): Promise<ActionResult> {
     const event: Event = { type: 'approve', at: iso(this.#clock.now()), by };
     // Contract 9: an approval short of the quorum is recorded and the command keeps waiting; the one that
-    // makes it `approved` launches it (#apply).
+    // makes it `approved` launches it (#apply). With a grant, both commit together (grant-actions.ts).
     if (grant === undefined) return this.#decide(id, version, event, by);
-    // Contract 5 (v2): approve and create the grant in one transaction; a command that cannot be granted
-    // is NotGrantable and nothing is approved. The approval that creates a grant takes none of its uses.
-    const c = this.#current(id);
-    const refused =
-      c === undefined ? undefined : grantRefusal(c, this.#kinds, (name) => this.#grants.refusal(name));
-    if (c !== undefined && refused !== undefined && c.phase.state === 'awaiting_review') {
-      return this.#settled(() => ({ ok: false, code: 'NotGrantable', message: refused }));
-    }
-    const made = this.#grants.create(grantSpecOf(c, grant), by);
-    const r = this.#decide(id, version, event, by, {
-      apply: () => this.#grants.take(made),
-      write: this.#grants.writer(made, 'grant_created', { kind: 'owner', name: by }, { command_id: id }),
-      after: () => this.#grants.committed(made),
-    });
-    return r.then((done) => (done.ok ? { ok: true, command: done.command, grant: made } : done));
+    const decide = (also: Also) => this.#decide(id, version, event, by, also);
+    return this.#grantActions.approve(this.#current(id), id, grant, by, decide);
   }
 
   grant(spec: GrantSpec, by: string): Promise<GrantResult> {
-    const refused = this.#grants.refusal(spec.command);
-    if (refused !== undefined)
-      return this.#settled(() => ({ ok: false, code: 'NotGrantable', message: refused }));
-    const made = this.#grants.create(spec, by);
-    return this.#grants
-      .change(made, 'grant_created', { kind: 'owner', name: by })
-      .then(() => ({ ok: true, grant: made }));
+    return this.#grantActions.grant(spec, by);
   }
 
   revoke(id: string, by: string): Promise<GrantResult> {
-    const g = this.#grants.get(id);
-    const answer = revokeAnswer(g, id);
-    if (answer !== undefined) return this.#settled(() => answer);
-    // No grant is an answer (NotFound): g is there.
-    const ended = end(g!, 'revoked', iso(this.#clock.now()));
-    return this.#grants
-      .change(ended, 'grant_revoked', { kind: 'owner', name: by })
-      .then(() => ({ ok: true, grant: ended }));
+    return this.#grantActions.revoke(id, by);
   }
 
   liveGrants(): Grant[] {

@@ -5,7 +5,7 @@
  */
 import type { Logger } from '../log.js';
 import type { Actor, Command, Event } from './lifecycle.js';
-import type { AuditEntry } from './ports.js';
+import type { AuditEntry, Awaitable } from './ports.js';
 
 /** The audit entry of `c`'s change by `actor` at `at` (what `event` said that the row does not keep). */
 export function auditOf(c: Command, action: string, actor: Actor, at: string, event?: Event): AuditEntry {
@@ -29,4 +29,14 @@ export function logChange(log: Logger, c: Command, actor: Actor): void {
   };
   if ('reason' in c.phase) fields.reason = c.phase.reason;
   log.log('info', 'command', fields);
+}
+
+/** What a command change carries besides its own row: applied, written and announced with it. */
+export interface Also {
+  /** Working memory, at once (a grant made live). */
+  apply?(): void;
+  /** Store writes in the same transaction. */
+  write?(): Awaitable<void>;
+  /** After the commit, after the command's own event (a launch, a grant's event). */
+  after?(next: Command): void;
 }

@@ -7,7 +7,7 @@
  * change before its commit). How an approved command runs is an Executor's business; the launch path
  * (launches.ts) orders launches (per-session FIFO, rule 6), awaits the commit of `running` before the
  * executor spawns (rule 3), and records the one outcome the executor reports. An approval starts its
- * launch in its own turn, so with a free lane `running` shares the approval's transaction (#launchNow).
+ * launch in its own turn, so with a free lane `running` shares the approval's transaction (launches.ts).
  *
  * Two views of memory (views.ts; grant-book.ts for grants). The working view (active commands, the caps,
  * the grants' uses) changes at once, so a later request of the same turn sees it (a grant with 3 uses
@@ -182,7 +182,7 @@ export class Broker implements BrokerApi {
       settled: (answer) => this.#settled(answer),
       get: (id) => this.get(id),
       emit: (c) => this.#emit(c),
-      launch: (c) => this.#launchNow(c),
+      launch: (c) => this.#launches.schedule(c),
     });
   }
 
@@ -411,22 +411,8 @@ export class Broker implements BrokerApi {
       },
     };
     const done = this.#commit.add(change).then(() => ({ ok: true as const, command: next }));
-    if (next.phase.state === 'approved') this.#launchNow(next);
+    if (next.phase.state === 'approved') this.#launches.schedule(next);
     return done;
-  }
-
-  /**
-   * Issue 19 finding 6: an approval queued this turn starts its launch at once, after the approval's change
-   * is queued. When its lane is free and the executor reaches `markRunning` within the turn (a catalog
-   * command, a connected upstream, a cue once its session file is written), `running` joins the
-   * approval's batch: one transaction, one fsync, approved at version N and running at N+1, announced in
-   * that order. Rule 3 holds because `markRunning` still resolves only after that commit, so nothing is
-   * spawned or sent before both are durable; if the batch fails, both roll back and `markRunning` says
-   * false (nothing launched, the command awaits review again). A busy lane or a slower executor commits
-   * `running` in a later batch, as before.
-   */
-  #launchNow(c: Command): void {
-    this.#launches.schedule(c);
   }
 
   #auditOf(c: Command, action: string, actor: Actor, event?: Event): AuditEntry {

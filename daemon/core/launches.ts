@@ -80,7 +80,16 @@ export class Launches {
     return this.#inFlight.size;
   }
 
-  /** Launches an approved command now, or after its session's earlier launches (rule 6). */
+  /**
+   * Launches an approved command now, or after its session's earlier launches (rule 6). Issue 19 finding 6:
+   * the broker calls this at once, after the approval's change is queued. When the lane is free and the
+   * executor reaches `markRunning` within the turn (a catalog command, a connected upstream, a cue once its
+   * session file is written), `running` joins the approval's batch: one transaction, one fsync, approved at
+   * version N and running at N+1, announced in that order. Rule 3 holds because `markRunning` still
+   * resolves only after that commit; if the batch fails, both roll back and `markRunning` says false
+   * (nothing launched, the command awaits review again). A busy lane or a slower executor commits `running`
+   * in a later batch.
+   */
   schedule(c: Command): void {
     const lane = this.#laneKey(c);
     if (lane === undefined) this.#launch(c.id);

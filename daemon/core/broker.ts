@@ -27,12 +27,12 @@ import type {
   SubmitResult,
 } from '../context.js';
 import { type Logger, silentLogger } from '../log.js';
+import type { BrokerDeps } from './broker-deps.js';
 import { allOf, type Change, GroupCommit } from './commit.js';
 import { decisionRefusal } from './decisions.js';
 import { sha256Digest } from './digest.js';
-import type { Executor } from './executor.js';
 import { Expiry } from './expiry.js';
-import { type Faults, noFaults } from './fault.js';
+import { noFaults } from './fault.js';
 import { GrantActions } from './grant-actions.js';
 import { type CommandPolicy, type ConfigGrant, GrantBook } from './grant-book.js';
 import type { Grant } from './grants.js';
@@ -48,33 +48,7 @@ import { transition } from './transition.js';
 import { Views } from './views.js';
 import { Waiters } from './waiters.js';
 
-export interface BrokerDeps {
-  store: StorePorts;
-  reviewTimeoutS: number;
-  /** What each kind of tool means to the core (kinds/index.ts): twin rule, grants, quorum, lanes, secrets. */
-  kinds: KindPolicies;
-  /** Executors by tool. A tool without one cannot be submitted. */
-  executors: Partial<Record<Command['tool'], Executor>>;
-  /** Contract 1.3 (v2): PENDING commands one client may have (default 100). */
-  maxPendingPerClient?: number;
-  /** Contract 1.3 (v2): PENDING commands all clients together may have (default 2000). */
-  maxPending?: number;
-  /**
-   * What the broker knows of a command name (catalog commands and upstream tools): its `approvals`, or
-   * undefined when there is no such command. Grants consult it (contract 8: `NotGrantable`). Default: none.
-   */
-  commandPolicy?: CommandPolicy;
-  /** Contract 8: the config's grants, made live at start under their stable ids. */
-  configGrants?: readonly ConfigGrant[];
-  clock?: Clock;
-  log?: Logger;
-  randomId?: () => string;
-  randomGrantId?: () => string;
-  /** When a batch of changes is committed (commit.ts; default: setImmediate, the end of the turn). */
-  commitSchedule?: (run: () => void) => void;
-  /** Test-only crash points on the launch path (fault.ts; default: none). */
-  faults?: Faults;
-}
+export type { BrokerDeps };
 
 /** How long `close()` lets running children finish before it returns (issue 2: up to 10 s). */
 export const SHUTDOWN_GRACE_MS = 10_000;

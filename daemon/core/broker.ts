@@ -41,6 +41,7 @@ import { Launches } from './launches.js';
 import { type Actor, type Command, type Event, isFinal, type State } from './lifecycle.js';
 import { Listeners } from './listeners.js';
 import type { AuditEntry, StorePorts } from './ports.js';
+import { Reads } from './reads.js';
 import { type Also, auditOf, logChange } from './records.js';
 import { recover } from './recovery.js';
 import { Submits } from './submit.js';
@@ -74,6 +75,8 @@ export class Broker implements BrokerApi {
   readonly #grantActions: GrantActions;
   /** The submit path (submit.ts): intake's decision applied. */
   readonly #submits: Submits;
+  /** The committed reads the edges ask (reads.ts). */
+  readonly #reads: Reads;
   readonly #commit: GroupCommit;
   /** `wait()` callers (waiters.ts), released when their command turns final (or on their deadline). */
   readonly #waiters: Waiters;
@@ -135,6 +138,7 @@ export class Broker implements BrokerApi {
     this.#grants = new GrantBook(
       deps.randomGrantId === undefined ? grantDeps : { ...grantDeps, randomId: deps.randomGrantId },
     );
+    this.#reads = new Reads({ store: this.#store, views: this.#views, grants: this.#grants });
     this.#grantActions = new GrantActions({
       grants: this.#grants,
       kinds: this.#kinds,
@@ -200,11 +204,11 @@ export class Broker implements BrokerApi {
   }
 
   liveGrants(): Grant[] {
-    return this.#grants.live();
+    return this.#reads.liveGrants();
   }
 
   recentGrants(limit: number): Promise<Grant[]> {
-    return this.#store.grants.recent(limit);
+    return this.#reads.recentGrants(limit);
   }
 
   subscribeGrants(listener: (grant: Grant) => void): () => void {
@@ -249,9 +253,9 @@ export class Broker implements BrokerApi {
     return this.#apply(c, { type: 'prune', at: iso(this.#clock.now()), digest: sha256Digest }, DAEMON);
   }
 
-  /** The command as last committed (edges never see a change before its commit). */
+  /** The command as last committed (reads.ts: edges never see a change before its commit). */
   get(id: string): Command | undefined {
-    return this.#views.shown(id) ?? this.#store.committedReads.command(id);
+    return this.#reads.get(id);
   }
 
   wait(id: string, seconds: number, signal?: AbortSignal): Promise<Command> {
@@ -266,11 +270,11 @@ export class Broker implements BrokerApi {
   }
 
   snapshot(finalLimit = 200): Command[] {
-    return this.#views.shownAll().reverse().concat(this.#store.committedReads.recentFinal(finalLimit));
+    return this.#reads.snapshot(finalLimit);
   }
 
   history(limit: number, before?: string): Promise<Command[]> {
-    return this.#store.commands.history(limit, before);
+    return this.#reads.history(limit, before);
   }
 
   tasksOf(
@@ -279,11 +283,11 @@ export class Broker implements BrokerApi {
     maxChars: number,
     before?: string,
   ): Promise<{ commands: Command[]; more: boolean } | undefined> {
-    return this.#store.commands.tasksOf(client, limit, maxChars, before);
+    return this.#reads.tasksOf(client, limit, maxChars, before);
   }
 
   counts(): Promise<Partial<Record<State, number>>> {
-    return this.#store.commands.counts();
+    return this.#reads.counts();
   }
 
   audit(entry: AuditEntry): void {

@@ -28,9 +28,8 @@ import type {
 } from '../context.js';
 import { type Logger, silentLogger } from '../log.js';
 import type { BrokerDeps } from './broker-deps.js';
+import { CommandActions } from './command-actions.js';
 import { allOf, type Change, GroupCommit } from './commit.js';
-import { decisionRefusal } from './decisions.js';
-import { sha256Digest } from './digest.js';
 import { Expiry } from './expiry.js';
 import { noFaults } from './fault.js';
 import { GrantActions } from './grant-actions.js';
@@ -73,6 +72,8 @@ export class Broker implements BrokerApi {
   readonly #grants: GrantBook;
   /** Approve-with-grant, grant, revoke (grant-actions.ts) over the grant book. */
   readonly #grantActions: GrantActions;
+  /** Approve, deny, cancel, reconcile, prune as lifecycle events (command-actions.ts). */
+  readonly #actions: CommandActions;
   /** The submit path (submit.ts): intake's decision applied. */
   readonly #submits: Submits;
   /** The committed reads the edges ask (reads.ts). */
@@ -145,6 +146,14 @@ export class Broker implements BrokerApi {
       clock: this.#clock,
       settled: (answer) => this.#settled(answer),
     });
+    this.#actions = new CommandActions({
+      clock: this.#clock,
+      grantActions: this.#grantActions,
+      current: (id) => this.#current(id),
+      get: (id) => this.get(id),
+      settled: (answer) => this.#settled(answer),
+      apply: (c, event, actor, also) => this.#apply(c, event, actor, also),
+    });
     this.#submits = new Submits({
       ...deps, // kinds, randomId and the PENDING caps as the daemon gave them
       store: this.#store,
@@ -187,12 +196,7 @@ export class Broker implements BrokerApi {
   }
 
   approve(id: string, version: number, by: string, grant?: ApproveGrant): Promise<ActionResult> {
-    const event: Event = { type: 'approve', at: iso(this.#clock.now()), by };
-    // Contract 9: an approval short of the quorum is recorded and the command keeps waiting; the one that
-    // makes it `approved` launches it (#apply). With a grant, both commit together (grant-actions.ts).
-    if (grant === undefined) return this.#decide(id, version, event, by);
-    const decide = (also: Also) => this.#decide(id, version, event, by, also);
-    return this.#grantActions.approve(this.#current(id), id, grant, by, decide);
+    return this.#actions.approve(id, version, by, grant);
   }
 
   grant(spec: GrantSpec, by: string): Promise<GrantResult> {
@@ -216,18 +220,11 @@ export class Broker implements BrokerApi {
   }
 
   deny(id: string, version: number, by: string, note?: string): Promise<ActionResult> {
-    const event: Event = { type: 'deny', at: iso(this.#clock.now()), by };
-    if (note !== undefined) event.note = note;
-    return this.#decide(id, version, event, by);
+    return this.#actions.deny(id, version, by, note);
   }
 
   cancel(id: string, by: string): Promise<ActionResult> {
-    const c = this.#current(id);
-    if (!c) return this.#settled(() => ({ ok: false, code: 'NotFound', message: `no command ${id}` }));
-    if (c.phase.state !== 'awaiting_review') {
-      return this.#settled(() => ({ ok: true, command: this.get(id) ?? c }));
-    }
-    return this.#apply(c, { type: 'cancel', at: iso(this.#clock.now()), by }, { kind: 'client', name: by });
+    return this.#actions.cancel(id, by);
   }
 
   reconcile(
@@ -236,21 +233,12 @@ export class Broker implements BrokerApi {
     by: string,
     note?: string,
   ): Promise<ActionResult> {
-    const c = this.#current(id);
-    if (!c) return this.#settled(() => ({ ok: false, code: 'NotFound', message: `no command ${id}` }));
-    const event: Event = { type: 'reconcile', at: iso(this.#clock.now()), by, outcome };
-    if (note !== undefined) event.note = note;
-    return this.#apply(c, event, { kind: 'owner', name: by });
+    return this.#actions.reconcile(id, outcome, by, note);
   }
 
-  /**
-   * The retention rule (retention.ts) applied to one final command, as a change of its own: version + 1,
-   * an appended `prune` audit entry naming what went, an upsert to owners. `NothingToPrune` is a refusal.
-   */
+  /** The retention rule applied to one final command, as a change of its own (command-actions.ts). */
   prune(id: string): Promise<{ ok: boolean }> {
-    const c = this.#current(id);
-    if (!c) return Promise.resolve({ ok: false });
-    return this.#apply(c, { type: 'prune', at: iso(this.#clock.now()), digest: sha256Digest }, DAEMON);
+    return this.#actions.prune(id);
   }
 
   /** The command as last committed (reads.ts: edges never see a change before its commit). */
@@ -352,15 +340,6 @@ export class Broker implements BrokerApi {
     this.#grants.rollback();
     this.#expiry.rearm(this.#views.actives());
     this.#log.log('error', 'commit_rolled_back', { error: (error as Error)?.message ?? String(error) });
-  }
-
-  /** An owner's decision: the checks of contracts 5 and 9 (decisions.ts), then the change. */
-  #decide(id: string, version: number, event: Event, by: string, also?: Also): Promise<ActionResult> {
-    const c = this.#current(id);
-    const refused = decisionRefusal(c, id, version, event, by);
-    if (refused !== undefined) return this.#settled(() => refused);
-    // No command is a refusal (NotFound): c is there.
-    return this.#apply(c!, event, { kind: 'owner', name: by }, also);
   }
 
   /**

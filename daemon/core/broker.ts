@@ -1,20 +1,22 @@
 /**
  * The queue: the only writer of command state (architecture.md). It decides nothing alone: what becomes of
- * a submit is intake.ts's tagged result, an owner's decision is checked by decisions.ts, every change is
- * `transition()` (transition.ts); the broker applies what they return. Each change is queued on the group commit (commit.ts): the changes of one event-loop turn are written in
- * one SQLite transaction, then each goes out as one event to every subscriber, in commit order, and only
- * then are its callers answered (architecture.md example 3: batched, never skipped; nobody hears of a
- * change before its commit). How an approved command runs is an Executor's business; the launch path
- * (launches.ts) orders launches (per-session FIFO, rule 6), awaits the commit of `running` before the
- * executor spawns (rule 3), and records the one outcome the executor reports. An approval starts its
- * launch in its own turn, so with a free lane `running` shares the approval's transaction (launches.ts).
+ * a submit is intake.ts's tagged result (applied by submit.ts), an owner's decision is checked by
+ * decisions.ts (command-actions.ts, grant-actions.ts), every change is `transition()` (transition.ts); the
+ * broker applies what they return through its one `#apply` and its one group commit (commit.ts): the
+ * changes of one event-loop turn are written in one SQLite transaction, then each goes out as one event to
+ * every subscriber, in commit order, and only then are its callers answered (architecture.md example 3:
+ * batched, never skipped; nobody hears of a change before its commit). How an approved command runs is an
+ * Executor's business; the launch path (launches.ts) orders launches (per-session FIFO, rule 6), awaits the
+ * commit of `running` before the executor spawns (rule 3), and records the one outcome the executor
+ * reports. An approval starts its launch in its own turn, so with a free lane `running` shares the
+ * approval's transaction (launches.ts `schedule`).
  *
  * Two views of memory (views.ts; grant-book.ts for grants). The working view (active commands, the caps,
  * the grants' uses) changes at once, so a later request of the same turn sees it (a grant with 3 uses
- * approves 3 of 50 requests arriving together). What edges read (`get`, `snapshot`, `wait`, `liveGrants`)
- * is the committed view (and the store). If a batch fails, the working view is put back from the committed
- * one and every caller gets the error. Review deadlines are expiry.ts's timers, `wait()` callers
- * waiters.ts's, subscribers listeners.ts's.
+ * approves 3 of 50 requests arriving together). What edges read (reads.ts, `wait`) is the committed view
+ * (and the store). If a batch fails, the working view is put back from the committed one and every caller
+ * gets the error. Recovery at start is recovery.ts's, review deadlines expiry.ts's timers, `wait()` callers
+ * waiters.ts's, subscribers listeners.ts's; what a broker is built from is broker-deps.ts.
  */
 import { type Clock, iso, systemClock } from '../clock.js';
 import type {

@@ -6,16 +6,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { OgfCueInput } from '../bridge-client/protocol.js';
+import type { BrokerErrorCode } from './base/errors.js';
+import type { Logger } from './base/log.js';
 import type { Config } from './config/index.js';
 import type { Grant } from './core/grants.js';
 import type { Command, KindFields, State } from './core/lifecycle.js';
 import type { AuditEntry } from './core/ports.js';
-import type { DataDir } from './datadir.js';
-import type { BrokerErrorCode } from './errors.js';
-import type { Source } from './kinds/source.js';
-import type { Logger } from './log.js';
+import type { DataDir } from './datadir/datadir.js';
+import type { Source } from './kind/source.js';
 import type { SetupFeed } from './owner/setup.js';
-import type { Tokens } from './tokens.js';
+import type { Tokens } from './tokens/tokens.js';
 
 /**
  * A new command as an edge asks for it; the broker adds id, version, times and phase. Its kind's own fields

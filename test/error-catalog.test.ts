@@ -14,7 +14,7 @@ import {
   REJECTION_CODES,
   TOOL_ERROR_CODES,
   UNKNOWN_REASONS,
-} from '../daemon/errors.js';
+} from '../daemon/base/errors.js';
 import { ROOT } from './helpers/daemon.js';
 
 const CATALOG = {

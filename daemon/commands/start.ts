@@ -3,11 +3,12 @@
  * the MCP token (self-command.ts) and the owner login URL on stdout (for the person); logs JSON lines on
  * stderr (for machines; never a token). SIGTERM/SIGINT shut it down cleanly.
  */
-import { parseFlags, stringFlag } from '../args.js';
+
+import { Daemon } from '../app/daemon.js';
+import { parseFlags, stringFlag } from '../base/args.js';
+import { createLogger } from '../base/log.js';
 import { loadConfig } from '../config/index.js';
-import { Daemon } from '../daemon.js';
-import { createLogger } from '../log.js';
-import { currentInvocation, mcpTokenLine } from '../self-command.js';
+import { currentInvocation, mcpTokenLine } from '../config/self-command.js';
 
 export async function runStart(argv: string[]): Promise<number> {
   const p = parseFlags('start', argv, {

@@ -1,8 +1,8 @@
 /** `ogf-broker status`: whether a daemon runs, its URLs, and counts by state; exit 0 running, 1 not. */
-import { parseFlags, stringFlag } from '../args.js';
+import { parseFlags, stringFlag } from '../base/args.js';
 import { resolveDataDir } from '../config/index.js';
-import { runningDaemon } from '../daemon-info.js';
-import { dataDirPaths } from '../datadir.js';
+import { runningDaemon } from '../datadir/daemon-info.js';
+import { dataDirPaths } from '../datadir/datadir.js';
 import { countsByState } from '../store/sqlite/index.js';
 import { describeUpstream, readUpstreamStatus } from '../upstreams/status-file.js';
 

@@ -6,8 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
-import { UsageError } from '../errors.js';
-import { duplicateKeyPath } from '../json-duplicates.js';
+import { UsageError } from '../base/errors.js';
+import { duplicateKeyPath } from '../base/json-duplicates.js';
 import type { CatalogEntry } from './catalog.js';
 import { describeZodError, protoKeyPath } from './fields.js';
 import { type BridgeConfig, fileSchema } from './file.js';

@@ -17,7 +17,8 @@
  * waiters.ts's, subscribers listeners.ts's.
  */
 import { nanoid } from 'nanoid';
-import { type Clock, iso, systemClock } from '../clock.js';
+import { type Clock, iso, systemClock } from '../base/clock.js';
+import { type Logger, silentLogger } from '../base/log.js';
 import type {
   ActionResult,
   ApproveGrant,
@@ -27,7 +28,6 @@ import type {
   SubmitRequest,
   SubmitResult,
 } from '../context.js';
-import { type Logger, silentLogger } from '../log.js';
 import { allOf, type Change, GroupCommit } from './commit.js';
 import { decisionRefusal, grantRefusal, grantSpecOf, revokeAnswer } from './decisions.js';
 import { sha256Digest } from './digest.js';

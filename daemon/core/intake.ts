@@ -17,7 +17,7 @@
  *
  * The order is the contract's: a repeat is not a new command, so it is answered before the caps count.
  */
-import { iso } from '../clock.js';
+import { iso } from '../base/clock.js';
 import type { SubmitRequest } from '../context.js';
 import { sha256Digest } from './digest.js';
 import type { CommandPolicy } from './grant-book.js';

@@ -13,8 +13,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import type { Logger } from '../base/log.js';
 import type { HttpRoute, Origins, UpgradeRoute } from '../context.js';
-import type { Logger } from '../log.js';
 import { ConnectionGate, type ConnectionLimits, isAiPath } from './connections.js';
 
 export const HEADERS_TIMEOUT_MS = 10_000;

@@ -3,9 +3,10 @@
  * (kinds/<kind>/: source, executor, fields, kind) plus its line here and its renderer's line in the panel
  * (owner-ui/kinds.ts). The order is the order of their fields in a stored command.
  */
+
+import type { Kind } from '../kind/kind.js';
 import { catalogKind } from './catalog/kind.js';
 import { cueKind } from './cue/kind.js';
-import type { Kind } from './kind.js';
 import { type KindRegistry, kindRegistry } from './registry.js';
 import { upstreamKind } from './upstream/kind.js';
 

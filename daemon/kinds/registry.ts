@@ -7,7 +7,7 @@
  */
 import type { KindPolicies, KindView } from '../core/kind-policy.js';
 import type { Command, KindFields, Tool } from '../core/lifecycle.js';
-import type { Kind } from './kind.js';
+import type { Kind } from '../kind/kind.js';
 
 /** The registry: every kind by tool, and the KindPolicies the broker and the owner's Views ask. */
 export interface KindRegistry extends KindPolicies {

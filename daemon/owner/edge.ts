@@ -10,7 +10,7 @@
  * and every upgrade, so nothing slips through between a rotation and the poll that notices it.
  */
 import type { Edge, EdgeContext } from '../context.js';
-import type { OwnerCredential } from '../tokens.js';
+import type { OwnerCredential } from '../tokens/tokens.js';
 import { OwnerHub, type OwnerHubOptions } from './hub.js';
 import { loginRoutes } from './login.js';
 import { OwnerSessions, SESSION_TTL_MS } from './sessions.js';

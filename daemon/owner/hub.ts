@@ -22,7 +22,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
 import type { EdgeContext, UpgradeRoute } from '../context.js';
-import type { OwnerCredential } from '../tokens.js';
+import type { OwnerCredential } from '../tokens/tokens.js';
 import { onOwnerFrame } from './actions.js';
 import { FanOut } from './fanout.js';
 import { startHeartbeat, watchPongs } from './heartbeat.js';

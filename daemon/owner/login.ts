@@ -16,7 +16,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EdgeContext, HttpRoute } from '../context.js';
-import type { OwnerCredential } from '../tokens.js';
+import type { OwnerCredential } from '../tokens/tokens.js';
 import { OwnerSessions } from './sessions.js';
 import { securityHeaders, sendPage } from './static.js';
 import type { LoginThrottle } from './throttle.js';

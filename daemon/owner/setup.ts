@@ -7,8 +7,8 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Config } from '../config/index.js';
-import type { Source } from '../kinds/source.js';
-import { currentInvocation, mcpTokenFixed, tokenMcpCommand } from '../self-command.js';
+import { currentInvocation, mcpTokenFixed, tokenMcpCommand } from '../config/self-command.js';
+import type { Source } from '../kind/source.js';
 import type { SetupInfo } from './messages.js';
 
 /** The current setup, and a way to hear that it may have changed. */

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { AppliedCue } from '../../bridge-client/avatar-state.js';
 import { BridgeEndpoint } from '../../bridge-client/endpoint.js';
-import { DENY_REASONS, FAIL_REASONS, UNKNOWN_REASONS } from '../../daemon/errors.js';
+import { DENY_REASONS, FAIL_REASONS, UNKNOWN_REASONS } from '../../daemon/base/errors.js';
 
 /** `mark {word} {ms}`: appends "word pid" to MARK, then lingers `ms` before exiting 0. */
 export function markCatalog(markFile: string, extra: Record<string, unknown> = {}): Record<string, unknown> {

@@ -7,10 +7,11 @@
  * newline and tab only with `allow_newlines`) and the owner's pattern, anchored and matched in linear time
  * by RE2 (daemon/patterns.ts) — compiled once, here, when the catalog is built.
  */
+
+import { anchorPattern, compilePattern, type OwnerPattern } from '../../base/patterns.js';
+import { charactersAccepted, hasForbiddenCharacter } from '../../base/text-rules.js';
 import type { CatalogEntry, Config, ParamSpec } from '../../config/index.js';
 import type { CatalogApi, CatalogListing, PrepareResult } from '../../context.js';
-import { anchorPattern, compilePattern, type OwnerPattern } from '../../patterns.js';
-import { charactersAccepted, hasForbiddenCharacter } from '../../text-rules.js';
 
 const PLACEHOLDER_RE = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
 

@@ -6,7 +6,9 @@
 import type { Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { mustBe } from '../../../bridge-client/protocol.js';
+import { charactersAccepted, hasForbiddenCharacter } from '../../base/text-rules.js';
 import type { Executor } from '../../core/executor.js';
+import type { ListingSchema, Prepared, Source, SourceListing } from '../../kind/source.js';
 import { parseInput, waitSeconds } from '../../mcp/input.js';
 import {
   AFTER_PENDING,
@@ -15,8 +17,6 @@ import {
   resultOutputSchema,
   waitSecondsJson,
 } from '../../mcp/schemas.js';
-import { charactersAccepted, hasForbiddenCharacter } from '../../text-rules.js';
-import type { ListingSchema, Prepared, Source, SourceListing } from '../source.js';
 import type { Catalog } from './catalog.js';
 
 export const RUN_COMMAND_TOOL: Tool = {

@@ -9,11 +9,11 @@
  */
 import { createHmac } from 'node:crypto';
 import type { OgfCueInput } from '../../../bridge-client/protocol.js';
+import type { Logger } from '../../base/log.js';
 import type { Config } from '../../config/index.js';
 import type { CuesApi, SubmitRequest } from '../../context.js';
 import type { Executor } from '../../core/executor.js';
-import { type DataDir, newToken, readOrCreateSecret } from '../../datadir.js';
-import type { Logger } from '../../log.js';
+import { type DataDir, newToken, readOrCreateSecret } from '../../datadir/datadir.js';
 import { CueExecutor, type CueSecret } from './executor.js';
 import { newSessionFilePath } from './session-file.js';
 

@@ -7,14 +7,14 @@
 import { readdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { probeBridge } from '../bridge-client/probe.js';
-import type { Config } from './config/index.js';
-import { runningDaemon } from './daemon-info.js';
-import { dataDirPaths, inspectDataDir } from './datadir.js';
-import { silentLogger } from './log.js';
-import { dataDirReach } from './upstreams/data-dir-reach.js';
-import { probeUpstream } from './upstreams/probe.js';
-import { VERSION } from './version.js';
+import { probeBridge } from '../../bridge-client/probe.js';
+import { silentLogger } from '../base/log.js';
+import { VERSION } from '../base/version.js';
+import type { Config } from '../config/index.js';
+import { runningDaemon } from '../datadir/daemon-info.js';
+import { dataDirPaths, inspectDataDir } from '../datadir/datadir.js';
+import { dataDirReach } from '../upstreams/data-dir-reach.js';
+import { probeUpstream } from '../upstreams/probe.js';
 
 /** One line of doctor's report. */
 export interface Check {

@@ -4,8 +4,9 @@
  * preview (View.args_truncated, core/args-preview.ts): `list` fetches nothing more (the panel loads them
  * whole), so it says they are shortened and prints each cut one by name, size and start — none hidden.
  */
+
+import { escapeForTerminal as esc } from '../base/text-rules.js';
 import type { View } from '../core/view.js';
-import { escapeForTerminal as esc } from '../text-rules.js';
 
 /** "1,000,004": sizes for people. */
 function count(n: number): string {

@@ -5,9 +5,9 @@
  * each saying what it found. Exit 0 when every check is ok, 1 otherwise; bad flags exit 2 (UsageError)
  * like every subcommand. The checks themselves are ../doctor.ts.
  */
-import { parseFlags, stringFlag } from '../base/args.js';
+import { parseFlags, stringFlag } from '../base/index.js';
 import { type Config, loadConfig, resolveDataDir } from '../config/index.js';
-import { dataDirPaths } from '../datadir/datadir.js';
+import { dataDirPaths } from '../datadir/index.js';
 import { countOwners } from '../store/sqlite/index.js';
 import {
   type Check,

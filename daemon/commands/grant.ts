@@ -5,13 +5,11 @@
  * new grant's id as the last line. Bad flags exit 2 naming the flag; a refusal (`NotGrantable: ...`) goes
  * to stderr with exit 1, as `approve` does.
  */
-import { scanFlags } from '../base/args.js';
-import { UsageError } from '../base/errors.js';
-import { escapeForTerminal } from '../base/text-rules.js';
-import { GRANT_TTL_MAX_S, GRANT_TTL_MIN_S, GRANT_USES_MAX } from '../core/grants.js';
+import { escapeForTerminal, scanFlags, UsageError } from '../base/index.js';
+import { GRANT_TTL_MAX_S, GRANT_TTL_MIN_S, GRANT_USES_MAX } from '../core/index.js';
 import { OwnerConnectError } from '../owner/client.js';
 import { formatGrant } from '../owner/format.js';
-import type { ServerMessage } from '../owner/messages.js';
+import type { ServerMessage } from '../owner/index.js';
 import { withOwnerClient } from '../owner/terminal.js';
 
 type Flags = Map<string, string | true>;

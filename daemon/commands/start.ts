@@ -4,11 +4,9 @@
  * stderr (for machines; never a token). SIGTERM/SIGINT shut it down cleanly.
  */
 
-import { Daemon } from '../app/daemon.js';
-import { parseFlags, stringFlag } from '../base/args.js';
-import { createLogger } from '../base/log.js';
-import { loadConfig } from '../config/index.js';
-import { currentInvocation, mcpTokenLine } from '../config/self-command.js';
+import { Daemon } from '../app/index.js';
+import { createLogger, parseFlags, stringFlag } from '../base/index.js';
+import { currentInvocation, loadConfig, mcpTokenLine } from '../config/index.js';
 
 export async function runStart(argv: string[]): Promise<number> {
   const p = parseFlags('start', argv, {

@@ -3,7 +3,7 @@
  */
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
-import { compilePattern } from '../base/patterns.js';
+import { compilePattern } from '../base/index.js';
 import { intIn } from './fields.js';
 
 /** A catalog command's name (contract 1.3). */

@@ -17,8 +17,7 @@
  * waiters.ts's, subscribers listeners.ts's.
  */
 import { nanoid } from 'nanoid';
-import { type Clock, iso, systemClock } from '../base/clock.js';
-import { type Logger, silentLogger } from '../base/log.js';
+import { type Clock, iso, type Logger, silentLogger, systemClock } from '../base/index.js';
 import type {
   ActionResult,
   ApproveGrant,
@@ -27,7 +26,7 @@ import type {
   GrantSpec,
   SubmitRequest,
   SubmitResult,
-} from '../context.js';
+} from './api.js';
 import { allOf, type Change, GroupCommit } from './commit.js';
 import { decisionRefusal, grantRefusal, grantSpecOf, revokeAnswer } from './decisions.js';
 import { sha256Digest } from './digest.js';

@@ -5,8 +5,8 @@
  * whole), so it says they are shortened and prints each cut one by name, size and start — none hidden.
  */
 
-import { escapeForTerminal as esc } from '../base/text-rules.js';
-import type { View } from '../core/view.js';
+import { escapeForTerminal as esc } from '../base/index.js';
+import type { View } from '../core/index.js';
 
 /** "1,000,004": sizes for people. */
 function count(n: number): string {

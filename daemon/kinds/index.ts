@@ -4,11 +4,11 @@
  * (owner-ui/kinds.ts). The order is the order of their fields in a stored command.
  */
 
-import type { Kind } from '../kind/kind.js';
-import { catalogKind } from './catalog/kind.js';
-import { cueKind } from './cue/kind.js';
+import type { Kind } from '../kind/index.js';
+import { catalogKind } from './catalog/index.js';
+import { cueKind } from './cue/index.js';
 import { type KindRegistry, kindRegistry } from './registry.js';
-import { upstreamKind } from './upstream/kind.js';
+import { upstreamKind } from './upstream/index.js';
 
 export type { Kind, KindRegistry };
 

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../base/log.js';
-import type { BrokerApi } from '../context.js';
+import type { BrokerApi } from '../core/index.js';
 import { createModernLeg, sdkRequest } from './generations.js';
 import { createMcpServer } from './server.js';
 import { type ListedTool, ToolSet } from './toolset.js';

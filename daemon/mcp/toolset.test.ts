@@ -10,7 +10,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { InMemoryTransport, type Tool } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../base/log.js';
-import type { BrokerApi } from '../context.js';
+import type { BrokerApi } from '../core/index.js';
 import { RUN_COMMAND_TOOL } from '../kinds/catalog/source.js';
 import { OGF_CUE_TOOL } from '../kinds/cue/source.js';
 import { createModernLeg, sdkRequest } from './generations.js';

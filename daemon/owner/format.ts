@@ -12,7 +12,7 @@
  * this command's own `argv:` or `why:` lines.)
  */
 
-import { escapeForTerminal as esc, quoteArg } from '../base/text-rules.js';
+import { escapeForTerminal as esc, quoteArg } from '../base/index.js';
 import { KINDS } from '../kinds/index.js';
 import type { Grant, View } from './messages.js';
 

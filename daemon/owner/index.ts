@@ -11,4 +11,5 @@
  */
 export { OWNER_CLIENT_MAX_PAYLOAD } from './client.js';
 export { createOwnerEdge, type OwnerEdgeOptions } from './edge.js';
-export { createSetupFeed, type SetupDeps, type SetupFeed } from './setup.js';
+export type { ServerMessage, View } from './messages.js';
+export { createSetupFeed, type OwnerContext, type SetupDeps, type SetupFeed } from './setup.js';

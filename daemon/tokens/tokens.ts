@@ -8,10 +8,9 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, renameSync } from 'node:fs';
-import { iso } from '../base/clock.js';
-import { UsageError } from '../base/errors.js';
-import type { Actor } from '../core/lifecycle.js';
-import { type DataDir, newToken, readOrCreateSecret, writePrivateFileExclusive } from '../datadir/datadir.js';
+import { iso, UsageError } from '../base/index.js';
+import type { Actor } from '../core/index.js';
+import { type DataDir, newToken, readOrCreateSecret, writePrivateFileExclusive } from '../datadir/index.js';
 import type { Store } from '../store/sqlite/index.js';
 
 export const LOCAL_CLIENT = 'local';

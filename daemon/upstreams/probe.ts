@@ -3,7 +3,7 @@
  * transport, no capabilities), asks for its tools, and stops it. Nothing is called.
  */
 import { Client } from '@modelcontextprotocol/client';
-import type { Logger } from '../base/log.js';
+import type { Logger } from '../base/index.js';
 import type { UpstreamConfig } from '../config/index.js';
 import { MAX_TOOLS } from './limits.js';
 import { openTransport } from './transport.js';

@@ -11,8 +11,8 @@
  * ```
  */
 import { Client, type Tool, type Transport } from '@modelcontextprotocol/client';
-import { type Clock, systemClock } from '../base/clock.js';
-import type { Logger } from '../base/log.js';
+import type { Logger } from '../base/index.js';
+import { type Clock, systemClock } from '../base/index.js';
 import type { UpstreamConfig } from '../config/index.js';
 import { MAX_TOOLS } from './limits.js';
 import { openTransport } from './transport.js';

@@ -4,7 +4,7 @@
  * read here, at each connection, and handed to the transport only — never logged, stored or shown.
  */
 import { StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
-import type { Logger } from '../base/log.js';
+import type { Logger } from '../base/index.js';
 import type { UpstreamConfig } from '../config/index.js';
 import { boundedFetch } from './bounded-fetch.js';
 import { MAX_MESSAGE_BYTES } from './limits.js';

@@ -134,7 +134,7 @@ export const ALLOWED: Record<string, ReadonlyArray<string | undefined>> = {
   approved: [undefined],
   running: [undefined],
   succeeded: [undefined],
-  // The catalog itself (daemon/errors.ts), never a hand copy that drifts from it.
+  // The catalog itself (daemon/base/errors.ts), never a hand copy that drifts from it.
   denied: DENY_REASONS,
   failed: FAIL_REASONS,
   unknown: UNKNOWN_REASONS,

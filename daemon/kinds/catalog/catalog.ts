@@ -3,9 +3,9 @@
  * and builds the exact argv — literals, or one whole `{name}` placeholder per element; no shell is ever
  * involved, so a param value is always exactly one argv element.
  *
- * A string value must also pass the character rule (daemon/text-rules.ts: no control or bidi characters,
+ * A string value must also pass the character rule (daemon/base/text-rules.ts: no control or bidi characters,
  * newline and tab only with `allow_newlines`) and the owner's pattern, anchored and matched in linear time
- * by RE2 (daemon/patterns.ts) — compiled once, here, when the catalog is built.
+ * by RE2 (daemon/base/patterns.ts) — compiled once, here, when the catalog is built.
  */
 
 import {

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /** `ogf-broker`: argv → subcommand (one file each in commands/); nothing else (contract 1.1). */
 // Subcommands are imported on demand: a terminal `approve` need not load the MCP SDK or SQLite.
-import { BrokerError, UsageError } from './errors.js';
+import { BrokerError, UsageError } from './base/index.js';
 
 const USAGE = `usage: ogf-broker <command> [flags]
   start [--data-dir D] [--host H] [--port P] [--config F]   run the daemon in the foreground

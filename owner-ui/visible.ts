@@ -1,6 +1,6 @@
 /**
  * The one rule for showing AI text to the owner, shared by the daemon (`ogf-broker list`,
- * daemon/text-rules.ts) and the panel (this folder), so the terminal and the browser cannot drift apart.
+ * daemon/base/text-rules.ts) and the panel (this folder), so the terminal and the browser cannot drift apart.
  * It lives here, not in daemon/, because the panel's scripts are served flat from /ui/ (a browser can import
  * only what sits beside them); the daemon's build compiles it from here as well. Pure string work, no DOM
  * and no Node: both builds type-check it.

@@ -1,5 +1,5 @@
 /**
- * Architecture rule 3: one error catalog. The codes in daemon/errors.ts, in docs/lifecycle.md and in the
+ * Architecture rule 3: one error catalog. The codes in daemon/base/errors.ts, in docs/lifecycle.md and in the
  * contract agree — no code lives in one place only.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -14,7 +14,7 @@ import {
   REJECTION_CODES,
   TOOL_ERROR_CODES,
   UNKNOWN_REASONS,
-} from '../daemon/errors.js';
+} from '../daemon/base/errors.js';
 import { ROOT } from './helpers/daemon.js';
 
 const CATALOG = {

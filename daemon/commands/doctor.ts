@@ -5,9 +5,10 @@
  * each saying what it found. Exit 0 when every check is ok, 1 otherwise; bad flags exit 2 (UsageError)
  * like every subcommand. The checks themselves are ../doctor.ts.
  */
-import { parseFlags, stringFlag } from '../args.js';
+import { parseFlags, stringFlag } from '../base/index.js';
 import { type Config, loadConfig, resolveDataDir } from '../config/index.js';
-import { dataDirPaths } from '../datadir.js';
+import { dataDirPaths } from '../datadir/index.js';
+import { countOwners } from '../store/sqlite/index.js';
 import {
   type Check,
   checkBridge,
@@ -16,8 +17,7 @@ import {
   checkQuorum,
   checkUpstreamReach,
   checkUpstreams,
-} from '../doctor.js';
-import { countOwners } from '../store/sqlite/index.js';
+} from './doctor-checks.js';
 
 /** Runs every check, prints one line each, returns the exit code. */
 export async function runDoctor(argv: string[]): Promise<number> {

@@ -5,14 +5,12 @@
  * new grant's id as the last line. Bad flags exit 2 naming the flag; a refusal (`NotGrantable: ...`) goes
  * to stderr with exit 1, as `approve` does.
  */
-import { scanFlags } from '../args.js';
-import { GRANT_TTL_MAX_S, GRANT_TTL_MIN_S, GRANT_USES_MAX } from '../core/grants.js';
-import { UsageError } from '../errors.js';
+import { escapeForTerminal, scanFlags, UsageError } from '../base/index.js';
+import { GRANT_TTL_MAX_S, GRANT_TTL_MIN_S, GRANT_USES_MAX } from '../core/index.js';
 import { OwnerConnectError } from '../owner/client.js';
 import { formatGrant } from '../owner/format.js';
-import type { ServerMessage } from '../owner/messages.js';
+import type { ServerMessage } from '../owner/index.js';
 import { withOwnerClient } from '../owner/terminal.js';
-import { escapeForTerminal } from '../text-rules.js';
 
 type Flags = Map<string, string | true>;
 

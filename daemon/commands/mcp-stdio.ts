@@ -5,12 +5,9 @@
  * generation its opening speaks. stdout is the protocol: logs go to stderr only.
  */
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { parseFlags, stringFlag } from '../args.js';
+import { createLogger, parseFlags, stringFlag, VERSION } from '../base/index.js';
 import { resolveDataDir } from '../config/index.js';
-import { createLogger } from '../log.js';
-import { Relay } from '../mcp/relay.js';
-import { createRelayServer } from '../mcp/stdio.js';
-import { VERSION } from '../version.js';
+import { createRelayServer, Relay } from '../mcp/index.js';
 
 /** Runs until stdin closes or a signal arrives; resolves to the exit code. */
 export async function runMcpStdio(argv: string[]): Promise<number> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../base/errors.js';
 import { parseOwnerArgs } from './owner-actions.js';
 
 const usage = (sub: string, argv: string[]) => {

@@ -5,13 +5,11 @@
  * (../owner/terminal.ts), and print the same codes and messages (`AlreadyDecided: ...` on stderr, exit 1).
  * Bad flags exit 2 with one line naming the flag; no running daemon exits 1 with a clear message.
  */
-import { scanFlags } from '../args.js';
-import { UsageError } from '../errors.js';
+import { escapeForTerminal, scanFlags, UsageError } from '../base/index.js';
 import { type OwnerClient, OwnerConnectError } from '../owner/client.js';
 import { formatView } from '../owner/format.js';
-import type { View } from '../owner/messages.js';
+import type { View } from '../owner/index.js';
 import { withOwnerClient } from '../owner/terminal.js';
-import { escapeForTerminal } from '../text-rules.js';
 
 const ID_RE = /^[A-Za-z0-9_-]{8,64}$/;
 

@@ -3,11 +3,10 @@
  * the MCP token (self-command.ts) and the owner login URL on stdout (for the person); logs JSON lines on
  * stderr (for machines; never a token). SIGTERM/SIGINT shut it down cleanly.
  */
-import { parseFlags, stringFlag } from '../args.js';
-import { loadConfig } from '../config/index.js';
-import { Daemon } from '../daemon.js';
-import { createLogger } from '../log.js';
-import { currentInvocation, mcpTokenLine } from '../self-command.js';
+
+import { Daemon } from '../app/index.js';
+import { createLogger, parseFlags, stringFlag } from '../base/index.js';
+import { currentInvocation, loadConfig, mcpTokenLine } from '../config/index.js';
 
 export async function runStart(argv: string[]): Promise<number> {
   const p = parseFlags('start', argv, {

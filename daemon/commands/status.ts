@@ -1,10 +1,9 @@
 /** `ogf-broker status`: whether a daemon runs, its URLs, and counts by state; exit 0 running, 1 not. */
-import { parseFlags, stringFlag } from '../args.js';
+import { parseFlags, stringFlag } from '../base/index.js';
 import { resolveDataDir } from '../config/index.js';
-import { runningDaemon } from '../daemon-info.js';
-import { dataDirPaths } from '../datadir.js';
+import { dataDirPaths, runningDaemon } from '../datadir/index.js';
 import { countsByState } from '../store/sqlite/index.js';
-import { describeUpstream, readUpstreamStatus } from '../upstreams/status-file.js';
+import { describeUpstream, readUpstreamStatus } from '../upstreams/index.js';
 
 export async function runStatus(argv: string[]): Promise<number> {
   const p = parseFlags('status', argv, { 'data-dir': { type: 'string' } });

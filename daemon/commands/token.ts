@@ -6,13 +6,11 @@
  * The login URL is the running daemon's real address when one runs.
  */
 import { existsSync } from 'node:fs';
-import { parseFlags, stringFlag } from '../args.js';
+import { parseFlags, stringFlag, UsageError } from '../base/index.js';
 import { loadConfig } from '../config/index.js';
-import { type DaemonInfo, runningDaemon } from '../daemon-info.js';
-import { openDataDir } from '../datadir.js';
-import { UsageError } from '../errors.js';
+import { type DaemonInfo, openDataDir, runningDaemon } from '../datadir/index.js';
 import { Store } from '../store/sqlite/index.js';
-import { checkClientName, checkOwnerName, FIRST_OWNER, LOCAL_CLIENT, Tokens } from '../tokens.js';
+import { checkClientName, checkOwnerName, FIRST_OWNER, LOCAL_CLIENT, Tokens } from '../tokens/index.js';
 
 /**
  * Issue 19: which data dir this token belongs to and whether a daemon serves it — on stderr, so stdout's

@@ -3,7 +3,7 @@
  */
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
-import { compilePattern } from '../patterns.js';
+import { compilePattern } from '../base/index.js';
 import { intIn } from './fields.js';
 
 /** A catalog command's name (contract 1.3). */
@@ -13,7 +13,7 @@ const PLACEHOLDER_RE = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
 const stringParam = z.strictObject({
   type: z.literal('string'),
   max_length: z.number().int().min(1).max(4096),
-  // Anchored and compiled by RE2 (daemon/patterns.ts, contract 1.3 (v2)): what RE2 cannot compile is refused
+  // Anchored and compiled by RE2 (daemon/base/patterns.ts, contract 1.3 (v2)): what RE2 cannot compile is refused
   // here, naming the field, rather than at the first call.
   pattern: z
     .string()

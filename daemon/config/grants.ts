@@ -2,7 +2,7 @@
  * The grants section (contract 8) and how many owners a command needs (contract 9).
  */
 import { z } from 'zod';
-import { hasForbiddenCharacter } from '../text-rules.js';
+import { hasForbiddenCharacter } from '../base/index.js';
 import type { CatalogEntry } from './catalog.js';
 import type { UpstreamConfig } from './upstreams.js';
 

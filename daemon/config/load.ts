@@ -6,8 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
-import { UsageError } from '../errors.js';
-import { duplicateKeyPath } from '../json-duplicates.js';
+import { duplicateKeyPath, UsageError } from '../base/index.js';
 import type { CatalogEntry } from './catalog.js';
 import { describeZodError, protoKeyPath } from './fields.js';
 import { type BridgeConfig, fileSchema } from './file.js';

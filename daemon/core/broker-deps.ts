@@ -3,8 +3,7 @@
  * and the config's grants, and the world (clock, log, ids, commit schedule, fault points) with production
  * defaults. Its own file (issue 20 item 3 and 6): the daemon fills it in, tests inject what they control.
  */
-import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
+import type { Clock, Logger } from '../base/index.js';
 import type { Executor } from './executor.js';
 import type { Faults } from './fault.js';
 import type { CommandPolicy, ConfigGrant } from './grant-book.js';

@@ -8,11 +8,11 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../test/helpers/fake-clock.js';
 import type { CatalogEntry } from '../config/index.js';
-import type { SubmitRequest } from '../context.js';
 import { Catalog } from '../kinds/catalog/catalog.js';
 import { CatalogExecutor } from '../kinds/catalog/executor.js';
 import { KINDS } from '../kinds/index.js';
 import { Store } from '../store/sqlite/index.js';
+import type { SubmitRequest } from './api.js';
 import { Broker } from './broker.js';
 import type { Command } from './lifecycle.js';
 

@@ -18,7 +18,7 @@
  * gets the error. Recovery at start is recovery.ts's, review deadlines expiry.ts's timers, `wait()` callers
  * waiters.ts's, subscribers listeners.ts's; what a broker is built from is broker-deps.ts.
  */
-import { type Clock, iso, systemClock } from '../clock.js';
+import { type Clock, iso, type Logger, silentLogger, systemClock } from '../base/index.js';
 import type {
   ActionResult,
   ApproveGrant,
@@ -27,8 +27,7 @@ import type {
   GrantSpec,
   SubmitRequest,
   SubmitResult,
-} from '../context.js';
-import { type Logger, silentLogger } from '../log.js';
+} from './api.js';
 import type { BrokerDeps } from './broker-deps.js';
 import { CommandActions } from './command-actions.js';
 import { allOf, type Change, GroupCommit } from './commit.js';

@@ -8,8 +8,8 @@
  *
  * Its own file (issue 20 item 3): the broker keeps the one `apply`; grant-actions.ts is the grants' half.
  */
-import { type Clock, iso } from '../clock.js';
-import type { ActionResult, ApproveGrant } from '../context.js';
+import { type Clock, iso } from '../base/index.js';
+import type { ActionResult, ApproveGrant } from './api.js';
 import { decisionRefusal } from './decisions.js';
 import { sha256Digest } from './digest.js';
 import type { GrantActions } from './grant-actions.js';

@@ -8,8 +8,9 @@
  *   approve + grant  NotGrantable (a kind never granted, quorum commands, unknown names) first (contracts 5 v2, 8)
  *   revoke           NotFound → NotRevocable (config grants) → already ended: ok    (contract 8)
  */
-import type { ApproveGrant, GrantResult, GrantSpec } from '../context.js';
-import type { BrokerErrorCode } from '../errors.js';
+
+import type { BrokerErrorCode } from '../base/index.js';
+import type { ApproveGrant, GrantResult, GrantSpec } from './api.js';
 import type { Grant } from './grants.js';
 import type { KindPolicies } from './kind-policy.js';
 import type { Command, Event } from './lifecycle.js';

@@ -4,7 +4,7 @@
  * process, a cue through the bridge client, a forwarded upstream MCP tool call.
  */
 
-import type { FailReason } from '../errors.js';
+import type { FailReason } from '../base/index.js';
 import type { Command, FinishResult } from './lifecycle.js';
 
 export interface ExecutionIo {

@@ -8,8 +8,9 @@
  * command a second later (`rearm`), so an expiry is never lost. Its own file (issue 20 item 3): the broker
  * says which command and when, this file owns the timers.
  */
-import { type Clock, iso } from '../clock.js';
-import type { Logger } from '../log.js';
+
+import type { Logger } from '../base/index.js';
+import { type Clock, iso } from '../base/index.js';
 import type { Command } from './lifecycle.js';
 
 export interface ExpiryDeps {

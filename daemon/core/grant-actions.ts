@@ -6,8 +6,8 @@
  * commit (grant-book.ts `committed`). Its own file (issue 20 item 3): the broker answers with what it
  * returns.
  */
-import { type Clock, iso } from '../clock.js';
-import type { ActionResult, ApproveGrant, GrantResult, GrantSpec } from '../context.js';
+import { type Clock, iso } from '../base/index.js';
+import type { ActionResult, ApproveGrant, GrantResult, GrantSpec } from './api.js';
 import { grantRefusal, grantSpecOf, revokeAnswer } from './decisions.js';
 import type { GrantBook } from './grant-book.js';
 import { end } from './grants.js';

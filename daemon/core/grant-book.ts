@@ -10,9 +10,9 @@
  */
 import { createHash } from 'node:crypto';
 import { nanoid } from 'nanoid';
-import { type Clock, iso } from '../clock.js';
-import type { GrantSpec } from '../context.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../base/index.js';
+import { type Clock, iso } from '../base/index.js';
+import type { GrantSpec } from './api.js';
 import type { Change } from './commit.js';
 import { canonicalJson, end, type Grant, type GrantRequest, isLive, pick } from './grants.js';
 import type { Actor } from './lifecycle.js';

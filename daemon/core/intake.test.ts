@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { SubmitRequest } from '../context.js';
 import { KINDS } from '../kinds/index.js';
+import type { SubmitRequest } from './api.js';
 import { sha256Digest } from './digest.js';
 import type { Grant } from './grants.js';
 import { pick } from './grants.js';

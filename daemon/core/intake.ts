@@ -17,8 +17,8 @@
  *
  * The order is the contract's: a repeat is not a new command, so it is answered before the caps count.
  */
-import { iso } from '../clock.js';
-import type { SubmitRequest } from '../context.js';
+import { iso } from '../base/index.js';
+import type { SubmitRequest } from './api.js';
 import { sha256Digest } from './digest.js';
 import type { CommandPolicy } from './grant-book.js';
 import type { Grant, GrantRequest } from './grants.js';

@@ -14,8 +14,9 @@
  *                                                      └── aborted before markRunning ──▶ failed (never ran)
  * ```
  */
-import { type Clock, iso } from '../clock.js';
-import type { Logger } from '../log.js';
+
+import type { Logger } from '../base/index.js';
+import { type Clock, iso } from '../base/index.js';
 import type { ExecutionReport, Executor } from './executor.js';
 import type { Faults } from './fault.js';
 import { SessionLanes } from './lanes.js';

@@ -19,7 +19,7 @@
  * or a rejection with a stable code. The broker applies what it returns in one SQLite transaction, then
  * notifies. A daemon restart is an event too (`restart`), so recovery (rules 3 and 4) is decided there.
  */
-import type { DenyReason, FailReason, RejectionCode, UnknownReason } from '../errors.js';
+import type { DenyReason, FailReason, RejectionCode, UnknownReason } from '../base/errors.js';
 
 export type State =
   | 'awaiting_review'

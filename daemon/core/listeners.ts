@@ -3,7 +3,7 @@
  * commit order. One that throws is logged and skipped, so it can neither stop the others hearing of the
  * change nor fail the batch that made it (architecture.md example 3). Its own file (issue 20 item 3).
  */
-import type { Logger } from '../log.js';
+import type { Logger } from '../base/index.js';
 
 export class Listeners<T> {
   readonly #log: Logger;

@@ -3,7 +3,7 @@
  * (docs/security.md: the audit log is append-only), and one log line. Pure builders; the broker writes and
  * logs them. Its own file (issue 20 item 3) so the broker's applying code reads as the steps it takes.
  */
-import type { Logger } from '../log.js';
+import type { Logger } from '../base/index.js';
 import type { Actor, Command, Event } from './lifecycle.js';
 import type { AuditEntry, Awaitable } from './ports.js';
 

@@ -9,8 +9,9 @@
  * the returned Promise rejects when the store refused a write, which must stop the start (daemon.ts says so
  * in one line). Its own file (issue 20 item 3): the broker calls it once from `start()`.
  */
-import { type Clock, iso } from '../clock.js';
-import type { Logger } from '../log.js';
+
+import type { Logger } from '../base/index.js';
+import { type Clock, iso } from '../base/index.js';
 import type { Expiry } from './expiry.js';
 import type { ConfigGrant, GrantBook } from './grant-book.js';
 import type { KindPolicies } from './kind-policy.js';

@@ -9,8 +9,7 @@
  * that long (a command ends after it is created, and rows are numbered in creation order). It remembers how
  * far it got, and comes back for any older row that was not final yet.
  */
-import type { Clock } from '../clock.js';
-import type { Logger } from '../log.js';
+import type { Clock, Logger } from '../base/index.js';
 import type { Awaitable, RetentionRow } from './ports.js';
 import { FIELD_KEEP_BYTES, RETENTION_MS } from './retention.js';
 

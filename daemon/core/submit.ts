@@ -10,9 +10,9 @@
  * commit queue and its views); this is the submit half of it, as `#apply` is the change half.
  */
 import { nanoid } from 'nanoid';
-import { type Clock, iso } from '../clock.js';
-import type { SubmitRequest, SubmitResult } from '../context.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../base/index.js';
+import { type Clock, iso } from '../base/index.js';
+import type { SubmitRequest, SubmitResult } from './api.js';
 import { allOf, type Change } from './commit.js';
 import type { Expiry } from './expiry.js';
 import type { CommandPolicy, GrantBook } from './grant-book.js';

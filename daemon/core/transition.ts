@@ -6,7 +6,7 @@
  * Its own file so that the data (lifecycle.ts) depends on nothing: retention.ts reads the data and this
  * file calls retention's `prune` rule, one way (issue 20 item 4: no import circle, types included).
  */
-import type { RejectionCode } from '../errors.js';
+import type { RejectionCode } from '../base/index.js';
 import type { Command, Event, Phase, Reconciliation, TransitionResult } from './lifecycle.js';
 import { pruneCommand } from './retention.js';
 

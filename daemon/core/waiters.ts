@@ -7,7 +7,7 @@
  * Whoever is released reads the command then (`read`), not when it started waiting, so it gets the final
  * state when there is one. Its own file so the broker only says when (issue 20 item 3).
  */
-import type { Clock } from '../clock.js';
+import type { Clock } from '../base/index.js';
 
 export class Waiters {
   readonly #clock: Clock;

@@ -23,7 +23,7 @@
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Logger } from '../log.js';
+import type { Logger } from '../base/index.js';
 
 /** Well above legitimate use: the soak test's 200 MCP clients hold about two connections each. */
 export const DEFAULT_MAX_CONNECTIONS = 2048;

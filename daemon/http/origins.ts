@@ -4,7 +4,7 @@
  * The daemon only ever listens on loopback (contract 1.1 v2, config.ts), so a Host of `127.0.0.1:PORT`
  * can only arrive from this machine: a LAN peer cannot reach the socket to send it.
  */
-import type { Origins } from '../context.js';
+import type { Origins } from './edge.js';
 
 const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
 

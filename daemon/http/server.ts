@@ -13,9 +13,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { HttpRoute, Origins, UpgradeRoute } from '../context.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../base/index.js';
 import { ConnectionGate, type ConnectionLimits, isAiPath } from './connections.js';
+import type { HttpRoute, Origins, UpgradeRoute } from './edge.js';
 
 export const HEADERS_TIMEOUT_MS = 10_000;
 export const REQUEST_TIMEOUT_MS = 30_000;

@@ -3,11 +3,12 @@
  * (kinds/<kind>/: source, executor, fields, kind) plus its line here and its renderer's line in the panel
  * (owner-ui/kinds.ts). The order is the order of their fields in a stored command.
  */
-import { catalogKind } from './catalog/kind.js';
-import { cueKind } from './cue/kind.js';
-import type { Kind } from './kind.js';
+
+import type { Kind } from '../kind/index.js';
+import { catalogKind } from './catalog/index.js';
+import { cueKind } from './cue/index.js';
 import { type KindRegistry, kindRegistry } from './registry.js';
-import { upstreamKind } from './upstream/kind.js';
+import { upstreamKind } from './upstream/index.js';
 
 export type { Kind, KindRegistry };
 

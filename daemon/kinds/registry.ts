@@ -5,9 +5,8 @@
  * had folders: the edges only ever set a kind's own, and the per-session lane (rule 6) follows a session
  * key on any command (the broker's unit tests drive it with catalog commands).
  */
-import type { KindPolicies, KindView } from '../core/kind-policy.js';
-import type { Command, KindFields, Tool } from '../core/lifecycle.js';
-import type { Kind } from './kind.js';
+import type { Command, KindFields, KindPolicies, KindView, Tool } from '../core/index.js';
+import type { Kind } from '../kind/index.js';
 
 /** The registry: every kind by tool, and the KindPolicies the broker and the owner's Views ask. */
 export interface KindRegistry extends KindPolicies {

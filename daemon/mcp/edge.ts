@@ -3,7 +3,7 @@
  * at `/mcp` and `/mcp/<token>`, in both protocol generations, mounted on the daemon's one HTTP server. The
  * stdio front end (./stdio.ts) relays to this same endpoint.
  */
-import type { Edge, EdgeContext } from '../context.js';
+import type { Edge, EdgeContext } from '../http/index.js';
 import { createModernLeg, type Generation } from './generations.js';
 import { createMcpHttpRoute } from './http.js';
 import { createMcpServer } from './server.js';

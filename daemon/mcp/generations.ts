@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type AuthInfo, createMcpHandler, isLegacyRequest, type Server } from '@modelcontextprotocol/server';
-import type { Logger } from '../log.js';
+import type { Logger } from '../base/index.js';
 import type { ToolSet } from './toolset.js';
 
 /** `legacy` = 2024-11-05 … 2025-11-25 (initialize, sessions); `modern` = 2026-07-28 (server/discover, envelope). */

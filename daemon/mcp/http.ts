@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { isInitializeRequest, type Server } from '@modelcontextprotocol/server';
-import type { EdgeContext, HttpRoute } from '../context.js';
+import type { EdgeContext, HttpRoute } from '../http/index.js';
 import { type Generation, generationOf, type ModernLeg, sdkRequest } from './generations.js';
 import { type McpSession, type SessionRegistry, sessionTag } from './sessions.js';
 

@@ -14,10 +14,9 @@ import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { type DaemonInfo, runningDaemon } from '../daemon-info.js';
-import { dataDirPaths } from '../datadir.js';
-import { BrokerError } from '../errors.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../base/index.js';
+import { BrokerError } from '../base/index.js';
+import { type DaemonInfo, dataDirPaths, runningDaemon } from '../datadir/index.js';
 
 const CLI = fileURLToPath(new URL('../cli.js', import.meta.url));
 export const DAEMON_LOG = 'daemon.log';

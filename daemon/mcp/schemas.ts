@@ -9,8 +9,8 @@
  * code and names the field (contract 3.2).
  */
 import type { JSONObject, Tool } from '@modelcontextprotocol/server';
-import { DENY_REASONS, FAIL_REASONS, UNKNOWN_REASONS } from '../errors.js';
-import type { ListingSchema } from '../kinds/source.js';
+import { DENY_REASONS, FAIL_REASONS, UNKNOWN_REASONS } from '../base/index.js';
+import type { ListingSchema } from '../kind/index.js';
 
 export const WAIT_DEFAULT_S = 50;
 export const WAIT_MAX_S = 90;

@@ -14,8 +14,7 @@ import {
   type ServerCapabilities,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import type { BrokerApi } from '../context.js';
-import type { Command } from '../core/lifecycle.js';
+import type { BrokerApi, Command } from '../core/index.js';
 import type { Generation } from './generations.js';
 import { createTaskResult, registerTaskHandlers, TASKS_EXTENSION, taskRequestOf } from './tasks.js';
 import { TaskStarted, type ToolSet } from './toolset.js';

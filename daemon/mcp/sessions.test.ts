@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { silentLogger } from '../log.js';
+import { silentLogger } from '../base/log.js';
 import { type McpSession, SessionRegistry } from './sessions.js';
 
 /** A session whose server only records that it was closed (the registry never touches anything else). */

@@ -26,7 +26,7 @@
  */
 import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { Server } from '@modelcontextprotocol/server';
-import type { Logger } from '../log.js';
+import type { Logger } from '../base/index.js';
 
 export interface McpSession {
   id: string;

@@ -12,8 +12,8 @@ import {
   ProtocolErrorCode,
   type Server,
 } from '@modelcontextprotocol/server';
-import type { Logger } from '../log.js';
-import { VERSION } from '../version.js';
+import type { Logger } from '../base/index.js';
+import { VERSION } from '../base/index.js';
 import type { Generation } from './generations.js';
 import type { Relay } from './relay.js';
 import { WAIT_MAX_S } from './schemas.js';

@@ -31,9 +31,8 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import type { BrokerApi } from '../context.js';
-import { type Command, isFinal } from '../core/lifecycle.js';
-import { summaryLine, toResult } from '../core/result.js';
+import type { BrokerApi } from '../core/index.js';
+import { type Command, isFinal, summaryLine, toResult } from '../core/index.js';
 import type { Generation } from './generations.js';
 import type { TaskRequest } from './toolset.js';
 

@@ -5,10 +5,10 @@
  */
 import type { Tool } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
-import type { BrokerApi } from '../context.js';
+import { silentLogger } from '../base/log.js';
+import type { BrokerApi } from '../core/index.js';
 import type { AuditEntry } from '../core/ports.js';
-import type { Prepared, Source } from '../kinds/source.js';
-import { silentLogger } from '../log.js';
+import type { Prepared, Source } from '../kind/source.js';
 import { createEdgeTools } from './tools.js';
 
 const tool = (name: string): Tool => ({

@@ -8,12 +8,10 @@
  * front end reach the broker only through here (stdio relays to the daemon's HTTP endpoint).
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import type { BrokerApi } from '../context.js';
-import { type Command, isFinal } from '../core/lifecycle.js';
-import { type CommandResult, summaryLine, toResult } from '../core/result.js';
-import type { ToolErrorCode } from '../errors.js';
-import type { ImmediateAnswer, Source } from '../kinds/source.js';
-import type { Logger } from '../log.js';
+import type { Logger, ToolErrorCode } from '../base/index.js';
+import type { BrokerApi } from '../core/index.js';
+import { type Command, type CommandResult, isFinal, summaryLine, toResult } from '../core/index.js';
+import type { ImmediateAnswer, Source } from '../kind/index.js';
 import { parseAwaitInput, parseCancelInput, parseListInput } from './input.js';
 import { startProgress } from './progress.js';
 import { AWAIT_TOOL, CANCEL_TOOL, listCommandsTool } from './schemas.js';

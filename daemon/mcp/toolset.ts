@@ -7,7 +7,7 @@
  * sees did not actually change.
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
-import type { Command } from '../core/lifecycle.js';
+import type { Command } from '../core/index.js';
 import type { ProgressSink } from './progress.js';
 
 /**

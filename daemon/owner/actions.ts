@@ -16,7 +16,8 @@
  *             broker.history / grants / args ─▶ history / grants / args
  * ```
  */
-import type { ActionResult, EdgeContext, GrantResult, GrantSpec } from '../context.js';
+import type { ActionResult, GrantResult, GrantSpec } from '../core/index.js';
+import type { EdgeContext } from '../http/index.js';
 import { argsAnswer } from './args-frame.js';
 import type { FanOut } from './fanout.js';
 import type { ReplyCode } from './messages.js';

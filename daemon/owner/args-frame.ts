@@ -10,7 +10,7 @@
  * catalog's bounds. It goes out like any reply, so a socket that stops reading is still cut by the hub's
  * send bound (hub.ts MAX_BUFFERED_BYTES) rather than holding the daemon's memory.
  */
-import type { BrokerApi } from '../context.js';
+import type { BrokerApi } from '../core/index.js';
 import type { ArgsMessage, ServerMessage } from './messages.js';
 import type { ArgsFrame } from './protocol.js';
 

@@ -6,7 +6,7 @@
  */
 import { constants } from 'node:buffer';
 import WebSocket from 'ws';
-import type { ApproveGrant } from '../context.js';
+import type { ApproveGrant } from '../core/index.js';
 import { type Grant, PROTOCOL, type ServerMessage, type View } from './messages.js';
 import { OWNER_WS_PATH } from './upgrade.js';
 

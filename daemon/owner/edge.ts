@@ -9,11 +9,12 @@
  * longer current ends at once (1008 "token rotated"). The hub also re-checks the credential on every frame
  * and every upgrade, so nothing slips through between a rotation and the poll that notices it.
  */
-import type { Edge, EdgeContext } from '../context.js';
-import type { OwnerCredential } from '../tokens.js';
+import type { Edge } from '../http/index.js';
+import type { OwnerCredential } from '../tokens/index.js';
 import { OwnerHub, type OwnerHubOptions } from './hub.js';
 import { loginRoutes } from './login.js';
 import { OwnerSessions, SESSION_TTL_MS } from './sessions.js';
+import type { OwnerContext } from './setup.js';
 import { serveAsset } from './static.js';
 import { LOGIN_SLOTS, LoginThrottle, MAX_WAITING } from './throttle.js';
 
@@ -28,7 +29,7 @@ const REVOKE_POLL_MS = 250;
  * The heartbeat interval: 15 s, or `OGF_BROKER_OWNER_HEARTBEAT_MS` (100..600000) — a tuning knob for
  * slow links and for tests that prove a silent tab is dropped without waiting half a minute.
  */
-function heartbeatMs(ctx: EdgeContext, env: NodeJS.ProcessEnv): number | undefined {
+function heartbeatMs(ctx: OwnerContext, env: NodeJS.ProcessEnv): number | undefined {
   const raw = env[HEARTBEAT_ENV];
   if (raw === undefined || raw === '') return undefined;
   const n = Number(raw);
@@ -44,7 +45,7 @@ function heartbeatMs(ctx: EdgeContext, env: NodeJS.ProcessEnv): number | undefin
  * shorten a session, never lengthen it; for owners who want shorter logins and for tests that watch an
  * expiry close a socket.
  */
-function sessionTtlMs(ctx: EdgeContext, env: NodeJS.ProcessEnv): number {
+function sessionTtlMs(ctx: OwnerContext, env: NodeJS.ProcessEnv): number {
   const raw = env[SESSION_TTL_ENV];
   if (raw === undefined || raw === '') return SESSION_TTL_MS;
   const n = Number(raw);
@@ -64,7 +65,7 @@ export interface OwnerEdgeOptions extends OwnerHubOptions {
 }
 
 /** Builds the owner edge; one hub (one broker subscription) per edge. */
-export function createOwnerEdge(ctx: EdgeContext, opts: OwnerEdgeOptions = {}, env = process.env): Edge {
+export function createOwnerEdge(ctx: OwnerContext, opts: OwnerEdgeOptions = {}, env = process.env): Edge {
   const sessions = new OwnerSessions(Date.now, sessionTtlMs(ctx, env));
   const beat = opts.heartbeatMs ?? heartbeatMs(ctx, env);
   // One login gate for POST /login and bearer upgrades of /owner/ws: both try owner tokens.

@@ -14,10 +14,11 @@
  * limit its RangeError escaped the upgrade callback and killed the daemon, at every owner connect, restart
  * or not). Anything that throws while sending to one owner closes that owner's socket (1011) and is logged.
  */
-import type { Command } from '../core/lifecycle.js';
-import { viewJson } from '../core/view.js';
+
+import type { Logger } from '../base/index.js';
+import type { Command } from '../core/index.js';
+import { viewJson } from '../core/index.js';
 import { KINDS } from '../kinds/index.js';
-import type { Logger } from '../log.js';
 import { FragmentPool, FragmentWriter } from './fragments.js';
 import type { ServerMessage } from './messages.js';
 import type { Owner, OwnerRegistry } from './registry.js';

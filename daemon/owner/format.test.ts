@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { needsEscape } from '../text-rules.js';
+import { needsEscape } from '../base/text-rules.js';
 import { formatView } from './format.js';
 import type { View } from './messages.js';
 

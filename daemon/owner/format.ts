@@ -11,8 +11,9 @@
  * lines was the alternative; it keeps line breaks readable but still lets a value draw lines that pass for
  * this command's own `argv:` or `why:` lines.)
  */
+
+import { escapeForTerminal as esc, quoteArg } from '../base/index.js';
 import { KINDS } from '../kinds/index.js';
-import { escapeForTerminal as esc, quoteArg } from '../text-rules.js';
 import type { Grant, View } from './messages.js';
 
 function stateWords(v: View): string {

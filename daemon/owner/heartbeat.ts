@@ -3,7 +3,7 @@
  * answer the previous ping is terminated, so a tab that went silent (a sleeping laptop, a dead link) stops
  * counting as connected and its buffer stops growing; the tab reconnects and resyncs from a snapshot.
  */
-import type { Logger } from '../log.js';
+import type { Logger } from '../base/index.js';
 import type { Owner } from './registry.js';
 
 /** How often to ping unless told otherwise (the edge reads OGF_BROKER_OWNER_HEARTBEAT_MS). */

@@ -21,15 +21,15 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
-import type { EdgeContext, UpgradeRoute } from '../context.js';
-import type { OwnerCredential } from '../tokens.js';
+import type { UpgradeRoute } from '../http/index.js';
+import type { OwnerCredential } from '../tokens/index.js';
 import { onOwnerFrame } from './actions.js';
 import { FanOut } from './fanout.js';
 import { startHeartbeat, watchPongs } from './heartbeat.js';
 import { PROTOCOL } from './messages.js';
 import { type Owner, OwnerRegistry } from './registry.js';
 import type { OwnerSessions, SessionEnd } from './sessions.js';
-import { watchSetup } from './setup.js';
+import { type OwnerContext, watchSetup } from './setup.js';
 import type { LoginThrottle } from './throttle.js';
 import { OwnerUpgrade, type Who } from './upgrade.js';
 
@@ -42,7 +42,7 @@ export interface OwnerHubOptions {
 }
 
 export class OwnerHub {
-  readonly #ctx: EdgeContext;
+  readonly #ctx: OwnerContext;
   readonly #owners: OwnerRegistry;
   readonly #out: FanOut;
   readonly #upgrade: OwnerUpgrade;
@@ -53,7 +53,7 @@ export class OwnerHub {
   #closed = false;
 
   constructor(
-    ctx: EdgeContext,
+    ctx: OwnerContext,
     sessions: OwnerSessions,
     throttle: LoginThrottle,
     opts: OwnerHubOptions = {},

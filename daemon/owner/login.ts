@@ -15,8 +15,8 @@
  * server there that received the cookie.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { EdgeContext, HttpRoute } from '../context.js';
-import type { OwnerCredential } from '../tokens.js';
+import type { EdgeContext, HttpRoute } from '../http/index.js';
+import type { OwnerCredential } from '../tokens/index.js';
 import { OwnerSessions } from './sessions.js';
 import { securityHeaders, sendPage } from './static.js';
 import type { LoginThrottle } from './throttle.js';

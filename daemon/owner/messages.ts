@@ -3,9 +3,9 @@
  * Node APIs because the browser panel (`owner-ui/`) imports these types too.
  */
 
+import type { OwnerErrorCode } from '../base/errors.js';
 import type { Grant } from '../core/grants.js';
 import type { View } from '../core/view.js';
-import type { OwnerErrorCode } from '../errors.js';
 
 export const PROTOCOL = 'ogf-broker-owner/1';
 

@@ -8,8 +8,8 @@
  */
 import { z } from 'zod';
 import { describeInput } from '../../bridge-client/protocol.js';
-import { GRANT_TTL_MAX_S, GRANT_TTL_MIN_S, GRANT_USES_MAX } from '../core/grants.js';
-import { hasForbiddenCharacter } from '../text-rules.js';
+import { hasForbiddenCharacter } from '../base/index.js';
+import { GRANT_TTL_MAX_S, GRANT_TTL_MIN_S, GRANT_USES_MAX } from '../core/index.js';
 
 /** Frames over this many bytes close the socket with 1009 (contract 5). */
 export const MAX_FRAME_BYTES = 64 * 1024;

@@ -9,8 +9,8 @@
  * it still sends is acted on.
  */
 import type { WebSocket } from 'ws';
-import type { Logger } from '../log.js';
-import type { OwnerCredential } from '../tokens.js';
+import type { Logger } from '../base/index.js';
+import type { OwnerCredential } from '../tokens/index.js';
 import type { SessionEnd } from './sessions.js';
 
 /** One connected owner socket. */

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import type { OwnerCredential } from '../tokens.js';
+import type { OwnerCredential } from '../tokens/tokens.js';
 import { OwnerSessions, readCookies, SESSION_COOKIE, type SessionEnd } from './sessions.js';
 
 const req = (cookie?: string) => ({ headers: cookie === undefined ? {} : { cookie } }) as IncomingMessage;

@@ -27,7 +27,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { OwnerCredential } from '../tokens.js';
+import type { OwnerCredential } from '../tokens/index.js';
 
 export const SESSION_COOKIE = 'ogf_owner_session';
 /** A login lasts a working day; the owner logs in again from `ogf-broker token owner` after that. */

@@ -7,9 +7,16 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Config } from '../config/index.js';
-import type { Source } from '../kinds/source.js';
-import { currentInvocation, mcpTokenFixed, tokenMcpCommand } from '../self-command.js';
+import { currentInvocation, mcpTokenFixed, tokenMcpCommand } from '../config/index.js';
+import type { EdgeContext } from '../http/index.js';
+import type { Source } from '../kind/index.js';
 import type { SetupInfo } from './messages.js';
+
+/** What the owner edge is handed: every edge's context, and the panel's first-run help. */
+export interface OwnerContext extends EdgeContext {
+  /** The owner panel's first-run help (issue 19); absent: hello carries none. */
+  setup?: SetupFeed;
+}
 
 /** The current setup, and a way to hear that it may have changed. */
 export interface SetupFeed {

@@ -3,8 +3,8 @@
  * transport, no capabilities), asks for its tools, and stops it. Nothing is called.
  */
 import { Client } from '@modelcontextprotocol/client';
+import type { Logger } from '../base/index.js';
 import type { UpstreamConfig } from '../config/index.js';
-import type { Logger } from '../log.js';
 import { MAX_TOOLS } from './limits.js';
 import { openTransport } from './transport.js';
 

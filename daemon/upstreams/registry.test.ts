@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../test/helpers/fake-clock.js';
+import { silentLogger } from '../base/log.js';
 import type { UpstreamConfig } from '../config/index.js';
-import { silentLogger } from '../log.js';
 import { BACKOFF_MAX_MS, UpstreamRegistry } from './registry.js';
 
 const config: UpstreamConfig = {

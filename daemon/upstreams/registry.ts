@@ -11,9 +11,9 @@
  * ```
  */
 import { Client, type Tool, type Transport } from '@modelcontextprotocol/client';
-import { type Clock, systemClock } from '../clock.js';
+import type { Logger } from '../base/index.js';
+import { type Clock, systemClock } from '../base/index.js';
 import type { UpstreamConfig } from '../config/index.js';
-import type { Logger } from '../log.js';
 import { MAX_TOOLS } from './limits.js';
 import { openTransport } from './transport.js';
 

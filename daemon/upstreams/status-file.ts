@@ -4,7 +4,7 @@
  * every change and removed on clean exit with daemon.json; it never holds a header value or an env value.
  */
 import { readFileSync, renameSync, unlinkSync } from 'node:fs';
-import { writePrivateFileExclusive } from '../datadir.js';
+import { writePrivateFileExclusive } from '../datadir/index.js';
 import type { UpstreamStatus } from './registry.js';
 
 /** One upstream's line in the file: the registry's state plus how many of its tools are exposed. */

@@ -13,8 +13,8 @@ import {
   serializeMessage,
   type Transport,
 } from '@modelcontextprotocol/client';
-import { minimalEnv } from '../launch/launcher.js';
-import type { Logger } from '../log.js';
+import type { Logger } from '../base/index.js';
+import { minimalEnv } from '../launch/index.js';
 
 /** How long a stopped server may take to exit after SIGTERM before its group gets SIGKILL. */
 export const STOP_GRACE_MS = 2000;

@@ -4,8 +4,8 @@
  * read here, at each connection, and handed to the transport only — never logged, stored or shown.
  */
 import { StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
+import type { Logger } from '../base/index.js';
 import type { UpstreamConfig } from '../config/index.js';
-import type { Logger } from '../log.js';
 import { boundedFetch } from './bounded-fetch.js';
 import { MAX_MESSAGE_BYTES } from './limits.js';
 import { StdioUpstreamTransport } from './stdio.js';

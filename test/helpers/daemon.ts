@@ -6,7 +6,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { DaemonInfo } from '../../daemon/daemon-info.js';
+import type { DaemonInfo } from '../../daemon/datadir/daemon-info.js';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 export const CLI = join(ROOT, 'dist', 'daemon', 'cli.js');

@@ -1,5 +1,5 @@
 /** A fake clock for unit tests: time moves only when the test says so (architecture rule 6). */
-import type { Clock } from '../../daemon/clock.js';
+import type { Clock } from '../../daemon/base/clock.js';
 
 export class FakeClock implements Clock {
   #now: number;

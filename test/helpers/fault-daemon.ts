@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { AppliedCue } from '../../bridge-client/avatar-state.js';
 import { BridgeEndpoint } from '../../bridge-client/endpoint.js';
-import { DENY_REASONS, FAIL_REASONS, UNKNOWN_REASONS } from '../../daemon/errors.js';
+import { DENY_REASONS, FAIL_REASONS, UNKNOWN_REASONS } from '../../daemon/base/errors.js';
 
 /** `mark {word} {ms}`: appends "word pid" to MARK, then lingers `ms` before exiting 0. */
 export function markCatalog(markFile: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -134,7 +134,7 @@ export const ALLOWED: Record<string, ReadonlyArray<string | undefined>> = {
   approved: [undefined],
   running: [undefined],
   succeeded: [undefined],
-  // The catalog itself (daemon/errors.ts), never a hand copy that drifts from it.
+  // The catalog itself (daemon/base/errors.ts), never a hand copy that drifts from it.
   denied: DENY_REASONS,
   failed: FAIL_REASONS,
   unknown: UNKNOWN_REASONS,

@@ -3,14 +3,38 @@
  * and builds the exact argv — literals, or one whole `{name}` placeholder per element; no shell is ever
  * involved, so a param value is always exactly one argv element.
  *
- * A string value must also pass the character rule (daemon/text-rules.ts: no control or bidi characters,
+ * A string value must also pass the character rule (daemon/base/text-rules.ts: no control or bidi characters,
  * newline and tab only with `allow_newlines`) and the owner's pattern, anchored and matched in linear time
- * by RE2 (daemon/patterns.ts) — compiled once, here, when the catalog is built.
+ * by RE2 (daemon/base/patterns.ts) — compiled once, here, when the catalog is built.
  */
+
+import {
+  anchorPattern,
+  charactersAccepted,
+  compilePattern,
+  hasForbiddenCharacter,
+  type OwnerPattern,
+} from '../../base/index.js';
 import type { CatalogEntry, Config, ParamSpec } from '../../config/index.js';
-import type { CatalogApi, CatalogListing, PrepareResult } from '../../context.js';
-import { anchorPattern, compilePattern, type OwnerPattern } from '../../patterns.js';
-import { charactersAccepted, hasForbiddenCharacter } from '../../text-rules.js';
+import type { SubmitRequest } from '../../core/index.js';
+
+/** A catalog command's description for `list_commands` (contract 3.1). */
+export interface CatalogListing {
+  name: string;
+  description: string;
+  params_schema: Record<string, unknown>;
+  timeout_s: number;
+}
+
+export type PrepareResult =
+  | { ok: true; request: SubmitRequest }
+  | { ok: false; code: 'InvalidArguments' | 'UnknownCommand'; message: string };
+
+export interface CatalogApi {
+  list(): CatalogListing[];
+  /** Validates `args` against the named command's params and builds its argv; names the offending field. */
+  prepare(name: string, args: unknown, client: string): PrepareResult;
+}
 
 const PLACEHOLDER_RE = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
 

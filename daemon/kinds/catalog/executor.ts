@@ -5,9 +5,8 @@
  * deadline → unknown/KilledAtDeadline (it may have done part of its work).
  */
 
-import type { ExecutionIo, ExecutionReport, Executor } from '../../core/executor.js';
-import type { Command, Outcome } from '../../core/lifecycle.js';
-import { minimalEnv, type ProcessResult, runProcess } from '../../launch/launcher.js';
+import type { Command, ExecutionIo, ExecutionReport, Executor, Outcome } from '../../core/index.js';
+import { minimalEnv, type ProcessResult, runProcess } from '../../launch/index.js';
 import type { Catalog } from './catalog.js';
 
 export const KILL_GRACE_MS = 5000;

@@ -6,17 +6,18 @@
 import type { Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { mustBe } from '../../../bridge-client/protocol.js';
-import type { Executor } from '../../core/executor.js';
-import { parseInput, waitSeconds } from '../../mcp/input.js';
+import { charactersAccepted, hasForbiddenCharacter } from '../../base/index.js';
+import type { Executor } from '../../core/index.js';
+import type { ListingSchema, Prepared, Source, SourceListing } from '../../kind/index.js';
 import {
   AFTER_PENDING,
   JUSTIFICATION_MAX,
+  parseInput,
   REQUEST_ID_PATTERN,
   resultOutputSchema,
+  waitSeconds,
   waitSecondsJson,
-} from '../../mcp/schemas.js';
-import { charactersAccepted, hasForbiddenCharacter } from '../../text-rules.js';
-import type { ListingSchema, Prepared, Source, SourceListing } from '../source.js';
+} from '../../mcp/index.js';
 import type { Catalog } from './catalog.js';
 
 export const RUN_COMMAND_TOOL: Tool = {

@@ -13,12 +13,10 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deliverLineSchema, type SessionFile } from '../../../bridge-client/protocol.js';
+import type { FailReason, Logger } from '../../base/index.js';
 import type { BridgeConfig } from '../../config/index.js';
-import type { ExecutionIo, ExecutionReport, Executor } from '../../core/executor.js';
-import type { Command, Outcome } from '../../core/lifecycle.js';
-import type { FailReason } from '../../errors.js';
-import { minimalEnv, type ProcessResult, runProcess } from '../../launch/launcher.js';
-import type { Logger } from '../../log.js';
+import type { Command, ExecutionIo, ExecutionReport, Executor, Outcome } from '../../core/index.js';
+import { minimalEnv, type ProcessResult, runProcess } from '../../launch/index.js';
 import { removeSessionFile, writeSessionFile } from './session-file.js';
 
 /** What `CuesApi.prepare` puts in `SubmitRequest.secret`: held in memory only (rule 4). */

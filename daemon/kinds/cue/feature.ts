@@ -9,13 +9,18 @@
  */
 import { createHmac } from 'node:crypto';
 import type { OgfCueInput } from '../../../bridge-client/protocol.js';
+import type { Logger } from '../../base/index.js';
 import type { Config } from '../../config/index.js';
-import type { CuesApi, SubmitRequest } from '../../context.js';
-import type { Executor } from '../../core/executor.js';
-import { type DataDir, newToken, readOrCreateSecret } from '../../datadir.js';
-import type { Logger } from '../../log.js';
+import type { Executor, SubmitRequest } from '../../core/index.js';
+import { type DataDir, newToken, readOrCreateSecret } from '../../datadir/index.js';
 import { CueExecutor, type CueSecret } from './executor.js';
 import { newSessionFilePath } from './session-file.js';
+
+/** What the cue source asks the feature for. */
+export interface CuesApi {
+  /** Builds the `ogf.cue` request for validated input: fingerprint, session key, session file path, display. */
+  prepare(input: OgfCueInput, client: string): SubmitRequest;
+}
 
 export interface CueFeatureDeps {
   config: Config;

@@ -4,8 +4,8 @@
  * secret held in memory only (rule 4), so a restart cannot send it; its launches take the session's FIFO
  * lane (rule 6); the owner sees the cue in words and the session's fingerprint.
  */
-import { escapeForTerminal as esc } from '../../text-rules.js';
-import type { Kind } from '../kind.js';
+import { escapeForTerminal as esc } from '../../base/index.js';
+import type { Kind } from '../../kind/index.js';
 import type {} from './fields.js';
 
 const COMMAND = 'ogf.cue';

@@ -13,13 +13,12 @@ import {
   ogfCueInputSchema,
   TTL_DEFAULT_MS,
 } from '../../../bridge-client/protocol.js';
-import { iso } from '../../clock.js';
-import type { CuesApi } from '../../context.js';
-import type { Executor } from '../../core/executor.js';
-import type { Logger } from '../../log.js';
-import { parseInput } from '../../mcp/input.js';
-import { AFTER_PENDING, resultOutputSchema, waitSecondsJson } from '../../mcp/schemas.js';
-import type { ListingSchema, Prepared, Source, SourceListing } from '../source.js';
+import type { Logger } from '../../base/index.js';
+import { iso } from '../../base/index.js';
+import type { Executor } from '../../core/index.js';
+import type { ListingSchema, Prepared, Source, SourceListing } from '../../kind/index.js';
+import { AFTER_PENDING, parseInput, resultOutputSchema, waitSecondsJson } from '../../mcp/index.js';
+import type { CuesApi } from './feature.js';
 
 /** `ogf_cue` before contract 10's `execution.taskSupport`, which depends on the feature (see `CueSource`). */
 export const OGF_CUE_TOOL: Tool = {

@@ -6,7 +6,7 @@
  * nesting, so the daemon refuses it at the door (contract 3.2: `InvalidArguments` naming the field and the
  * limit, nothing queued); the panel renders what passes in bounded work anyway (owner-ui/arg-view.ts).
  */
-import { escapeForTerminal } from '../../text-rules.js';
+import { escapeForTerminal } from '../../base/index.js';
 
 /** The deepest an argument may nest arrays and objects: `{"a": [[1]]}`'s `a` nests 2. */
 export const MAX_ARG_DEPTH = 32;

@@ -16,10 +16,9 @@
  * | no answer within timeout_s (then notifications/cancelled)  | unknown / KilledAtDeadline            |
  */
 import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
-import type { ExecutionIo, ExecutionReport, Executor } from '../../core/executor.js';
-import type { Command, Outcome } from '../../core/lifecycle.js';
-import { cutUtf8 } from '../../core/result.js';
-import type { UpstreamLink, UpstreamRegistry } from '../../upstreams/registry.js';
+import type { Command, ExecutionIo, ExecutionReport, Executor, Outcome } from '../../core/index.js';
+import { cutUtf8 } from '../../core/index.js';
+import type { UpstreamLink, UpstreamRegistry } from '../../upstreams/index.js';
 
 /** Codes that mean the upstream refused the request before running anything (contract 7). */
 const REFUSED_CODES = new Set([-32700, -32600, -32601, -32602]);

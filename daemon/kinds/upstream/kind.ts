@@ -3,9 +3,8 @@
  * grantable per exposed tool (`<upstream>__<tool>`) and may need several owners; no secret; summarised
  * and listed by server and tool, with what the server claims of it and every argument whole.
  */
-import { escapeForTerminal as esc } from '../../text-rules.js';
-import { argLines } from '../arg-lines.js';
-import { type Kind, runSummary } from '../kind.js';
+import { escapeForTerminal as esc } from '../../base/index.js';
+import { argLines, type Kind, runSummary } from '../../kind/index.js';
 import type {} from './fields.js';
 
 /** The server's annotations in words: the same words as the panel (owner-ui/upstream.ts claimWords). */

@@ -6,14 +6,12 @@
  * into a SubmitRequest of tool `upstream`. The tools an upstream listed stay listed while it reconnects.
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
+import type { Logger } from '../../base/index.js';
 import type { UpstreamConfig } from '../../config/index.js';
-import type { SubmitRequest } from '../../context.js';
-import type { Executor } from '../../core/executor.js';
-import type { Command } from '../../core/lifecycle.js';
-import type { Logger } from '../../log.js';
-import { MAX_TOOL_JSON_CHARS } from '../../upstreams/limits.js';
-import type { UpstreamRegistry, UpstreamStatus } from '../../upstreams/registry.js';
-import type { ListingSchema, Prepared, Source, SourceListing } from '../source.js';
+import type { Command, Executor, SubmitRequest } from '../../core/index.js';
+import type { ListingSchema, Prepared, Source, SourceListing } from '../../kind/index.js';
+import type { UpstreamRegistry, UpstreamStatus } from '../../upstreams/index.js';
+import { MAX_TOOL_JSON_CHARS } from '../../upstreams/index.js';
 import { argumentBoundsError } from './bounds.js';
 import type { UpstreamRef } from './fields.js';
 import type { Validate } from './schema.js';

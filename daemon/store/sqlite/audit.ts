@@ -1,7 +1,6 @@
 /** The append-only audit log in broker.db (triggers refuse UPDATE and DELETE: schema.ts). */
 
-import type { Actor } from '../../core/lifecycle.js';
-import type { AuditEntry, StoredAudit } from '../../core/ports.js';
+import type { Actor, AuditEntry, StoredAudit } from '../../core/index.js';
 import type { Db } from './schema.js';
 
 interface AuditRow {

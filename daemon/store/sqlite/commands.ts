@@ -2,8 +2,7 @@
  * Commands in broker.db: each row keeps its whole record as JSON plus the columns we query by. A row and
  * its audit entry commit together or not at all.
  */
-import type { Command, State } from '../../core/lifecycle.js';
-import type { AuditEntry, RetentionRow, TasksPage } from '../../core/ports.js';
+import type { AuditEntry, Command, RetentionRow, State, TasksPage } from '../../core/index.js';
 import type { SqliteAudit } from './audit.js';
 import type { Db } from './schema.js';
 

@@ -1,6 +1,5 @@
 /** Grants in broker.db (contract 8): each row keeps the whole record as JSON; `seq` keeps creation order. */
-import type { Grant } from '../../core/grants.js';
-import type { AuditEntry } from '../../core/ports.js';
+import type { AuditEntry, Grant } from '../../core/index.js';
 import type { SqliteAudit } from './audit.js';
 import type { Db } from './schema.js';
 

@@ -10,7 +10,7 @@ import type {
   CommittedReads,
   GrantStore,
   TokenHashStore,
-} from '../../core/ports.js';
+} from '../../core/index.js';
 import type { SqliteAudit } from './audit.js';
 import type { SqliteCommands } from './commands.js';
 import type { SqliteGrants } from './grants.js';

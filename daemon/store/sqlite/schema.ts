@@ -46,7 +46,7 @@ const MIGRATIONS: readonly string[] = [
    );
    CREATE INDEX grants_live ON grants(state) WHERE state = 'live';`,
   // Contract 9 (v2): named owners. Like mcp_clients, only a SHA-256 of each token is kept; owner `owner`'s
-  // row is refreshed at every start from owner.token / OGF_BROKER_OWNER_TOKEN (daemon/tokens.ts).
+  // row is refreshed at every start from owner.token / OGF_BROKER_OWNER_TOKEN (daemon/tokens/tokens.ts).
   `CREATE TABLE owners (
      name TEXT PRIMARY KEY,
      token_hash TEXT NOT NULL UNIQUE,

@@ -7,22 +7,24 @@
  * The broker's changes of one turn are one transaction (core/commit.ts, transaction.ts): each row and its
  * audit entry commit together or not at all.
  */
-import type { Grant } from '../../core/grants.js';
-import type { Actor, Command, State } from '../../core/lifecycle.js';
 import type {
+  Actor,
   AuditEntry,
   AuditStore,
   Awaitable,
+  Command,
   CommandStore,
   CommittedReads,
+  Grant,
   GrantStore,
   RetentionRow,
+  State,
   StoreChange,
   StoredAudit,
   StorePorts,
   TasksPage,
   TokenHashStore,
-} from '../../core/ports.js';
+} from '../../core/index.js';
 import { SqliteAudit } from './audit.js';
 import { SqliteCommands } from './commands.js';
 import { SqliteGrants } from './grants.js';

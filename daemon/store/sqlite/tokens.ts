@@ -3,7 +3,7 @@
  * (contract 1.2, rule 4); every change is audited in the same transaction, naming the owner or client,
  * never the token.
  */
-import type { Actor } from '../../core/lifecycle.js';
+import type { Actor } from '../../core/index.js';
 import type { SqliteAudit } from './audit.js';
 import type { Db } from './schema.js';
 

@@ -6,7 +6,7 @@
  * wait (`gate`), so nobody reads a change before its commit or writes into this transaction. A failure
  * rolls everything back and is rethrown.
  */
-import type { Awaitable } from '../../core/ports.js';
+import type { Awaitable } from '../../core/index.js';
 import type { Db } from './schema.js';
 
 function isThenable(v: unknown): v is PromiseLike<void> {

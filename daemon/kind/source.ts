@@ -14,11 +14,8 @@
  * ```
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
-import type { SubmitRequest } from '../context.js';
-import type { Executor } from '../core/executor.js';
-import type { Command } from '../core/lifecycle.js';
-import type { AuditEntry } from '../core/ports.js';
-import type { DenyReason, ToolErrorCode } from '../errors.js';
+import type { DenyReason, ToolErrorCode } from '../base/index.js';
+import type { AuditEntry, Command, Executor, SubmitRequest } from '../core/index.js';
 
 /** A final answer given at once, without a command (contract 3.3: no pending_id). */
 export interface ImmediateAnswer {

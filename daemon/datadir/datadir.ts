@@ -15,7 +15,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { UsageError } from './errors.js';
+import { UsageError } from '../base/index.js';
 
 export interface DataDir {
   root: string;

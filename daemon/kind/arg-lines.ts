@@ -4,8 +4,9 @@
  * preview (View.args_truncated, core/args-preview.ts): `list` fetches nothing more (the panel loads them
  * whole), so it says they are shortened and prints each cut one by name, size and start — none hidden.
  */
-import type { View } from '../core/view.js';
-import { escapeForTerminal as esc } from '../text-rules.js';
+
+import { escapeForTerminal as esc } from '../base/index.js';
+import type { View } from '../core/index.js';
 
 /** "1,000,004": sizes for people. */
 function count(n: number): string {

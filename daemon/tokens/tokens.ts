@@ -8,11 +8,10 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, renameSync } from 'node:fs';
-import { iso } from './clock.js';
-import type { Actor } from './core/lifecycle.js';
-import { type DataDir, newToken, readOrCreateSecret, writePrivateFileExclusive } from './datadir.js';
-import { UsageError } from './errors.js';
-import type { Store } from './store/sqlite/index.js';
+import { iso, UsageError } from '../base/index.js';
+import type { Actor } from '../core/index.js';
+import { type DataDir, newToken, readOrCreateSecret, writePrivateFileExclusive } from '../datadir/index.js';
+import type { Store } from '../store/sqlite/index.js';
 
 export const LOCAL_CLIENT = 'local';
 /** Contract 9: the owner every data dir starts with, whose token is owner.token (or OGF_BROKER_OWNER_TOKEN). */

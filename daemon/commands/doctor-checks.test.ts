@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Config } from './config/index.js';
-import { checkQuorum } from './doctor.js';
+import type { Config } from '../config/index.js';
+import { checkQuorum } from './doctor-checks.js';
 
 type Quorum = Pick<Config, 'commands' | 'upstreams'>;
 

@@ -1,21 +1,12 @@
 /**
- * What the daemon hands to its edges (MCP, owner WebSocket and panel, doctor): the broker, the sources,
- * tokens, config and the origins it answers for. Edges depend on these interfaces,
- * not on how the daemon builds them.
+ * The broker as the edges see it (issue 20 item 4: what was daemon/context.ts's broker half): a new command
+ * as an edge asks for it, the results of the broker's actions, and an owner's grant. Edges depend on these
+ * interfaces, not on how the broker is built.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Duplex } from 'node:stream';
-import type { OgfCueInput } from '../bridge-client/protocol.js';
-import type { Config } from './config/index.js';
-import type { Grant } from './core/grants.js';
-import type { Command, KindFields, State } from './core/lifecycle.js';
-import type { AuditEntry } from './core/ports.js';
-import type { DataDir } from './datadir.js';
-import type { BrokerErrorCode } from './errors.js';
-import type { Source } from './kinds/source.js';
-import type { Logger } from './log.js';
-import type { SetupFeed } from './owner/setup.js';
-import type { Tokens } from './tokens.js';
+import type { BrokerErrorCode } from '../base/index.js';
+import type { Grant } from './grants.js';
+import type { Command, KindFields, State } from './lifecycle.js';
+import type { AuditEntry } from './ports.js';
 
 /**
  * A new command as an edge asks for it; the broker adds id, version, times and phase. Its kind's own fields
@@ -135,61 +126,4 @@ export interface BrokerApi {
   counts(): Promise<Partial<Record<State, number>>>;
   /** An audit entry that changes no command (a feature-off cue, a refused login, ...). */
   audit(entry: AuditEntry): void;
-}
-
-/** A catalog command's description for `list_commands` (contract 3.1). */
-export interface CatalogListing {
-  name: string;
-  description: string;
-  params_schema: Record<string, unknown>;
-  timeout_s: number;
-}
-
-export type PrepareResult =
-  | { ok: true; request: SubmitRequest }
-  | { ok: false; code: 'InvalidArguments' | 'UnknownCommand'; message: string };
-
-export interface CatalogApi {
-  list(): CatalogListing[];
-  /** Validates `args` against the named command's params and builds its argv; names the offending field. */
-  prepare(name: string, args: unknown, client: string): PrepareResult;
-}
-
-export interface CuesApi {
-  /** Builds the `ogf.cue` request for validated input: fingerprint, session key, session file path, display. */
-  prepare(input: OgfCueInput, client: string): SubmitRequest;
-}
-
-/** Handles a request when it is the route's; returns false to let the next route try. */
-export type HttpRoute = (req: IncomingMessage, res: ServerResponse, url: URL) => boolean | Promise<boolean>;
-export type UpgradeRoute = (req: IncomingMessage, socket: Duplex, head: Buffer, url: URL) => boolean;
-
-export interface Origins {
-  /** The daemon's own base URL (`http://HOST:PORT`). */
-  url(): string;
-  /** Host header check (DNS rebinding): loopback names on our port, and public_url's host. */
-  isAllowedHost(host: string | undefined): boolean;
-  /** Browser Origin check: the daemon's own origins and public_url. */
-  isAllowedOrigin(origin: string): boolean;
-}
-
-export interface EdgeContext {
-  config: Config;
-  paths: DataDir;
-  broker: BrokerApi;
-  /** What an AI may ask for (the catalog, cues, every upstream's tools), in the order the MCP edge lists it. */
-  sources: readonly Source[];
-  tokens: Tokens;
-  origins: Origins;
-  log: Logger;
-  version: string;
-  /** The owner panel's first-run help (issue 19); absent: hello carries none. */
-  setup?: SetupFeed;
-}
-
-/** An edge the daemon mounts on its HTTP server. */
-export interface Edge {
-  routes: HttpRoute[];
-  upgrades: UpgradeRoute[];
-  close(): Promise<void>;
 }

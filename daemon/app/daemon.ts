@@ -6,36 +6,35 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { systemClock } from './clock.js';
-import { type Config, commandApprovals } from './config/index.js';
-import type { Edge, EdgeContext } from './context.js';
-import { Broker } from './core/broker.js';
-import { faultsFromEnv } from './core/fault.js';
-import { RetentionPass } from './core/retention-pass.js';
-import { type DaemonInfo, removeDaemonInfo, runningDaemon, writeDaemonInfo } from './daemon-info.js';
-import { type DataDir, openDataDir } from './datadir.js';
-import { UsageError } from './errors.js';
-import { connectionLimits, descriptorLimit } from './http/connections.js';
-import { createOrigins } from './http/origins.js';
-import { createHttpServer } from './http/server.js';
-import { Catalog } from './kinds/catalog/catalog.js';
-import { CatalogExecutor } from './kinds/catalog/executor.js';
-import { CatalogSource } from './kinds/catalog/source.js';
-import { createCueFeature } from './kinds/cue/feature.js';
-import { sweepRunDir } from './kinds/cue/session-file.js';
-import { CueSource } from './kinds/cue/source.js';
-import { KINDS } from './kinds/index.js';
-import { executorsOf, type Source } from './kinds/source.js';
-import { UpstreamExecutor } from './kinds/upstream/executor.js';
-import { UpstreamSource } from './kinds/upstream/source.js';
-import type { Logger } from './log.js';
-import { createMcpEdge } from './mcp/edge.js';
-import { createOwnerEdge, createSetupFeed } from './owner/index.js';
-import { Store } from './store/sqlite/index.js';
-import { Tokens } from './tokens.js';
-import { UpstreamRegistry } from './upstreams/registry.js';
-import { removeUpstreamStatus, withExposed, writeUpstreamStatus } from './upstreams/status-file.js';
-import { VERSION } from './version.js';
+import type { Logger } from '../base/index.js';
+import { systemClock, UsageError, VERSION } from '../base/index.js';
+import { type Config, commandApprovals } from '../config/index.js';
+import { Broker, faultsFromEnv, RetentionPass } from '../core/index.js';
+import {
+  type DaemonInfo,
+  type DataDir,
+  openDataDir,
+  removeDaemonInfo,
+  runningDaemon,
+  writeDaemonInfo,
+} from '../datadir/index.js';
+import type { Edge } from '../http/index.js';
+import { connectionLimits, createHttpServer, createOrigins, descriptorLimit } from '../http/index.js';
+import { executorsOf, type Source } from '../kind/index.js';
+import { Catalog, CatalogExecutor, CatalogSource } from '../kinds/catalog/index.js';
+import { CueSource, createCueFeature, sweepRunDir } from '../kinds/cue/index.js';
+import { KINDS } from '../kinds/index.js';
+import { UpstreamExecutor, UpstreamSource } from '../kinds/upstream/index.js';
+import { createMcpEdge } from '../mcp/index.js';
+import { createOwnerEdge, createSetupFeed, type OwnerContext } from '../owner/index.js';
+import { Store } from '../store/sqlite/index.js';
+import { Tokens } from '../tokens/index.js';
+import {
+  removeUpstreamStatus,
+  UpstreamRegistry,
+  withExposed,
+  writeUpstreamStatus,
+} from '../upstreams/index.js';
 
 /** Errors that mean the data dir cannot be written (a read-only mount, a full disk, no permission). */
 const UNWRITABLE = new Set(['EROFS', 'EACCES', 'EPERM', 'ENOSPC', 'EDQUOT']);
@@ -173,7 +172,7 @@ export class Daemon {
 
     let port = config.port;
     const origins = createOrigins(config.public_url, () => port, config.host);
-    const ctx: EdgeContext = {
+    const ctx: OwnerContext = {
       config,
       paths,
       broker,

@@ -6,7 +6,7 @@
  * both, so rows stored before the input rule existed cannot redraw the terminal either. The character
  * classes and the escapes are the panel's too (owner-ui/visible.ts): one implementation for both.
  */
-import { BIDI, CONTROLS, escapeVisible, needsEscape } from '../owner-ui/visible.js';
+import { BIDI, CONTROLS, escapeVisible, needsEscape } from '../../owner-ui/visible.js';
 
 const FORBIDDEN_RE = new RegExp(`[${CONTROLS}${BIDI}]`, 'u');
 /** The same without newline (U+000A) and tab (U+0009), which `allow_newlines` admits (contract 1.3). */

@@ -7,9 +7,7 @@
  *
  * A preview (read-only calls while a command awaits review) will plug in here.
  */
-import type { KindPolicy, KindView } from '../core/kind-policy.js';
-import type { Command, KindFields, Tool } from '../core/lifecycle.js';
-import type { View } from '../core/view.js';
+import type { Command, KindFields, KindPolicy, KindView, Tool, View } from '../core/index.js';
 
 export interface Kind extends KindPolicy {
   readonly tool: Tool;

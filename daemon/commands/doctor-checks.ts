@@ -7,14 +7,11 @@
 import { readdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { probeBridge } from '../bridge-client/probe.js';
-import type { Config } from './config/index.js';
-import { runningDaemon } from './daemon-info.js';
-import { dataDirPaths, inspectDataDir } from './datadir.js';
-import { silentLogger } from './log.js';
-import { dataDirReach } from './upstreams/data-dir-reach.js';
-import { probeUpstream } from './upstreams/probe.js';
-import { VERSION } from './version.js';
+import { probeBridge } from '../../bridge-client/probe.js';
+import { silentLogger, VERSION } from '../base/index.js';
+import type { Config } from '../config/index.js';
+import { dataDirPaths, inspectDataDir, runningDaemon } from '../datadir/index.js';
+import { dataDirReach, probeUpstream } from '../upstreams/index.js';
 
 /** One line of doctor's report. */
 export interface Check {

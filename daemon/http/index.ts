@@ -1,0 +1,8 @@
+/**
+ * The HTTP server (Host/Origin checks, connection limits) and what every edge is handed and gives back
+ * (edge.ts: EdgeContext, routes, Edge).
+ */
+export { connectionLimits, descriptorLimit } from './connections.js';
+export type { Edge, EdgeContext, HttpRoute, Origins, UpgradeRoute } from './edge.js';
+export { createOrigins } from './origins.js';
+export { createHttpServer } from './server.js';

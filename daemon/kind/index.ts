@@ -1,0 +1,15 @@
+/**
+ * What every kind of tool implements (issue 20 item 1): its Kind policy, its Source (tools, validation into
+ * a submit request) and shared argument lines. The kind folders (kinds/<kind>/) import this; kinds/index.ts
+ * registers them.
+ */
+export { argLines } from './arg-lines.js';
+export { type Kind, runSummary } from './kind.js';
+export {
+  executorsOf,
+  type ImmediateAnswer,
+  type ListingSchema,
+  type Prepared,
+  type Source,
+  type SourceListing,
+} from './source.js';

@@ -1,0 +1,6 @@
+/**
+ * The upstream kind: tools of the MCP servers behind the gate, their source, executor and policy.
+ */
+export { UpstreamExecutor } from './executor.js';
+export { upstreamKind } from './kind.js';
+export { UpstreamSource } from './source.js';

@@ -1,0 +1,246 @@
+/**
+ * Issue 20 item 4, one direction (architecture.md rule 8): among the product sources (daemon/, owner-ui/,
+ * bridge-client/) no import circle between files, types included; no two folders importing each other; and
+ * another folder is entered only through its index.ts, the public face it names — except the few imports
+ * listed in EXCEPTIONS, each with its reason. Every import counts: values, `import type`, `export … from`,
+ * and `import()` on demand.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const root = join(import.meta.dirname, '..');
+const PRODUCT = ['daemon', 'owner-ui', 'bridge-client'];
+
+/**
+ * Imports that go past a folder's index.ts on purpose: [importers (a file, or a folder ending in /),
+ * imported files, why]. Everything else enters a folder through its index.
+ */
+const EXCEPTIONS: Array<[string[], string[], string]> = [
+  [
+    ['owner-ui/'],
+    ['daemon/owner/messages.ts', 'daemon/kinds/cue/fields.ts', 'daemon/kinds/upstream/fields.ts'],
+    'the panel is compiled for the browser (tsconfig.ui.json, no Node types): it takes the wire types and the kinds’ stored fields alone, not the Node modules their folders’ index.ts names',
+  ],
+  [
+    [
+      'daemon/owner/messages.ts',
+      'daemon/core/lifecycle.ts',
+      'daemon/kinds/cue/fields.ts',
+      'daemon/kinds/upstream/fields.ts',
+      'daemon/kinds/catalog/fields.ts',
+    ],
+    [
+      'daemon/base/errors.ts',
+      'daemon/core/grants.ts',
+      'daemon/core/view.ts',
+      'daemon/core/lifecycle.ts',
+      'daemon/core/kind-policy.ts',
+    ],
+    'these are type-checked into the panel too (above): they import the browser-safe modules they need directly, never an index that names Node modules',
+  ],
+  [
+    ['daemon/cli.ts'],
+    [
+      'daemon/commands/start.ts',
+      'daemon/commands/mcp-stdio.ts',
+      'daemon/commands/status.ts',
+      'daemon/commands/owner-actions.ts',
+      'daemon/commands/grant.ts',
+      'daemon/commands/token.ts',
+      'daemon/commands/doctor.ts',
+    ],
+    'each subcommand is loaded on demand, alone: a terminal `approve` need not load the MCP SDK or SQLite',
+  ],
+  [
+    ['daemon/commands/owner-actions.ts', 'daemon/commands/grant.ts'],
+    ['daemon/owner/client.ts', 'daemon/owner/format.ts', 'daemon/owner/terminal.ts'],
+    'the terminal owner commands load the WebSocket client alone, not the owner edge owner/index.ts names (its hub, sessions and tokens load SQLite)',
+  ],
+];
+
+/** Folders without an index.ts: [folder, why]. */
+const NO_INDEX: Array<[string, string]> = [
+  ['daemon', 'the composition root: cli.ts, which nothing imports'],
+  ['daemon/commands', 'one module per subcommand, each loaded on demand by cli.ts (above)'],
+];
+
+const matches = (who: string, file: string): boolean =>
+  who.endsWith('/') ? file.startsWith(who) : file === who;
+
+/** Whether an exception allows `from` to import `to` past its folder's index. */
+function excepted(from: string, to: string): boolean {
+  return EXCEPTIONS.some(([who, what]) => what.includes(to) && who.some((w) => matches(w, from)));
+}
+
+/** The product's .ts files (tests excluded), relative to the repository, with '/' separators. */
+function productFiles(): string[] {
+  const out: string[] = [];
+  const walk = (dir: string): void => {
+    for (const name of readdirSync(join(root, dir))) {
+      const path = `${dir}/${name}`;
+      if (statSync(join(root, path)).isDirectory()) walk(path);
+      else if (name.endsWith('.ts') && !name.endsWith('.test.ts')) out.push(path);
+    }
+  };
+  for (const dir of PRODUCT) walk(dir);
+  return out.sort();
+}
+
+/** The file a relative specifier names (`./x.js` is the source `./x.ts`), relative to the repository. */
+function resolveSpecifier(from: string, spec: string): string {
+  const abs = resolve(root, dirname(from), spec);
+  for (const candidate of [abs.replace(/\.js$/, '.ts'), abs, `${abs}.ts`, join(abs, 'index.ts')]) {
+    if (existsSync(candidate) && statSync(candidate).isFile())
+      return relative(root, candidate).split('\\').join('/');
+  }
+  return relative(root, abs).split('\\').join('/');
+}
+
+/** Every product file and the product files it imports, by TypeScript's own reading of its imports. */
+function importGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of productFiles()) {
+    const info = ts.preProcessFile(readFileSync(join(root, file), 'utf8'), true, true);
+    const deps = info.importedFiles.map((f) => f.fileName).filter((s) => s.startsWith('.'));
+    graph.set(file, [...new Set(deps.map((s) => resolveSpecifier(file, s)))]);
+  }
+  return graph;
+}
+
+const folderOf = (file: string): string => dirname(file);
+
+/** Strongly connected components of more than one file (Tarjan): each is an import circle. */
+function circles(graph: Map<string, string[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, next);
+    low.set(v, next);
+    next++;
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const scc: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        scc.push(w);
+      } while (w !== v);
+      if (scc.length > 1 || (graph.get(v) ?? []).includes(v)) found.push(scc.sort());
+    }
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return found;
+}
+
+/** Folder pairs where each imports the other, as "a <-> b" with the files that do it. */
+function folderPairs(graph: Map<string, string[]>): string[] {
+  const edges = new Map<string, string[]>();
+  for (const [file, deps] of graph) {
+    for (const dep of deps) {
+      const a = folderOf(file);
+      const b = folderOf(dep);
+      if (a === b) continue;
+      const key = `${a}|${b}`;
+      edges.set(key, [...(edges.get(key) ?? []), `${file} -> ${dep}`]);
+    }
+  }
+  const pairs: string[] = [];
+  for (const [key, by] of edges) {
+    const [a, b] = key.split('|') as [string, string];
+    const back = edges.get(`${b}|${a}`);
+    if (a < b && back) pairs.push(`${a} <-> ${b} (${by[0]}; ${back[0]})`);
+  }
+  return pairs;
+}
+
+/** Imports of a daemon/ module from another folder that do not go through its folder's index.ts. */
+function pastIndex(graph: Map<string, string[]>): string[] {
+  const found: string[] = [];
+  for (const [file, deps] of graph) {
+    for (const dep of deps) {
+      if (!dep.startsWith('daemon/') || folderOf(dep) === folderOf(file)) continue;
+      if (dep.endsWith('/index.ts') || excepted(file, dep)) continue;
+      found.push(`${file} -> ${dep}`);
+    }
+  }
+  return found;
+}
+
+describe('one direction (issue 20 item 4)', () => {
+  const graph = importGraph();
+
+  it('the graph sees the imports: daemon/cli.ts loads its subcommands', () => {
+    expect(graph.size).toBeGreaterThan(100);
+    expect(graph.get('daemon/cli.ts')).toEqual(expect.arrayContaining(['daemon/commands/start.ts']));
+  });
+
+  it('no import circle between product files, types included', () => {
+    expect(circles(graph).map((c) => c.join(' <-> '))).toEqual([]);
+  });
+
+  it('no two folders import each other', () => {
+    expect(folderPairs(graph)).toEqual([]);
+  });
+
+  it('another folder is imported only through its index.ts (or a listed exception)', () => {
+    expect(pastIndex(graph)).toEqual([]);
+  });
+
+  it('every exception is still used', () => {
+    const unused = EXCEPTIONS.flatMap(([who, what]) =>
+      what.filter(
+        (to) => ![...graph].some(([file, deps]) => deps.includes(to) && who.some((w) => matches(w, file))),
+      ),
+    );
+    expect(unused).toEqual([]);
+  });
+
+  it('each daemon folder names its public face in index.ts, with named exports only', () => {
+    const folders = new Set([...graph.keys()].filter((f) => f.startsWith('daemon/')).map(folderOf));
+    for (const [folder] of NO_INDEX) folders.delete(folder);
+    const problems: string[] = [];
+    for (const folder of folders) {
+      const index = `${folder}/index.ts`;
+      if (!graph.has(index)) problems.push(`${folder}: no index.ts`);
+      else if (/export\s*\*/.test(readFileSync(join(root, index), 'utf8')))
+        problems.push(`${index}: export *`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('bridge-client/ imports nothing of the daemon', () => {
+    const found = [...graph].flatMap(([file, deps]) =>
+      file.startsWith('bridge-client/')
+        ? deps.filter((d) => !d.startsWith('bridge-client/')).map((d) => `${file} -> ${d}`)
+        : [],
+    );
+    expect(found).toEqual([]);
+  });
+
+  it('the checks see a circle, a folder pair and an import past an index', () => {
+    // The checks above must be able to fail: a small graph with one of each.
+    const bad = new Map<string, string[]>([
+      ['daemon/a/x.ts', ['daemon/b/index.ts']],
+      ['daemon/b/index.ts', ['daemon/b/y.ts']],
+      ['daemon/b/y.ts', ['daemon/a/x.ts']],
+    ]);
+    expect(circles(bad)).toEqual([['daemon/a/x.ts', 'daemon/b/index.ts', 'daemon/b/y.ts']]);
+    expect(folderPairs(bad)).toHaveLength(1);
+    expect(pastIndex(bad)).toEqual(['daemon/b/y.ts -> daemon/a/x.ts']);
+  });
+});

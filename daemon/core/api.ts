@@ -9,19 +9,16 @@ import type { Command, KindFields, State } from './lifecycle.js';
 import type { AuditEntry } from './ports.js';
 
 /**
- * A new command as an edge asks for it; the broker adds id, version, times and phase. Its kind's own fields
- * (KindFields: kinds/<kind>/fields.ts) are stored on the command as they come.
+ * A new command as an edge asks for it — the command's own fields an edge gives (lifecycle.ts says what each
+ * means) — and the broker adds id, version, times and phase. Its kind's own fields (KindFields:
+ * kinds/<kind>/fields.ts) are stored on the command as they come.
  */
-export interface SubmitRequest extends KindFields {
-  tool: Command['tool'];
-  command: string;
-  args: Record<string, unknown>;
-  display: string[];
-  justification?: string;
-  client: string;
-  request_id?: string;
-  /** Made as an MCP task (contract 10). */
-  task?: { ttl_ms: number };
+export interface SubmitRequest
+  extends KindFields,
+    Pick<
+      Command,
+      'tool' | 'command' | 'args' | 'display' | 'justification' | 'client' | 'request_id' | 'task'
+    > {
   /** Held in memory only, handed to the executor on launch (rule 4). Never stored, logged or shown. */
   secret?: unknown;
   /**

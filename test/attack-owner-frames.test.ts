@@ -17,10 +17,10 @@ import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { card, launchBrowser, loginPage, OUTPUT_DIR } from './helpers/browser.js';
-import { type RunningDaemon, runCli, startDaemon, waitFor } from './helpers/daemon.js';
-import { call, httpClient, type McpClient, structured, textOf } from './helpers/mcp.js';
+import { type RunningDaemon, runCli } from './helpers/daemon.js';
+import { call, type McpClient, structured, textOf } from './helpers/mcp.js';
 import { type Frame, OwnerSocket } from './helpers/owner.js';
-import { FILESYSTEM } from './helpers/upstreams.js';
+import { notesBehindGate } from './helpers/upstreams.js';
 
 const files = mkdtempSync(join(tmpdir(), 'ogf-attack-frames-'));
 /** Calls left PENDING (the per-client cap is 100) and calls queued and cancelled at once. */
@@ -45,15 +45,7 @@ function jsonBytes(v: unknown): number {
 }
 
 beforeAll(async () => {
-  d = await startDaemon({
-    config: { upstreams: { notes: { argv: [process.execPath, FILESYSTEM, files], wait_seconds: 0 } } },
-  });
-  ai = await httpClient(`${d.url}/mcp`, d.mcpToken);
-  await waitFor(
-    async () => (await ai.listTools()).tools.some((t) => t.name === 'notes__write_file'),
-    'tools',
-    30_000,
-  );
+  ({ d, ai } = await notesBehindGate(files, { wait_seconds: 0 }));
   for (let i = 0; i < PENDING + CANCELLED; i++) {
     const args = floodArgs(i);
     const r = await call(ai, 'notes__write_file', args);

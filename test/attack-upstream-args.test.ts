@@ -21,9 +21,9 @@ import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { card, launchBrowser, loginPage, OUTPUT_DIR } from './helpers/browser.js';
-import { CLI, type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
-import { call, commandCount, httpClient, type McpClient, structured, textOf } from './helpers/mcp.js';
-import { FILESYSTEM } from './helpers/upstreams.js';
+import { CLI, type RunningDaemon } from './helpers/daemon.js';
+import { call, commandCount, type McpClient, structured, textOf } from './helpers/mcp.js';
+import { notesBehindGate } from './helpers/upstreams.js';
 
 const files = mkdtempSync(join(tmpdir(), 'ogf-attack-args-'));
 /** Every character the panel and `list` must never show raw: C0, DEL, C1, bidi controls, line separators. */
@@ -78,15 +78,7 @@ async function pendingCard(id: string): Promise<Locator> {
 }
 
 beforeAll(async () => {
-  d = await startDaemon({
-    config: { upstreams: { notes: { argv: [process.execPath, FILESYSTEM, files], wait_seconds: 0 } } },
-  });
-  ai = await httpClient(`${d.url}/mcp`, d.mcpToken);
-  await waitFor(
-    async () => (await ai.listTools()).tools.some((t) => t.name === 'notes__write_file'),
-    'tools',
-    30_000,
-  );
+  ({ d, ai } = await notesBehindGate(files, { wait_seconds: 0 }));
   browser = await launchBrowser();
   page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
   await loginPage(page, d);

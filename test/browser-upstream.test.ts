@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { card, launchBrowser, loginPage, screenshot } from './helpers/browser.js';
-import { CLI, type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
-import { call, httpClient, type McpClient, structured, textOf } from './helpers/mcp.js';
-import { FILESYSTEM } from './helpers/upstreams.js';
+import { CLI, type RunningDaemon } from './helpers/daemon.js';
+import { call, type McpClient, structured, textOf } from './helpers/mcp.js';
+import { notesBehindGate } from './helpers/upstreams.js';
 
 const files = mkdtempSync(join(tmpdir(), 'ogf-up-browser-'));
 let d: RunningDaemon;
@@ -22,15 +22,7 @@ let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  d = await startDaemon({
-    config: { upstreams: { notes: { argv: [process.execPath, FILESYSTEM, files] } } },
-  });
-  mcp = await httpClient(`${d.url}/mcp`, d.mcpToken);
-  await waitFor(
-    async () => (await mcp.listTools()).tools.some((t) => t.name === 'notes__write_file'),
-    'tools',
-    30_000,
-  );
+  ({ d, ai: mcp } = await notesBehindGate(files));
   browser = await launchBrowser();
   page = await browser.newPage();
   await loginPage(page, d);

@@ -5,7 +5,8 @@
  */
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { ROOT } from './daemon.js';
+import { ROOT, type RunningDaemon, startDaemon, waitFor } from './daemon.js';
+import { httpClient, type McpClient } from './mcp.js';
 
 const require = createRequire(import.meta.url);
 
@@ -15,3 +16,23 @@ export const FILESYSTEM = require.resolve('@modelcontextprotocol/server-filesyst
 export const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
 /** Our test upstream: `node TEST_UPSTREAM <mode> [log]`. */
 export const TEST_UPSTREAM = join(ROOT, 'test', 'fixtures', 'test-upstream.mjs');
+
+/**
+ * A daemon with the real filesystem server behind the gate as upstream `notes` (serving `files`), and an MCP
+ * client of client `local` that already sees `notes__write_file` (the upstream connects in the background).
+ */
+export async function notesBehindGate(
+  files: string,
+  notes: Record<string, unknown> = {},
+): Promise<{ d: RunningDaemon; ai: McpClient }> {
+  const d = await startDaemon({
+    config: { upstreams: { notes: { argv: [process.execPath, FILESYSTEM, files], ...notes } } },
+  });
+  const ai = await httpClient(`${d.url}/mcp`, d.mcpToken);
+  await waitFor(
+    async () => (await ai.listTools()).tools.some((t) => t.name === 'notes__write_file'),
+    'notes__write_file listed',
+    30_000,
+  );
+  return { d, ai };
+}

@@ -66,7 +66,30 @@ describe('a kind is one folder (issue 20 item 1)', () => {
     for (const folder of readdirSync(join(root, 'daemon/kinds'), { withFileTypes: true })) {
       if (!folder.isDirectory()) continue;
       const files = readdirSync(join(root, 'daemon/kinds', folder.name));
-      expect(files).toEqual(expect.arrayContaining(['source.ts', 'executor.ts', 'fields.ts', 'kind.ts']));
+      expect(files).toEqual(
+        expect.arrayContaining(['source.ts', 'executor.ts', 'fields.ts', 'kind.ts', 'module.ts']),
+      );
     }
+  });
+
+  it('the daemon builds every source through the registry: no product file outside kinds/ imports a kind folder', () => {
+    // A new kind is its folder and its registration lines; the panel's renderers (owner-ui/) may read a
+    // kind's fields as types only.
+    const found: string[] = [];
+    const walk = (dir: string) => {
+      for (const d of readdirSync(join(root, dir), { withFileTypes: true })) {
+        const path = join(dir, d.name);
+        if (d.isDirectory()) {
+          if (path !== join('daemon', 'kinds')) walk(path);
+        } else if (path.endsWith('.ts') && !path.endsWith('.test.ts')) {
+          const text = readFileSync(join(root, path), 'utf8');
+          for (const m of text.matchAll(/^import (type )?.*from '[./]*\/?(?:daemon\/)?kinds\/([a-z-]+)\//gm))
+            if (!(path.startsWith('owner-ui') && m[1] === 'type ')) found.push(`${path}: kinds/${m[2]}`);
+        }
+      }
+    };
+    walk('daemon');
+    walk('owner-ui');
+    expect(found).toEqual([]);
   });
 });

@@ -20,11 +20,8 @@ import {
 } from '../datadir/index.js';
 import type { Edge } from '../http/index.js';
 import { connectionLimits, createHttpServer, createOrigins, descriptorLimit } from '../http/index.js';
-import { executorsOf, type Source } from '../kind/index.js';
-import { Catalog, CatalogExecutor, CatalogSource } from '../kinds/catalog/index.js';
-import { CueSource, createCueFeature, sweepRunDir } from '../kinds/cue/index.js';
-import { KINDS } from '../kinds/index.js';
-import { UpstreamExecutor, UpstreamSource } from '../kinds/upstream/index.js';
+import { executorsOf } from '../kind/index.js';
+import { createSources, KINDS } from '../kinds/index.js';
 import { createMcpEdge } from '../mcp/index.js';
 import { createOwnerEdge, createSetupFeed, type OwnerContext } from '../owner/index.js';
 import { Store } from '../store/sqlite/index.js';
@@ -121,8 +118,6 @@ export class Daemon {
     this.#tokens = tokens;
     unwritable(config.dataDir, () => tokens.refreshAtStart());
     tokens.assertDistinct();
-    const swept = unwritable(config.dataDir, () => sweepRunDir(paths.run));
-    if (swept > 0) this.#log.log('warn', 'session_files_swept', { count: swept });
 
     // Contract 7: one MCP client connection per upstream, opened in the background once the daemon is ready.
     const upstreams = new UpstreamRegistry({
@@ -132,19 +127,18 @@ export class Daemon {
       env: this.#env,
     });
     this.#upstreams = upstreams;
-    const catalog = new Catalog(config);
-    const upstreamSource = new UpstreamSource(
-      upstreams,
-      this.#log,
-      new UpstreamExecutor(upstreams, config.output_limit_bytes),
+    // architecture.md "The house": each kind builds its source, which lists its tools and names its
+    // executor; the MCP edge lists them in the kinds' order (and merges their parts of list_commands in it).
+    const sources = unwritable(config.dataDir, () =>
+      createSources({ config, paths, log: this.#log, upstreams }),
     );
-    // architecture.md "The house": each source lists its tools and names its executor; the MCP edge lists
-    // them in this order (and merges their parts of list_commands in it: catalog, bridge, upstreams).
-    const sources: Source[] = [
-      new CatalogSource(catalog, new CatalogExecutor(catalog, config.output_limit_bytes)),
-      new CueSource(createCueFeature({ config, paths, log: this.#log }), this.#log),
-      upstreamSource,
-    ];
+    /** Calls `l` when any source's tool set may have changed (an upstream's tools compiled, re-listed). */
+    const onToolsChange = (l: () => void) => {
+      const offs = sources.map((s) => s.onChange?.(l));
+      return () => {
+        for (const off of offs) off?.();
+      };
+    };
     const broker = new Broker({
       store,
       reviewTimeoutS: config.review_timeout_s,
@@ -189,7 +183,7 @@ export class Daemon {
         // lists them, kinds/upstream/schema-compiler.ts) change at different moments: the help follows both.
         onUpstreamChange: (l) => {
           const offState = upstreams.onChange(l);
-          const offTools = upstreamSource.onChange(l);
+          const offTools = onToolsChange(l);
           return () => {
             offState();
             offTools();
@@ -243,7 +237,8 @@ export class Daemon {
     unwritable(config.dataDir, () => writeDaemonInfo(paths.daemonJson, this.#info!));
     const publishStatus = () => {
       try {
-        const status = withExposed(upstreams.status(), upstreamSource.listing().fields);
+        const listing = Object.assign({}, ...sources.map((s) => s.listing?.().fields ?? {}));
+        const status = withExposed(upstreams.status(), listing);
         writeUpstreamStatus(paths.upstreamsJson, process.pid, status);
       } catch (e) {
         this.#log.log('error', 'upstream_status_not_written', { error: (e as Error).message });
@@ -252,7 +247,7 @@ export class Daemon {
     if (upstreams.names().length > 0) {
       // Both the upstream's state and its exposed tools (compiled after it lists them) are in the status.
       upstreams.onChange(publishStatus);
-      upstreamSource.onChange(publishStatus);
+      onToolsChange(publishStatus);
       publishStatus();
       upstreams.start();
     }

@@ -13,3 +13,4 @@ export {
   type Source,
   type SourceListing,
 } from './source.js';
+export type { KindModule, SourceWorld } from './world.js';

@@ -1,15 +1,23 @@
 /**
  * Every kind of tool the daemon knows, one line each (issue 20 item 1): a new kind is its folder
- * (kinds/<kind>/: source, executor, fields, kind) plus its line here and its renderer's line in the panel
- * (owner-ui/kinds.ts). The order is the order of their fields in a stored command.
+ * (kinds/<kind>/: source, executor, fields, kind, module) plus its line here and its renderer's line in the
+ * panel (owner-ui/kinds.ts: the browser cannot load daemon code). The order is the order of their fields in
+ * a stored command, of their tools in `tools/list` and of their parts of `list_commands`.
  */
 
-import type { Kind } from '../kind/index.js';
-import { catalogKind } from './catalog/index.js';
-import { cueKind } from './cue/index.js';
+import type { Kind, KindModule, Source, SourceWorld } from '../kind/index.js';
+import { catalog } from './catalog/index.js';
+import { cue } from './cue/index.js';
 import { type KindRegistry, kindRegistry } from './registry.js';
-import { upstreamKind } from './upstream/index.js';
+import { upstream } from './upstream/index.js';
 
-export type { Kind, KindRegistry };
+export type { Kind, KindRegistry, SourceWorld };
 
-export const KINDS: KindRegistry = kindRegistry([catalogKind, cueKind, upstreamKind]);
+const MODULES: readonly KindModule[] = [catalog, cue, upstream];
+
+export const KINDS: KindRegistry = kindRegistry(MODULES.map((m) => m.kind));
+
+/** Every kind's source, built from the daemon's world, in registration order. */
+export function createSources(world: SourceWorld): Source[] {
+  return MODULES.map((m) => m.source(world));
+}

@@ -4,10 +4,10 @@
  * request and upgrade before these routes run.
  *
  * Rotations (contract 5 v2, 9): `ogf-broker token owner --rotate` runs in another process and writes only
- * the store. Every REVOKE_POLL_MS the edge asks SQLite whether another process committed (a cheap
- * `PRAGMA data_version`); when one did, every panel session and socket whose owner's token hash is no
- * longer current ends at once (1008 "token rotated"). The hub also re-checks the credential on every frame
- * and every upgrade, so nothing slips through between a rotation and the poll that notices it.
+ * the store. The edge listens to the store's change feed (core/ports.ts: SQLite's `PRAGMA data_version`
+ * polled, section 16's LISTEN/NOTIFY); when another process committed, every panel session and socket whose
+ * owner's token hash is no longer current ends at once (1008 "token rotated"). The hub also re-checks the
+ * credential on every frame and every upgrade, so nothing slips through before the feed tells.
  */
 import type { Edge } from '../http/index.js';
 import type { OwnerCredential } from '../tokens/index.js';
@@ -22,8 +22,6 @@ const HEARTBEAT_ENV = 'OGF_BROKER_OWNER_HEARTBEAT_MS';
 const SESSION_TTL_ENV = 'OGF_BROKER_OWNER_SESSION_TTL_MS';
 /** How often expired sessions are ended (and their sockets closed, contract 5 v2). */
 const SWEEP_MS = 1000;
-/** How often the store is asked whether another process may have rotated an owner's token. */
-const REVOKE_POLL_MS = 250;
 
 /**
  * The heartbeat interval: 15 s, or `OGF_BROKER_OWNER_HEARTBEAT_MS` (100..600000) — a tuning knob for
@@ -79,25 +77,23 @@ export function createOwnerEdge(ctx: OwnerContext, opts: OwnerEdgeOptions = {}, 
   const unsubscribe = sessions.onEnd((handle, why) => hub.closeSession(handle, why));
   const sweep = setInterval(() => sessions.sweep(), SWEEP_MS);
   sweep.unref();
-  const poll = setInterval(() => {
+  const offFeed = ctx.tokens.onStoreChange(() => {
     try {
-      if (!ctx.tokens.storeChanged()) return;
       const isCurrent = ctx.tokens.credentialCheck();
       const stale = (cred: OwnerCredential) => !isCurrent(cred);
       sessions.endWhere(stale, 'token rotated');
       hub.closeStale(isCurrent);
     } catch (e) {
-      // A store that cannot be read now is read again at the next tick; the per-frame check still holds.
+      // A store that cannot be read now is read again at the next change; the per-frame check still holds.
       ctx.log.log('error', 'owner_revocation_poll_failed', { error: (e as Error).message });
     }
-  }, REVOKE_POLL_MS);
-  poll.unref();
+  });
   return {
     routes: [...loginRoutes({ ctx, sessions, throttle }), serveAsset],
     upgrades: [hub.upgrade],
     close: () => {
       clearInterval(sweep);
-      clearInterval(poll);
+      offFeed();
       unsubscribe();
       return hub.close();
     },

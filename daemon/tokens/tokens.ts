@@ -87,7 +87,6 @@ export class Tokens {
   readonly #store: Store;
   readonly #env: NodeJS.ProcessEnv;
   #ownerToken: string;
-  #dataVersion: number;
 
   /**
    * Loads owner `owner`'s token (creating owner.token unless fixed by the environment). Writes nothing to
@@ -99,7 +98,6 @@ export class Tokens {
     this.#store = store;
     this.#env = env;
     this.#ownerToken = fixedToken(env, OWNER_ENV) ?? readOrCreateSecret(paths.ownerToken, newToken);
-    this.#dataVersion = store.dataVersion();
   }
 
   /** Owner `owner`'s token, in the clear (for the login URL printed at start and by `token owner`). */
@@ -134,7 +132,6 @@ export class Tokens {
       }
       this.#store.setOwnerTokenHash(FIRST_OWNER, owner, at, DAEMON, { via: 'start' });
     }
-    this.#dataVersion = this.#store.dataVersion();
   }
 
   #ownerSource(): string {
@@ -202,14 +199,12 @@ export class Tokens {
   }
 
   /**
-   * True once since another process committed to broker.db (a `token` command may have rotated an owner);
-   * the caller then re-checks every credential it holds. A cheap poll (see Store.dataVersion).
+   * Calls `listener` after another process committed to the store (a `token` command may have rotated an
+   * owner): the store's change feed (core/ports.ts ChangeFeed). The caller then re-checks every credential
+   * it holds. Returns the function that stops it.
    */
-  storeChanged(): boolean {
-    const v = this.#store.dataVersion();
-    if (v === this.#dataVersion) return false;
-    this.#dataVersion = v;
-    return true;
+  onStoreChange(listener: () => void): () => void {
+    return this.#store.subscribe(() => listener());
   }
 
   /** The client a bearer MCP token belongs to, or undefined. Compares hashes, never clear tokens. */

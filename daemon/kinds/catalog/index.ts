@@ -4,4 +4,5 @@
 export { Catalog } from './catalog.js';
 export { CatalogExecutor } from './executor.js';
 export { catalogKind } from './kind.js';
+export { catalog } from './module.js';
 export { CatalogSource } from './source.js';

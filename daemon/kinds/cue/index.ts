@@ -4,5 +4,6 @@
  */
 export { createCueFeature } from './feature.js';
 export { cueKind } from './kind.js';
+export { cue } from './module.js';
 export { sweepRunDir } from './session-file.js';
 export { CueSource } from './source.js';

@@ -3,4 +3,5 @@
  */
 export { UpstreamExecutor } from './executor.js';
 export { upstreamKind } from './kind.js';
+export { upstream } from './module.js';
 export { UpstreamSource } from './source.js';

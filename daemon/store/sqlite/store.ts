@@ -108,14 +108,20 @@ export class Store implements StorePorts {
 
   #check(): void {
     if (this.#closed) return;
-    const v = this.dataVersion();
+    let v: number;
+    try {
+      v = this.dataVersion();
+    } catch {
+      // The file cannot be read now (a full or failing disk): listeners re-read, and tell their own error.
+      v = Number.NaN;
+    }
     if (v === this.#seenVersion) return;
     this.#seenVersion = v;
     for (const l of [...this.#listeners]) l({});
   }
 
   /** SQLite's `PRAGMA data_version` on this connection (see `subscribe`). */
-  dataVersion(): number {
+  private dataVersion(): number {
     return this.#dataVersion.get() as number;
   }
 

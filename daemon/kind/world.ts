@@ -1,0 +1,25 @@
+/**
+ * What a kind's source is built from (issue 20 item 1): the daemon's world, handed to every kind the same
+ * way, so the composition root builds the sources from the registered kinds (kinds/index.ts) without
+ * naming one. A kind takes what it needs and ignores the rest.
+ */
+import type { Logger } from '../base/index.js';
+import type { Config } from '../config/index.js';
+import type { DataDir } from '../datadir/index.js';
+import type { UpstreamRegistry } from '../upstreams/index.js';
+import type { Kind } from './kind.js';
+import type { Source } from './source.js';
+
+export interface SourceWorld {
+  config: Config;
+  paths: DataDir;
+  log: Logger;
+  /** The connections to the MCP servers behind the gate (contract 7), opened by the daemon. */
+  upstreams: UpstreamRegistry;
+}
+
+/** A kind as registered: its policy for the core, and how its source is built. */
+export interface KindModule {
+  readonly kind: Kind;
+  source(world: SourceWorld): Source;
+}

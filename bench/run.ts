@@ -1,5 +1,5 @@
 /**
- * `npm run bench` (issues 7, 12, 15): ten measurements of the real daemon, each beside a baseline
+ * `npm run bench` (issues 7, 12, 15, 22, 23): measurements of the real daemon, each beside a baseline
  * measured in the same run, printed as one table and written to bench/results/latest.json. Never part of
  * `npm test`.
  *
@@ -22,7 +22,9 @@ import { generations } from './rows/generations.js';
 import { grantApprove } from './rows/grant-approve.js';
 import { growth } from './rows/growth.js';
 import { mcpOverhead } from './rows/mcp-overhead.js';
+import { notify } from './rows/notify.js';
 import { pushLatency } from './rows/push-latency.js';
+import { rules } from './rows/rules.js';
 import { scale } from './rows/scale.js';
 import { throughput } from './rows/throughput.js';
 import { upstreamApprove } from './rows/upstream-approve.js';
@@ -37,7 +39,7 @@ const { values } = parseArgs({
   },
 });
 const quick = values.quick ?? false;
-const only = new Set((values.only ?? '1,2,3,4,5,6,7,8,9,10').split(',').map((s) => s.trim()));
+const only = new Set((values.only ?? '1,2,3,4,5,6,7,8,9,10,11,12').split(',').map((s) => s.trim()));
 const started = performance.now();
 const deadline = started + Number(values['budget-s']) * 1000;
 
@@ -133,6 +135,14 @@ async function main(): Promise<void> {
     if (only.has('10')) {
       progress('10 grant-approved command → running vs → PENDING');
       rows.push(...(await grantApprove(quick)));
+    }
+    if (only.has('11')) {
+      progress('11 rules: allow at submit, 100 rules vs none');
+      rows.push(...(await rules(quick)));
+    }
+    if (only.has('12')) {
+      progress('12 notify: webhook vs owner upsert, 3 channels vs none');
+      rows.push(...(await notify(quick)));
     }
     // Last: growth takes the time the other rows leave.
     if (only.has('6')) {

@@ -15,48 +15,13 @@
  * (its `/bin/true` spawn blocks the daemon's thread, which must not land in the next sample). Each round
  * also times one bare durable commit (bench/lib/commit.ts), the price of one commit on this disk then.
  */
-import { callTool, closeMcp, connectMcp, Owner, type View } from '../lib/clients.js';
+import { callTool, closeMcp, connectMcp, Owner } from '../lib/clients.js';
 import { BareCommits } from '../lib/commit.js';
 import { benchConfig, makeDataDir, removeDir, startDaemon } from '../lib/procs.js';
 import { median, quantile, type Row, ratioOf } from '../lib/stats.js';
+import { Upserts } from '../lib/upserts.js';
 
 const ID = '10 grant → running';
-
-/** Upserts by `tag/state`, kept until asked for, so a wait never misses one that came first. */
-class Upserts {
-  readonly #seen = new Map<string, { view: View; at: number }>();
-  readonly #waiting = new Map<string, (s: { view: View; at: number }) => void>();
-
-  constructor(owner: Owner) {
-    owner.onUpsert = (view, at) => {
-      const key = `${String(view.args.tag)}/${view.state}`;
-      const w = this.#waiting.get(key);
-      if (w) {
-        this.#waiting.delete(key);
-        w({ view, at });
-      } else this.#seen.set(key, { view, at });
-    };
-  }
-
-  next(tag: string, state: string, timeoutMs = 30_000): Promise<{ view: View; at: number }> {
-    const key = `${tag}/${state}`;
-    const s = this.#seen.get(key);
-    if (s) {
-      this.#seen.delete(key);
-      return Promise.resolve(s);
-    }
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#waiting.delete(key);
-        reject(new Error(`the owner never saw ${key}`));
-      }, timeoutMs);
-      this.#waiting.set(key, (x) => {
-        clearTimeout(timer);
-        resolve(x);
-      });
-    });
-  }
-}
 
 export async function grantApprove(quick: boolean): Promise<Row[]> {
   const base = benchConfig();

@@ -1,5 +1,5 @@
 /**
- * `npm run bench` (issues 7, 12, 15, 22, 23): measurements of the real daemon, each beside a baseline
+ * `npm run bench` (issues 7, 12, 15, 21, 22, 23): measurements of the real daemon, each beside a baseline
  * measured in the same run, printed as one table and written to bench/results/latest.json. Never part of
  * `npm test`.
  *
@@ -23,6 +23,7 @@ import { grantApprove } from './rows/grant-approve.js';
 import { growth } from './rows/growth.js';
 import { mcpOverhead } from './rows/mcp-overhead.js';
 import { notify } from './rows/notify.js';
+import { preview } from './rows/preview.js';
 import { pushLatency } from './rows/push-latency.js';
 import { rules } from './rows/rules.js';
 import { scale } from './rows/scale.js';
@@ -39,7 +40,7 @@ const { values } = parseArgs({
   },
 });
 const quick = values.quick ?? false;
-const only = new Set((values.only ?? '1,2,3,4,5,6,7,8,9,10,11,12').split(',').map((s) => s.trim()));
+const only = new Set((values.only ?? '1,2,3,4,5,6,7,8,9,10,11,12,13').split(',').map((s) => s.trim()));
 const started = performance.now();
 const deadline = started + Number(values['budget-s']) * 1000;
 
@@ -143,6 +144,10 @@ async function main(): Promise<void> {
     if (only.has('12')) {
       progress('12 notify: webhook vs owner upsert, 3 channels vs none');
       rows.push(...(await notify(quick)));
+    }
+    if (only.has('13')) {
+      progress('13 preview: submit → ready vs direct read + diff');
+      rows.push(...(await preview(quick)));
     }
     // Last: growth takes the time the other rows leave.
     if (only.has('6')) {

@@ -5,10 +5,16 @@
  */
 import type { Logger } from '../base/index.js';
 import type { Actor, Command, Event } from './lifecycle.js';
-import type { AuditEntry, Awaitable } from './ports.js';
+import type { AuditAction, AuditEntry, Awaitable } from './ports.js';
 
 /** The audit entry of `c`'s change by `actor` at `at` (what `event` said that the row does not keep). */
-export function auditOf(c: Command, action: string, actor: Actor, at: string, event?: Event): AuditEntry {
+export function auditOf(
+  c: Command,
+  action: AuditAction,
+  actor: Actor,
+  at: string,
+  event?: Event,
+): AuditEntry {
   const detail: Record<string, unknown> = { state: c.phase.state, command: c.command };
   if ('reason' in c.phase) detail.reason = c.phase.reason;
   if (event && 'note' in event && event.note !== undefined) detail.note = event.note;

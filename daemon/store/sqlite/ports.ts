@@ -48,9 +48,13 @@ export function grantPort(g: SqliteGrants, run: Run): GrantStore {
 /** The audit port over SqliteAudit. */
 export function auditPort(a: SqliteAudit, run: Run): AuditStore {
   return {
-    append: (entry) => run(() => a.append(entry)),
+    append: (entry) =>
+      run(() => {
+        a.append(entry);
+      }),
     forCommand: (id) => run(() => a.forCommand(id)),
     since: (seq, limit) => run(() => a.since(seq, limit)),
+    chainFor: (ids) => run(() => a.chainFor(ids)),
   };
 }
 

@@ -12,6 +12,7 @@ import type {
   AuditEntry,
   AuditStore,
   Awaitable,
+  ChainEntry,
   Command,
   CommandStore,
   CommittedReads,
@@ -66,6 +67,8 @@ export class Store implements StorePorts {
     this.#tx = new Transactions(db);
     const atomic = (fn: () => void) => this.#tx.atomic(fn);
     this.#audit = new SqliteAudit(db);
+    // The first start of the version with the chain chains what older versions wrote (docs/audit.md).
+    this.#audit.chainOlder();
     this.#commands = new SqliteCommands(db, this.#audit, atomic);
     this.#grants = new SqliteGrants(db, this.#audit, atomic);
     this.#owners = new SqliteTokenHashes(db, 'owners', this.#audit);
@@ -195,6 +198,11 @@ export class Store implements StorePorts {
 
   auditSince(seq: number, limit = 1000): StoredAudit[] {
     return this.#audit.since(seq, limit);
+  }
+
+  /** The chained entries of these commands, oldest first (contract 14). */
+  chainFor(commandIds: readonly string[]): ChainEntry[] {
+    return this.#audit.chainFor(commandIds);
   }
 
   clientByTokenHash(hash: string): string | undefined {

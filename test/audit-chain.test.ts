@@ -4,7 +4,7 @@
  * outcome, a failure reconciled; grants made, used and ended; a refused cue; owner login, logout and a
  * refused login; tokens created and rotated. Then the chain is recomputed from broker.db as an outsider
  * would (seq from 1 without gaps, prev links, SHA-256 of RFC 8785 JSON), every event is in it with who did
- * it, and no entry holds a token, a cookie, a session UUID or a panel key.
+ * it, no entry holds a token, a cookie, a session UUID or a panel key, and `ogf-broker audit verify` says ok.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
@@ -193,5 +193,8 @@ describe('[S.audit-chain] a real history of every entry kind, chained', () => {
         expect(text.includes(form), `${name} in the audit chain`).toBe(false);
       }
     }
+    const v = await runCli(['audit', 'verify', '--data-dir', d.dataDir]);
+    expect(v.stdout.trim()).toBe(`ok: ${chain.length} entries, 0 checkpoints, 0 passkey approvals verified`);
+    expect(v.code).toBe(0);
   }, 60_000);
 });

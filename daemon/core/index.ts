@@ -41,6 +41,7 @@ export {
 export type {
   AuditAction,
   AuditEntry,
+  AuditSigner,
   AuditStore,
   Awaitable,
   CommandStore,

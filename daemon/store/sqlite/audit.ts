@@ -16,8 +16,11 @@ import {
   type Actor,
   type AuditAction,
   type AuditEntry,
+  type AuditSigner,
   type ChainEntry,
+  type Checkpoint,
   chainEntry,
+  checkpointPayload,
   GENESIS_HASH,
   type StoredAudit,
   sealEntry,
@@ -37,14 +40,26 @@ interface AuditRow {
   hash: string | null;
 }
 
+/** Contract 14: the store signs a checkpoint with every 1,000th entry, in that entry's transaction. */
+export const CHECKPOINT_EVERY = 1000;
+
 /** Appends and reads audit entries, synchronously, on one connection. */
 export class SqliteAudit {
   readonly #db: Db;
+  readonly #signer: AuditSigner | undefined;
   readonly #stmts;
 
-  constructor(db: Db) {
+  constructor(db: Db, signer?: AuditSigner) {
     this.#db = db;
+    this.#signer = signer;
     this.#stmts = {
+      addCheckpoint: db.prepare(
+        'INSERT INTO audit_checkpoints (seq, hash, at, signature) VALUES (?, ?, ?, ?)',
+      ),
+      lastCheckpoint: db.prepare('SELECT MAX(seq) FROM audit_checkpoints').pluck(),
+      checkpointsAfter: db.prepare(
+        'SELECT seq, hash, at, signature FROM audit_checkpoints WHERE seq > ? ORDER BY seq',
+      ),
       append: db.prepare(
         'INSERT INTO audit (seq, at, actor_kind, actor, action, command_id, version, detail, entry, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
       ),
@@ -83,7 +98,39 @@ export class SqliteAudit {
       text,
       hash,
     );
+    if (unsealed.seq % CHECKPOINT_EVERY === 0) this.#sign(unsealed.seq, hash, entry.at);
     return { ...unsealed, hash };
+  }
+
+  /** A checkpoint at the tail, when entries exist past the last one and a signer is set (the 10-minute one). */
+  checkpoint(at: string): Checkpoint | undefined {
+    if (this.#signer === undefined) return undefined;
+    let made: Checkpoint | undefined;
+    const run = () => {
+      const tail = this.tail();
+      const last = (this.#stmts.lastCheckpoint.get() as number | null) ?? 0;
+      if (tail.seq > last) made = this.#sign(tail.seq, tail.hash, at);
+    };
+    if (this.#db.inTransaction) run();
+    else this.#db.transaction(run)();
+    return made;
+  }
+
+  /** The checkpoints committed after `seq`, oldest first. */
+  checkpointsAfter(seq: number): Checkpoint[] {
+    return this.#stmts.checkpointsAfter.all(seq) as Checkpoint[];
+  }
+
+  /** The newest checkpoint's seq (0 before the first). */
+  lastCheckpointSeq(): number {
+    return (this.#stmts.lastCheckpoint.get() as number | null) ?? 0;
+  }
+
+  #sign(seq: number, hash: string, at: string): Checkpoint | undefined {
+    if (this.#signer === undefined) return undefined;
+    const signature = this.#signer.sign(checkpointPayload({ seq, hash, at }));
+    this.#stmts.addCheckpoint.run(seq, hash, at, signature);
+    return { seq, hash, at, signature };
   }
 
   /**
@@ -104,6 +151,8 @@ export class SqliteAudit {
         set.run(text, hash, row.seq);
         prev = hash;
       }
+      // The older record is sealed at once, not 10 minutes later.
+      this.checkpoint(rows.at(-1)!.at);
     })();
     return rows.length;
   }

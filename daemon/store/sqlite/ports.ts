@@ -45,9 +45,11 @@ export function grantPort(g: SqliteGrants, run: Run): GrantStore {
   };
 }
 
-/** The audit port over SqliteAudit. */
-export function auditPort(a: SqliteAudit, run: Run): AuditStore {
+/** The audit port over SqliteAudit; `onCheckpoint` is the store's (it hears of commits). */
+export function auditPort(a: SqliteAudit, run: Run, onCheckpoint: AuditStore['onCheckpoint']): AuditStore {
   return {
+    checkpoint: (at) => run(() => a.checkpoint(at)),
+    onCheckpoint,
     append: (entry) =>
       run(() => {
         a.append(entry);

@@ -22,13 +22,61 @@
  * | grant_revoked, grant_expired | grant_ended | an owner, `daemon` |
  * | owner_created / owner_token_rotated / mcp_token_set | token_created / token_rotated | an owner, `daemon` |
  * | owner_login, owner_logout, owner_login_refused | the same | an owner; `anonymous` when refused |
- * | ogf_cue_refused | cue_refused | `client:<name>` |
+ * | cue_refused (a cue with the feature off; older rows keep the kind's own name) | cue_refused | `client:<name>` |
  * | anything else (preview_made, passkey_*, oauth_client_*) | itself | as given |
  */
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import type { Actor } from './lifecycle.js';
-import type { AuditEntry } from './ports.js';
+
+/**
+ * What an audit entry records, as the daemon names it; audit-chain.ts maps each to the contract's event
+ * (contract 14). A feature that records something new adds its action here (and a row to that table when
+ * its event name differs): `preview_made` (section 12), `passkey_added` / `passkey_removed` (13.3),
+ * `oauth_client_connected` / `oauth_client_disconnected` (15) are ready for the issues that make them.
+ */
+export type AuditAction =
+  | 'submit'
+  | 'approve'
+  | 'deny'
+  | 'expire'
+  | 'cancel'
+  | 'start'
+  | 'finish'
+  | 'abort'
+  | 'restart'
+  | 'reconcile'
+  | 'prune'
+  | 'grant_created'
+  | 'grant_used'
+  | 'grant_revoked'
+  | 'grant_expired'
+  | 'owner_created'
+  | 'owner_token_rotated'
+  | 'mcp_token_set'
+  | 'owner_login'
+  | 'owner_logout'
+  | 'owner_login_refused'
+  | 'cue_refused'
+  | 'preview_made'
+  | 'passkey_added'
+  | 'passkey_removed'
+  | 'oauth_client_connected'
+  | 'oauth_client_disconnected';
+
+/**
+ * One audit log entry as written (append-only: contract 9): the store chains it (contract 14,
+ * audit-chain.ts) in the transaction that writes it. Never a token, a cookie, a session UUID or a header
+ * value in `detail`.
+ */
+export interface AuditEntry {
+  at: string;
+  actor: Actor;
+  action: AuditAction;
+  command_id?: string;
+  version?: number;
+  detail?: Record<string, unknown>;
+}
 
 /** `prev` of the first entry. */
 export const GENESIS_HASH = '0'.repeat(64);
@@ -89,7 +137,6 @@ const EVENTS: Readonly<Record<string, string>> = {
   grant_expired: 'grant_ended',
   owner_created: 'token_created',
   owner_token_rotated: 'token_rotated',
-  ogf_cue_refused: 'cue_refused',
 };
 
 function eventOf(action: string, data: Record<string, unknown>): string {

@@ -6,58 +6,11 @@
  * Writes made inside `transaction(fn)` are that transaction's: the group commit (commit.ts) issues a batch's
  * writes in queue order, all within one turn, and awaits them; they commit together or not at all.
  */
-import type { ChainEntry, Checkpoint } from './audit-chain.js';
+import type { AuditEntry, ChainEntry, Checkpoint } from './audit-chain.js';
 import type { Grant } from './grants.js';
 import type { Actor, Command, State } from './lifecycle.js';
 
-/**
- * What an audit entry records, as the daemon names it; audit-chain.ts maps each to the contract's event
- * (contract 14). A feature that records something new adds its action here (and a row to that table when
- * its event name differs): `preview_made` (section 12), `passkey_added` / `passkey_removed` (13.3),
- * `oauth_client_connected` / `oauth_client_disconnected` (15) are ready for the issues that make them.
- */
-export type AuditAction =
-  | 'submit'
-  | 'approve'
-  | 'deny'
-  | 'expire'
-  | 'cancel'
-  | 'start'
-  | 'finish'
-  | 'abort'
-  | 'restart'
-  | 'reconcile'
-  | 'prune'
-  | 'grant_created'
-  | 'grant_used'
-  | 'grant_revoked'
-  | 'grant_expired'
-  | 'owner_created'
-  | 'owner_token_rotated'
-  | 'mcp_token_set'
-  | 'owner_login'
-  | 'owner_logout'
-  | 'owner_login_refused'
-  | 'ogf_cue_refused'
-  | 'preview_made'
-  | 'passkey_added'
-  | 'passkey_removed'
-  | 'oauth_client_connected'
-  | 'oauth_client_disconnected';
-
-/**
- * One audit log entry as written (append-only: contract 9): the store chains it (contract 14,
- * audit-chain.ts) in the transaction that writes it. Never a token, a cookie, a session UUID or a header
- * value in `detail`.
- */
-export interface AuditEntry {
-  at: string;
-  actor: Actor;
-  action: AuditAction;
-  command_id?: string;
-  version?: number;
-  detail?: Record<string, unknown>;
-}
+export type { AuditAction, AuditEntry } from './audit-chain.js';
 
 /** An audit entry as stored, with its place in the log. */
 export interface StoredAudit extends AuditEntry {

@@ -63,7 +63,7 @@ describe('the edge over sources', () => {
       audit: {
         at: '2026-01-01T00:00:00.000Z',
         actor: { kind: 'client', name: 'local' },
-        action: 'ogf_cue_refused',
+        action: 'cue_refused',
       },
     });
     const broker = { audit: (e: AuditEntry) => audits.push(e) } as unknown as BrokerApi;
@@ -88,7 +88,7 @@ describe('the edge over sources', () => {
     expect(answered).toMatchObject({
       structuredContent: { status: 'DENIED', reason: 'OgfBridgeNotConfigured', detail: 'off.' },
     });
-    expect(audits.map((e) => e.action)).toEqual(['ogf_cue_refused']);
+    expect(audits.map((e) => e.action)).toEqual(['cue_refused']);
 
     // list_commands: the sources' parts, merged in source order, with their schemas.
     const list = edge.tools.get('list_commands')!;

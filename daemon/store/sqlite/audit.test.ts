@@ -45,7 +45,7 @@ describe('[S.audit-chain] the hash chain in broker.db', () => {
     store.audit({
       at,
       actor: { kind: 'client', name: 'local' },
-      action: 'ogf_cue_refused',
+      action: 'cue_refused',
       detail: { reason: 'x' },
     });
     store.audit({

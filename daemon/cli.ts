@@ -12,6 +12,8 @@ const USAGE = `usage: ogf-broker <command> [flags]
   grant list [--all] | grant revoke ID                       the owner's grants (allow again, for a while)
   grant add --command C --client NAME|* --ttl-s N [--args JSON] [--uses N] [--note T]
   token owner | token mcp [--client NAME] [--rotate]         print the owner login URL / an MCP token
+  audit key | audit verify [--data-dir D | --file EXPORT] [--pub FILE]
+  audit export [--since T] [--until T] [--command ID] [--format jsonl|csv]   the tamper-evident record
   doctor                                                     check data dir, port, config and the avatar app`;
 
 async function main(argv: string[]): Promise<number> {
@@ -34,6 +36,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./commands/token.js')).runToken(rest);
     case 'doctor':
       return (await import('./commands/doctor.js')).runDoctor(rest);
+    case 'audit':
+      return (await import('./commands/audit.js')).runAudit(rest);
     case 'help':
     case '--help':
     case '-h':
@@ -41,7 +45,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     default:
       throw new UsageError(
-        `command must be one of start, mcp-stdio, status, list, approve, deny, reconcile, grant, token, doctor; got ${sub === undefined ? 'nothing' : JSON.stringify(sub)}`,
+        `command must be one of start, mcp-stdio, status, list, approve, deny, reconcile, grant, token, audit, doctor; got ${sub === undefined ? 'nothing' : JSON.stringify(sub)}`,
       );
   }
 }

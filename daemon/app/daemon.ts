@@ -6,6 +6,7 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { CheckpointTimer, loadOrCreateAuditKey, signerOf } from '../audit/index.js';
 import type { Logger } from '../base/index.js';
 import { systemClock, UsageError, VERSION } from '../base/index.js';
 import { type Config, commandApprovals } from '../config/index.js';
@@ -78,6 +79,7 @@ export class Daemon {
   #store: Store | undefined;
   #broker: Broker | undefined;
   #retention: RetentionPass | undefined;
+  #checkpoints: CheckpointTimer | undefined;
   #server: Server | undefined;
   #edges: Edge[] = [];
   #tokens: Tokens | undefined;
@@ -96,6 +98,14 @@ export class Daemon {
     return this.#info;
   }
 
+  /**
+   * The store's audit port, once started: `audits.onCheckpoint` is the seam the `checkpoint` notification
+   * (contract 13.1) subscribes to.
+   */
+  get audits(): Store['audits'] | undefined {
+    return this.#store?.audits;
+  }
+
   /** The owner login URL (contract 5): printed at start, never logged. */
   get ownerLoginUrl(): string {
     if (!this.#info || !this.#tokens) throw new Error('daemon not started');
@@ -112,8 +122,11 @@ export class Daemon {
     if (other && other.pid !== process.pid) {
       throw new UsageError(`already running: pid ${other.pid} serves this data dir at ${other.url}`);
     }
-    const store = unwritable(config.dataDir, () => new Store(paths.db));
+    // Contract 14: the audit key is made at the first start; the store signs checkpoints with it.
+    const auditKey = unwritable(config.dataDir, () => loadOrCreateAuditKey(config.dataDir));
+    const store = unwritable(config.dataDir, () => new Store(paths.db, { signer: signerOf(auditKey) }));
     this.#store = store;
+    this.#checkpoints = new CheckpointTimer({ audits: store.audits, log: this.#log });
     const tokens = unwritable(config.dataDir, () => new Tokens(paths, store, this.#env));
     this.#tokens = tokens;
     unwritable(config.dataDir, () => tokens.refreshAtStart());
@@ -291,6 +304,8 @@ export class Daemon {
       await this.#upstreams?.close();
       server?.closeAllConnections();
       await closedServer;
+      // The last entries of this run are sealed before the store closes.
+      await this.#checkpoints?.close();
     } finally {
       this.#store?.close();
       if (this.#paths) {

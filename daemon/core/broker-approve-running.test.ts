@@ -127,7 +127,7 @@ function durable(id: string): Command | undefined {
   return row === undefined ? undefined : (JSON.parse(row.body) as Command);
 }
 
-function auditVersions(id: string): Array<[string, number]> {
+function auditVersions(id: string): Array<[string, number | null]> {
   const rows = admin
     .prepare('SELECT action, version FROM audit WHERE command_id = ? ORDER BY rowid')
     .all(id) as Array<{ action: string; version: number }>;
@@ -187,6 +187,8 @@ describe('[Q.one-commit] [R2.3] the decision path pays one fsync', () => {
     expect(auditVersions(c.id)).toEqual([
       ['submit', 1],
       ['approve', 2],
+      // Contract 14: the grant's use is in the command's own record, in the same transaction.
+      ['grant_used', null],
       ['start', 3],
     ]);
     expect((await settled(b, c.id)).phase.state).toBe('succeeded');

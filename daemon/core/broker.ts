@@ -40,7 +40,7 @@ import type { KindPolicies } from './kind-policy.js';
 import { Launches } from './launches.js';
 import { type Actor, type Command, type Event, isFinal, type State } from './lifecycle.js';
 import { Listeners } from './listeners.js';
-import type { AuditEntry, StorePorts } from './ports.js';
+import type { AuditAction, AuditEntry, StorePorts } from './ports.js';
 import { Reads } from './reads.js';
 import { type Also, auditOf, logChange } from './records.js';
 import { recover } from './recovery.js';
@@ -373,7 +373,7 @@ export class Broker implements BrokerApi {
     return done;
   }
 
-  #auditOf(c: Command, action: string, actor: Actor, event?: Event): AuditEntry {
+  #auditOf(c: Command, action: AuditAction, actor: Actor, event?: Event): AuditEntry {
     return auditOf(c, action, actor, iso(this.#clock.now()), event);
   }
 

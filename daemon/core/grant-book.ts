@@ -16,7 +16,7 @@ import type { GrantSpec } from './api.js';
 import type { Change } from './commit.js';
 import { canonicalJson, end, type Grant, type GrantRequest, isLive, pick } from './grants.js';
 import type { Actor } from './lifecycle.js';
-import type { AuditEntry, Awaitable, StorePorts } from './ports.js';
+import type { AuditAction, AuditEntry, Awaitable, StorePorts } from './ports.js';
 
 /** What the broker knows of a command name: undefined = no such command (contract 8: `NotGrantable`). */
 export type CommandPolicy = (command: string) => { approvals: number } | undefined;
@@ -163,7 +163,7 @@ export class GrantBook {
   /** The store write of a grant change with its audit entry, made now, to run in the caller's batch. */
   writer(
     g: Grant,
-    action: string,
+    action: AuditAction,
     actor: Actor,
     detail: Record<string, unknown> = {},
   ): () => Awaitable<void> {
@@ -198,7 +198,7 @@ export class GrantBook {
   }
 
   /** A grant change of its own (created, revoked, expired): taken now, committed in the turn's batch. */
-  change(g: Grant, action: string, actor: Actor): Promise<void> {
+  change(g: Grant, action: AuditAction, actor: Actor): Promise<void> {
     const write = this.writer(g, action, actor);
     this.take(g);
     return this.#deps.commit({ write, after: () => this.committed(g) });
@@ -222,7 +222,7 @@ export class GrantBook {
   }
 
   /** At start only (before any batch): issued at once; `load` settles with the writes. */
-  #write(g: Grant, action: string, actor: Actor, detail?: Record<string, unknown>): Awaitable<void> {
+  #write(g: Grant, action: AuditAction, actor: Actor, detail?: Record<string, unknown>): Awaitable<void> {
     const written = this.writer(g, action, actor, detail)();
     if (g.state !== 'live') this.#live.delete(g.id);
     return written;

@@ -13,6 +13,17 @@ export type {
   SubmitRequest,
   SubmitResult,
 } from './api.js';
+export {
+  type ChainEntry,
+  type Checkpoint,
+  canonicalJson,
+  chainEntry,
+  checkpointPayload,
+  GENESIS_HASH,
+  sealEntry,
+  sha256Hex,
+  type UnsealedEntry,
+} from './audit-chain.js';
 export { Broker } from './broker.js';
 export type { ExecutionIo, ExecutionReport, Executor } from './executor.js';
 export { faultsFromEnv } from './fault.js';
@@ -28,7 +39,9 @@ export {
   type Tool,
 } from './lifecycle.js';
 export type {
+  AuditAction,
   AuditEntry,
+  AuditSigner,
   AuditStore,
   Awaitable,
   CommandStore,

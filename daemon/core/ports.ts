@@ -6,18 +6,11 @@
  * Writes made inside `transaction(fn)` are that transaction's: the group commit (commit.ts) issues a batch's
  * writes in queue order, all within one turn, and awaits them; they commit together or not at all.
  */
+import type { AuditEntry, ChainEntry, Checkpoint } from './audit-chain.js';
 import type { Grant } from './grants.js';
 import type { Actor, Command, State } from './lifecycle.js';
 
-/** One audit log entry as written (append-only: contract 9). */
-export interface AuditEntry {
-  at: string;
-  actor: Actor;
-  action: string;
-  command_id?: string;
-  version?: number;
-  detail?: Record<string, unknown>;
-}
+export type { AuditAction, AuditEntry } from './audit-chain.js';
 
 /** An audit entry as stored, with its place in the log. */
 export interface StoredAudit extends AuditEntry {
@@ -83,6 +76,25 @@ export interface AuditStore {
   append(entry: AuditEntry): Promise<void>;
   forCommand(commandId: string): Promise<StoredAudit[]>;
   since(seq: number, limit?: number): Promise<StoredAudit[]>;
+  /** The chained entries of these commands (contract 14: the `audit` owner frame), oldest first. */
+  chainFor(commandIds: readonly string[]): Promise<ChainEntry[]>;
+  /**
+   * Signs a checkpoint at the chain's tail now, when entries exist past the last one (contract 14: every
+   * 10 minutes; the store signs one by itself with every 1,000th entry). Undefined when there is nothing
+   * new or no signer.
+   */
+  checkpoint(at: string): Promise<Checkpoint | undefined>;
+  /**
+   * Calls `listener` with every checkpoint this process signs, after its commit, in order — the seam the
+   * `checkpoint` notification (contract 13.1) subscribes to, so a copy leaves the machine. Returns
+   * unsubscribe.
+   */
+  onCheckpoint(listener: (checkpoint: Checkpoint) => void): () => void;
+}
+
+/** Signs checkpoints (contract 14: Ed25519, daemon/audit/keys.ts): base64 signature of the payload. */
+export interface AuditSigner {
+  sign(payload: string): string;
 }
 
 /** Token hashes by name: owners (contract 9) or MCP clients; never a token in the clear (rule 4). */

@@ -4,12 +4,22 @@
  * logs them. Its own file (issue 20 item 3) so the broker's applying code reads as the steps it takes.
  */
 import type { Logger } from '../base/index.js';
+import { canonicalJson, sha256Hex } from './audit-chain.js';
 import type { Actor, Command, Event } from './lifecycle.js';
-import type { AuditEntry, Awaitable } from './ports.js';
+import type { AuditAction, AuditEntry, Awaitable } from './ports.js';
 
 /** The audit entry of `c`'s change by `actor` at `at` (what `event` said that the row does not keep). */
-export function auditOf(c: Command, action: string, actor: Actor, at: string, event?: Event): AuditEntry {
+export function auditOf(
+  c: Command,
+  action: AuditAction,
+  actor: Actor,
+  at: string,
+  event?: Event,
+): AuditEntry {
   const detail: Record<string, unknown> = { state: c.phase.state, command: c.command };
+  // What was asked, checkable against any copy of the arguments without keeping them here for ever (the
+  // retention rule removes bulky ones from the command; contract 14 entries are append-only).
+  if (action === 'submit') detail.args_sha256 = sha256Hex(canonicalJson(c.args));
   if ('reason' in c.phase) detail.reason = c.phase.reason;
   if (event && 'note' in event && event.note !== undefined) detail.note = event.note;
   if (event?.type === 'reconcile') detail.outcome = event.outcome;

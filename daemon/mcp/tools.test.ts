@@ -60,7 +60,11 @@ describe('the edge over sources', () => {
     const b = fakeSource('beta', {
       kind: 'answer',
       result: { status: 'DENIED', reason: 'OgfBridgeNotConfigured', detail: 'off.' },
-      audit: { at: '2026-01-01T00:00:00.000Z', actor: { kind: 'client', name: 'local' }, action: 'refused' },
+      audit: {
+        at: '2026-01-01T00:00:00.000Z',
+        actor: { kind: 'client', name: 'local' },
+        action: 'cue_refused',
+      },
     });
     const broker = { audit: (e: AuditEntry) => audits.push(e) } as unknown as BrokerApi;
     const edge = createEdgeTools({ broker, sources: [a.source, b.source], log: silentLogger });
@@ -84,7 +88,7 @@ describe('the edge over sources', () => {
     expect(answered).toMatchObject({
       structuredContent: { status: 'DENIED', reason: 'OgfBridgeNotConfigured', detail: 'off.' },
     });
-    expect(audits.map((e) => e.action)).toEqual(['refused']);
+    expect(audits.map((e) => e.action)).toEqual(['cue_refused']);
 
     // list_commands: the sources' parts, merged in source order, with their schemas.
     const list = edge.tools.get('list_commands')!;

@@ -170,6 +170,13 @@ async function postLogin({ ctx, sessions, throttle }: LoginDeps, req: IncomingMe
     case 'accepted': {
       const session = sessions.create(owner!);
       ctx.log.log('info', 'owner_login', { address, owner: owner!.name });
+      // Contract 14: who logged in, from where; never the token, the cookie or the panel key.
+      ctx.broker.audit({
+        at: new Date().toISOString(),
+        actor: { kind: 'owner', name: owner!.name },
+        action: 'owner_login',
+        detail: { address, via: 'browser' },
+      });
       json(
         req,
         res,
@@ -209,7 +216,17 @@ export function loginRoutes(deps: LoginDeps): HttpRoute[] {
         }
         // Ending the session closes its sockets at once (contract 5 v2; edge.ts wires sessions to the hub).
         const key = req.headers[PANEL_KEY_HEADER];
-        const ended = sessions.end(req, typeof key === 'string' ? key : undefined);
+        const panelKey = typeof key === 'string' ? key : undefined;
+        const owner = sessions.authenticate(req, panelKey)?.owner;
+        const ended = sessions.end(req, panelKey);
+        if (ended && owner !== undefined) {
+          deps.ctx.broker.audit({
+            at: new Date().toISOString(),
+            actor: { kind: 'owner', name: owner.name },
+            action: 'owner_logout',
+            detail: {},
+          });
+        }
         json(req, res, 200, { ok: true, ended }, { 'Set-Cookie': OwnerSessions.clearCookie() });
         return true;
       }

@@ -145,7 +145,7 @@ export class CueSource implements Source {
       audit: {
         at: iso(Date.now()),
         actor: { kind: 'client', name: client },
-        action: 'ogf_cue_refused',
+        action: 'cue_refused',
         detail: {
           reason: 'OgfBridgeNotConfigured',
           cue: { action, emotion, intensity, gaze, ttl_ms, message_given: input.value.message !== undefined },

@@ -45,12 +45,18 @@ export function grantPort(g: SqliteGrants, run: Run): GrantStore {
   };
 }
 
-/** The audit port over SqliteAudit. */
-export function auditPort(a: SqliteAudit, run: Run): AuditStore {
+/** The audit port over SqliteAudit; `onCheckpoint` is the store's (it hears of commits). */
+export function auditPort(a: SqliteAudit, run: Run, onCheckpoint: AuditStore['onCheckpoint']): AuditStore {
   return {
-    append: (entry) => run(() => a.append(entry)),
+    checkpoint: (at) => run(() => a.checkpoint(at)),
+    onCheckpoint,
+    append: (entry) =>
+      run(() => {
+        a.append(entry);
+      }),
     forCommand: (id) => run(() => a.forCommand(id)),
     since: (seq, limit) => run(() => a.since(seq, limit)),
+    chainFor: (ids) => run(() => a.chainFor(ids)),
   };
 }
 

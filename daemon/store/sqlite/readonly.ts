@@ -3,6 +3,7 @@
  * read-only, never created, never migrated; a missing or older file answers undefined.
  */
 import { existsSync } from 'node:fs';
+import type { Checkpoint } from '../../core/index.js';
 import { openReadOnly } from './schema.js';
 
 /**
@@ -39,4 +40,68 @@ function readOnly<T>(path: string, read: (db: ReturnType<typeof openReadOnly>) =
   } finally {
     db.close();
   }
+}
+
+/** The audit chain as stored, read without writing (`audit verify`, `audit export`). */
+export interface StoredChain {
+  /** Every row in seq order: its entry text and hash (null on a row an older version wrote, not chained yet). */
+  rows: Array<{ seq: number; entry: string | null; hash: string | null }>;
+  checkpoints: Checkpoint[];
+}
+
+/**
+ * Reads broker.db's audit chain read-only (a running daemon keeps writing: WAL gives this reader one
+ * consistent snapshot). Undefined when the file is absent or older than the chain (start the daemon once).
+ */
+export function readAuditChain(path: string, range: AuditRange = {}): StoredChain | undefined {
+  if (!existsSync(path)) return undefined;
+  let db: ReturnType<typeof openReadOnly>;
+  try {
+    db = openReadOnly(path);
+  } catch {
+    return undefined;
+  }
+  try {
+    const columns = db.prepare("SELECT name FROM pragma_table_info('audit')").pluck().all() as string[];
+    if (!columns.includes('hash')) return undefined;
+    db.exec('BEGIN'); // one snapshot for the rows and the checkpoints
+    const { where, params } = rangeSql(range);
+    const rows = db
+      .prepare(`SELECT seq, entry, hash FROM audit ${where} ORDER BY seq`)
+      .all(...params) as StoredChain['rows'];
+    const checkpoints = db
+      .prepare('SELECT seq, hash, at, signature FROM audit_checkpoints ORDER BY seq')
+      .all() as Checkpoint[];
+    db.exec('COMMIT');
+    return { rows, checkpoints };
+  } finally {
+    db.close();
+  }
+}
+
+/** Which entries an export holds: a time range (by seq, contiguous) or some commands' entries. */
+export interface AuditRange {
+  since?: string;
+  until?: string;
+  commandIds?: readonly string[];
+}
+
+function rangeSql(r: AuditRange): { where: string; params: unknown[] } {
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  // A time range is the seqs from the first entry at or after `since` to the last at or before `until`:
+  // contiguous, so the export's links verify even where a clock step put two entries' times out of order.
+  if (r.since !== undefined) {
+    parts.push('seq >= (SELECT COALESCE(MIN(seq), 1e18) FROM audit WHERE at >= ?)');
+    params.push(r.since);
+  }
+  if (r.until !== undefined) {
+    parts.push('seq <= (SELECT COALESCE(MAX(seq), 0) FROM audit WHERE at <= ?)');
+    params.push(r.until);
+  }
+  if (r.commandIds !== undefined) {
+    parts.push(`command_id IN (${r.commandIds.map(() => '?').join(', ')})`);
+    params.push(...r.commandIds);
+  }
+  return { where: parts.length === 0 ? '' : `WHERE ${parts.join(' AND ')}`, params };
 }

@@ -6,7 +6,7 @@
 import Database from 'better-sqlite3';
 
 /** Schema versions, applied in order to an empty or older file (PRAGMA user_version). */
-const MIGRATIONS: readonly string[] = [
+export const MIGRATIONS: readonly string[] = [
   `CREATE TABLE commands (
      seq INTEGER PRIMARY KEY AUTOINCREMENT,
      id TEXT NOT NULL UNIQUE,
@@ -63,6 +63,28 @@ const MIGRATIONS: readonly string[] = [
    UPDATE commands SET task = 1 WHERE json_extract(body, '$.task') IS NOT NULL;
    CREATE INDEX commands_client_tasks ON commands(client, seq) WHERE task IS NOT NULL;
    CREATE INDEX commands_created ON commands(created_at);`,
+  // Contract 14 (v3): the hash chain. `entry` is the canonical JSON of the contract's entry without its
+  // hash (the bytes hashed), `hash` its SHA-256. Rows of older versions have neither until the first start
+  // of this one chains them (audit.ts chainOlder), which is the one update the trigger lets through: a row
+  // without a hash may gain its entry and hash, nothing else; a chained row never changes. Checkpoints are
+  // append-only the same way.
+  `ALTER TABLE audit ADD COLUMN entry TEXT;
+   ALTER TABLE audit ADD COLUMN hash TEXT;
+   DROP TRIGGER audit_no_update;
+   CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit
+     WHEN OLD.hash IS NOT NULL OR NEW.seq IS NOT OLD.seq OR NEW.at IS NOT OLD.at
+       OR NEW.actor_kind IS NOT OLD.actor_kind OR NEW.actor IS NOT OLD.actor OR NEW.action IS NOT OLD.action
+       OR NEW.command_id IS NOT OLD.command_id OR NEW.version IS NOT OLD.version OR NEW.detail IS NOT OLD.detail
+     BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+   CREATE INDEX audit_at ON audit(at);
+   CREATE TABLE audit_checkpoints (
+     seq INTEGER PRIMARY KEY,
+     hash TEXT NOT NULL,
+     at TEXT NOT NULL,
+     signature TEXT NOT NULL
+   );
+   CREATE TRIGGER audit_checkpoints_no_update BEFORE UPDATE ON audit_checkpoints BEGIN SELECT RAISE(ABORT, 'checkpoints are append-only'); END;
+   CREATE TRIGGER audit_checkpoints_no_delete BEFORE DELETE ON audit_checkpoints BEGIN SELECT RAISE(ABORT, 'checkpoints are append-only'); END;`,
 ];
 
 /**

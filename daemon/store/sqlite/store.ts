@@ -10,8 +10,11 @@
 import type {
   Actor,
   AuditEntry,
+  AuditSigner,
   AuditStore,
   Awaitable,
+  ChainEntry,
+  Checkpoint,
   Command,
   CommandStore,
   CommittedReads,
@@ -47,6 +50,9 @@ export class Store implements StorePorts {
   readonly #dataVersion;
   readonly #pollMs: number;
   readonly #listeners = new Set<(change: StoreChange) => void>();
+  readonly #checkpointListeners = new Set<(checkpoint: Checkpoint) => void>();
+  /** The newest checkpoint the listeners heard of. */
+  #announced = 0;
   #poll: NodeJS.Timeout | undefined;
   #seenVersion = 0;
   #closed = false;
@@ -58,23 +64,38 @@ export class Store implements StorePorts {
   readonly clientTokens: TokenHashStore;
   readonly committedReads: CommittedReads;
 
-  /** Opens (creating and migrating) broker.db; `pollMs` paces the change feed. */
-  constructor(path: string, opts: { pollMs?: number } = {}) {
+  /**
+   * Opens (creating and migrating) broker.db; `pollMs` paces the change feed; `signer` signs the audit
+   * checkpoints (contract 14: the daemon's; other processes, such as `ogf-broker token`, sign none).
+   */
+  constructor(path: string, opts: { pollMs?: number; signer?: AuditSigner } = {}) {
     const db = openDatabase(path);
     this.#db = db;
     this.#pollMs = opts.pollMs ?? CHANGE_POLL_MS;
-    this.#tx = new Transactions(db);
+    this.#tx = new Transactions(db, () => this.#announceCheckpoints());
     const atomic = (fn: () => void) => this.#tx.atomic(fn);
-    this.#audit = new SqliteAudit(db);
+    this.#audit = new SqliteAudit(db, opts.signer);
+    // The first start of the version with the chain chains what older versions wrote (docs/audit.md).
+    this.#audit.chainOlder();
     this.#commands = new SqliteCommands(db, this.#audit, atomic);
     this.#grants = new SqliteGrants(db, this.#audit, atomic);
     this.#owners = new SqliteTokenHashes(db, 'owners', this.#audit);
     this.#clients = new SqliteTokenHashes(db, 'mcp_clients', this.#audit);
     this.#dataVersion = db.prepare('PRAGMA data_version').pluck();
-    const run = <T>(call: () => T) => this.#tx.gate(call);
+    // A port write outside a transaction commits on its own: announce what it signed, if anything.
+    const run = <T>(call: () => T) =>
+      this.#tx.gate(() => {
+        const r = call();
+        this.#announceCheckpoints();
+        return r;
+      });
     this.commands = commandPort(this.#commands, run);
     this.grants = grantPort(this.#grants, run);
-    this.audits = auditPort(this.#audit, run);
+    this.audits = auditPort(this.#audit, run, (listener) => {
+      if (this.#checkpointListeners.size === 0) this.#announced = this.#audit.lastCheckpointSeq();
+      this.#checkpointListeners.add(listener);
+      return () => this.#checkpointListeners.delete(listener);
+    });
     this.ownerTokens = tokenPort(this.#owners, run);
     this.clientTokens = tokenPort(this.#clients, run);
     this.committedReads = committedReads(this.#commands, this.#grants);
@@ -104,6 +125,21 @@ export class Store implements StorePorts {
       this.#listeners.delete(listener);
       if (this.#listeners.size === 0) clearInterval(this.#poll);
     };
+  }
+
+  /** After a commit: the checkpoints it made, to their listeners, in order (read back: only committed ones). */
+  #announceCheckpoints(): void {
+    if (this.#checkpointListeners.size === 0 || this.#db.inTransaction || this.#closed) return;
+    for (const cp of this.#audit.checkpointsAfter(this.#announced)) {
+      this.#announced = cp.seq;
+      for (const l of [...this.#checkpointListeners]) {
+        try {
+          l(cp);
+        } catch {
+          // A listener's failure is its own (the notifier logs its own); the commit stands.
+        }
+      }
+    }
   }
 
   #check(): void {
@@ -193,6 +229,7 @@ export class Store implements StorePorts {
 
   audit(entry: AuditEntry): void {
     this.#audit.append(entry);
+    this.#announceCheckpoints();
   }
 
   auditFor(commandId: string): StoredAudit[] {
@@ -201,6 +238,18 @@ export class Store implements StorePorts {
 
   auditSince(seq: number, limit = 1000): StoredAudit[] {
     return this.#audit.since(seq, limit);
+  }
+
+  /** A checkpoint at the tail now, when there are new entries and a signer (contract 14). */
+  checkpoint(at: string): Checkpoint | undefined {
+    const cp = this.#audit.checkpoint(at);
+    this.#announceCheckpoints();
+    return cp;
+  }
+
+  /** The chained entries of these commands, oldest first (contract 14). */
+  chainFor(commandIds: readonly string[]): ChainEntry[] {
+    return this.#audit.chainFor(commandIds);
   }
 
   clientByTokenHash(hash: string): string | undefined {

@@ -56,12 +56,17 @@ export class SqliteTokenHashes {
    */
   set(name: string, hash: string, at: string, actor: Actor, detail: Record<string, unknown> = {}): void {
     this.#db.transaction(() => {
+      const existed = this.#stmts.hash.get(name) !== undefined;
       if (this.#table === 'mcp_clients') {
         this.#stmts.upsert.run(name, hash, at);
-        this.#audit.append({ at, actor, action: 'mcp_token_set', detail: { client: name } });
+        this.#audit.append({
+          at,
+          actor,
+          action: 'mcp_token_set',
+          detail: { client: name, rotated: existed },
+        });
         return;
       }
-      const existed = this.#stmts.hash.get(name) !== undefined;
       this.#stmts.upsert.run(name, hash, at);
       this.#audit.append({
         at,

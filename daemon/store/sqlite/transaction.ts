@@ -26,8 +26,12 @@ export class Transactions {
   /** True while `fn` runs synchronously: its port calls are the transaction's own. */
   #inFn = false;
 
-  constructor(db: Db) {
+  /** Told after every COMMIT this object issues (the store announces checkpoints then). */
+  readonly #committed: () => void;
+
+  constructor(db: Db, committed: () => void = () => {}) {
     this.#db = db;
+    this.#committed = committed;
     this.#begin = db.prepare('BEGIN');
     this.#commit = db.prepare('COMMIT');
     this.#rollback = db.prepare('ROLLBACK');
@@ -42,7 +46,10 @@ export class Transactions {
    */
   atomic(fn: () => void): void {
     if (this.#db.inTransaction) fn();
-    else this.#tx(fn);
+    else {
+      this.#tx(fn);
+      this.#committed();
+    }
   }
 
   /** A port call: now, or once the transaction now awaiting its writes has ended. */
@@ -100,6 +107,7 @@ export class Transactions {
       this.#undo();
       throw e;
     }
+    this.#committed();
   }
 
   #undo(): void {

@@ -1,0 +1,45 @@
+/**
+ * The 10-minute checkpoint (contract 14): the store signs one with every 1,000th entry by itself; this timer
+ * signs one every 10 minutes when entries exist past the last, and one at a clean shutdown. Who hears of
+ * them subscribes to the store's `audits.onCheckpoint` (the `checkpoint` notification, contract 13.1).
+ */
+import { type Clock, iso, type Logger, systemClock } from '../base/index.js';
+import type { AuditStore } from '../core/index.js';
+
+/** Contract 14: every 10 minutes when new entries exist. */
+export const CHECKPOINT_INTERVAL_MS = 10 * 60 * 1000;
+
+export class CheckpointTimer {
+  readonly #audits: AuditStore;
+  readonly #clock: Clock;
+  readonly #log: Logger;
+  readonly #timer: NodeJS.Timeout;
+  #closed = false;
+
+  constructor(deps: { audits: AuditStore; log: Logger; clock?: Clock; intervalMs?: number }) {
+    this.#audits = deps.audits;
+    this.#clock = deps.clock ?? systemClock;
+    this.#log = deps.log;
+    this.#timer = setInterval(() => void this.tick(), deps.intervalMs ?? CHECKPOINT_INTERVAL_MS);
+    this.#timer.unref();
+  }
+
+  /** Signs a checkpoint now if there is anything new; a failure is logged, never thrown. */
+  async tick(): Promise<void> {
+    if (this.#closed) return;
+    try {
+      const cp = await this.#audits.checkpoint(iso(this.#clock.now()));
+      if (cp !== undefined) this.#log.log('info', 'audit_checkpoint', { seq: cp.seq });
+    } catch (e) {
+      this.#log.log('error', 'audit_checkpoint_failed', { error: (e as Error)?.message ?? String(e) });
+    }
+  }
+
+  /** Stops the timer after one last checkpoint (the store must still be open). Idempotent. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    await this.tick();
+    this.#closed = true;
+    clearInterval(this.#timer);
+  }
+}

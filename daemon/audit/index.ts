@@ -1,0 +1,16 @@
+/**
+ * The audit record's keeping and checking (contract 14): the Ed25519 key and its checkpoints, the chain's
+ * verification and its export. The chain itself is computed by the store (core/audit-chain.ts).
+ */
+export { CHECKPOINT_INTERVAL_MS, CheckpointTimer } from './checkpoints.js';
+export { type ExportFilter, toCsv, toJsonl } from './export.js';
+export {
+  type AuditKey,
+  auditKeyPaths,
+  loadOrCreateAuditKey,
+  publicKeyDer,
+  readPublicKey,
+  signerOf,
+} from './keys.js';
+export { chainFromExport, chainFromRows } from './sources.js';
+export { type Bad, type BadReason, type ChainInput, type VerifyResult, verifyChain } from './verify.js';

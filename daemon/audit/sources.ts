@@ -1,0 +1,90 @@
+/**
+ * What `audit verify` walks (contract 14), read from broker.db's rows or from an export file, turned into
+ * verify.ts's input. An export line must be the canonical JSON of what it holds: any byte changed in it
+ * either changes what it says (the hash or the signature no longer holds) or makes it non-canonical.
+ */
+import { type Checkpoint, canonicalJson } from '../core/index.js';
+import type { Bad, ChainInput, ReadCheckpoint, ReadEntry } from './verify.js';
+
+/** The fields of a checkpoint line, and no others. */
+const CHECKPOINT_KEYS = new Set(['type', 'seq', 'hash', 'at', 'signature', 'public_key']);
+
+/** broker.db's rows and checkpoints as verify.ts reads them. */
+export function chainFromRows(
+  rows: ReadonlyArray<{ seq: number; entry: string | null; hash: string | null }>,
+  checkpoints: readonly Checkpoint[],
+): ChainInput {
+  const entries: ReadEntry[] = rows.map((r) => {
+    if (r.entry === null || r.hash === null) return { unreadable: `row ${r.seq} is not chained` };
+    try {
+      const v = JSON.parse(r.entry) as unknown;
+      if (typeof v !== 'object' || v === null || Array.isArray(v)) return { unreadable: 'not a JSON object' };
+      return { value: { ...(v as Record<string, unknown>), hash: r.hash } };
+    } catch {
+      return { unreadable: 'not JSON' };
+    }
+  });
+  return { entries, checkpoints };
+}
+
+/** An export file as verify.ts reads it, and the first line that is not in canonical form, if any. */
+export function chainFromExport(text: string): { input: ChainInput; bad?: Bad } {
+  const entries: ReadEntry[] = [];
+  const checkpoints: ReadCheckpoint[] = [];
+  let marker: Record<string, unknown> | undefined;
+  let bad: Bad | undefined;
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  const lastSeq = () => {
+    const e = entries.at(-1);
+    return e !== undefined && 'value' in e && typeof e.value.seq === 'number' ? e.value.seq : 0;
+  };
+  lines.forEach((line, i) => {
+    let v: unknown;
+    try {
+      v = JSON.parse(line);
+    } catch {
+      entries.push({ unreadable: `line ${i + 1} is not JSON` });
+      return;
+    }
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) {
+      entries.push({ unreadable: `line ${i + 1} is not a JSON object` });
+      return;
+    }
+    const o = v as Record<string, unknown>;
+    const canonical = canonicalJson(o) === line;
+    if (o.type === 'checkpoint') {
+      const cp = o as unknown as ReadCheckpoint & { public_key?: string };
+      const known = Object.keys(o).every((k) => CHECKPOINT_KEYS.has(k));
+      if (!canonical || !known || typeof cp.seq !== 'number' || typeof cp.signature !== 'string') {
+        bad ??= {
+          seq: typeof cp.seq === 'number' ? cp.seq : lastSeq(),
+          reason: 'bad checkpoint signature',
+          detail: `line ${i + 1} is not a checkpoint as signed`,
+        };
+        return;
+      }
+      const read: ReadCheckpoint = {
+        seq: cp.seq,
+        hash: String(cp.hash),
+        at: String(cp.at),
+        signature: String(cp.signature),
+      };
+      if (typeof cp.public_key === 'string') read.publicKey = cp.public_key;
+      checkpoints.push(read);
+      return;
+    }
+    if (o.type === 'export' && canonical) {
+      marker = o;
+      return;
+    }
+    entries.push(canonical ? { value: o } : { unreadable: `line ${i + 1} is not an entry as exported` });
+  });
+  const input: ChainInput = { entries, checkpoints };
+  if (marker !== undefined && Array.isArray(marker.command_ids)) {
+    input.partial = { commandIds: marker.command_ids.filter((x): x is string => typeof x === 'string') };
+  } else if (marker !== undefined && typeof marker.since === 'string') {
+    input.range = true;
+  }
+  return bad === undefined ? { input } : { input, bad };
+}

@@ -1,0 +1,212 @@
+/**
+ * Walking the audit chain (contract 14): every entry's hash, every link, every checkpoint's signature, and
+ * the first bad `seq` with why — `edited` (an entry's bytes are not the ones hashed, or its successor
+ * recorded another hash for it, or a checkpoint signed another), `missing` (a seq absent: deleted, or the tail
+ * cut below a checkpoint), `reordered` (a seq found out of its place: a swapped pair), `bad checkpoint
+ * signature`. Pure: the caller reads the database or the export file (sources.ts) and prints.
+ *
+ * ```
+ *   seq 1 ──prev──▶ 0000…   seq 2 ──prev──▶ hash(1)   …   seq 1000 ◀── checkpoint {seq, hash, at} + Ed25519
+ * ```
+ */
+import { createPublicKey, type KeyObject, verify as verifySignature } from 'node:crypto';
+import {
+  type Checkpoint,
+  checkpointPayload,
+  GENESIS_HASH,
+  sealEntry,
+  type UnsealedEntry,
+} from '../core/index.js';
+
+/** Why an entry failed, in the words `audit verify` prints. */
+export type BadReason =
+  | 'edited'
+  | 'missing'
+  | 'reordered'
+  | 'bad checkpoint signature'
+  | 'bad passkey assertion';
+
+export interface Bad {
+  seq: number;
+  reason: BadReason;
+  /** One sentence for the person reading. */
+  detail: string;
+}
+
+export type VerifyResult =
+  | { ok: true; entries: number; checkpoints: number; passkeys: number }
+  | { ok: false; bad: Bad };
+
+/** One entry as read: its parsed value (with `hash`), or why it could not be read as one. */
+export type ReadEntry = { value: Record<string, unknown> } | { unreadable: string };
+
+/** A checkpoint as read, with the key it says signed it (an export carries one per checkpoint line). */
+export interface ReadCheckpoint extends Checkpoint {
+  publicKey?: string;
+}
+
+export interface ChainInput {
+  entries: readonly ReadEntry[];
+  checkpoints: readonly ReadCheckpoint[];
+  /** The key checkpoints must verify under (audit.pub, or `--pub`); else each checkpoint's own. */
+  publicKey?: KeyObject;
+  /**
+   * A partial export (some commands' entries): seq gaps are expected there, so only present neighbours
+   * are linked; `commandIds` are the commands it claims to hold.
+   */
+  partial?: { commandIds: readonly string[] };
+  /** A range export (`--since`): its first entry links to one the export does not hold. */
+  range?: boolean;
+}
+
+const HEX64 = /^[0-9a-f]{64}$/;
+
+function shapeOk(v: Record<string, unknown>): boolean {
+  return (
+    Number.isSafeInteger(v.seq) &&
+    (v.seq as number) >= 1 &&
+    typeof v.at === 'string' &&
+    typeof v.actor === 'string' &&
+    typeof v.event === 'string' &&
+    (v.command_id === undefined || typeof v.command_id === 'string') &&
+    typeof v.data === 'object' &&
+    v.data !== null &&
+    !Array.isArray(v.data) &&
+    typeof v.prev === 'string' &&
+    HEX64.test(v.prev) &&
+    typeof v.hash === 'string' &&
+    HEX64.test(v.hash)
+  );
+}
+
+/** Walks the chain and its checkpoints; the first bad seq (lowest), or the counts. */
+export function verifyChain(input: ChainInput): VerifyResult {
+  const bads: Bad[] = [];
+  const entries = input.entries;
+  const hashes = new Map<number, string>();
+  // Where each seq first appears, to tell an entry out of place (reordered) from one that is gone (missing).
+  const firstAt = new Map<number, number>();
+  entries.forEach((r, i) => {
+    if ('value' in r && Number.isSafeInteger(r.value.seq) && !firstAt.has(r.value.seq as number)) {
+      firstAt.set(r.value.seq as number, i);
+    }
+  });
+  const partial = input.partial;
+  const claimed = partial === undefined ? undefined : new Set(partial.commandIds);
+  let expected: number | undefined;
+  let prevHash: string | undefined = partial === undefined ? GENESIS_HASH : undefined;
+  for (let i = 0; i < entries.length && bads.length === 0; i++) {
+    const r = entries[i]!;
+    const here = expected ?? 1;
+    if (!('value' in r) || !shapeOk(r.value)) {
+      const why = 'value' in r ? 'it is not an audit entry' : r.unreadable;
+      bads.push({ seq: here, reason: 'edited', detail: `the entry after seq ${here - 1}: ${why}` });
+      break;
+    }
+    const v = r.value as unknown as UnsealedEntry & { hash: string };
+    if (expected === undefined && partial === undefined) {
+      // The database and a whole export start at 1; a range export where its range starts.
+      if (input.range === true) prevHash = v.prev;
+      else expected = 1;
+    }
+    if (expected !== undefined && v.seq !== expected) {
+      if (partial !== undefined && v.seq > expected) {
+        prevHash = undefined; // a gap the partial export declared: nothing to link across
+      } else if (v.seq < expected || (firstAt.get(expected) ?? -1) > i) {
+        const seq = Math.min(v.seq, expected);
+        bads.push({ seq, reason: 'reordered', detail: `seq ${v.seq} stands where seq ${expected} belongs` });
+        break;
+      } else {
+        bads.push({
+          seq: expected,
+          reason: 'missing',
+          detail: `seq ${expected} is absent (the next is ${v.seq})`,
+        });
+        break;
+      }
+    }
+    const { hash: _given, ...unsealed } = v;
+    if (sealEntry(unsealed).hash !== v.hash) {
+      bads.push({
+        seq: v.seq,
+        reason: 'edited',
+        detail: `seq ${v.seq} is not what its hash was computed over`,
+      });
+      break;
+    }
+    if (prevHash !== undefined && v.prev !== prevHash) {
+      const seq = v.seq > 1 ? v.seq - 1 : v.seq;
+      bads.push({ seq, reason: 'edited', detail: `seq ${v.seq} recorded another hash for seq ${v.seq - 1}` });
+      break;
+    }
+    if (claimed !== undefined && (v.command_id === undefined || !claimed.has(v.command_id))) {
+      bads.push({ seq: v.seq, reason: 'edited', detail: `seq ${v.seq} is of no command the export names` });
+      break;
+    }
+    hashes.set(v.seq, v.hash);
+    prevHash = v.hash;
+    expected = v.seq + 1;
+  }
+  const last = (expected ?? 1) - 1;
+  for (const cp of input.checkpoints) {
+    const bad = checkCheckpoint(cp, input.publicKey);
+    if (bad !== undefined) {
+      bads.push({ seq: cp.seq, reason: 'bad checkpoint signature', detail: bad });
+      continue;
+    }
+    const h = hashes.get(cp.seq);
+    if (h !== undefined && h !== cp.hash) {
+      bads.push({
+        seq: cp.seq,
+        reason: 'edited',
+        detail: `seq ${cp.seq} is not the entry checkpoint ${cp.seq} signed`,
+      });
+    } else if (h === undefined && partial === undefined && cp.seq > last && bads.length === 0) {
+      bads.push({
+        seq: last + 1,
+        reason: 'missing',
+        detail: `the record ends at seq ${last} but a signed checkpoint covers seq ${cp.seq}`,
+      });
+    }
+  }
+  if (bads.length > 0) {
+    bads.sort((a, b) => a.seq - b.seq);
+    return { ok: false, bad: bads[0]! };
+  }
+  return { ok: true, entries: hashes.size, checkpoints: input.checkpoints.length, passkeys: 0 };
+}
+
+/** Why a checkpoint's signature does not hold, or undefined when it does. */
+function checkCheckpoint(cp: ReadCheckpoint, key: KeyObject | undefined): string | undefined {
+  let k = key;
+  if (cp.publicKey !== undefined) {
+    // Strict base64: Node's decoder skips characters it does not know, and a byte changed must show.
+    const der = strictBase64(cp.publicKey);
+    if (der === undefined) return `checkpoint ${cp.seq} carries no readable public key`;
+    if (k !== undefined && !der.equals(k.export({ type: 'spki', format: 'der' }) as Buffer)) {
+      return `checkpoint ${cp.seq} names another key than the one given`;
+    }
+    if (k === undefined) {
+      try {
+        k = createPublicKey({ key: der, format: 'der', type: 'spki' });
+      } catch {
+        return `checkpoint ${cp.seq} carries no readable public key`;
+      }
+    }
+  }
+  if (k === undefined) return `checkpoint ${cp.seq} names no key and none was given (--pub)`;
+  try {
+    const sig = strictBase64(cp.signature);
+    if (sig === undefined) return `checkpoint ${cp.seq}'s signature is not base64`;
+    if (verifySignature(null, Buffer.from(checkpointPayload(cp)), k, sig)) return undefined;
+  } catch {
+    // A malformed signature is as bad as a wrong one.
+  }
+  return `checkpoint ${cp.seq}'s signature does not verify under the audit key`;
+}
+
+/** The bytes of a base64 text written the one way Node writes them, else undefined. */
+function strictBase64(text: string): Buffer | undefined {
+  const bytes = Buffer.from(text, 'base64');
+  return bytes.toString('base64') === text ? bytes : undefined;
+}

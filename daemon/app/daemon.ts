@@ -24,7 +24,7 @@ import { executorsOf, type Source } from '../kind/index.js';
 import { Catalog, CatalogExecutor, CatalogSource } from '../kinds/catalog/index.js';
 import { CueSource, createCueFeature, sweepRunDir } from '../kinds/cue/index.js';
 import { KINDS } from '../kinds/index.js';
-import { UpstreamExecutor, UpstreamSource } from '../kinds/upstream/index.js';
+import { PreviewRunner, UpstreamExecutor, UpstreamSource } from '../kinds/upstream/index.js';
 import { createMcpEdge } from '../mcp/index.js';
 import { createOwnerEdge, createSetupFeed, type OwnerContext } from '../owner/index.js';
 import { Store } from '../store/sqlite/index.js';
@@ -85,6 +85,7 @@ export class Daemon {
   #edges: Edge[] = [];
   #tokens: Tokens | undefined;
   #upstreams: UpstreamRegistry | undefined;
+  #previews: PreviewRunner | undefined;
   #info: DaemonInfo | undefined;
   #started = false;
   #closed: Promise<void> | undefined;
@@ -250,6 +251,9 @@ export class Daemon {
       }
     };
     if (upstreams.names().length > 0) {
+      // Contract 12: previews of calls awaiting review, through the upstream connections, off the hot path.
+      this.#previews = new PreviewRunner({ broker, registry: upstreams, log: this.#log });
+      this.#previews.start();
       // Both the upstream's state and its exposed tools (compiled after it lists them) are in the status.
       upstreams.onChange(publishStatus);
       upstreamSource.onChange(publishStatus);
@@ -291,6 +295,7 @@ export class Daemon {
     try {
       await Promise.allSettled(this.#edges.map((e) => e.close()));
       this.#retention?.close();
+      this.#previews?.close();
       await this.#broker?.close();
       // After the broker: a call still in flight had its grace period; then every server's group stops.
       await this.#upstreams?.close();

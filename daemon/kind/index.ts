@@ -3,7 +3,7 @@
  * a submit request) and shared argument lines. The kind folders (kinds/<kind>/) import this; kinds/index.ts
  * registers them.
  */
-export { argLines } from './arg-lines.js';
+export { argLines, argumentLines, gutterLines } from './arg-lines.js';
 export { type Kind, runSummary } from './kind.js';
 export {
   executorsOf,

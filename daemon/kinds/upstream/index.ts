@@ -3,4 +3,5 @@
  */
 export { UpstreamExecutor } from './executor.js';
 export { upstreamKind } from './kind.js';
+export { PreviewRunner } from './previews/index.js';
 export { UpstreamSource } from './source.js';

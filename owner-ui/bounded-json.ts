@@ -7,7 +7,7 @@
  * character as a visible escape (owner-ui/visible.ts) — valid JSON that reads back to the exact value.
  * Pure (no DOM), so the daemon's tests can check it too.
  */
-import { type Piece, visiblePieces } from './visible.js';
+import { characterCount, type Piece, visiblePieces } from './visible.js';
 
 /** What `measure` learned about a value. */
 export interface Measure {
@@ -51,15 +51,8 @@ export function measure(value: unknown, maxNodes = 1_000_000): Measure {
   return { chars, depth, complete: true };
 }
 
-/** The characters of a string as a person counts them (code points, not UTF-16 units: contract 12). */
-export function characterCount(text: string): number {
-  let n = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0xdc00 || c > 0xdfff || i === 0 || (text.charCodeAt(i - 1) & 0xfc00) !== 0xd800) n++;
-  }
-  return n;
-}
+/** The characters of a string as a person counts them (visible.ts: one rule for the panel and `list`). */
+export { characterCount };
 
 /** `text` JSON-quoted as pieces: `"`, `\\` and `\"` as JSON writes them, every control and bidi escaped. */
 export function quotedPieces(text: string): Piece[] {

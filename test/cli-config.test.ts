@@ -141,6 +141,26 @@ describe('[Q.bad-input] bad flags and bad config: one line naming the field, exi
       },
       ['grants[0].command', 'notes__write_file'],
     ],
+    // Contract 12: an upstream's preset and previews name the field and what it accepts.
+    [
+      'an unknown preview preset',
+      { upstreams: { notes: { argv: ['x'], preset: 'git' } } },
+      ['upstreams.notes.preset', 'must be one of "filesystem"', 'got "git"'],
+    ],
+    [
+      'a preview of an unknown kind',
+      { upstreams: { notes: { argv: ['x'], previews: { write_file: { kind: 'diff' } } } } },
+      ['upstreams.notes.previews.write_file.kind', '"file_diff" or "dry_run"'],
+    ],
+    [
+      'a file_diff preview without its read tool',
+      {
+        upstreams: {
+          notes: { argv: ['x'], previews: { w: { kind: 'file_diff', path_arg: 'path', content_arg: 'c' } } },
+        },
+      },
+      ['upstreams.notes.previews.w.read', 'the upstream tool that reads the file'],
+    ],
     [
       'a grant with a bad client',
       {

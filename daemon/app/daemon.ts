@@ -22,7 +22,7 @@ import {
 import type { Edge } from '../http/index.js';
 import { connectionLimits, createHttpServer, createOrigins, descriptorLimit } from '../http/index.js';
 import { executorsOf } from '../kind/index.js';
-import { createSources, KINDS } from '../kinds/index.js';
+import { createSources, KINDS, type KindWork, startKindWork } from '../kinds/index.js';
 import { createMcpEdge } from '../mcp/index.js';
 import { createOwnerEdge, createSetupFeed, type OwnerContext } from '../owner/index.js';
 import { Store } from '../store/sqlite/index.js';
@@ -84,6 +84,8 @@ export class Daemon {
   #edges: Edge[] = [];
   #tokens: Tokens | undefined;
   #upstreams: UpstreamRegistry | undefined;
+  /** The kinds' background work (previews: contract 12), closed before the store. */
+  #kindWork: KindWork[] = [];
   #info: DaemonInfo | undefined;
   #started = false;
   #closed: Promise<void> | undefined;
@@ -142,9 +144,8 @@ export class Daemon {
     this.#upstreams = upstreams;
     // architecture.md "The house": each kind builds its source, which lists its tools and names its
     // executor; the MCP edge lists them in the kinds' order (and merges their parts of list_commands in it).
-    const sources = unwritable(config.dataDir, () =>
-      createSources({ config, paths, log: this.#log, upstreams }),
-    );
+    const world = { config, paths, log: this.#log, upstreams };
+    const sources = unwritable(config.dataDir, () => createSources(world));
     /** Calls `l` when any source's tool set may have changed (an upstream's tools compiled, re-listed). */
     const onToolsChange = (l: () => void) => {
       const offs = sources.map((s) => s.onChange?.(l));
@@ -257,6 +258,8 @@ export class Daemon {
         this.#log.log('error', 'upstream_status_not_written', { error: (e as Error).message });
       }
     };
+    // Before the connections open: a preview (contract 12) goes through them once they are up.
+    this.#kindWork = startKindWork(world, broker);
     if (upstreams.names().length > 0) {
       // Both the upstream's state and its exposed tools (compiled after it lists them) are in the status.
       upstreams.onChange(publishStatus);
@@ -299,6 +302,7 @@ export class Daemon {
     try {
       await Promise.allSettled(this.#edges.map((e) => e.close()));
       this.#retention?.close();
+      for (const w of this.#kindWork) w.close();
       await this.#broker?.close();
       // After the broker: a call still in flight had its grace period; then every server's group stops.
       await this.#upstreams?.close();

@@ -22,5 +22,11 @@ export {
 export { duplicateKeyPath } from './json-duplicates.js';
 export { createLogger, type Logger, silentLogger } from './log.js';
 export { anchorPattern, compilePattern, type OwnerPattern } from './patterns.js';
-export { charactersAccepted, escapeForTerminal, hasForbiddenCharacter, quoteArg } from './text-rules.js';
+export {
+  characterCount,
+  charactersAccepted,
+  escapeForTerminal,
+  hasForbiddenCharacter,
+  quoteArg,
+} from './text-rules.js';
 export { VERSION } from './version.js';

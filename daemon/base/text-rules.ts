@@ -6,7 +6,7 @@
  * both, so rows stored before the input rule existed cannot redraw the terminal either. The character
  * classes and the escapes are the panel's too (owner-ui/visible.ts): one implementation for both.
  */
-import { BIDI, CONTROLS, escapeVisible, needsEscape } from '../../owner-ui/visible.js';
+import { BIDI, CONTROLS, characterCount, escapeVisible, needsEscape } from '../../owner-ui/visible.js';
 
 const FORBIDDEN_RE = new RegExp(`[${CONTROLS}${BIDI}]`, 'u');
 /** The same without newline (U+000A) and tab (U+0009), which `allow_newlines` admits (contract 1.3). */
@@ -28,7 +28,8 @@ export function charactersAccepted(allowNewlines: boolean): string {
 }
 
 /** Whether `text` holds anything `escapeForTerminal` would change (the panel's rule, owner-ui/visible.ts). */
-export { needsEscape };
+/** Characters of a text as a person counts them (code points of the value itself: contract 12). */
+export { characterCount, needsEscape };
 
 /**
  * `text` safe to print on a terminal: every control, bidi control and line separator becomes a visible

@@ -4,6 +4,7 @@
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 import { ENV_NAME_RE, intIn } from './fields.js';
+import { presetSchema, previewsSchema } from './previews.js';
 
 /** An upstream's name (contract 7). */
 export const UPSTREAM_NAME_RE = /^[a-z][a-z0-9-]{0,23}$/;
@@ -39,6 +40,9 @@ export const upstreamSchema = z
     // Contract 7/9: how many distinct owners must approve each call.
     approvals: intIn(1, 5).default(1),
     wait_seconds: z.number().min(0).max(90).default(50),
+    // Contract 12: previews of a call's effect, per tool, and named sets of them for well-known servers.
+    preset: presetSchema.optional(),
+    previews: previewsSchema.optional(),
   })
   .superRefine((u, ctx) => {
     if ((u.argv === undefined) === (u.url === undefined)) {

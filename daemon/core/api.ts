@@ -5,7 +5,7 @@
  */
 import type { BrokerErrorCode } from '../base/index.js';
 import type { Grant } from './grants.js';
-import type { Command, KindFields, State } from './lifecycle.js';
+import type { AmendAction, Amended, Command, KindFields, State } from './lifecycle.js';
 import type { AuditEntry } from './ports.js';
 
 /**
@@ -37,6 +37,13 @@ export type SubmitResult =
 export type ActionResult =
   | { ok: true; command: Command; grant?: Grant }
   | { ok: false; code: BrokerErrorCode; message: string };
+
+/** What the daemon learnt about a command awaiting review (contract 12: its preview), and its audit entry. */
+export interface Amendment {
+  fields: Amended;
+  action: AmendAction;
+  detail: Record<string, unknown>;
+}
 
 /** An owner's new grant (contract 8): what it allows, for how long, how many times. */
 export interface GrantSpec {
@@ -121,6 +128,11 @@ export interface BrokerApi {
     before?: string,
   ): Promise<{ commands: Command[]; more: boolean } | undefined>;
   counts(): Promise<Partial<Record<State, number>>>;
+  /**
+   * Contract 12: sets kind fields the daemon learnt about a command awaiting review (its preview) without
+   * changing its version, recorded as the audit entry `action`; `AlreadyDecided` once it was decided.
+   */
+  amend(id: string, amendment: Amendment): Promise<ActionResult>;
   /** An audit entry that changes no command (a feature-off cue, a refused login, ...). */
   audit(entry: AuditEntry): void;
 }

@@ -21,6 +21,7 @@
 import { type Clock, iso, type Logger, silentLogger, systemClock } from '../base/index.js';
 import type {
   ActionResult,
+  Amendment,
   ApproveGrant,
   BrokerApi,
   GrantResult,
@@ -237,6 +238,11 @@ export class Broker implements BrokerApi {
     return this.#actions.reconcile(id, outcome, by, note);
   }
 
+  /** Contract 12: kind fields learnt while it awaits review, same version (command-actions.ts). */
+  amend(id: string, amendment: Amendment): Promise<ActionResult> {
+    return this.#actions.amend(id, amendment);
+  }
+
   /** The retention rule applied to one final command, as a change of its own (command-actions.ts). */
   prune(id: string): Promise<{ ok: boolean }> {
     return this.#actions.prune(id);
@@ -354,11 +360,13 @@ export class Broker implements BrokerApi {
       return this.#settled(() => ({ ok: false, code, message: r.message }));
     }
     const next = r.command;
-    const audit = this.#auditOf(next, event.type, actor, event);
+    const audit = this.#auditOf(next, event.type === 'amend' ? event.action : event.type, actor, event);
+    // An amend keeps the version (transition.ts): the store replaces the row at that version.
+    const save = next.version === c.version ? 'amend' : 'update';
     this.#views.changed(next);
     also.apply?.();
     const change: Change = {
-      write: () => allOf(this.#store.commands.update(next, audit), also.write?.()),
+      write: () => allOf(this.#store.commands[save](next, audit), also.write?.()),
       after: () => {
         this.#views.show(next);
         if (isFinal(next)) this.#secrets.delete(next.id);

@@ -9,7 +9,7 @@
  * Its own file (issue 20 item 3): the broker keeps the one `apply`; grant-actions.ts is the grants' half.
  */
 import { type Clock, iso } from '../base/index.js';
-import type { ActionResult, ApproveGrant } from './api.js';
+import type { ActionResult, Amendment, ApproveGrant } from './api.js';
 import { decisionRefusal } from './decisions.js';
 import { sha256Digest } from './digest.js';
 import type { GrantActions } from './grant-actions.js';
@@ -86,6 +86,16 @@ export class CommandActions {
     const c = this.#deps.current(id);
     if (!c) return Promise.resolve({ ok: false });
     return this.#deps.apply(c, { type: 'prune', at: this.#now(), digest: sha256Digest }, DAEMON);
+  }
+
+  /**
+   * Kind fields the daemon learnt while the command awaits review (contract 12: its preview), as an
+   * `amend`: the same version, an audit entry `action`, an upsert to owners; `AlreadyDecided` once decided.
+   */
+  amend(id: string, { fields, action, detail }: Amendment): Promise<ActionResult> {
+    const c = this.#deps.current(id);
+    if (!c) return this.#deps.settled(() => ({ ok: false, code: 'NotFound', message: `no command ${id}` }));
+    return this.#deps.apply(c, { type: 'amend', at: this.#now(), fields, action, detail }, DAEMON);
   }
 
   /** An owner's decision: the checks of contracts 5 and 9 (decisions.ts), then the change. */

@@ -6,6 +6,7 @@
 
 export type {
   ActionResult,
+  Amendment,
   ApproveGrant,
   BrokerApi,
   GrantResult,
@@ -35,6 +36,7 @@ export {
   isFinal,
   type KindFields,
   type Outcome,
+  type Preview,
   type State,
   type Tool,
 } from './lifecycle.js';

@@ -71,11 +71,19 @@ const EVENTS: Record<Event['type'], Event> = {
   restart: { type: 'restart', at: T1, carriesSecret: false },
   // Retention (retention.ts): too soon after the end, and nothing bulky, so rejected in every state.
   prune: { type: 'prune', at: T1, digest: sha256Digest },
+  // Contract 12: kind fields learnt while awaiting review (a preview), legal only then, same version.
+  amend: { type: 'amend', at: T1, fields: {}, action: 'preview_made', detail: {} },
 };
 
 /** The whole legal table: state × event → next state (catalog commands). Anything absent is illegal. */
 const LEGAL: Partial<Record<State, Partial<Record<Event['type'], State>>>> = {
-  awaiting_review: { approve: 'approved', deny: 'denied', expire: 'denied', cancel: 'denied' },
+  awaiting_review: {
+    approve: 'approved',
+    deny: 'denied',
+    expire: 'denied',
+    cancel: 'denied',
+    amend: 'awaiting_review',
+  },
   approved: { start: 'running', abort: 'failed' },
   running: { finish: 'succeeded', restart: 'unknown' },
   failed: { reconcile: 'failed' },
@@ -99,7 +107,8 @@ describe('transition (rules 1–8)', () => {
           expect(r.ok).toBe(true);
           if (r.ok) {
             expect(r.command.phase.state).toBe(expected);
-            expect(r.command.version).toBe(before.version + 1); // rule 8
+            // Rule 8; an amend is not a change of the command (contract 12: an approval on it stays valid).
+            expect(r.command.version).toBe(before.version + (type === 'amend' ? 0 : 1));
           }
         }
         expect(before.phase).toEqual(PHASES[state]); // pure: the input is untouched
@@ -117,6 +126,8 @@ describe('transition (rules 1–8)', () => {
     expect(code('succeeded', 'reconcile')).toBe('NotReconcilable');
     expect(code('denied', 'reconcile')).toBe('NotReconcilable');
     expect(code('awaiting_review', 'reconcile')).toBe('NotReconcilable');
+    // Contract 12: a preview arriving after the decision is refused, never applied.
+    expect(code('approved', 'amend')).toBe('AlreadyDecided');
   });
 
   it('deny carries the owner note; an empty note is absent', () => {

@@ -80,6 +80,26 @@ export interface Outcome {
   upstream_result?: Record<string, unknown>;
 }
 
+/**
+ * Contract 12: a call's effect, shown to the owner before they decide — computed in the background while
+ * the call awaits review (kinds/upstream/previews/: only upstream calls have one today), stored with the command, never shown to the AI.
+ */
+export interface Preview {
+  kind: 'file_diff' | 'dry_run';
+  status: 'pending' | 'ready' | 'failed';
+  /** file_diff: a unified diff (3 lines of context, `--- <path>` / `+++ <path>`, `--- /dev/null` when new). */
+  diff?: string;
+  /** dry_run: the text the tool answered. */
+  text?: string;
+  /** file_diff: there was no file (the read said it does not exist). */
+  new_file?: boolean;
+  /** The diff or text was cut at 256 KiB (contract 12). */
+  truncated?: boolean;
+  computed_at?: string;
+  /** Why it failed: one sentence. */
+  error?: string;
+}
+
 /** One owner's approval of a quorum command (contract 9). */
 export interface Approval {
   by: string;
@@ -165,6 +185,8 @@ export interface Command extends KindFields {
   phase: Phase;
   /** Its bulky fields' size and hash, once the retention rule removed them (retention.ts). */
   pruned?: Pruned;
+  /** Contract 12: its preview, set by the daemon (never by a request) while it awaits review. */
+  preview?: Preview;
 }
 
 export type Event =
@@ -184,7 +206,19 @@ export type Event =
    */
   | { type: 'restart'; at: string; carriesSecret: boolean }
   /** The retention rule (retention.ts): a command final for 7 days loses its bulky fields. */
-  | { type: 'prune'; at: string; digest: Digest };
+  | { type: 'prune'; at: string; digest: Digest }
+  /**
+   * Something the daemon learnt about a command awaiting review that is not a change of the command
+   * (contract 12: a preview arriving): its kind's fields set, the SAME version (an approval sent before it
+   * stays valid), recorded as the audit entry `action` with `detail`.
+   */
+  | { type: 'amend'; at: string; fields: Amended; action: AmendAction; detail: Record<string, unknown> };
+
+/** What an amend may set (contract 12): only what the daemon learns while a command awaits review. */
+/** What an amend is recorded as in the audit (audit-chain.ts's actions): a preview began or arrived (contract 12). */
+export type AmendAction = 'preview_started' | 'preview_made';
+
+export type Amended = Pick<Command, 'preview'>;
 
 /** What an executor reports: exactly one outcome (architecture.md). */
 export type FinishResult =

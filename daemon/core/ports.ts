@@ -42,6 +42,11 @@ export interface CommandStore {
   insert(command: Command, audit: AuditEntry): Promise<void>;
   /** Replaces a command stored at `next.version - 1`, with its audit entry, atomically; else rejects. */
   update(next: Command, audit: AuditEntry): Promise<void>;
+  /**
+   * Replaces a command stored at `next.version` (the same version: an amend, contract 12), with its audit
+   * entry, atomically; else rejects.
+   */
+  amend(next: Command, audit: AuditEntry): Promise<void>;
   /** Many updates in one transaction (recovery at start). */
   updateMany(changes: ReadonlyArray<{ next: Command; audit: AuditEntry }>): Promise<void>;
   get(id: string): Promise<Command | undefined>;

@@ -24,6 +24,7 @@ export function auditOf(
   if (event && 'note' in event && event.note !== undefined) detail.note = event.note;
   if (event?.type === 'reconcile') detail.outcome = event.outcome;
   if (event?.type === 'prune' && c.pruned !== undefined) detail.pruned = c.pruned.fields;
+  if (event?.type === 'amend') Object.assign(detail, event.detail);
   return { at, actor, action, command_id: c.id, version: c.version, detail };
 }
 

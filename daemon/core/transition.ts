@@ -32,7 +32,8 @@ const DETAIL = {
 
 /**
  * Applies one event to one command. Pure: no clock, no I/O, never throws. Every accepted event bumps
- * `version` by one (rule 8).
+ * `version` by one (rule 8) — except `amend`, which is not a change of the command (contract 12: a preview
+ * arriving keeps the version, so an approval made on it stays valid), and only while it awaits review.
  */
 export function transition(command: Command, event: Event): TransitionResult {
   const p = command.phase;
@@ -149,6 +150,9 @@ export function transition(command: Command, event: Event): TransitionResult {
       return recover(command, event.at, event.carriesSecret);
     case 'prune':
       return pruneCommand(command, event.at, event.digest);
+    case 'amend':
+      if (p.state !== 'awaiting_review') return reject('AlreadyDecided', command, 'amend');
+      return { ok: true, command: { ...command, ...event.fields } };
     default:
       return reject('UnknownEvent', command, `apply event ${String((event as { type?: unknown }).type)} to`);
   }

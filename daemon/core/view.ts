@@ -13,7 +13,7 @@
  */
 import { type ArgCut, argsPreview } from './args-preview.js';
 import type { KindPolicies, KindView } from './kind-policy.js';
-import { type Command, reasonOf, type State, type Status, statusOf } from './lifecycle.js';
+import { type Command, type Preview, reasonOf, type State, type Status, statusOf } from './lifecycle.js';
 import { type CommandResult, cutUtf8, toResult } from './result.js';
 
 /** Bytes of UTF-8 of each of stdout and stderr an owner frame carries (contract 5, v2). */
@@ -55,6 +55,8 @@ export interface View extends KindView {
   /** Contract 9: when more than one owner must approve, how many, and who approved when. */
   approvals_needed?: number;
   approvals?: Array<{ by: string; at: string }>;
+  /** Contract 12 (v3 View line): the effect of the call, at most 256 KiB (`truncated` beyond). */
+  preview?: Preview;
 }
 
 /**
@@ -116,6 +118,8 @@ export function toView(command: Command, kinds: KindPolicies): View {
     view.approvals_needed = command.approvals_needed;
     view.approvals = command.approvals ?? [];
   }
+  // Stored already within the 256 KiB of owner frames (kinds/upstream/previews/diff.ts).
+  if (command.preview !== undefined) view.preview = command.preview;
   return view;
 }
 

@@ -5,7 +5,7 @@
  * whole), so it says they are shortened and prints each cut one by name, size and start — none hidden.
  */
 
-import { escapeForTerminal as esc } from '../base/index.js';
+import { characterCount, escapeForTerminal as esc } from '../base/index.js';
 import type { View } from '../core/index.js';
 
 /** "1,000,004": sizes for people. */
@@ -13,11 +13,34 @@ function count(n: number): string {
   return n.toLocaleString('en-US');
 }
 
-/** Every argument, one line each, in the order the AI gave them. */
+/**
+ * A text's lines behind a `| ` gutter, each escaped on its own (control and bidi characters as `\u001b`,
+ * tabs as `\t`): a value can draw neither a line at the margin nor one that passes for a command's own
+ * `argv:` or `why:` line. A final newline ends the last line; it does not start another.
+ */
+export function gutterLines(text: string, indent = '      '): string[] {
+  const lines = text.split('\n');
+  if (lines.length > 1 && lines.at(-1) === '') lines.pop();
+  return lines.map((l) => `${indent}| ${esc(l)}`);
+}
+
+/**
+ * One argument: a string holding newlines as its lines, with its size counted on the value itself
+ * (contract 12: text read as text; notifications reuse it); any other value as its one line of JSON.
+ */
+export function argumentLines(name: string, value: unknown): string[] {
+  if (typeof value !== 'string' || !value.includes('\n'))
+    return [`    arg ${esc(name)}: ${esc(JSON.stringify(value))}`];
+  const lines = gutterLines(value);
+  const size = `${count(lines.length)} line${lines.length === 1 ? '' : 's'}, ${count(characterCount(value))} characters`;
+  return [`    arg ${esc(name)}: text of ${size}:`, ...lines];
+}
+
+/** Every argument, in the order the AI gave them. */
 export function argLines(v: View): string[] {
   const rows: Array<[number, string]> = Object.entries(v.args).map(([k, value], i) => [
     i,
-    `    arg ${esc(k)}: ${esc(JSON.stringify(value))}`,
+    argumentLines(k, value).join('\n'),
   ]);
   if (v.args_truncated !== true) return rows.map(([, line]) => line);
   const cut = v.args_cut ?? [];

@@ -3,7 +3,7 @@
  * a submit request) and shared argument lines. The kind folders (kinds/<kind>/) import this; kinds/index.ts
  * registers them.
  */
-export { argLines } from './arg-lines.js';
+export { argLines, argumentLines, gutterLines } from './arg-lines.js';
 export { type Kind, runSummary } from './kind.js';
 export {
   executorsOf,
@@ -13,4 +13,4 @@ export {
   type Source,
   type SourceListing,
 } from './source.js';
-export type { KindModule, SourceWorld } from './world.js';
+export type { KindModule, KindWork, SourceWorld } from './world.js';

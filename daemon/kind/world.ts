@@ -5,6 +5,7 @@
  */
 import type { Logger } from '../base/index.js';
 import type { Config } from '../config/index.js';
+import type { BrokerApi } from '../core/index.js';
 import type { DataDir } from '../datadir/index.js';
 import type { UpstreamRegistry } from '../upstreams/index.js';
 import type { Kind } from './kind.js';
@@ -18,8 +19,15 @@ export interface SourceWorld {
   upstreams: UpstreamRegistry;
 }
 
-/** A kind as registered: its policy for the core, and how its source is built. */
+/** Work a kind does beside its commands while the daemon runs (contract 12: previews). */
+export interface KindWork {
+  close(): void;
+}
+
+/** A kind as registered: its policy for the core, how its source is built, and its background work. */
 export interface KindModule {
   readonly kind: Kind;
   source(world: SourceWorld): Source;
+  /** Started once the broker has recovered and the daemon listens; undefined when there is none. */
+  work?(world: SourceWorld, broker: BrokerApi): KindWork | undefined;
 }

@@ -5,13 +5,14 @@
  * a stored command, of their tools in `tools/list` and of their parts of `list_commands`.
  */
 
-import type { Kind, KindModule, Source, SourceWorld } from '../kind/index.js';
+import type { BrokerApi } from '../core/index.js';
+import type { Kind, KindModule, KindWork, Source, SourceWorld } from '../kind/index.js';
 import { catalog } from './catalog/index.js';
 import { cue } from './cue/index.js';
 import { type KindRegistry, kindRegistry } from './registry.js';
 import { upstream } from './upstream/index.js';
 
-export type { Kind, KindRegistry, SourceWorld };
+export type { Kind, KindRegistry, KindWork, SourceWorld };
 
 const MODULES: readonly KindModule[] = [catalog, cue, upstream];
 
@@ -20,4 +21,9 @@ export const KINDS: KindRegistry = kindRegistry(MODULES.map((m) => m.kind));
 /** Every kind's source, built from the daemon's world, in registration order. */
 export function createSources(world: SourceWorld): Source[] {
   return MODULES.map((m) => m.source(world));
+}
+
+/** Every kind's background work (previews of upstream calls: contract 12), started in registration order. */
+export function startKindWork(world: SourceWorld, broker: BrokerApi): KindWork[] {
+  return MODULES.flatMap((m) => m.work?.(world, broker) ?? []);
 }

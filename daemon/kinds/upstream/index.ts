@@ -4,4 +4,5 @@
 export { UpstreamExecutor } from './executor.js';
 export { upstreamKind } from './kind.js';
 export { upstream } from './module.js';
+export { PreviewRunner } from './previews/index.js';
 export { UpstreamSource } from './source.js';

@@ -6,6 +6,7 @@
 import { escapeForTerminal as esc } from '../../base/index.js';
 import { argLines, type Kind, runSummary } from '../../kind/index.js';
 import type {} from './fields.js';
+import { previewLines } from './previews/index.js';
 
 /** The server's annotations in words: the same words as the panel (owner-ui/upstream.ts claimWords). */
 function claimWords(a: Record<string, unknown> | undefined): string[] {
@@ -44,6 +45,8 @@ export const upstreamKind: Kind = {
     if (claims.length > 0) lines.push(`    ${claims.map((c) => `server says: ${c}`).join('; ')}`);
     // Over 16 KiB of JSON the View holds a preview: arg-lines.ts says so and lists every cut one.
     lines.push(...argLines(v));
+    // Contract 12: the effect the owner decides on, escaped line by line.
+    lines.push(...previewLines(v.preview));
     return lines;
   },
 };

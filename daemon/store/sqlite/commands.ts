@@ -48,6 +48,7 @@ export class SqliteCommands {
         'INSERT INTO commands (id, client, request_id, state, version, created_at, body, task) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
       ),
       update: db.prepare('UPDATE commands SET state = ?, version = ?, body = ? WHERE id = ? AND version = ?'),
+      amend: db.prepare('UPDATE commands SET body = ? WHERE id = ? AND version = ?'),
       get: db.prepare('SELECT body FROM commands WHERE id = ?'),
       byRequest: db.prepare('SELECT body FROM commands WHERE client = ? AND request_id = ?'),
       active: db.prepare(`SELECT body FROM commands WHERE state IN ${ACTIVE_STATES} ORDER BY seq`),
@@ -98,6 +99,15 @@ export class SqliteCommands {
         next.version - 1,
       );
       if (r.changes !== 1) throw new Error(`store: command ${next.id} is not at version ${next.version - 1}`);
+      this.#audit.append(audit);
+    });
+  }
+
+  /** Replaces a command stored at `next.version` itself (an amend: contract 12), with its audit entry. */
+  amend(next: Command, audit: AuditEntry): void {
+    this.#atomic(() => {
+      const r = this.#stmts.amend.run(JSON.stringify(next), next.id, next.version);
+      if (r.changes !== 1) throw new Error(`store: command ${next.id} is not at version ${next.version}`);
       this.#audit.append(audit);
     });
   }

@@ -24,6 +24,7 @@ export function commandPort(c: SqliteCommands, run: Run): CommandStore {
   return {
     insert: (command, audit) => run(() => c.insert(command, audit)),
     update: (next, audit) => run(() => c.update(next, audit)),
+    amend: (next, audit) => run(() => c.amend(next, audit)),
     updateMany: (changes) => run(() => c.updateMany(changes)),
     get: (id) => run(() => c.get(id)),
     active: () => run(() => c.active()),

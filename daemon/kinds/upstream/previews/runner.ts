@@ -1,0 +1,176 @@
+/**
+ * Previews while a call awaits review (contract 12). The runner follows the broker's committed changes:
+ * an upstream call with a preview configured for its tool (./presets.ts) that starts awaiting review gets
+ * `preview: {status: "pending"}` at once, then its preview computed in the background (./compute.ts) and
+ * set when it arrives — both as an `amend` (the same version: an approval sent before it stays valid),
+ * each with its audit entry.
+ *
+ * Bounds: each preview call at most 10 s (then cancelled) and 1 MiB; at most 4 preview calls at once per
+ * upstream (./slots.ts); made only while the command awaits review — a decision, an expiry or a cancel
+ * aborts a call in flight or still queued, and a late answer is dropped (the broker refuses to amend a
+ * decided command). A preview call is no command of its own and goes through the upstream connection, so
+ * no MCP client ever sees it; nothing of its content is logged. A command decided at submit (a grant, a
+ * rule, the read-only policy) never awaits review, so it gets no preview call. After a restart, calls still
+ * awaiting review whose preview was pending get it computed again.
+ */
+import { type Clock, iso, type Logger, systemClock } from '../../../base/index.js';
+import type { PreviewSpec } from '../../../config/index.js';
+import type { ActionResult, Amendment, Command, Preview } from '../../../core/index.js';
+import type { UpstreamRegistry } from '../../../upstreams/index.js';
+import { computePreview, type PreviewIo } from './compute.js';
+import { previewSpecs } from './presets.js';
+import { previewRecord } from './record.js';
+import { Slots } from './slots.js';
+
+/** Contract 12: one preview call's deadline, and how many may run at once per upstream. */
+export const PREVIEW_CALL_TIMEOUT_MS = 10_000;
+export const PREVIEW_SLOTS = 4;
+
+/** What the runner needs of the broker. */
+export interface PreviewBroker {
+  subscribe(listener: (command: Command) => void): () => void;
+  snapshot(finalLimit?: number): Command[];
+  amend(id: string, amendment: Amendment): Promise<ActionResult>;
+}
+
+export interface PreviewRunnerDeps {
+  broker: PreviewBroker;
+  registry: UpstreamRegistry;
+  log: Logger;
+  clock?: Clock;
+}
+
+export class PreviewRunner {
+  readonly #broker: PreviewBroker;
+  readonly #registry: UpstreamRegistry;
+  readonly #log: Logger;
+  readonly #clock: Clock;
+  /** The preview in progress of each command, by id: aborted when it is decided. */
+  readonly #jobs = new Map<string, AbortController>();
+  readonly #slots = new Map<string, Slots>();
+  readonly #specs = new Map<string, ReadonlyMap<string, PreviewSpec>>();
+  #off: (() => void) | undefined;
+  #closed = false;
+
+  constructor(deps: PreviewRunnerDeps) {
+    this.#broker = deps.broker;
+    this.#registry = deps.registry;
+    this.#log = deps.log;
+    this.#clock = deps.clock ?? systemClock;
+  }
+
+  /** Follows the broker from now on, and previews what already awaits review without one (a restart). */
+  start(): void {
+    if (this.#off !== undefined) throw new Error('PreviewRunner.start() called twice');
+    this.#off = this.#broker.subscribe((c) => this.#seen(c));
+    for (const c of this.#broker.snapshot(0)) this.#seen(c);
+  }
+
+  /** Stops following and aborts every preview call in flight. Idempotent. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#off?.();
+    for (const job of this.#jobs.values()) job.abort();
+    this.#jobs.clear();
+  }
+
+  #seen(c: Command): void {
+    const ref = c.upstream;
+    if (this.#closed || ref === undefined) return;
+    if (c.phase.state !== 'awaiting_review') {
+      // Contract 12: preview calls are made only while the command awaits review.
+      this.#jobs.get(c.id)?.abort();
+      return;
+    }
+    if (this.#jobs.has(c.id) || (c.preview !== undefined && c.preview.status !== 'pending')) return;
+    const spec = this.#specOf(ref.name, ref.tool);
+    if (spec === undefined) return;
+    const job = new AbortController();
+    this.#jobs.set(c.id, job);
+    void this.#run(c, ref.name, ref.tool, spec, job)
+      .catch((e: unknown) =>
+        this.#log.log('error', 'preview_not_recorded', {
+          id: c.id,
+          error: (e as Error)?.message ?? String(e),
+        }),
+      )
+      .finally(() => {
+        if (this.#jobs.get(c.id) === job) this.#jobs.delete(c.id);
+      });
+  }
+
+  async #run(
+    c: Command,
+    upstream: string,
+    tool: string,
+    spec: PreviewSpec,
+    job: AbortController,
+  ): Promise<void> {
+    if (c.preview === undefined) {
+      const pending: Preview = { kind: spec.kind, status: 'pending' };
+      const r = await this.#broker.amend(c.id, {
+        fields: { preview: pending },
+        action: 'preview_started',
+        detail: { preview: spec.kind },
+      });
+      if (!r.ok) return;
+    }
+    const slots = this.#slotsOf(upstream);
+    const computed = await slots.run(job.signal, async () => {
+      const link = await this.#registry.awaitLink(upstream, PREVIEW_CALL_TIMEOUT_MS);
+      if (job.signal.aborted) return undefined;
+      if (link === undefined || !link.open()) {
+        const error = `the upstream ${upstream} is not connected, so no preview could be made`;
+        return { kind: spec.kind, status: 'failed' as const, error };
+      }
+      const io: PreviewIo = {
+        upstream,
+        timeoutS: PREVIEW_CALL_TIMEOUT_MS / 1000,
+        listed: (name) => this.#registry.tools(upstream)?.find((t) => t.name === name),
+        call: (name, args) =>
+          link.client.request(
+            { method: 'tools/call', params: { name, arguments: args } },
+            { timeout: PREVIEW_CALL_TIMEOUT_MS, signal: job.signal },
+          ),
+      };
+      return computePreview(spec, tool, c.args, io);
+    });
+    // Decided meanwhile: nothing is recorded (the broker would refuse it anyway).
+    if (computed === undefined || job.signal.aborted) return;
+    const preview: Preview = { ...computed, computed_at: iso(this.#clock.now()) };
+    const r = await this.#broker.amend(c.id, {
+      fields: { preview },
+      action: 'preview_made',
+      detail: previewRecord(preview),
+    });
+    if (r.ok)
+      this.#log.log('info', 'preview', {
+        id: c.id,
+        upstream,
+        tool,
+        kind: preview.kind,
+        status: preview.status,
+      });
+  }
+
+  #specOf(upstream: string, tool: string): PreviewSpec | undefined {
+    let specs = this.#specs.get(upstream);
+    if (specs === undefined) {
+      const config = this.#registry.config(upstream);
+      if (config === undefined) return undefined;
+      specs = previewSpecs(config);
+      this.#specs.set(upstream, specs);
+    }
+    return specs.get(tool);
+  }
+
+  #slotsOf(upstream: string): Slots {
+    let slots = this.#slots.get(upstream);
+    if (slots === undefined) {
+      slots = new Slots(PREVIEW_SLOTS);
+      this.#slots.set(upstream, slots);
+    }
+    return slots;
+  }
+}

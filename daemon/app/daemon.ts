@@ -308,8 +308,10 @@ export class Daemon {
       await this.#upstreams?.close();
       server?.closeAllConnections();
       await closedServer;
-      // The last entries of this run are sealed before the store closes.
-      await this.#checkpoints?.close();
+      // The last entries of this run are sealed before the store closes. A start that failed (exit 2, one
+      // line) seals nothing: its few entries are sealed by the next run's first checkpoint.
+      if (wasReady) await this.#checkpoints?.close();
+      else this.#checkpoints?.stop();
     } finally {
       this.#store?.close();
       if (this.#paths) {

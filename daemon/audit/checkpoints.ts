@@ -39,6 +39,11 @@ export class CheckpointTimer {
   async close(): Promise<void> {
     if (this.#closed) return;
     await this.tick();
+    this.stop();
+  }
+
+  /** Stops the timer without a last checkpoint (a start that failed). Idempotent. */
+  stop(): void {
     this.#closed = true;
     clearInterval(this.#timer);
   }

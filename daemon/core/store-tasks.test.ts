@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Store } from '../store/sqlite/index.js';
+import { MIGRATIONS } from '../store/sqlite/schema.js';
 import type { Command } from './lifecycle.js';
 
 let dir: string;
@@ -123,14 +124,24 @@ describe("[S.tasks-list-bounded] one client's tasks, by index", () => {
   it('the migration marks the tasks an older broker.db already holds', () => {
     const old = put(command('me', true));
     put(command('me', false));
+    const rows = new Database(path, { readonly: true })
+      .prepare(
+        'SELECT seq, id, client, request_id, state, version, created_at, body FROM commands ORDER BY seq',
+      )
+      .all();
     store.close();
-    // Back to the file as version 3 left it: no `task` column, no new indexes.
-    const db = new Database(path);
-    db.exec(
-      'DROP INDEX commands_client_tasks; DROP INDEX commands_created; ALTER TABLE commands DROP COLUMN task; PRAGMA user_version = 3;',
+    // A file as version 3 left it, built by version 3's own migrations (no `task` column, no new indexes),
+    // holding the same rows: every later migration then runs on it at open.
+    const olderPath = join(dir, 'older.db');
+    const db = new Database(olderPath);
+    for (const m of MIGRATIONS.slice(0, 3)) db.exec(m);
+    db.pragma('user_version = 3');
+    const insert = db.prepare(
+      'INSERT INTO commands (seq, id, client, request_id, state, version, created_at, body) VALUES (@seq, @id, @client, @request_id, @state, @version, @created_at, @body)',
     );
+    for (const row of rows) insert.run(row);
     db.close();
-    store = new Store(path);
+    store = new Store(olderPath);
     expect(store.tasksOf('me', 50, 1 << 20)!.commands.map((c) => c.id)).toEqual([old.id]);
     expect(store.tasksPlan().join('\n')).toMatch(/commands_client_tasks/);
   });

@@ -27,6 +27,7 @@ import { KINDS } from '../kinds/index.js';
 import { UpstreamExecutor, UpstreamSource } from '../kinds/upstream/index.js';
 import { createMcpEdge } from '../mcp/index.js';
 import { createOwnerEdge, createSetupFeed, type OwnerContext } from '../owner/index.js';
+import { compileRules, RuleBook, rulePort } from '../rules/index.js';
 import { Store } from '../store/sqlite/index.js';
 import { Tokens } from '../tokens/index.js';
 import {
@@ -158,6 +159,8 @@ export class Daemon {
         return approvals === undefined ? undefined : { approvals };
       },
       configGrants: config.grants,
+      // Contract 11: the config's rules, read at start (the config loader already compiled each once).
+      rules: rulePort(new RuleBook(compiledRules(config), this.#log, systemClock), KINDS),
       log: this.#log,
       // Test-only crash points, armed by OGF_BROKER_FAULT in the daemon's environment (core/fault.ts).
       faults: faultsFromEnv(this.#env),
@@ -306,4 +309,11 @@ export class Daemon {
       if (wasReady) this.#log.log('info', 'daemon_stopped', {});
     }
   }
+}
+
+/** The config's rules compiled (loadConfig already refused a bad one: this cannot fail on a loaded config). */
+function compiledRules(config: Config) {
+  const compiled = compileRules(config.rules);
+  if (!compiled.ok) throw new UsageError(`config: ${compiled.why}`);
+  return compiled.rules;
 }

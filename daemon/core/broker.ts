@@ -44,6 +44,7 @@ import type { AuditEntry, StorePorts } from './ports.js';
 import { Reads } from './reads.js';
 import { type Also, auditOf, logChange } from './records.js';
 import { recover } from './recovery.js';
+import { noRules, type RulePort } from './rule-port.js';
 import { Submits } from './submit.js';
 import { transition } from './transition.js';
 import { Views } from './views.js';
@@ -85,6 +86,7 @@ export class Broker implements BrokerApi {
   readonly #configGrants: readonly ConfigGrant[];
   readonly #commandPolicy: CommandPolicy;
   readonly #kinds: KindPolicies;
+  readonly #rules: RulePort;
   #started = false;
   #closing = false;
 
@@ -127,6 +129,7 @@ export class Broker implements BrokerApi {
       },
     });
     this.#configGrants = deps.configGrants ?? [];
+    this.#rules = deps.rules ?? noRules;
     this.#commandPolicy = deps.commandPolicy ?? (() => undefined);
     const grantDeps = {
       store: this.#store,
@@ -157,6 +160,7 @@ export class Broker implements BrokerApi {
     });
     this.#submits = new Submits({
       ...deps, // kinds, randomId and the PENDING caps as the daemon gave them
+      rules: this.#rules,
       store: this.#store,
       clock: this.#clock,
       log: this.#log,

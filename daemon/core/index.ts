@@ -43,4 +43,12 @@ export type {
 } from './ports.js';
 export { type CommandResult, cutUtf8, summaryLine, toResult } from './result.js';
 export { RetentionPass } from './retention-pass.js';
+export {
+  type CompiledWhen,
+  noRules,
+  type RulePort,
+  type RuleSubject,
+  type RuleVerdict,
+  type WhenTest,
+} from './rule-port.js';
 export { type View, viewJson } from './view.js';

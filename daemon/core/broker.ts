@@ -137,6 +137,7 @@ export class Broker implements BrokerApi {
       log: this.#log,
       policy: this.#commandPolicy,
       kindRefusal: (command: string) => this.#kinds.refusal(command),
+      rules: deps.rules ?? noRules,
       commit: (change: Change) => this.#commit.add(change),
       emit: (g: Grant) => this.#grantListeners.emit(g),
     };

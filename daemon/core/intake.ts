@@ -26,11 +26,11 @@ import { iso } from '../base/index.js';
 import type { SubmitRequest } from './api.js';
 import { sha256Digest } from './digest.js';
 import type { CommandPolicy } from './grant-book.js';
-import type { Grant, GrantRequest } from './grants.js';
+import type { Grant } from './grants.js';
 import type { KindPolicies, KindPolicy } from './kind-policy.js';
 import type { Command } from './lifecycle.js';
 import { argsAsPruned } from './retention.js';
-import type { RuleVerdict } from './rule-port.js';
+import type { RuleSubject, RuleVerdict } from './rule-port.js';
 
 /** What intake reads of the broker's state at the moment of the request. */
 export interface IntakeInput {
@@ -47,7 +47,7 @@ export interface IntakeInput {
   /** Contract 1.3 (v2): `max_pending`. */
   maxPending: number;
   /** The working view's live grants (grant-book.ts): the oldest that matches approves. */
-  grants: { match(req: GrantRequest): Grant | undefined };
+  grants: { match(req: RuleSubject): Grant | undefined };
   /** What the broker knows of a command name (contract 9: its `approvals`). */
   policy: CommandPolicy;
   /** What each kind of tool means (core/kind-policy.ts): its twin rule, quorum, grants, compared fields. */

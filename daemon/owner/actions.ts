@@ -92,6 +92,7 @@ async function act(d: ActionDeps, owner: Owner, f: ClientFrame): Promise<void> {
     case 'grant': {
       const spec: GrantSpec = { command: f.command, client: f.client, ttl_s: f.ttl_s };
       if (f.args !== undefined) spec.args = f.args;
+      if (f.when !== undefined) spec.when = f.when;
       if (f.uses !== undefined) spec.uses = f.uses;
       if (f.note !== undefined) spec.note = f.note;
       reply(d, owner, f.req_id, await broker.grant(spec, owner.by));

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { describeInput } from '../../bridge-client/protocol.js';
 import { hasForbiddenCharacter } from '../base/index.js';
 import { GRANT_TTL_MAX_S, GRANT_TTL_MIN_S, GRANT_USES_MAX } from '../core/index.js';
+import { compileExpression, MAX_EXPRESSION_CHARS } from '../rules/index.js';
 
 /** Frames over this many bytes close the socket with 1009 (contract 5). */
 export const MAX_FRAME_BYTES = 64 * 1024;
@@ -89,40 +90,74 @@ const client = z
 const ARGS = 'an object of the exact arguments to allow (omit it to allow any)';
 const args = z.record(z.string(), z.unknown(), must('args', ARGS));
 const SAME_ARGS = 'true (only these exact arguments) or false (any arguments)';
+const WHEN = `a boolean CEL expression of at most ${MAX_EXPRESSION_CHARS} characters (contract 11)`;
+/**
+ * Contract 11: a grant's `when`, compiled here (edges validate): an expression that does not compile, names
+ * an unknown variable or function, or is not boolean is a BadMessage saying what is wrong.
+ */
+const when = z
+  .string(must('when', WHEN))
+  .max(MAX_EXPRESSION_CHARS, must('when', WHEN))
+  .superRefine((text, ctx) => {
+    const c = compileExpression(text);
+    if (!c.ok) ctx.addIssue({ code: 'custom', message: `when ${c.why}` });
+  });
 const GRANT_ID = 'a grant id (8 to 64 of A-Z a-z 0-9 _ -)';
 
-const approveGrant = z.strictObject(
-  {
-    same_args: z.boolean(must('grant.same_args', SAME_ARGS)),
-    ttl_s: ttlS,
-    uses: uses.optional(),
-    note: grantNote.optional(),
-  },
-  {
-    error: (issue) =>
-      issue.code === 'invalid_type'
-        ? `grant must be an object {same_args, ttl_s, uses?, note?}, got ${describeInput(issue.input)}`
-        : strict.error(issue as { code?: string; keys?: string[] }),
-  },
-);
+const approveGrant = z
+  .strictObject(
+    {
+      same_args: z.boolean(must('grant.same_args', SAME_ARGS)).optional(),
+      when: when.optional(),
+      ttl_s: ttlS,
+      uses: uses.optional(),
+      note: grantNote.optional(),
+    },
+    {
+      error: (issue) =>
+        issue.code === 'invalid_type'
+          ? `grant must be an object {same_args | when, ttl_s, uses?, note?}, got ${describeInput(issue.input)}`
+          : strict.error(issue as { code?: string; keys?: string[] }),
+    },
+  )
+  // Contract 11: `when` instead of `same_args`; exactly one of them.
+  .superRefine((g, ctx) => {
+    if (g.same_args === undefined && g.when === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `grant.same_args must be ${SAME_ARGS}, got nothing (or give grant.when, a CEL expression)`,
+      });
+    } else if (g.same_args !== undefined && g.when !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'grant must carry exactly one of same_args (true: these exact arguments; false: any) and when (a CEL expression)',
+      });
+    }
+  });
 
 export const approveFrame = z.strictObject(
   { type: z.literal('approve'), req_id: reqId, id, version, grant: approveGrant.optional() },
   strict,
 );
-export const grantFrame = z.strictObject(
-  {
-    type: z.literal('grant'),
-    req_id: reqId,
-    command,
-    client,
-    args: args.optional(),
-    ttl_s: ttlS,
-    uses: uses.optional(),
-    note: grantNote.optional(),
-  },
-  strict,
-);
+export const grantFrame = z
+  .strictObject(
+    {
+      type: z.literal('grant'),
+      req_id: reqId,
+      command,
+      client,
+      args: args.optional(),
+      when: when.optional(),
+      ttl_s: ttlS,
+      uses: uses.optional(),
+      note: grantNote.optional(),
+    },
+    strict,
+  )
+  .refine((g) => g.args === undefined || g.when === undefined, {
+    message: 'args and when cannot both be given: a grant matches exact arguments, or a CEL expression',
+  });
 export const revokeFrame = z.strictObject(
   {
     type: z.literal('revoke'),

@@ -27,7 +27,7 @@ import { KINDS } from '../kinds/index.js';
 import { UpstreamExecutor, UpstreamSource } from '../kinds/upstream/index.js';
 import { createMcpEdge } from '../mcp/index.js';
 import { createOwnerEdge, createSetupFeed, type OwnerContext } from '../owner/index.js';
-import { compileRules, RuleBook, rulePort } from '../rules/index.js';
+import { compileRules, RuleBook, removeRulesStatus, rulePort, writeRulesStatus } from '../rules/index.js';
 import { Store } from '../store/sqlite/index.js';
 import { Tokens } from '../tokens/index.js';
 import {
@@ -244,6 +244,7 @@ export class Daemon {
       started_at: new Date().toISOString(),
     };
     unwritable(config.dataDir, () => writeDaemonInfo(paths.daemonJson, this.#info!));
+    unwritable(config.dataDir, () => writeRulesStatus(config.dataDir, process.pid, config.rules.length));
     const publishStatus = () => {
       try {
         const status = withExposed(upstreams.status(), upstreamSource.listing().fields);
@@ -304,6 +305,7 @@ export class Daemon {
       if (this.#paths) {
         if (this.#upstreams && this.#upstreams.names().length > 0)
           removeUpstreamStatus(this.#paths.upstreamsJson);
+        removeRulesStatus(this.#paths.root);
         removeDaemonInfo(this.#paths.daemonJson, process.pid);
       }
       if (wasReady) this.#log.log('info', 'daemon_stopped', {});

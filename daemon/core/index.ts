@@ -16,7 +16,7 @@ export type {
 export { Broker } from './broker.js';
 export type { ExecutionIo, ExecutionReport, Executor } from './executor.js';
 export { faultsFromEnv } from './fault.js';
-export { GRANT_TTL_MAX_S, GRANT_TTL_MIN_S, GRANT_USES_MAX, type Grant } from './grants.js';
+export { GRANT_TTL_MAX_S, GRANT_TTL_MIN_S, GRANT_USES_MAX, type Grant, jsonEqual } from './grants.js';
 export type { KindPolicies, KindPolicy, KindView } from './kind-policy.js';
 export {
   type Actor,

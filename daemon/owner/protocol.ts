@@ -10,7 +10,12 @@ import { z } from 'zod';
 import { describeInput } from '../../bridge-client/protocol.js';
 import { hasForbiddenCharacter } from '../base/index.js';
 import { GRANT_TTL_MAX_S, GRANT_TTL_MIN_S, GRANT_USES_MAX } from '../core/index.js';
-import { compileExpression, MAX_EXPRESSION_CHARS } from '../rules/index.js';
+import {
+  compileExpression,
+  MAX_EXPRESSION_CHARS,
+  POLICY_TEST_DEFAULT,
+  POLICY_TEST_MAX,
+} from '../rules/index.js';
 
 /** Frames over this many bytes close the socket with 1009 (contract 5). */
 export const MAX_FRAME_BYTES = 64 * 1024;
@@ -29,6 +34,7 @@ export const CLIENT_TYPES = [
   'revoke',
   'grants',
   'args',
+  'policy_test',
 ] as const;
 export type ClientType = (typeof CLIENT_TYPES)[number];
 
@@ -214,6 +220,42 @@ export const historyFrame = z.strictObject(
  */
 export const argsFrame = z.strictObject({ type: z.literal('args'), req_id: reqId, id }, strict);
 
+const TEST_LIMIT = `an integer from 1 to ${POLICY_TEST_MAX} (default ${POLICY_TEST_DEFAULT})`;
+/**
+ * Contract 11: a rule (`{when, decision}`) or a grant (`{command, client, args? | when?}`) against the newest
+ * `limit` commands.
+ */
+export const policyTestFrame = z
+  .strictObject(
+    {
+      type: z.literal('policy_test'),
+      req_id: reqId,
+      rule: z
+        .strictObject(
+          { when, decision: z.enum(['allow', 'deny', 'ask'], must('rule.decision', 'allow, deny or ask')) },
+          strict,
+        )
+        .optional(),
+      grant: z
+        .strictObject({ command, client, args: args.optional(), when: when.optional() }, strict)
+        .refine((g) => g.args === undefined || g.when === undefined, {
+          message: 'grant.args and grant.when cannot both be given',
+        })
+        .optional(),
+      limit: z
+        .number(must('limit', TEST_LIMIT))
+        .int(must('limit', TEST_LIMIT))
+        .min(1, must('limit', TEST_LIMIT))
+        .max(POLICY_TEST_MAX, must('limit', TEST_LIMIT))
+        .optional(),
+    },
+    strict,
+  )
+  .refine((f) => (f.rule === undefined) !== (f.grant === undefined), {
+    message:
+      'policy_test must carry exactly one of rule {when, decision} and grant {command, client, args? | when?}',
+  });
+
 export type ApproveFrame = z.infer<typeof approveFrame>;
 export type DenyFrame = z.infer<typeof denyFrame>;
 export type ReconcileFrame = z.infer<typeof reconcileFrame>;
@@ -222,6 +264,7 @@ export type GrantFrame = z.infer<typeof grantFrame>;
 export type RevokeFrame = z.infer<typeof revokeFrame>;
 export type GrantsFrame = z.infer<typeof grantsFrame>;
 export type ArgsFrame = z.infer<typeof argsFrame>;
+export type PolicyTestFrame = z.infer<typeof policyTestFrame>;
 export type ClientFrame =
   | ApproveFrame
   | DenyFrame
@@ -230,7 +273,8 @@ export type ClientFrame =
   | GrantFrame
   | RevokeFrame
   | GrantsFrame
-  | ArgsFrame;
+  | ArgsFrame
+  | PolicyTestFrame;
 
 const SCHEMAS = {
   approve: approveFrame,
@@ -241,6 +285,7 @@ const SCHEMAS = {
   revoke: revokeFrame,
   grants: grantsFrame,
   args: argsFrame,
+  policy_test: policyTestFrame,
 } as const;
 
 export type ParsedFrame =

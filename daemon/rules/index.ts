@@ -14,4 +14,16 @@ export {
 export { type Compiled, compileExpression, MAX_EXPRESSION_CHARS, type RuleFacts } from './environment.js';
 export { factsOf } from './facts.js';
 export { lexicalPath, pathUnder } from './path-under.js';
+export {
+  type BookReport,
+  grantMatcher,
+  type HistoryPage,
+  POLICY_TEST_DEFAULT,
+  POLICY_TEST_MAX,
+  type PolicyTestAnswer,
+  policyTest,
+  ruleMatcher,
+  testBook,
+} from './policy-test.js';
 export { rulePort } from './port.js';
+export { readRulesStatus, removeRulesStatus, writeRulesStatus } from './status-file.js';

@@ -4,6 +4,6 @@
  * and `countsByState` read it without writing (doctor, status).
  */
 export { HISTORY_MAX_CHARS } from './commands.js';
-export { countOwners, countsByState } from './readonly.js';
+export { countOwners, countsByState, newestCommands } from './readonly.js';
 export { PAGE_CACHE_KIB } from './schema.js';
 export { CHANGE_POLL_MS, Store } from './store.js';

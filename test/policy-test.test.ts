@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeDataDir, type RunningDaemon, runCli, startDaemon, waitFor } from './helpers/daemon.js';
-import { type Frame, mcpClient, OwnerSocket, ownerCatalog, queue, readMarks } from './helpers/owner.js';
+import { mcpClient, OwnerSocket, ownerCatalog, queue, readMarks } from './helpers/owner.js';
 
 let d: RunningDaemon;
 let ai: Client;
@@ -168,6 +168,3 @@ describe('[P.policy-test] ogf-broker policy test', () => {
     expect(r.stdout).toMatch(/^rules: 1 active$/m);
   });
 });
-
-// The frame's answer, typed for the checks above.
-export type PolicyAnswer = Frame;

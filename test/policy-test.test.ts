@@ -162,7 +162,7 @@ describe('[P.policy-test] ogf-broker policy test', () => {
     expect(r.stderr).toMatch(/rules\[0\]\.when: rule oops: must be a boolean expression/);
   });
 
-  it('status prints how many rules are active', async () => {
+  it('[P.policy-test] status prints how many rules are active', async () => {
     const r = await runCli(['status', '--data-dir', d.dataDir]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^rules: 1 active$/m);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { lexicalPath, pathUnder } from './path-under.js';
 
-describe('path_under (contract 11)', () => {
+describe('[P.path-under] path_under (contract 11)', () => {
   const dir = '/home/u/notes/drafts';
   it.each([
     ['/home/u/notes/drafts', true, 'the folder itself'],

@@ -46,5 +46,9 @@ export type RuleConfigEntry = z.infer<typeof ruleSchema>;
 /** Contract 11: ids are unique. The index of the first repeated one, or -1. */
 export function repeatedRuleId(rules: readonly { id: string }[]): number {
   const seen = new Set<string>();
-  return rules.findIndex((r) => (seen.has(r.id) ? true : (seen.add(r.id), false)));
+  return rules.findIndex((r) => {
+    if (seen.has(r.id)) return true;
+    seen.add(r.id);
+    return false;
+  });
 }

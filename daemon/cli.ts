@@ -10,7 +10,8 @@ const USAGE = `usage: ogf-broker <command> [flags]
   list [--all] | approve ID | deny ID [--note TEXT]          owner actions from a terminal
   reconcile ID --outcome delivered|not_delivered [--note TEXT]
   grant list [--all] | grant revoke ID                       the owner's grants (allow again, for a while)
-  grant add --command C --client NAME|* --ttl-s N [--args JSON] [--uses N] [--note T]
+  grant add --command C --client NAME|* --ttl-s N [--args JSON | --when EXPR] [--uses N] [--note T]
+  policy test [--data-dir D] [--config F] [--limit N]       the config's rules against the recorded history
   token owner | token mcp [--client NAME] [--rotate]         print the owner login URL / an MCP token
   audit key | audit verify [--data-dir D | --file EXPORT] [--pub FILE]
   audit export [--since T] [--until T] [--command ID] [--format jsonl|csv]   the tamper-evident record
@@ -34,6 +35,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./commands/grant.js')).runGrantCommand(rest);
     case 'token':
       return (await import('./commands/token.js')).runToken(rest);
+    case 'policy':
+      return (await import('./commands/policy.js')).runPolicy(rest);
     case 'doctor':
       return (await import('./commands/doctor.js')).runDoctor(rest);
     case 'audit':
@@ -45,7 +48,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     default:
       throw new UsageError(
-        `command must be one of start, mcp-stdio, status, list, approve, deny, reconcile, grant, token, audit, doctor; got ${sub === undefined ? 'nothing' : JSON.stringify(sub)}`,
+        `command must be one of start, mcp-stdio, status, list, approve, deny, reconcile, grant, policy, token, audit, doctor; got ${sub === undefined ? 'nothing' : JSON.stringify(sub)}`,
       );
   }
 }

@@ -10,13 +10,15 @@
  * Escape cancels; whoever opened it says where focus goes back.
  */
 import type { View } from '../daemon/owner/messages.js';
+import { pathScopes, testWords } from './allow-paths.js';
 import { argNames, argsSection } from './args-loader.js';
 import { el } from './dom.js';
 import { kindCard } from './kinds.js';
 
-/** What `approve` carries as `grant` (daemon/owner/protocol.ts approveGrant). */
+/** What `approve` carries as `grant` (daemon/owner/protocol.ts approveGrant): same_args, or when (contract 11). */
 export interface AllowChoice {
-  same_args: boolean;
+  same_args?: boolean;
+  when?: string;
   ttl_s: number;
   uses?: number;
   note?: string;
@@ -79,8 +81,18 @@ function radio(
   );
 }
 
+/** The grant a scope makes, as `policy_test` takes it (contract 11). */
+export interface GrantProbe {
+  command: string;
+  client: string;
+  args?: Record<string, unknown>;
+  when?: string;
+}
+
 interface Session {
   id: string;
+  /** The `policy_test` asked for the scope now chosen; a later answer for an earlier one is dropped. */
+  probe?: string;
   submit: (choice: AllowChoice) => void;
   afterClose: (submitted: boolean) => void;
 }
@@ -89,8 +101,11 @@ export class AllowDialog {
   readonly #dialog: HTMLDialogElement;
   /** The card the dialog is open for and what to do when it closes. */
   #session: Session | undefined;
+  /** Sends a `policy_test` for a grant; returns its req_id, or undefined when it could not be sent. */
+  readonly #test: (grant: GrantProbe) => string | undefined;
 
-  constructor() {
+  constructor(test: (grant: GrantProbe) => string | undefined = () => undefined) {
+    this.#test = test;
     this.#dialog = el('dialog', { id: 'allow-dialog', class: 'allow', 'aria-labelledby': 'allow-title' });
     document.body.append(this.#dialog);
     // Escape: close it ourselves, in this task, so focus goes back before anything else happens.
@@ -116,6 +131,13 @@ export class AllowDialog {
     this.#dialog.replaceChildren(form);
     this.#dialog.showModal();
     form.querySelector<HTMLInputElement>('input[name=scope]:checked')?.focus();
+  }
+
+  /** Contract 11: the `policy_test` answer for the scope shown, in words under the expression. */
+  tested(m: { req_id: string; of: number; matched: number; by_state: Record<string, number> }): void {
+    if (this.#session?.probe !== m.req_id) return;
+    const line = this.#dialog.querySelector('#allow-test');
+    if (line !== null) line.textContent = testWords(m);
   }
 
   /** Closes it without approving (the card was decided elsewhere meanwhile). */
@@ -160,6 +182,7 @@ export class AllowDialog {
       placeholder: 'Why you allow it (shown in the list)',
     });
     const error = el('p', { class: 'allow-error', role: 'alert' });
+    const scopes = pathScopes(v);
     const form = el(
       'form',
       { method: 'dialog', class: 'allow-form', novalidate: true },
@@ -179,6 +202,22 @@ export class AllowDialog {
         el('legend', {}, 'Which requests'),
         radio('scope', 'exact', true, 'These exact arguments', exactArgs),
         radio('scope', 'any', false, 'Any arguments', el('span', { class: 'allow-hint' }, anyWords(v))),
+        // Contract 11: each folder of each argument holding an absolute path, and its parents up to `/`.
+        ...scopes.map((s, i) =>
+          radio(
+            'scope',
+            `under-${i}`,
+            false,
+            el('span', {}, `${s.arg}: paths under `, el('code', {}, s.dir)),
+          ),
+        ),
+      ),
+      el(
+        'div',
+        { class: 'allow-grant', 'aria-live': 'polite' },
+        el('span', { class: 'allow-label' }, 'The grant: '),
+        el('code', { id: 'allow-expression' }),
+        el('p', { id: 'allow-test', class: 'allow-hint' }),
       ),
       el(
         'fieldset',
@@ -207,6 +246,11 @@ export class AllowDialog {
       ),
     );
     form.querySelector('button[value=cancel]')?.addEventListener('click', () => this.#finish(undefined));
+    // Contract 11: the grant's expression and its test against the past follow the scope chosen.
+    form.addEventListener('change', (e) => {
+      if ((e.target as HTMLInputElement).name === 'scope') this.#show(form, v);
+    });
+    queueMicrotask(() => this.#show(form, v));
     // Enter on a radio submits too (browsers submit implicitly only from text fields).
     form.addEventListener('keydown', (e) => {
       if (e.key !== 'Enter' || e.isComposing) return;
@@ -218,7 +262,7 @@ export class AllowDialog {
     });
     form.addEventListener('submit', (e) => {
       e.preventDefault();
-      const choice = this.#read(form, uses, note);
+      const choice = this.#read(form, v, uses, note);
       if (typeof choice === 'string') {
         error.textContent = choice;
         return;
@@ -228,11 +272,50 @@ export class AllowDialog {
     return form;
   }
 
+  /** The chosen scope as a grant: `args` (these exact ones), nothing (any), or `when` (paths under). */
+  #scope(form: HTMLFormElement, v: View): { choice: Pick<AllowChoice, 'same_args' | 'when'>; shown: string } {
+    const scope = form.querySelector<HTMLInputElement>('input[name=scope]:checked')?.value ?? 'exact';
+    if (scope === 'any') return { choice: { same_args: false }, shown: `${v.command}, any arguments` };
+    if (scope.startsWith('under-')) {
+      const s = pathScopes(v)[Number(scope.slice('under-'.length))];
+      if (s !== undefined) return { choice: { when: s.when }, shown: s.when };
+    }
+    return { choice: { same_args: true }, shown: `${v.command} with exactly ${JSON.stringify(v.args)}` };
+  }
+
+  /** Shows the chosen scope's grant and asks the daemon what it would have allowed. */
+  #show(form: HTMLFormElement, v: View): void {
+    const s = this.#session;
+    if (s === undefined || s.id !== v.id) return;
+    const { choice, shown } = this.#scope(form, v);
+    const expression = form.querySelector('#allow-expression');
+    const line = form.querySelector('#allow-test');
+    if (expression !== null) expression.textContent = shown;
+    const probe: GrantProbe = { command: v.command, client: v.client };
+    if (choice.when !== undefined) probe.when = choice.when;
+    else if (choice.same_args === true) {
+      // A preview is not the arguments: their test would be wrong, so none is asked.
+      if (v.args_truncated === true) {
+        s.probe = undefined;
+        if (line !== null) line.textContent = '';
+        return;
+      }
+      probe.args = v.args;
+    }
+    s.probe = this.#test(probe);
+    if (line !== null)
+      line.textContent = s.probe === undefined ? '' : 'Testing it against your past requests…';
+  }
+
   /** The owner's choice, or what is wrong with it (naming the field and what it accepts). */
-  #read(form: HTMLFormElement, uses: HTMLInputElement, note: HTMLInputElement): AllowChoice | string {
-    const scope = form.querySelector<HTMLInputElement>('input[name=scope]:checked')?.value;
+  #read(
+    form: HTMLFormElement,
+    v: View,
+    uses: HTMLInputElement,
+    note: HTMLInputElement,
+  ): AllowChoice | string {
     const ttl = Number(form.querySelector<HTMLInputElement>('input[name=ttl]:checked')?.value);
-    const choice: AllowChoice = { same_args: scope !== 'any', ttl_s: ttl };
+    const choice: AllowChoice = { ...this.#scope(form, v).choice, ttl_s: ttl };
     const raw = uses.value.trim();
     // A number input holding text that is not a number reports "" with badInput set.
     if (uses.validity.badInput)

@@ -55,7 +55,11 @@ const board = new GrantBoard({
   count: byId('grants-count'),
   now: () => Date.now() + skewMs,
 });
-const allowDialog = new AllowDialog();
+// Contract 11: the dialog asks the daemon what a grant would have allowed (policy_test) as the scope changes.
+const allowDialog = new AllowDialog((grant) => {
+  const req_id = `t${nextReq++}`;
+  return conn.send({ type: 'policy_test', req_id, grant }) ? req_id : undefined;
+});
 /** Arguments sent as a preview are loaded whole on demand (args-loader.ts; an addition to contract 5). */
 setupArgsLoader({ send: (frame) => conn.send(frame), change: (fn) => guard.change(fn) });
 /** Issue 19: how to connect an AI and what it can do, while nothing waits (first-run.ts). */
@@ -177,6 +181,9 @@ function onMessage(m: ServerMessage): void {
       return;
     case 'args':
       receiveArgs(m);
+      return;
+    case 'policy_test':
+      allowDialog.tested(m);
       return;
   }
 }

@@ -152,6 +152,11 @@ function decidedWords(v: View): string {
   // Several owners decided: the quorum line names them all (quorum.ts), not only the one who completed it.
   if (v.approvals_needed !== undefined) return '';
   if (by === 'policy:read_only') return ' · approved by the read-only policy';
+  // Contract 11: a rule of the owner's config decided at submit.
+  if (by.startsWith('rule:')) {
+    const rule = by.slice('rule:'.length);
+    return v.reason === 'PolicyDenied' ? ` · denied by rule ${rule}` : ` · approved by rule ${rule}`;
+  }
   return v.reason === 'OwnerDenied' ? ` · denied by ${by}` : ` · approved by ${by}`;
 }
 

@@ -195,10 +195,13 @@ function emptyWords(known: boolean): Array<Node | string> {
 function buildRow(g: Grant, busy: boolean, now: number): HTMLElement {
   const titleId = `grant-title-${g.id}`;
   const args =
-    g.args === undefined
-      ? el('p', { class: 'grant-args any' }, 'any arguments')
-      : // Bounded however large the arguments (issue 19): folded and opened level by level.
-        el('div', { class: 'grant-args' }, argsBlock(g.args, 'Only these exact arguments'));
+    g.when !== undefined
+      ? // Contract 11: a grant for the requests its expression is true for.
+        el('p', { class: 'grant-args when' }, 'requests where ', el('code', {}, g.when))
+      : g.args === undefined
+        ? el('p', { class: 'grant-args any' }, 'any arguments')
+        : // Bounded however large the arguments (issue 19): folded and opened level by level.
+          el('div', { class: 'grant-args' }, argsBlock(g.args, 'Only these exact arguments'));
   const action =
     g.source === 'config'
       ? el('p', { class: 'grant-fixed' }, 'Edit the config file to change or remove it.')

@@ -434,6 +434,47 @@ export const REQUIREMENTS = {
     statement:
       'doctor warns, naming the argv element or cwd, when an upstream is handed the data dir or a folder containing it (absolute, ~, ./ or ../ paths, --flag=PATH values, cwd); a sibling folder gets no warning.',
   },
+  // ---- contracts.md section 11 (v3): rules, grants with when, testing against the past (P = policy) ----
+  'P.rules-decide': {
+    source: 'contracts.md 11; 2 rule 1 (v3)',
+    statement:
+      'At submit, after validation, the request_id/twin rules and the caps, the first true rule decides: deny creates the command denied (PolicyDenied, owner_note = note, decided_by rule:<id>) in one transaction; allow approves it in the submit transaction (rule:<id>, first seen at version 2) except cues and quorum commands (then ask); ask raises approvals_needed to the larger count.',
+  },
+  'P.rules-fail-closed': {
+    source: 'contracts.md 11',
+    statement:
+      'An expression that fails for a request is not true; after a deny rule failed, no later allow rule, grant or read-only policy approves the request (it waits for the owners); a failing rule is logged once per rule per minute.',
+  },
+  'P.rules-config': {
+    source: 'contracts.md 11, 1.1',
+    statement:
+      'A rule whose expression does not compile, names an unknown variable or function, is not boolean or is over 4096 characters, a bad or repeated id, a bad decision, a long note, or approvals without ask is a config error: exit 2 naming the rule id and what is wrong.',
+  },
+  'P.rules-regex': {
+    source: 'contracts.md 11 (matches with RE2 semantics, in linear time); docs/security.md',
+    statement:
+      'matches in a rule or grant runs on RE2 in linear time, whoever chose the pattern or the value: a catastrophic pattern on a long value cannot stall the daemon.',
+  },
+  'P.path-under': {
+    source: 'contracts.md 11',
+    statement:
+      'path_under(p, dir) is true only when p is an absolute path that, with . segments and repeated / removed and .. resolved lexically, is dir or inside it (whole segments); false for relative, empty, NUL or a .. above /.',
+  },
+  'G.when': {
+    source: 'contracts.md 11, 8',
+    statement:
+      'A grant may carry when (a CEL expression) instead of args, through the grant and approve…grant frames and grant add --when; it matches in the submit transaction, so concurrent requests never take more uses than it has; a bad expression is a BadMessage; it survives a restart.',
+  },
+  'P.policy-test': {
+    source: 'contracts.md 11, 1.1',
+    statement:
+      'policy_test counts, of the newest N (1..5000, default 500) commands, those a rule or grant would have matched, by final state, with up to 20 sample ids; ogf-broker policy test prints one line per rule (matched M of N, K otherwise) then each command whose decision would change, exit 2 for a bad config; status prints how many rules are active.',
+  },
+  'P.panel': {
+    source: 'contracts.md 11, 5 (v2)',
+    statement:
+      'The panel Allow… offers paths under each folder of every absolute-path string argument up to /, shows the grant expression and the policy_test answer before confirming, and the grant it makes lets later requests under that folder through while others wait.',
+  },
 } as const satisfies Record<string, Requirement>;
 
 export type RequirementId = keyof typeof REQUIREMENTS;

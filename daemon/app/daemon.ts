@@ -25,6 +25,7 @@ import { executorsOf } from '../kind/index.js';
 import { createSources, KINDS, type KindWork, startKindWork } from '../kinds/index.js';
 import { createMcpEdge } from '../mcp/index.js';
 import { createOwnerEdge, createSetupFeed, type OwnerContext } from '../owner/index.js';
+import { compileRules, RuleBook, removeRulesStatus, rulePort, writeRulesStatus } from '../rules/index.js';
 import { Store } from '../store/sqlite/index.js';
 import { Tokens } from '../tokens/index.js';
 import {
@@ -166,6 +167,8 @@ export class Daemon {
         return approvals === undefined ? undefined : { approvals };
       },
       configGrants: config.grants,
+      // Contract 11: the config's rules, read at start (the config loader already compiled each once).
+      rules: rulePort(new RuleBook(compiledRules(config), this.#log, systemClock), KINDS),
       log: this.#log,
       // Test-only crash points, armed by OGF_BROKER_FAULT in the daemon's environment (core/fault.ts).
       faults: faultsFromEnv(this.#env),
@@ -249,6 +252,7 @@ export class Daemon {
       started_at: new Date().toISOString(),
     };
     unwritable(config.dataDir, () => writeDaemonInfo(paths.daemonJson, this.#info!));
+    unwritable(config.dataDir, () => writeRulesStatus(config.dataDir, process.pid, config.rules.length));
     const publishStatus = () => {
       try {
         const listing = Object.assign({}, ...sources.map((s) => s.listing?.().fields ?? {}));
@@ -317,9 +321,17 @@ export class Daemon {
       if (this.#paths) {
         if (this.#upstreams && this.#upstreams.names().length > 0)
           removeUpstreamStatus(this.#paths.upstreamsJson);
+        removeRulesStatus(this.#paths.root);
         removeDaemonInfo(this.#paths.daemonJson, process.pid);
       }
       if (wasReady) this.#log.log('info', 'daemon_stopped', {});
     }
   }
+}
+
+/** The config's rules compiled (loadConfig already refused a bad one: this cannot fail on a loaded config). */
+function compiledRules(config: Config) {
+  const compiled = compileRules(config.rules);
+  if (!compiled.ok) throw new UsageError(`config: ${compiled.why}`);
+  return compiled.rules;
 }

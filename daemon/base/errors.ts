@@ -11,7 +11,7 @@ export const DENY_REASONS = [
   'CancelledByCaller',
   'OgfBridgeNotConfigured',
   'SessionSecretNotRetained',
-  // v3, contract 11: a `deny` rule of the owner's config decided at submit (rules: issue 22).
+  // v3, contract 11: a `deny` rule of the owner's config decided at submit (daemon/rules/, core/intake.ts).
   'PolicyDenied',
 ] as const;
 export type DenyReason = (typeof DENY_REASONS)[number];

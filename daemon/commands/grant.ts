@@ -1,6 +1,6 @@
 /**
- * `ogf-broker grant list [--all]`, `grant add --command C --client NAME [--args JSON] --ttl-s N [--uses N]
- * [--note T]`, `grant revoke ID` (contracts.md 1.1, 8), each with `--data-dir D`: owner actions on grants
+ * `ogf-broker grant list [--all]`, `grant add --command C --client NAME [--args JSON | --when EXPR] --ttl-s N
+ * [--uses N] [--note T]` (`--when`: contract 11, a CEL expression the daemon compiles), `grant revoke ID` (contracts.md 1.1, 8), each with `--data-dir D`: owner actions on grants
  * through the owner WebSocket, acting as owner `owner` like the other terminal commands. `add` prints the
  * new grant's id as the last line. Bad flags exit 2 naming the flag; a refusal (`NotGrantable: ...`) goes
  * to stderr with exit 1, as `approve` does.
@@ -17,7 +17,7 @@ type Flags = Map<string, string | true>;
 const SPECS: Record<string, { values: string[]; bools: string[]; positional: number }> = {
   list: { values: ['--data-dir'], bools: ['--all'], positional: 0 },
   add: {
-    values: ['--data-dir', '--command', '--client', '--args', '--ttl-s', '--uses', '--note'],
+    values: ['--data-dir', '--command', '--client', '--args', '--when', '--ttl-s', '--uses', '--note'],
     bools: [],
     positional: 0,
   },
@@ -76,9 +76,19 @@ export function addRequest(flags: Flags) {
     client: string;
     ttl_s: number;
     args?: Record<string, unknown>;
+    when?: string;
     uses?: number;
     note?: string;
   } = { type: 'grant', command, client, ttl_s: ttl };
+  const when = flags.get('--when');
+  if (typeof when === 'string') {
+    if (flags.has('--args')) {
+      throw new UsageError(
+        '--when: cannot be given with --args (a grant matches exact arguments, or an expression)',
+      );
+    }
+    req.when = when;
+  }
   const rawArgs = flags.get('--args');
   if (typeof rawArgs === 'string') {
     let parsed: unknown;

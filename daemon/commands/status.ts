@@ -2,6 +2,7 @@
 import { parseFlags, stringFlag } from '../base/index.js';
 import { resolveDataDir } from '../config/index.js';
 import { dataDirPaths, runningDaemon } from '../datadir/index.js';
+import { readRulesStatus } from '../rules/index.js';
 import { countsByState } from '../store/sqlite/index.js';
 import { describeUpstream, readUpstreamStatus } from '../upstreams/index.js';
 
@@ -21,6 +22,9 @@ export async function runStatus(argv: string[]): Promise<number> {
     for (const u of readUpstreamStatus(paths.upstreamsJson, info.pid) ?? []) {
       process.stdout.write(`upstream ${describeUpstream(u)}\n`);
     }
+    // Contract 11: how many rules the running daemon read at start.
+    const rules = readRulesStatus(paths.root, info.pid);
+    if (rules !== undefined) process.stdout.write(`rules: ${rules} active\n`);
     return 0;
   }
   process.stdout.write(`not running (data dir ${paths.root})\ncommands: ${line}\n`);

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { commandSchema, NAME_RE } from './catalog.js';
 import { HTTPS_ORIGIN, intIn, isHttpsOrigin } from './fields.js';
 import { commandApprovals, configGrantSchema } from './grants.js';
+import { repeatedRuleId, ruleSchema } from './rules.js';
 import { UPSTREAM_NAME_RE, upstreamSchema } from './upstreams.js';
 
 const bridgeSchema = z.strictObject({
@@ -63,8 +64,19 @@ export const fileSchema = z
       )
       .default({}),
     grants: z.array(configGrantSchema).default([]),
+    // Contract 11: the owner's rules, evaluated in order at submit.
+    rules: z.array(ruleSchema).default([]),
   })
   .superRefine((file, ctx) => {
+    const twice = repeatedRuleId(file.rules);
+    if (twice >= 0) {
+      const id = file.rules[twice]!.id;
+      ctx.addIssue({
+        code: 'custom',
+        path: ['rules', twice, 'id'],
+        message: `rule ${id}: ids must be unique; ${id} is used twice`,
+      });
+    }
     // Contract 1.3/8: a grant naming an unknown command, a cue or a quorum command is a bad config.
     file.grants.forEach((g, i) => {
       const approvals = commandApprovals(file, g.command);

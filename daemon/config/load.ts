@@ -11,6 +11,7 @@ import type { CatalogEntry } from './catalog.js';
 import { describeZodError, protoKeyPath } from './fields.js';
 import { type BridgeConfig, fileSchema } from './file.js';
 import type { ConfigGrantEntry } from './grants.js';
+import type { RuleConfigEntry } from './rules.js';
 import type { UpstreamConfig } from './upstreams.js';
 
 export interface Config {
@@ -30,6 +31,8 @@ export interface Config {
   upstreams: Record<string, UpstreamConfig>;
   /** Contract 8: grants from the config file (client defaulted to `*`). */
   grants: ReadonlyArray<ConfigGrantEntry>;
+  /** Contract 11: the owner's rules, in order (each `when` compiled once at load: daemon/rules/). */
+  rules: ReadonlyArray<RuleConfigEntry>;
 }
 
 /** What flags say; each falls back to its environment variable (contract 1.1). */
@@ -147,5 +150,6 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
     commands: file.commands,
     upstreams: file.upstreams,
     grants: Object.freeze(file.grants),
+    rules: Object.freeze(file.rules),
   });
 }

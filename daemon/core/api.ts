@@ -52,6 +52,8 @@ export interface GrantSpec {
   client: string;
   /** Present: only these exact arguments (JSON equality). Absent: any arguments. */
   args?: Record<string, unknown>;
+  /** Contract 11: instead of `args`, the requests for which this CEL expression is true. */
+  when?: string;
   ttl_s: number;
   uses?: number;
   note?: string;
@@ -59,7 +61,10 @@ export interface GrantSpec {
 
 /** The grant part of an approve frame (contract 5 v2): approve and allow the same again. */
 export interface ApproveGrant {
-  same_args: boolean;
+  /** True: the command's exact arguments; false: any. Absent when `when` is given (contract 11). */
+  same_args?: boolean;
+  /** Contract 11: instead of `same_args`, the requests for which this CEL expression is true. */
+  when?: string;
   ttl_s: number;
   uses?: number;
   note?: string;

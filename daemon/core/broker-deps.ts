@@ -10,6 +10,7 @@ import type { CommandPolicy, ConfigGrant } from './grant-book.js';
 import type { KindPolicies } from './kind-policy.js';
 import type { Command } from './lifecycle.js';
 import type { StorePorts } from './ports.js';
+import type { RulePort } from './rule-port.js';
 
 export interface BrokerDeps {
   store: StorePorts;
@@ -27,6 +28,8 @@ export interface BrokerDeps {
    * undefined when there is no such command. Grants consult it (contract 8: `NotGrantable`). Default: none.
    */
   commandPolicy?: CommandPolicy;
+  /** Contract 11: the owner's rules and `when` grants (daemon/rules/; default: none). */
+  rules?: RulePort;
   /** Contract 8: the config's grants, made live at start under their stable ids. */
   configGrants?: readonly ConfigGrant[];
   clock?: Clock;

@@ -45,6 +45,7 @@ import type { AuditAction, AuditEntry, StorePorts } from './ports.js';
 import { Reads } from './reads.js';
 import { type Also, auditOf, logChange } from './records.js';
 import { recover } from './recovery.js';
+import { noRules, type RulePort } from './rule-port.js';
 import { Submits } from './submit.js';
 import { transition } from './transition.js';
 import { Views } from './views.js';
@@ -86,6 +87,7 @@ export class Broker implements BrokerApi {
   readonly #configGrants: readonly ConfigGrant[];
   readonly #commandPolicy: CommandPolicy;
   readonly #kinds: KindPolicies;
+  readonly #rules: RulePort;
   #started = false;
   #closing = false;
 
@@ -128,6 +130,7 @@ export class Broker implements BrokerApi {
       },
     });
     this.#configGrants = deps.configGrants ?? [];
+    this.#rules = deps.rules ?? noRules;
     this.#commandPolicy = deps.commandPolicy ?? (() => undefined);
     const grantDeps = {
       store: this.#store,
@@ -135,6 +138,7 @@ export class Broker implements BrokerApi {
       log: this.#log,
       policy: this.#commandPolicy,
       kindRefusal: (command: string) => this.#kinds.refusal(command),
+      rules: deps.rules ?? noRules,
       commit: (change: Change) => this.#commit.add(change),
       emit: (g: Grant) => this.#grantListeners.emit(g),
     };
@@ -158,6 +162,7 @@ export class Broker implements BrokerApi {
     });
     this.#submits = new Submits({
       ...deps, // kinds, randomId and the PENDING caps as the daemon gave them
+      rules: this.#rules,
       store: this.#store,
       clock: this.#clock,
       log: this.#log,

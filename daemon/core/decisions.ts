@@ -81,7 +81,8 @@ export function grantRefusal(
 /** Contract 5 (v2): the grant an approve-with-grant makes, for the command's `command` and `client`. */
 export function grantSpecOf(c: Command | undefined, grant: ApproveGrant): GrantSpec {
   const spec: GrantSpec = { command: c?.command ?? '', client: c?.client ?? '', ttl_s: grant.ttl_s };
-  if (grant.same_args && c !== undefined) spec.args = c.args;
+  if (grant.when !== undefined) spec.when = grant.when;
+  else if (grant.same_args === true && c !== undefined) spec.args = c.args;
   if (grant.uses !== undefined) spec.uses = grant.uses;
   if (grant.note !== undefined) spec.note = grant.note;
   return spec;

@@ -14,9 +14,10 @@ import type { Logger } from '../base/index.js';
 import { type Clock, iso } from '../base/index.js';
 import type { GrantSpec } from './api.js';
 import type { Change } from './commit.js';
-import { canonicalJson, end, type Grant, type GrantRequest, isLive, pick } from './grants.js';
+import { canonicalJson, end, type Grant, isLive, pick } from './grants.js';
 import type { Actor } from './lifecycle.js';
 import type { AuditAction, AuditEntry, Awaitable, StorePorts } from './ports.js';
+import type { RulePort, RuleSubject, WhenTest } from './rule-port.js';
 
 /** What the broker knows of a command name: undefined = no such command (contract 8: `NotGrantable`). */
 export type CommandPolicy = (command: string) => { approvals: number } | undefined;
@@ -36,6 +37,8 @@ export interface GrantBookDeps {
   policy: CommandPolicy;
   /** Contract 8: a kind's name that can never be granted, with why (core/kind-policy.ts `refusal`). */
   kindRefusal: (command: string) => string | undefined;
+  /** Contract 11: compiles a grant's `when` (daemon/rules/). */
+  rules: RulePort;
   /** Called with every committed grant change, in commit order (from the batch's `after`s). */
   emit: (grant: Grant) => void;
   /** Queues a change on the broker's group commit. */
@@ -66,6 +69,8 @@ export class GrantBook {
   /** Grants the pending batch changed (ended ones too): not in the store yet. */
   readonly #unsaved = new Map<string, Grant>();
   readonly #timers = new Map<string, { cancel(): void }>();
+  /** Contract 11: each `when` grant's expression, compiled once (a grant's `when` never changes). */
+  readonly #whens = new Map<string, WhenTest>();
   #closed = false;
 
   constructor(deps: GrantBookDeps) {
@@ -126,9 +131,25 @@ export class GrantBook {
     return undefined;
   }
 
-  /** The oldest live grant that approves this request, if any. */
-  match(req: GrantRequest): Grant | undefined {
-    return pick(this.#live.values(), req, this.#deps.clock.now());
+  /** The oldest live grant that approves this request, if any (a `when` grant: its expression is true). */
+  match(req: RuleSubject): Grant | undefined {
+    const now = this.#deps.clock.now();
+    return pick(this.#live.values(), req, now, (g) => this.#whenOf(g)(req, now));
+  }
+
+  /**
+   * A `when` grant's compiled expression. One that no longer compiles (a stored grant after an upgrade of
+   * the language) matches nothing, and says so once in the log.
+   */
+  #whenOf(g: Grant): WhenTest {
+    const known = this.#whens.get(g.id);
+    if (known !== undefined) return known;
+    const c = this.#deps.rules.when(g.when ?? 'false');
+    let test: WhenTest = () => false;
+    if (c.ok) test = c.test;
+    else this.#deps.log.log('warn', 'grant_when_refused', { grant_id: g.id, why: c.why });
+    this.#whens.set(g.id, test);
+    return test;
   }
 
   /** A new owner grant (not yet stored: the caller takes it, writes it in its batch, then announces it). */
@@ -145,6 +166,7 @@ export class GrantBook {
       expires_at: iso(now + spec.ttl_s * 1000),
     };
     if (spec.args !== undefined) g.args = spec.args;
+    if (spec.when !== undefined) g.when = spec.when;
     if (spec.uses !== undefined) g.uses_left = spec.uses;
     if (spec.note !== undefined && spec.note !== '') g.note = spec.note;
     return g;

@@ -20,6 +20,8 @@ export interface Grant {
   client: string;
   /** Present: only requests with JSON-equal arguments match. Absent: any arguments. */
   args?: Record<string, unknown>;
+  /** Contract 11: instead of `args`, a CEL expression: the requests for which it is true match. */
+  when?: string;
   state: GrantState;
   source: 'owner' | 'config';
   created_by: string;
@@ -75,17 +77,32 @@ export function isLive(grant: Grant, nowMs: number): boolean {
   return grant.expires_at === undefined || nowMs < Date.parse(grant.expires_at);
 }
 
-/** True when a live grant approves this request: same command, its client (or `*`), its args (or any). */
-export function matches(grant: Grant, req: GrantRequest, nowMs: number): boolean {
+/**
+ * True when a live grant approves this request: same command, its client (or `*`), its args (or any), and
+ * for a grant with `when` (contract 11) `whenTrue(grant)` — the expression, evaluated by the caller (the
+ * grant book holds them compiled). Without `whenTrue`, a `when` grant matches nothing.
+ */
+export function matches(
+  grant: Grant,
+  req: GrantRequest,
+  nowMs: number,
+  whenTrue?: (grant: Grant) => boolean,
+): boolean {
   if (!isLive(grant, nowMs)) return false;
   if (grant.command !== req.command) return false;
   if (grant.client !== '*' && grant.client !== req.client) return false;
+  if (grant.when !== undefined) return whenTrue?.(grant) === true;
   return grant.args === undefined || jsonEqual(grant.args, req.args);
 }
 
 /** The oldest live grant matching the request (contract 8), given grants oldest first. */
-export function pick(grants: Iterable<Grant>, req: GrantRequest, nowMs: number): Grant | undefined {
-  for (const g of grants) if (matches(g, req, nowMs)) return g;
+export function pick(
+  grants: Iterable<Grant>,
+  req: GrantRequest,
+  nowMs: number,
+  whenTrue?: (grant: Grant) => boolean,
+): Grant | undefined {
+  for (const g of grants) if (matches(g, req, nowMs, whenTrue)) return g;
   return undefined;
 }
 

@@ -28,7 +28,7 @@ export {
 export { Broker } from './broker.js';
 export type { ExecutionIo, ExecutionReport, Executor } from './executor.js';
 export { faultsFromEnv } from './fault.js';
-export { GRANT_TTL_MAX_S, GRANT_TTL_MIN_S, GRANT_USES_MAX, type Grant } from './grants.js';
+export { GRANT_TTL_MAX_S, GRANT_TTL_MIN_S, GRANT_USES_MAX, type Grant, jsonEqual } from './grants.js';
 export type { KindPolicies, KindPolicy, KindView } from './kind-policy.js';
 export {
   type Actor,
@@ -58,4 +58,12 @@ export type {
 } from './ports.js';
 export { type CommandResult, cutUtf8, summaryLine, toResult } from './result.js';
 export { RetentionPass } from './retention-pass.js';
+export {
+  type CompiledWhen,
+  noRules,
+  type RulePort,
+  type RuleSubject,
+  type RuleVerdict,
+  type WhenTest,
+} from './rule-port.js';
 export { type View, viewJson } from './view.js';

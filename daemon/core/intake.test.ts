@@ -52,6 +52,7 @@ function input(over: Partial<IntakeInput> & { live?: Grant[] } = {}): IntakeInpu
     grants: { match: (g) => pick(live, g, T0) },
     policy: () => ({ approvals: 1 }),
     kinds: KINDS,
+    rules: () => ({ kind: 'none', failClosed: false }),
     ...rest,
   };
 }

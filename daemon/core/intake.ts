@@ -12,7 +12,12 @@
  *                  ▼ no
  *             over a PENDING cap? ─────────────────────────────▶ refused TooManyPending (contract 1.3)
  *                  ▼ no
- *             create: quorum (contract 9), else a grant (8) or a policy approval (7)
+ *             the owner's rules, first true decides (contract 11):
+ *               deny ──────────────────────────────────────────▶ create, denied PolicyDenied (rule:<id>)
+ *               allow (one owner, grantable kind, no failed deny) ▶ create, approved (rule:<id>)
+ *               ask / allow that counts as ask ─▶ approvals_needed = max(own, rule's); grants only
+ *               none ─▶ create: quorum (contract 9), else a grant (8) or a policy approval (7)
+ *             a deny rule that failed: nothing approves, the owners decide (fail closed)
  * ```
  *
  * The order is the contract's: a repeat is not a new command, so it is answered before the caps count.
@@ -21,10 +26,11 @@ import { iso } from '../base/index.js';
 import type { SubmitRequest } from './api.js';
 import { sha256Digest } from './digest.js';
 import type { CommandPolicy } from './grant-book.js';
-import type { Grant, GrantRequest } from './grants.js';
+import type { Grant } from './grants.js';
 import type { KindPolicies, KindPolicy } from './kind-policy.js';
 import type { Command } from './lifecycle.js';
 import { argsAsPruned } from './retention.js';
+import type { RuleSubject, RuleVerdict } from './rule-port.js';
 
 /** What intake reads of the broker's state at the moment of the request. */
 export interface IntakeInput {
@@ -41,11 +47,13 @@ export interface IntakeInput {
   /** Contract 1.3 (v2): `max_pending`. */
   maxPending: number;
   /** The working view's live grants (grant-book.ts): the oldest that matches approves. */
-  grants: { match(req: GrantRequest): Grant | undefined };
+  grants: { match(req: RuleSubject): Grant | undefined };
   /** What the broker knows of a command name (contract 9: its `approvals`). */
   policy: CommandPolicy;
   /** What each kind of tool means (core/kind-policy.ts): its twin rule, quorum, grants, compared fields. */
   kinds: KindPolicies;
+  /** Contract 11: the owner's rules on this request (asked only for a new command, after the caps). */
+  rules: (req: SubmitRequest) => RuleVerdict;
 }
 
 /** The decision on one request. */
@@ -64,7 +72,9 @@ export type Intake =
    * A new command. `approvalsNeeded` when more than one owner must approve (contract 9); else `approvedBy`
    * when it is approved at submit: `grant:<id>` with the `grant` whose use it takes, or a policy's name.
    */
-  | { kind: 'create'; approvalsNeeded?: number; approvedBy?: string; grant?: Grant };
+  | { kind: 'create'; approvalsNeeded?: number; approvedBy?: string; grant?: Grant }
+  /** Contract 11: a `deny` rule decided; created and denied (PolicyDenied) in one transaction. */
+  | { kind: 'deny'; deniedBy: string; note?: string };
 
 /** True when `r` asks for exactly what `c` is (a pruned `c` compares by its arguments' hashes). */
 export function sameRequest(kinds: KindPolicies, c: Command, r: SubmitRequest): boolean {
@@ -106,18 +116,39 @@ export function intake(req: SubmitRequest, input: IntakeInput): Intake {
   // parallel POSTs, many sessions) can pass a cap.
   const refused = overCap(input);
   if (refused !== undefined) return refused;
+  // Contract 11: after validation, the request_id/twin rules (and the caps: nothing is queued past them),
+  // the owner's rules in order; the first true one decides.
+  const verdict = input.rules(req);
+  if (verdict.kind === 'deny') {
+    const denied: Intake = { kind: 'deny', deniedBy: `rule:${verdict.rule}` };
+    return verdict.note === undefined ? denied : { ...denied, note: verdict.note };
+  }
   // Contract 9: fixed at submit from the config of the day, so a later config change never alters what a
-  // waiting command needs.
-  const needed = input.policy(req.command)?.approvals ?? 1;
+  // waiting command needs. Contract 11: an `ask` rule raises it (never lowers it) where quorum applies.
+  const own = input.policy(req.command)?.approvals ?? 1;
+  const asked = verdict.kind === 'ask' && kind.quorum ? (verdict.approvals ?? 1) : 1;
+  const needed = Math.max(own, asked);
   if (needed > 1 && kind.quorum) {
     return { kind: 'create', approvalsNeeded: needed };
+  }
+  // Contract 11: a deny rule that failed for this request: no allow rule, grant or policy approves it.
+  if (verdict.failClosed) return { kind: 'create' };
+  // Contract 11 / rule 1 (v3): an `allow` rule approves at submit like a grant — never a kind that cannot
+  // be granted (a cue opens the owner's window) nor a command needing several owners (returned above);
+  // for those it counts as `ask`.
+  if (verdict.kind === 'allow' && kind.grantRefusal === undefined) {
+    return { kind: 'create', approvedBy: `rule:${verdict.rule}` };
   }
   // Contract 8: after validation and the request_id/twin rules, the oldest live grant that matches approves
   // the command in the transaction that creates it and takes its use. A policy approval (contract 7
   // trust_read_only_hint) is made the same way. Owners see only the approved version.
   // Rule 1 (v2): a command needing several owners is approved by them only — no grant, no policy.
-  const grant = grantFor(req, kind, input.grants);
+  // A request the policy approves anyway takes no grant's use (unless a rule asks: then no policy applies).
+  const policyApplies = verdict.kind === 'none' && req.approved_by !== undefined;
+  const grant = policyApplies ? undefined : grantFor(req, kind, input.grants);
   if (grant !== undefined) return { kind: 'create', approvedBy: `grant:${grant.id}`, grant };
+  // Contract 11: `ask` (or an allow counting as ask) waits for the owners: grants may approve, policies not.
+  if (verdict.kind !== 'none') return { kind: 'create' };
   return req.approved_by === undefined ? { kind: 'create' } : { kind: 'create', approvedBy: req.approved_by };
 }
 
@@ -145,8 +176,8 @@ function overCap(input: IntakeInput): Intake | undefined {
 
 /** The grant that approves this request at submit, if any: never one of a kind that cannot be granted (contract 8). */
 function grantFor(req: SubmitRequest, kind: KindPolicy, grants: IntakeInput['grants']): Grant | undefined {
-  if (kind.grantRefusal !== undefined || req.approved_by !== undefined) return undefined;
-  return grants.match({ command: req.command, client: req.client, args: req.args });
+  if (kind.grantRefusal !== undefined) return undefined;
+  return grants.match(req);
 }
 
 /**

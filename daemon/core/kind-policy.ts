@@ -28,6 +28,11 @@ export interface KindPolicy {
   readonly carriesSecret: boolean;
   /** The one-line summary the owner reads (contract 5 View.summary): what they are asked to allow. */
   summary(command: Command): string;
+  /**
+   * Contract 11: the server and its own tool name a command of this kind calls (the rules' variables for
+   * its server and its `tool`), or undefined when it calls none.
+   */
+  target?(fields: KindFields): { server: string; tool: string } | undefined;
 }
 
 /** Every kind, by tool, plus what the core asks of a command or request whatever its kind. */
@@ -43,4 +48,6 @@ export interface KindPolicies {
   laneKey(command: Command): string | undefined;
   /** The kind-specific part of the owner's View (contract 5). */
   view(command: Command): KindView;
+  /** Contract 11: what a command or request targets, as its kind says (KindPolicy.target). */
+  target(subject: { tool: Tool } & KindFields): { server: string; tool: string } | undefined;
 }

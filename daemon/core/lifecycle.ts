@@ -191,7 +191,8 @@ export interface Command extends KindFields {
 
 export type Event =
   | { type: 'approve'; at: string; by: string }
-  | { type: 'deny'; at: string; by: string; note?: string }
+  /** `policy`: a rule of the owner's config denied it at submit (contract 11: PolicyDenied). */
+  | { type: 'deny'; at: string; by: string; note?: string; policy?: true }
   | { type: 'expire'; at: string }
   | { type: 'cancel'; at: string; by: string }
   /** Durable mark before spawn (rule 3). */

@@ -19,9 +19,10 @@ import type { CommandPolicy, GrantBook } from './grant-book.js';
 import { type Grant, use } from './grants.js';
 import { commandOf, intake } from './intake.js';
 import type { KindPolicies } from './kind-policy.js';
-import type { Actor, Command, Event } from './lifecycle.js';
+import { type Actor, type Command, type Event, isFinal } from './lifecycle.js';
 import type { AuditEntry, Awaitable, StorePorts } from './ports.js';
 import { auditOf, logChange } from './records.js';
+import type { RulePort } from './rule-port.js';
 import { transition } from './transition.js';
 import type { Views } from './views.js';
 
@@ -33,6 +34,8 @@ export interface SubmitDeps {
   policy: CommandPolicy;
   views: Views;
   grants: GrantBook;
+  /** Contract 11: the owner's rules (core/rule-port.ts). */
+  rules: RulePort;
   expiry: Expiry;
   /** Session secrets, in memory only (rule 4); the broker drops them when their command turns final. */
   secrets: Map<string, unknown>;
@@ -87,6 +90,7 @@ export class Submits {
       grants,
       policy: this.#deps.policy,
       kinds,
+      rules: (r) => this.#deps.rules.decide(r, clock.now()),
     });
     if (decided.kind === 'existing') {
       const c = decided.command;
@@ -103,24 +107,34 @@ export class Submits {
       this.#randomId(),
       now,
       this.#deps.reviewMs,
-      decided.approvalsNeeded,
+      decided.kind === 'create' ? decided.approvalsNeeded : undefined,
       kinds,
     );
-    const { grant, approvedBy: by } = decided;
+    const grant = decided.kind === 'create' ? decided.grant : undefined;
+    const by = decided.kind === 'create' ? decided.approvedBy : decided.deniedBy;
     const actor: Actor = { kind: 'client', name: req.client };
-    // Approved at submit (intake.ts: a grant, contract 8, or a policy, contract 7): in the transaction that
-    // creates it, the grant's use taken with it. Owners see only the approved version.
+    // Decided at submit (intake.ts: a grant, contract 8, a policy, contract 7, or a rule, contract 11): in
+    // the transaction that creates it, a grant's use taken with it. Owners see only the decided version.
     const submitted = auditOf(command, 'submit', actor, iso(clock.now()));
     let shown = command;
     let approved: AuditEntry | undefined;
     let writeUse: (() => Awaitable<void>) | undefined;
     let used: Grant | undefined;
     if (by !== undefined) {
-      const event: Event = { type: 'approve', at: iso(now), by };
+      const event: Event =
+        decided.kind === 'deny'
+          ? {
+              type: 'deny',
+              at: iso(now),
+              by,
+              policy: true,
+              ...(decided.note === undefined ? {} : { note: decided.note }),
+            }
+          : { type: 'approve', at: iso(now), by };
       const r = transition(command, event);
       if (r.ok) {
         shown = r.command;
-        approved = auditOf(shown, 'approve', { kind: 'daemon', name: by }, iso(clock.now()), event);
+        approved = auditOf(shown, event.type, { kind: 'daemon', name: by }, iso(clock.now()), event);
         if (grant !== undefined) {
           used = use(grant, iso(now));
           writeUse = grants.writer(used, 'grant_used', DAEMON, { command_id: command.id });
@@ -152,7 +166,7 @@ export class Submits {
       },
     };
     // In memory at once (rule 4: never stored), so a launch of this turn has it; a rollback drops it.
-    if (req.secret !== undefined) this.#deps.secrets.set(command.id, req.secret);
+    if (req.secret !== undefined && !isFinal(shown)) this.#deps.secrets.set(command.id, req.secret);
     const done = this.#deps.commit(change).then(() => ({ ok: true as const, command: shown, created: true }));
     if (shown.phase.state === 'approved') this.#deps.launch(shown);
     return done;

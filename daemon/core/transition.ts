@@ -20,6 +20,7 @@ function reject(code: RejectionCode, command: Command, what: string): Transition
 
 const DETAIL = {
   OwnerDenied: 'The owner denied this request.',
+  PolicyDenied: 'A rule of the owner’s config denies this request, so nothing was run.',
   ReviewExpired: 'Nobody decided before the review deadline, so nothing was run.',
   CancelledByCaller: 'The caller cancelled the request before the owner decided.',
   SecretNotRetainedPending:
@@ -61,10 +62,11 @@ export function transition(command: Command, event: Event): TransitionResult {
     }
     case 'deny': {
       if (p.state !== 'awaiting_review') return reject('AlreadyDecided', command, 'deny');
+      const reason = event.policy === true ? 'PolicyDenied' : 'OwnerDenied';
       const phase: Phase = {
         state: 'denied',
-        reason: 'OwnerDenied',
-        detail: DETAIL.OwnerDenied,
+        reason,
+        detail: DETAIL[reason],
         decided_at: event.at,
         decided_by: event.by,
       };

@@ -77,7 +77,8 @@ export class Views {
 
   /** A command this turn created: the working view at once (the next request of this turn sees it). */
   created(c: Command): void {
-    this.#track(c);
+    // Contract 11: a command a rule denied at submit is created final, never PENDING.
+    if (!isFinal(c)) this.#track(c);
     this.#unsaved.set(c.id, c);
     if (c.request_id !== undefined) this.#unsavedRequests.set(requestKey(c.client, c.request_id), c);
   }

@@ -61,5 +61,9 @@ export function kindRegistry(kinds: readonly Kind[]): KindRegistry {
       return undefined;
     },
     view: (command) => pick(command, shown) as KindView,
+    target(subject) {
+      const k = byTool.get(subject.tool);
+      return k?.target?.(subject);
+    },
   };
 }

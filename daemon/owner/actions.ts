@@ -18,6 +18,8 @@
  */
 import type { ActionResult, GrantResult, GrantSpec } from '../core/index.js';
 import type { EdgeContext } from '../http/index.js';
+import { KINDS } from '../kinds/index.js';
+import { grantMatcher, POLICY_TEST_DEFAULT, policyTest, ruleMatcher } from '../rules/index.js';
 import { argsAnswer } from './args-frame.js';
 import type { FanOut } from './fanout.js';
 import type { ReplyCode } from './messages.js';
@@ -92,6 +94,7 @@ async function act(d: ActionDeps, owner: Owner, f: ClientFrame): Promise<void> {
     case 'grant': {
       const spec: GrantSpec = { command: f.command, client: f.client, ttl_s: f.ttl_s };
       if (f.args !== undefined) spec.args = f.args;
+      if (f.when !== undefined) spec.when = f.when;
       if (f.uses !== undefined) spec.uses = f.uses;
       if (f.note !== undefined) spec.note = f.note;
       reply(d, owner, f.req_id, await broker.grant(spec, owner.by));
@@ -117,6 +120,17 @@ async function act(d: ActionDeps, owner: Owner, f: ClientFrame): Promise<void> {
       // An addition to contract 5: a View's arguments past 16 KiB, whole, when the owner opens them.
       d.out.sendText(owner, argsAnswer(broker, f));
       return;
+    case 'policy_test': {
+      // Contract 11: against the newest `limit` commands, read in pages through the broker's history.
+      const matches = f.rule !== undefined ? ruleMatcher(f.rule.when, KINDS) : grantMatcher(f.grant!, KINDS);
+      const answer = await policyTest(
+        (limit, before) => broker.history(limit, before),
+        f.limit ?? POLICY_TEST_DEFAULT,
+        matches,
+      );
+      d.out.send(owner, { type: 'policy_test', req_id: f.req_id, ...answer });
+      return;
+    }
     case 'history':
       d.out.sendViews(
         owner,

@@ -58,7 +58,13 @@ export function timeLeft(atMs: number, nowMs: number): string {
 /** A grant as one line (contract 8): id, state, command, client, args or "any", time and uses left, who. */
 export function formatGrant(g: Grant, nowMs: number): string {
   const parts = [esc(g.id), g.state, esc(g.command), `client ${esc(g.client)}`];
-  parts.push(g.args === undefined ? 'any arguments' : `args ${esc(JSON.stringify(g.args))}`);
+  parts.push(
+    g.when !== undefined
+      ? `when ${esc(g.when)}`
+      : g.args === undefined
+        ? 'any arguments'
+        : `args ${esc(JSON.stringify(g.args))}`,
+  );
   if (g.state === 'live') {
     parts.push(
       g.expires_at === undefined ? 'no expiry' : `${timeLeft(Date.parse(g.expires_at), nowMs)} left`,

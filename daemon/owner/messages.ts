@@ -102,6 +102,19 @@ export interface ArgsMessage {
   args: Record<string, unknown>;
 }
 
+/**
+ * Contract 11: a rule or grant tested against the newest `of` commands: how many it would have matched,
+ * by the state they ended in, and up to 20 of their ids.
+ */
+export interface PolicyTestMessage {
+  type: 'policy_test';
+  req_id: string;
+  of: number;
+  matched: number;
+  by_state: Record<string, number>;
+  sample: string[];
+}
+
 /** Everything the server sends an owner. */
 export type ServerMessage =
   | HelloMessage
@@ -112,5 +125,6 @@ export type ServerMessage =
   | HistoryMessage
   | GrantsMessage
   | ArgsMessage
+  | PolicyTestMessage
   | SetupMessage;
 export type { Grant, View };

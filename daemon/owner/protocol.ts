@@ -10,6 +10,12 @@ import { z } from 'zod';
 import { describeInput } from '../../bridge-client/protocol.js';
 import { hasForbiddenCharacter } from '../base/index.js';
 import { GRANT_TTL_MAX_S, GRANT_TTL_MIN_S, GRANT_USES_MAX } from '../core/index.js';
+import {
+  compileExpression,
+  MAX_EXPRESSION_CHARS,
+  POLICY_TEST_DEFAULT,
+  POLICY_TEST_MAX,
+} from '../rules/index.js';
 
 /** Frames over this many bytes close the socket with 1009 (contract 5). */
 export const MAX_FRAME_BYTES = 64 * 1024;
@@ -28,6 +34,7 @@ export const CLIENT_TYPES = [
   'revoke',
   'grants',
   'args',
+  'policy_test',
 ] as const;
 export type ClientType = (typeof CLIENT_TYPES)[number];
 
@@ -89,40 +96,74 @@ const client = z
 const ARGS = 'an object of the exact arguments to allow (omit it to allow any)';
 const args = z.record(z.string(), z.unknown(), must('args', ARGS));
 const SAME_ARGS = 'true (only these exact arguments) or false (any arguments)';
+const WHEN = `a boolean CEL expression of at most ${MAX_EXPRESSION_CHARS} characters (contract 11)`;
+/**
+ * Contract 11: a grant's `when`, compiled here (edges validate): an expression that does not compile, names
+ * an unknown variable or function, or is not boolean is a BadMessage saying what is wrong.
+ */
+const when = z
+  .string(must('when', WHEN))
+  .max(MAX_EXPRESSION_CHARS, must('when', WHEN))
+  .superRefine((text, ctx) => {
+    const c = compileExpression(text);
+    if (!c.ok) ctx.addIssue({ code: 'custom', message: `when ${c.why}` });
+  });
 const GRANT_ID = 'a grant id (8 to 64 of A-Z a-z 0-9 _ -)';
 
-const approveGrant = z.strictObject(
-  {
-    same_args: z.boolean(must('grant.same_args', SAME_ARGS)),
-    ttl_s: ttlS,
-    uses: uses.optional(),
-    note: grantNote.optional(),
-  },
-  {
-    error: (issue) =>
-      issue.code === 'invalid_type'
-        ? `grant must be an object {same_args, ttl_s, uses?, note?}, got ${describeInput(issue.input)}`
-        : strict.error(issue as { code?: string; keys?: string[] }),
-  },
-);
+const approveGrant = z
+  .strictObject(
+    {
+      same_args: z.boolean(must('grant.same_args', SAME_ARGS)).optional(),
+      when: when.optional(),
+      ttl_s: ttlS,
+      uses: uses.optional(),
+      note: grantNote.optional(),
+    },
+    {
+      error: (issue) =>
+        issue.code === 'invalid_type'
+          ? `grant must be an object {same_args | when, ttl_s, uses?, note?}, got ${describeInput(issue.input)}`
+          : strict.error(issue as { code?: string; keys?: string[] }),
+    },
+  )
+  // Contract 11: `when` instead of `same_args`; exactly one of them.
+  .superRefine((g, ctx) => {
+    if (g.same_args === undefined && g.when === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `grant.same_args must be ${SAME_ARGS}, got nothing (or give grant.when, a CEL expression)`,
+      });
+    } else if (g.same_args !== undefined && g.when !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'grant must carry exactly one of same_args (true: these exact arguments; false: any) and when (a CEL expression)',
+      });
+    }
+  });
 
 export const approveFrame = z.strictObject(
   { type: z.literal('approve'), req_id: reqId, id, version, grant: approveGrant.optional() },
   strict,
 );
-export const grantFrame = z.strictObject(
-  {
-    type: z.literal('grant'),
-    req_id: reqId,
-    command,
-    client,
-    args: args.optional(),
-    ttl_s: ttlS,
-    uses: uses.optional(),
-    note: grantNote.optional(),
-  },
-  strict,
-);
+export const grantFrame = z
+  .strictObject(
+    {
+      type: z.literal('grant'),
+      req_id: reqId,
+      command,
+      client,
+      args: args.optional(),
+      when: when.optional(),
+      ttl_s: ttlS,
+      uses: uses.optional(),
+      note: grantNote.optional(),
+    },
+    strict,
+  )
+  .refine((g) => g.args === undefined || g.when === undefined, {
+    message: 'args and when cannot both be given: a grant matches exact arguments, or a CEL expression',
+  });
 export const revokeFrame = z.strictObject(
   {
     type: z.literal('revoke'),
@@ -179,6 +220,42 @@ export const historyFrame = z.strictObject(
  */
 export const argsFrame = z.strictObject({ type: z.literal('args'), req_id: reqId, id }, strict);
 
+const TEST_LIMIT = `an integer from 1 to ${POLICY_TEST_MAX} (default ${POLICY_TEST_DEFAULT})`;
+/**
+ * Contract 11: a rule (`{when, decision}`) or a grant (`{command, client, args? | when?}`) against the newest
+ * `limit` commands.
+ */
+export const policyTestFrame = z
+  .strictObject(
+    {
+      type: z.literal('policy_test'),
+      req_id: reqId,
+      rule: z
+        .strictObject(
+          { when, decision: z.enum(['allow', 'deny', 'ask'], must('rule.decision', 'allow, deny or ask')) },
+          strict,
+        )
+        .optional(),
+      grant: z
+        .strictObject({ command, client, args: args.optional(), when: when.optional() }, strict)
+        .refine((g) => g.args === undefined || g.when === undefined, {
+          message: 'grant.args and grant.when cannot both be given',
+        })
+        .optional(),
+      limit: z
+        .number(must('limit', TEST_LIMIT))
+        .int(must('limit', TEST_LIMIT))
+        .min(1, must('limit', TEST_LIMIT))
+        .max(POLICY_TEST_MAX, must('limit', TEST_LIMIT))
+        .optional(),
+    },
+    strict,
+  )
+  .refine((f) => (f.rule === undefined) !== (f.grant === undefined), {
+    message:
+      'policy_test must carry exactly one of rule {when, decision} and grant {command, client, args? | when?}',
+  });
+
 export type ApproveFrame = z.infer<typeof approveFrame>;
 export type DenyFrame = z.infer<typeof denyFrame>;
 export type ReconcileFrame = z.infer<typeof reconcileFrame>;
@@ -187,6 +264,7 @@ export type GrantFrame = z.infer<typeof grantFrame>;
 export type RevokeFrame = z.infer<typeof revokeFrame>;
 export type GrantsFrame = z.infer<typeof grantsFrame>;
 export type ArgsFrame = z.infer<typeof argsFrame>;
+export type PolicyTestFrame = z.infer<typeof policyTestFrame>;
 export type ClientFrame =
   | ApproveFrame
   | DenyFrame
@@ -195,7 +273,8 @@ export type ClientFrame =
   | GrantFrame
   | RevokeFrame
   | GrantsFrame
-  | ArgsFrame;
+  | ArgsFrame
+  | PolicyTestFrame;
 
 const SCHEMAS = {
   approve: approveFrame,
@@ -206,6 +285,7 @@ const SCHEMAS = {
   revoke: revokeFrame,
   grants: grantsFrame,
   args: argsFrame,
+  policy_test: policyTestFrame,
 } as const;
 
 export type ParsedFrame =

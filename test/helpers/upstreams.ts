@@ -20,13 +20,15 @@ export const TEST_UPSTREAM = join(ROOT, 'test', 'fixtures', 'test-upstream.mjs')
 /**
  * A daemon with the real filesystem server behind the gate as upstream `notes` (serving `files`), and an MCP
  * client of client `local` that already sees `notes__write_file` (the upstream connects in the background).
+ * `config` adds top-level config sections (rules, commands...).
  */
 export async function notesBehindGate(
   files: string,
   notes: Record<string, unknown> = {},
+  config: Record<string, unknown> = {},
 ): Promise<{ d: RunningDaemon; ai: McpClient }> {
   const d = await startDaemon({
-    config: { upstreams: { notes: { argv: [process.execPath, FILESYSTEM, files], ...notes } } },
+    config: { upstreams: { notes: { argv: [process.execPath, FILESYSTEM, files], ...notes } }, ...config },
   });
   const ai = await httpClient(`${d.url}/mcp`, d.mcpToken);
   await waitFor(

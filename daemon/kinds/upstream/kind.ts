@@ -30,6 +30,8 @@ export const upstreamKind: Kind = {
   fields: ['upstream'],
   identity: [],
   shown: ['upstream'],
+  target: (fields) =>
+    fields.upstream === undefined ? undefined : { server: fields.upstream.name, tool: fields.upstream.tool },
   summary: (command) =>
     command.upstream === undefined
       ? runSummary(command)

@@ -4,6 +4,13 @@
  * and `countsByState` read it without writing (doctor, status).
  */
 export { HISTORY_MAX_CHARS } from './commands.js';
-export { type AuditRange, countOwners, countsByState, readAuditChain, type StoredChain } from './readonly.js';
+export {
+  type AuditRange,
+  countOwners,
+  countsByState,
+  newestCommands,
+  readAuditChain,
+  type StoredChain,
+} from './readonly.js';
 export { PAGE_CACHE_KIB } from './schema.js';
 export { CHANGE_POLL_MS, Store } from './store.js';

@@ -3,7 +3,7 @@
  * read-only, never created, never migrated; a missing or older file answers undefined.
  */
 import { existsSync } from 'node:fs';
-import type { Checkpoint } from '../../core/index.js';
+import type { Checkpoint, Command } from '../../core/index.js';
 import { openReadOnly } from './schema.js';
 
 /**
@@ -23,6 +23,20 @@ export function countsByState(path: string): Record<string, number> | undefined 
       n: number;
     }>;
     return Object.fromEntries(rows.map((r) => [r.state, r.n]));
+  });
+}
+
+/**
+ * The newest `limit` commands, newest first, read without writing (`policy test`, contract 11): one record
+ * parsed at a time. Undefined when there is no readable broker.db.
+ */
+export function newestCommands(path: string, limit: number): Command[] | undefined {
+  if (!existsSync(path)) return undefined;
+  return readOnly(path, (db) => {
+    const out: Command[] = [];
+    const rows = db.prepare('SELECT body FROM commands ORDER BY seq DESC LIMIT ?').iterate(limit);
+    for (const row of rows as Iterable<{ body: string }>) out.push(JSON.parse(row.body) as Command);
+    return out;
   });
 }
 

@@ -1,0 +1,23 @@
+/**
+ * The rules as the core's port (core/rule-port.ts): the config's rule book and `when` grants compiled in the
+ * same environment, over the same variables.
+ */
+import type { KindPolicies, RulePort } from '../core/index.js';
+import type { RuleBook } from './book.js';
+import { compileExpression } from './environment.js';
+import { factsOf } from './facts.js';
+
+export function rulePort(book: RuleBook, kinds: KindPolicies): RulePort {
+  return {
+    decide: (subject, nowMs) => book.decide(factsOf(subject, kinds, nowMs)),
+    when(expression) {
+      const c = compileExpression(expression);
+      if (!c.ok) return c;
+      // A `when` that fails for a request is not true: the grant does not approve it.
+      return { ok: true, test: (subject, nowMs) => c.run(factsOf(subject, kinds, nowMs)) === true };
+    },
+    get count() {
+      return book.count;
+    },
+  };
+}

@@ -10,6 +10,7 @@
  */
 import type { View } from '../daemon/owner/messages.js';
 import { grantable } from './allow.js';
+import { trailBlock } from './audit-trail.js';
 import { el } from './dom.js';
 import { kindCard } from './kinds.js';
 import { mineNote, myApproval, othersWords, quorumLine, waitsForOthers } from './quorum.js';
@@ -152,7 +153,8 @@ function decidedWords(v: View): string {
   // Several owners decided: the quorum line names them all (quorum.ts), not only the one who completed it.
   if (v.approvals_needed !== undefined) return '';
   if (by === 'policy:read_only') return ' · approved by the read-only policy';
-  return v.reason === 'OwnerDenied' ? ` · denied by ${by}` : ` · approved by ${by}`;
+  if (v.reason === 'CancelledByCaller') return ` · cancelled by ${by}`;
+  return v.status === 'DENIED' ? ` · denied by ${by}` : ` · approved by ${by}`;
 }
 
 /**
@@ -327,6 +329,7 @@ export function buildCard(
           reconcileControls(v, note),
         )
       : null,
+    trailBlock(v.id),
   );
   return card;
 }

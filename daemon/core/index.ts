@@ -47,6 +47,7 @@ export type {
   CommandStore,
   CommittedReads,
   GrantStore,
+  HistorySearch,
   RetentionRow,
   StoreChange,
   StoredAudit,

@@ -19,6 +19,7 @@
 import type { ActionResult, GrantResult, GrantSpec } from '../core/index.js';
 import type { EdgeContext } from '../http/index.js';
 import { argsAnswer } from './args-frame.js';
+import { auditAnswer, searchOf } from './audit-frame.js';
 import type { FanOut } from './fanout.js';
 import type { ReplyCode } from './messages.js';
 import { type ClientFrame, HISTORY_DEFAULT, parseClientFrame } from './protocol.js';
@@ -117,13 +118,20 @@ async function act(d: ActionDeps, owner: Owner, f: ClientFrame): Promise<void> {
       // An addition to contract 5: a View's arguments past 16 KiB, whole, when the owner opens them.
       d.out.sendText(owner, argsAnswer(broker, f));
       return;
-    case 'history':
+    case 'history': {
+      const filter = searchOf(f);
       d.out.sendViews(
         owner,
         `{"type":"history","req_id":${JSON.stringify(f.req_id)},"commands":[`,
-        await broker.history(f.limit ?? HISTORY_DEFAULT, f.before),
+        filter === undefined
+          ? await broker.history(f.limit ?? HISTORY_DEFAULT, f.before)
+          : await broker.search(filter, f.limit ?? HISTORY_DEFAULT, f.before),
         ']}',
       );
+      return;
+    }
+    case 'audit':
+      d.out.send(owner, await auditAnswer(broker, f));
       return;
   }
 }

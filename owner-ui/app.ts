@@ -25,6 +25,7 @@
 import type { Grant, ServerMessage, View } from '../daemon/owner/messages.js';
 import { type AllowChoice, AllowDialog } from './allow.js';
 import { argsReconnected, argsRefused, receiveArgs, setupArgsLoader } from './args-loader.js';
+import { showTrail } from './audit-trail.js';
 import { countdownText, timeLeft } from './card.js';
 import { CardList } from './card-list.js';
 import { ClickGuard } from './click-safety.js';
@@ -34,6 +35,7 @@ import { EXPLAIN } from './explain.js';
 import { FirstRun } from './first-run.js';
 import { GrantBoard } from './grants.js';
 import { Header } from './header.js';
+import { download, HistorySearch } from './history-search.js';
 import { HistoryView } from './history-view.js';
 import { shortcuts } from './keys.js';
 import { Notifier } from './notify.js';
@@ -71,6 +73,29 @@ const historyView = new HistoryView(
     const last = done.at(-1);
     conn.send({ type: 'history', req_id: `h${nextReq++}`, limit: 100, ...(last ? { before: last.id } : {}) });
   },
+);
+/** Contract 14: the search is the daemon's (indexes); the export is the shown cards' audit entries. */
+const search = new HistorySearch(
+  (filter) => {
+    const req_id = `s${nextReq++}`;
+    return conn.send({ type: 'history', req_id, limit: 500, ...filter }) ? req_id : undefined;
+  },
+  () => {
+    const shown = [...document.querySelectorAll<HTMLElement>('#history article.card:not([hidden])')]
+      .map((n) => n.dataset.pendingId)
+      .filter((id): id is string => id !== undefined);
+    if (shown.length === 0) search.say('No command is shown: nothing to export.');
+    else if (
+      !conn.send({
+        type: 'audit',
+        req_id: `x${nextReq++}`,
+        command_ids: shown.slice(0, 500),
+        format: 'jsonl',
+      })
+    )
+      search.say('Not connected: wait for the panel to reconnect, then export again.');
+  },
+  () => render(),
 );
 const notifier = new Notifier((id) => {
   // The owner asked for this card: place it even if it was held.
@@ -121,7 +146,12 @@ function layout(force: boolean): void {
   queue.place(waiting.map(cardFor));
   historyView.place(done.map(cardFor));
   cards.keepOnly(views);
-  historyView.filter(all, done, (v) => cards.node(v.id));
+  historyView.filter(
+    all,
+    done,
+    (v) => cards.node(v.id),
+    (id) => search.shows(id),
+  );
   queue.keepFocus(focused);
   queue.showCounts(all, waiting.length, me);
   historyView.showAttention(done);
@@ -173,9 +203,19 @@ function onMessage(m: ServerMessage): void {
     }
     case 'history':
       for (const v of m.commands) if (!views.has(v.id)) views.set(v.id, v);
-      historyView.loaded(m.commands.length);
+      if (!search.answered(m.req_id, m.commands)) historyView.loaded(m.commands.length);
       render();
       return;
+    case 'audit': {
+      if (m.jsonl !== undefined) {
+        download('ogf-broker-audit.jsonl', m.jsonl);
+        search.say(`Exported ${m.entries.length} entries of ${m.command_ids?.length ?? 1} commands.`);
+        return;
+      }
+      const node = m.command_id === undefined ? undefined : cards.node(m.command_id);
+      if (node !== undefined) guard.change(() => showTrail(node, m.entries));
+      return;
+    }
     case 'reply':
       if (!argsRefused(m)) onReply(m);
       return;
@@ -304,6 +344,17 @@ document.addEventListener('click', (e) => {
   if (button && card) act(card, button.dataset.action ?? '');
 });
 document.addEventListener('keydown', shortcuts(act));
+// "Who did what, when" (contract 14): asked for when the owner opens it (`toggle` does not bubble).
+document.addEventListener(
+  'toggle',
+  (e) => {
+    const details = e.target as HTMLElement;
+    const id = details.dataset?.trailFor;
+    if (id !== undefined && (details as HTMLDetailsElement).open)
+      conn.send({ type: 'audit', req_id: `t${nextReq++}`, command_id: id });
+  },
+  true,
+);
 // A tab coming back into view shows its cards for the first time: each is inert for its first second.
 document.addEventListener('visibilitychange', () => {
   if (document.visibilityState === 'visible') for (const node of cards.nodes()) guard.hold(node);

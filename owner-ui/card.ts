@@ -10,6 +10,7 @@
  */
 import type { View } from '../daemon/owner/messages.js';
 import { grantable } from './allow.js';
+import { trailBlock } from './audit-trail.js';
 import { el } from './dom.js';
 import { kindCard } from './kinds.js';
 import { mineNote, myApproval, othersWords, quorumLine, waitsForOthers } from './quorum.js';
@@ -157,7 +158,8 @@ function decidedWords(v: View): string {
     const rule = by.slice('rule:'.length);
     return v.reason === 'PolicyDenied' ? ` · denied by rule ${rule}` : ` · approved by rule ${rule}`;
   }
-  return v.reason === 'OwnerDenied' ? ` · denied by ${by}` : ` · approved by ${by}`;
+  if (v.reason === 'CancelledByCaller') return ` · cancelled by ${by}`;
+  return v.status === 'DENIED' ? ` · denied by ${by}` : ` · approved by ${by}`;
 }
 
 /**
@@ -332,6 +334,7 @@ export function buildCard(
           reconcileControls(v, note),
         )
       : null,
+    trailBlock(v.id),
   );
   return card;
 }

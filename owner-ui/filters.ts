@@ -16,8 +16,16 @@ export class HistoryFilters {
     this.#client.addEventListener('change', changed);
   }
 
-  /** Offers every client of `all`, and hides the cards of `done` (`node(v)`) the filters exclude. */
-  apply(all: View[], done: View[], node: (v: View) => HTMLElement | undefined): void {
+  /**
+   * Offers every client of `all`, and hides the cards of `done` (`node(v)`) the filters exclude, and those
+   * a history search on (history-search.ts) did not answer (`shows`).
+   */
+  apply(
+    all: View[],
+    done: View[],
+    node: (v: View) => HTMLElement | undefined,
+    shows: (id: string) => boolean = () => true,
+  ): void {
     const clients = [...new Set(all.map((v) => v.client))].sort();
     const current = this.#client.value;
     if (this.#client.options.length - 1 !== clients.length) {
@@ -33,7 +41,7 @@ export class HistoryFilters {
       if (n === undefined) continue;
       const okStatus = this.#status.value === '' || this.#status.value === v.status;
       const okClient = this.#client.value === '' || this.#client.value === v.client;
-      n.hidden = !(okStatus && okClient);
+      n.hidden = !(okStatus && okClient && shows(v.id));
       if (!n.hidden) shown++;
     }
     byId('history-empty').hidden = shown > 0;

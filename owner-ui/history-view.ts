@@ -25,8 +25,13 @@ export class HistoryView {
   }
 
   /** Offers every client of `all`, and hides the cards of `done` the filters exclude. */
-  filter(all: View[], done: View[], node: (v: View) => HTMLElement | undefined): void {
-    this.#filters.apply(all, done, node);
+  filter(
+    all: View[],
+    done: View[],
+    node: (v: View) => HTMLElement | undefined,
+    shows?: (id: string) => boolean,
+  ): void {
+    this.#filters.apply(all, done, node, shows);
   }
 
   /** A `history` reply brought `count` commands: none means there is nothing older to ask for. */

@@ -475,6 +475,43 @@ export const REQUIREMENTS = {
     statement:
       'The panel Allow… offers paths under each folder of every absolute-path string argument up to /, shows the grant expression and the policy_test answer before confirming, and the grant it makes lets later requests under that folder through while others wait.',
   },
+
+  // ---- the tamper-evident audit record (contracts.md 14, issue 24) ------------------------------------
+  'S.audit-chain': {
+    source: 'contracts.md 14',
+    statement:
+      'Every audit entry is {seq, at, actor, event, command_id?, data, prev, hash}: seq from 1 without gaps, prev the previous hash (64 zeros first), hash the SHA-256 of its RFC 8785 JSON, appended in the transaction of the change it records; older entries are chained at the first start; no entry holds a token, a cookie, a session UUID or a panel key.',
+  },
+  'S.audit-checkpoints': {
+    source: 'contracts.md 14',
+    statement:
+      'The daemon signs {seq, hash, at} with its Ed25519 audit.key (0600, made at the first start) after every 1,000th entry (in its transaction), every 10 minutes when entries are new, and at a clean stop; listeners hear of each after its commit, never of one a failed batch made.',
+  },
+  'S.audit-verify': {
+    source: 'contracts.md 14',
+    statement:
+      'audit verify (daemon running or not, broker.db or an export) finds an edit, a deletion, a swapped pair, a tail cut below a checkpoint and a forged or re-signed checkpoint with the first bad seq and its reason; any single byte changed in an exported line is found; export writes self-verifying JSONL and CSV.',
+  },
+  'S.audit-search': {
+    source: 'contracts.md 14',
+    statement:
+      'The history search (text in command, arguments, client, justification, decider or note; state; client; date range) is answered by SQLite through indexes (trigram FTS5, state and client indexes), never by scanning rows in JavaScript.',
+  },
+  'S.audit-frames': {
+    source: 'contracts.md 14, 5',
+    statement:
+      'The owner frame audit answers a command’s chained entries (or the JSONL of several commands’ entries); history takes the search fields; bad fields get BadMessage naming them.',
+  },
+  'S.audit-panel': {
+    source: 'contracts.md 14',
+    statement:
+      'In the panel the history can be searched and the shown commands’ entries exported as JSONL that audit verify --file accepts; each card lists who did what, when, on request; it fits a 390 px screen.',
+  },
+  'Q.audit-crash': {
+    source: 'contracts.md 14; architecture.md Fault tests',
+    statement:
+      'kill -9 in the middle of a burst never breaks the chain: it verifies after each crash and after the restart that recovers the interrupted commands.',
+  },
 } as const satisfies Record<string, Requirement>;
 
 export type RequirementId = keyof typeof REQUIREMENTS;

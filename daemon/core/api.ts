@@ -4,9 +4,10 @@
  * interfaces, not on how the broker is built.
  */
 import type { BrokerErrorCode } from '../base/index.js';
+import type { ChainEntry } from './audit-chain.js';
 import type { Grant } from './grants.js';
 import type { AmendAction, Amended, Command, KindFields, State } from './lifecycle.js';
-import type { AuditEntry } from './ports.js';
+import type { AuditEntry, HistorySearch } from './ports.js';
 
 /**
  * A new command as an edge asks for it — the command's own fields an edge gives (lifecycle.ts says what each
@@ -121,6 +122,10 @@ export interface BrokerApi {
   snapshot(finalLimit?: number): Command[];
   /** Commands newest first, before a pending_id (or an ISO time) when given. */
   history(limit: number, before?: string): Promise<Command[]>;
+  /** The history search (contract 14): newest first, before a pending_id, served by the store's indexes. */
+  search(filter: HistorySearch, limit: number, before?: string): Promise<Command[]>;
+  /** These commands' audit entries, oldest first (contract 14). */
+  auditFor(commandIds: readonly string[]): Promise<ChainEntry[]>;
   /**
    * One page of `client`'s tasks, newest first, older than the task `before` (issue 19 finding 3: read by
    * index, never another client's rows): at most `limit`, and about `maxChars` of stored records. Undefined

@@ -29,6 +29,7 @@ import type {
   SubmitRequest,
   SubmitResult,
 } from './api.js';
+import type { ChainEntry } from './audit-chain.js';
 import type { BrokerDeps } from './broker-deps.js';
 import { CommandActions } from './command-actions.js';
 import { allOf, type Change, GroupCommit } from './commit.js';
@@ -41,7 +42,7 @@ import type { KindPolicies } from './kind-policy.js';
 import { Launches } from './launches.js';
 import { type Actor, type Command, type Event, isFinal, type State } from './lifecycle.js';
 import { Listeners } from './listeners.js';
-import type { AuditAction, AuditEntry, StorePorts } from './ports.js';
+import type { AuditAction, AuditEntry, HistorySearch, StorePorts } from './ports.js';
 import { Reads } from './reads.js';
 import { type Also, auditOf, logChange } from './records.js';
 import { recover } from './recovery.js';
@@ -275,6 +276,14 @@ export class Broker implements BrokerApi {
 
   history(limit: number, before?: string): Promise<Command[]> {
     return this.#reads.history(limit, before);
+  }
+
+  search(filter: HistorySearch, limit: number, before?: string): Promise<Command[]> {
+    return this.#reads.search(filter, limit, before);
+  }
+
+  auditFor(commandIds: readonly string[]): Promise<ChainEntry[]> {
+    return this.#reads.auditFor(commandIds);
   }
 
   tasksOf(

@@ -49,6 +49,7 @@ export type {
   CommandStore,
   CommittedReads,
   GrantStore,
+  HistorySearch,
   RetentionRow,
   StoreChange,
   StoredAudit,

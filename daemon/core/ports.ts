@@ -36,6 +36,17 @@ export interface TasksPage {
 /** A value now or later: what a write inside a transaction, and the transaction itself, may return. */
 export type Awaitable<T> = T | PromiseLike<T>;
 
+/** The owner's history search (contract 14): every field narrows; `text` is a substring, any case. */
+export interface HistorySearch {
+  /** In the command, its arguments, client, decider or a note. */
+  text?: string;
+  state?: State;
+  client?: string;
+  /** Created at or after / at or before (ISO-8601 UTC). */
+  since?: string;
+  until?: string;
+}
+
 /** Commands and their audit entries (one row per command, its whole record). */
 export interface CommandStore {
   /** Inserts a new command and its audit entry, atomically. */
@@ -56,6 +67,8 @@ export interface CommandStore {
   recentFinal(limit: number): Promise<Command[]>;
   /** Commands newest first, before a pending_id or an ISO time; a bounded parse (issue 19 finding 3). */
   history(limit: number, before?: string, maxChars?: number): Promise<Command[]>;
+  /** The history search, newest first, before a pending_id; served by the store's indexes. */
+  search(filter: HistorySearch, limit: number, before?: string): Promise<Command[]>;
   /** One page of `client`'s tasks, older than the task `before`; undefined when `before` is not its task. */
   tasksOf(client: string, limit: number, maxChars: number, before?: string): Promise<TasksPage | undefined>;
   /** Rows after `afterSeq` in creation order, without their records (the retention pass). */

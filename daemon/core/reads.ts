@@ -8,10 +8,12 @@
  * Its own file (issue 20 item 3): the broker writes, this reads; a store behind the ports (SQLite today,
  * PostgreSQL in section 16) changes what these ask, not the broker.
  */
+
+import type { ChainEntry } from './audit-chain.js';
 import type { GrantBook } from './grant-book.js';
 import type { Grant } from './grants.js';
 import type { Command, State } from './lifecycle.js';
-import type { StorePorts } from './ports.js';
+import type { HistorySearch, StorePorts } from './ports.js';
 import type { Views } from './views.js';
 
 export interface ReadsDeps {
@@ -44,6 +46,16 @@ export class Reads {
   /** Commands newest first, before a pending_id (or an ISO time) when given. */
   history(limit: number, before?: string): Promise<Command[]> {
     return this.#store.commands.history(limit, before);
+  }
+
+  /** The history search (contract 14), newest first, served by the store's indexes. */
+  search(filter: HistorySearch, limit: number, before?: string): Promise<Command[]> {
+    return this.#store.commands.search(filter, limit, before);
+  }
+
+  /** These commands' audit entries, oldest first (contract 14: "who did what, when"). */
+  auditFor(commandIds: readonly string[]): Promise<ChainEntry[]> {
+    return this.#store.audits.chainFor(commandIds);
   }
 
   /** One page of `client`'s tasks, newest first (issue 19 finding 3: by index, never another client's). */

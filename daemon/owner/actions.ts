@@ -21,6 +21,7 @@ import type { EdgeContext } from '../http/index.js';
 import { KINDS } from '../kinds/index.js';
 import { grantMatcher, POLICY_TEST_DEFAULT, policyTest, ruleMatcher } from '../rules/index.js';
 import { argsAnswer } from './args-frame.js';
+import { auditAnswer, searchOf } from './audit-frame.js';
 import type { FanOut } from './fanout.js';
 import type { ReplyCode } from './messages.js';
 import { type ClientFrame, HISTORY_DEFAULT, parseClientFrame } from './protocol.js';
@@ -131,13 +132,20 @@ async function act(d: ActionDeps, owner: Owner, f: ClientFrame): Promise<void> {
       d.out.send(owner, { type: 'policy_test', req_id: f.req_id, ...answer });
       return;
     }
-    case 'history':
+    case 'history': {
+      const filter = searchOf(f);
       d.out.sendViews(
         owner,
         `{"type":"history","req_id":${JSON.stringify(f.req_id)},"commands":[`,
-        await broker.history(f.limit ?? HISTORY_DEFAULT, f.before),
+        filter === undefined
+          ? await broker.history(f.limit ?? HISTORY_DEFAULT, f.before)
+          : await broker.search(filter, f.limit ?? HISTORY_DEFAULT, f.before),
         ']}',
       );
+      return;
+    }
+    case 'audit':
+      d.out.send(owner, await auditAnswer(broker, f));
       return;
   }
 }

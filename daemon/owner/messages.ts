@@ -115,6 +115,31 @@ export interface PolicyTestMessage {
   sample: string[];
 }
 
+/** One audit entry as the daemon chains it (contract 14; core/audit-chain.ts ChainEntry). */
+export interface AuditEntryView {
+  seq: number;
+  at: string;
+  actor: string;
+  event: string;
+  command_id?: string;
+  data: Record<string, unknown>;
+  prev: string;
+  hash: string;
+}
+
+/**
+ * The answer to `audit` (contract 14): the entries of `command_id` (or of `command_ids`), oldest first, and
+ * with `format: "jsonl"` the JSONL export of them, which `ogf-broker audit verify --file` checks.
+ */
+export interface AuditMessage {
+  type: 'audit';
+  req_id: string;
+  command_id?: string;
+  command_ids?: string[];
+  entries: AuditEntryView[];
+  jsonl?: string;
+}
+
 /** Everything the server sends an owner. */
 export type ServerMessage =
   | HelloMessage
@@ -126,5 +151,6 @@ export type ServerMessage =
   | GrantsMessage
   | ArgsMessage
   | PolicyTestMessage
+  | AuditMessage
   | SetupMessage;
 export type { Grant, View };

@@ -35,6 +35,7 @@ export const CLIENT_TYPES = [
   'grants',
   'args',
   'policy_test',
+  'audit',
 ] as const;
 export type ClientType = (typeof CLIENT_TYPES)[number];
 
@@ -58,6 +59,28 @@ const note = z.string(must('note', NOTE)).max(NOTE_MAX, must('note', NOTE));
 const OUTCOME = 'one of delivered, not_delivered';
 const LIMIT = `an integer from 1 to ${HISTORY_MAX}`;
 const BEFORE = 'a pending_id or an ISO-8601 time (1 to 128 characters)';
+/** The longest text the history search takes (contract 14). */
+export const SEARCH_TEXT_MAX = 200;
+const TEXT = `a string of at most ${SEARCH_TEXT_MAX} characters`;
+const STATES = [
+  'awaiting_review',
+  'approved',
+  'running',
+  'succeeded',
+  'denied',
+  'failed',
+  'unknown',
+] as const;
+const STATE = `one of ${STATES.join(', ')}`;
+const SEARCH_CLIENT = 'a client name (1 to 64 characters)';
+const TIME = 'an ISO-8601 time such as 2026-11-30T10:00:00.000Z';
+const isoTime = (field: string) =>
+  z
+    .string(must(field, TIME))
+    .max(40, must(field, TIME))
+    .refine((v) => /^\d{4}-\d{2}-\d{2}/.test(v) && !Number.isNaN(Date.parse(v)), must(field, TIME))
+    .transform((v) => new Date(Date.parse(v)).toISOString());
+const IDS = `an array of 1 to ${HISTORY_MAX} pending_ids`;
 
 const strict = {
   error: (issue: { code?: string; keys?: string[] }) =>
@@ -210,9 +233,43 @@ export const historyFrame = z.strictObject(
       .min(1, must('limit', LIMIT))
       .max(HISTORY_MAX, must('limit', LIMIT))
       .optional(),
+    // Contract 14: the history search; each field narrows what `history` answers.
+    text: z.string(must('text', TEXT)).max(SEARCH_TEXT_MAX, must('text', TEXT)).optional(),
+    state: z.enum(STATES, must('state', STATE)).optional(),
+    client: z
+      .string(must('client', SEARCH_CLIENT))
+      .min(1, must('client', SEARCH_CLIENT))
+      .max(64, must('client', SEARCH_CLIENT))
+      .optional(),
+    since: isoTime('since').optional(),
+    until: isoTime('until').optional(),
   },
   strict,
 );
+
+/**
+ * Contract 14: a command's audit entries ("who did what, when"), or — with `command_ids` — the entries of
+ * the commands a panel shows, as the JSONL export when `format` is `jsonl`.
+ */
+export const auditFrame = z
+  .strictObject(
+    {
+      type: z.literal('audit'),
+      req_id: reqId,
+      command_id: id.optional(),
+      command_ids: z
+        .array(id, must('command_ids', IDS))
+        .min(1, must('command_ids', IDS))
+        .max(HISTORY_MAX, must('command_ids', IDS))
+        .optional(),
+      format: z.literal('jsonl', must('format', 'jsonl')).optional(),
+    },
+    strict,
+  )
+  .refine((f) => (f.command_id === undefined) !== (f.command_ids === undefined), {
+    message:
+      'command_id must be a pending_id string, or command_ids an array of them (exactly one of the two)',
+  });
 
 /**
  * An addition to contract 5: a command's whole arguments, which its View carries only as a preview when
@@ -265,6 +322,7 @@ export type RevokeFrame = z.infer<typeof revokeFrame>;
 export type GrantsFrame = z.infer<typeof grantsFrame>;
 export type ArgsFrame = z.infer<typeof argsFrame>;
 export type PolicyTestFrame = z.infer<typeof policyTestFrame>;
+export type AuditFrame = z.infer<typeof auditFrame>;
 export type ClientFrame =
   | ApproveFrame
   | DenyFrame
@@ -274,7 +332,8 @@ export type ClientFrame =
   | RevokeFrame
   | GrantsFrame
   | ArgsFrame
-  | PolicyTestFrame;
+  | PolicyTestFrame
+  | AuditFrame;
 
 const SCHEMAS = {
   approve: approveFrame,
@@ -286,6 +345,7 @@ const SCHEMAS = {
   grants: grantsFrame,
   args: argsFrame,
   policy_test: policyTestFrame,
+  audit: auditFrame,
 } as const;
 
 export type ParsedFrame =

@@ -211,7 +211,8 @@ export class OwnerSocket {
           f.type === 'history' ||
           f.type === 'grants' ||
           f.type === 'args' ||
-          f.type === 'policy_test') &&
+          f.type === 'policy_test' ||
+          f.type === 'audit') &&
         f.req_id === req_id,
       `reply ${req_id}`,
     );

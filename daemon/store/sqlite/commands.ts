@@ -2,7 +2,7 @@
  * Commands in broker.db: each row keeps its whole record as JSON plus the columns we query by. A row and
  * its audit entry commit together or not at all.
  */
-import type { AuditEntry, Command, RetentionRow, State, TasksPage } from '../../core/index.js';
+import type { AuditEntry, Command, HistorySearch, RetentionRow, State, TasksPage } from '../../core/index.js';
 import type { SqliteAudit } from './audit.js';
 import type { Db } from './schema.js';
 
@@ -204,6 +204,78 @@ export class SqliteCommands {
     return (
       this.#db.prepare(`EXPLAIN QUERY PLAN ${TASKS_OF_SQL}`).all('c', 1, 1) as Array<{ detail: string }>
     ).map((r) => r.detail);
+  }
+
+  /**
+   * The history search (contract 14): newest first, before a pending_id when given, filtered in SQL through
+   * indexes — the text through `commands_search` (trigram FTS5: a phrase query for 3 characters or more; a
+   * shorter text is looked for in that table's rows, which is still SQLite's work, not ours), the state,
+   * client and creation time through their indexes. Bounded like `history`.
+   */
+  search(filter: HistorySearch, limit: number, before?: string, maxChars = HISTORY_MAX_CHARS): Command[] {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    const text = filter.text?.trim();
+    if (text !== undefined && text !== '') {
+      if ([...text].length >= 3) {
+        where.push('seq IN (SELECT rowid FROM commands_search WHERE commands_search MATCH ?)');
+        params.push(`"${text.replace(/"/g, '""')}"`);
+      } else {
+        where.push('seq IN (SELECT rowid FROM commands_search WHERE instr(lower(text), lower(?)) > 0)');
+        params.push(text);
+      }
+    }
+    if (filter.state !== undefined) {
+      where.push('state = ?');
+      params.push(filter.state);
+    }
+    if (filter.client !== undefined) {
+      where.push('client = ?');
+      params.push(filter.client);
+    }
+    if (filter.since !== undefined) {
+      where.push('created_at >= ?');
+      params.push(filter.since);
+    }
+    if (filter.until !== undefined) {
+      where.push('created_at <= ?');
+      params.push(filter.until);
+    }
+    if (before !== undefined) {
+      const seq = this.#stmts.seqOf.get(before) as { seq: number } | undefined;
+      if (seq === undefined) return [];
+      where.push('seq < ?');
+      params.push(seq.seq);
+    }
+    const sql = `SELECT body FROM commands${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT ?`;
+    const out: Command[] = [];
+    let chars = 0;
+    for (const row of this.#db.prepare(sql).iterate(...params, limit) as Iterable<Body>) {
+      if (out.length > 0 && chars + row.body.length > maxChars) break;
+      chars += row.body.length;
+      out.push(JSON.parse(row.body) as Command);
+    }
+    return out;
+  }
+
+  /** The query plan of a search (EXPLAIN QUERY PLAN), for the test that it is served by indexes. */
+  searchPlan(filter: HistorySearch): string[] {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (filter.text !== undefined) {
+      where.push('seq IN (SELECT rowid FROM commands_search WHERE commands_search MATCH ?)');
+      params.push('"abc"');
+    }
+    if (filter.state !== undefined) {
+      where.push('state = ?');
+      params.push(filter.state);
+    }
+    if (filter.client !== undefined) {
+      where.push('client = ?');
+      params.push(filter.client);
+    }
+    const sql = `EXPLAIN QUERY PLAN SELECT body FROM commands WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT 10`;
+    return (this.#db.prepare(sql).all(...params) as Array<{ detail: string }>).map((r) => r.detail);
   }
 
   counts(): Partial<Record<State, number>> {

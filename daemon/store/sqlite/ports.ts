@@ -30,6 +30,7 @@ export function commandPort(c: SqliteCommands, run: Run): CommandStore {
     active: () => run(() => c.active()),
     recentFinal: (limit) => run(() => c.recentFinal(limit)),
     history: (limit, before, maxChars) => run(() => c.history(limit, before, maxChars)),
+    search: (filter, limit, before) => run(() => c.search(filter, limit, before)),
     tasksOf: (client, limit, maxChars, before) => run(() => c.tasksOf(client, limit, maxChars, before)),
     retentionScan: (after, limit) => run(() => c.retentionScan(after, limit)),
     counts: () => run(() => c.counts()),

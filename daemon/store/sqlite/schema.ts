@@ -85,6 +85,33 @@ export const MIGRATIONS: readonly string[] = [
    );
    CREATE TRIGGER audit_checkpoints_no_update BEFORE UPDATE ON audit_checkpoints BEGIN SELECT RAISE(ABORT, 'checkpoints are append-only'); END;
    CREATE TRIGGER audit_checkpoints_no_delete BEFORE DELETE ON audit_checkpoints BEGIN SELECT RAISE(ABORT, 'checkpoints are append-only'); END;`,
+  // Contract 14 (v3): the panel's history search, served by indexes. `commands_search` holds each command's
+  // searchable text — command, client, arguments (their first 4 KiB of JSON), justification, decider and
+  // notes — under SQLite's trigram tokenizer, so any substring of 3 characters or more is found through
+  // the index (case-insensitive). Triggers keep it: at insert, and when the decider or a note can have
+  // changed (the decision, a reconciliation), not at every change of state.
+  `CREATE VIRTUAL TABLE commands_search USING fts5(text, tokenize = 'trigram');
+   INSERT INTO commands_search (rowid, text) SELECT seq, concat_ws(char(10), json_extract(body, '$.command'), json_extract(body, '$.client'),
+       substr(json_extract(body, '$.args'), 1, 4096), json_extract(body, '$.justification'),
+       json_extract(body, '$.phase.decided_by'), json_extract(body, '$.phase.owner_note'),
+       (SELECT group_concat(json_extract(value, '$.note'), char(10)) FROM json_each(body, '$.phase.reconciliations'))) FROM commands;
+   CREATE TRIGGER commands_search_insert AFTER INSERT ON commands BEGIN
+     INSERT INTO commands_search (rowid, text) VALUES (new.seq, concat_ws(char(10), json_extract(new.body, '$.command'), json_extract(new.body, '$.client'),
+       substr(json_extract(new.body, '$.args'), 1, 4096), json_extract(new.body, '$.justification'),
+       json_extract(new.body, '$.phase.decided_by'), json_extract(new.body, '$.phase.owner_note'),
+       (SELECT group_concat(json_extract(value, '$.note'), char(10)) FROM json_each(new.body, '$.phase.reconciliations'))));
+   END;
+   CREATE TRIGGER commands_search_update AFTER UPDATE OF body ON commands
+     WHEN (old.state = 'awaiting_review' AND new.state <> 'awaiting_review')
+       OR (old.state = new.state AND new.state IN ('failed', 'unknown'))
+   BEGIN
+     UPDATE commands_search SET text = concat_ws(char(10), json_extract(new.body, '$.command'), json_extract(new.body, '$.client'),
+       substr(json_extract(new.body, '$.args'), 1, 4096), json_extract(new.body, '$.justification'),
+       json_extract(new.body, '$.phase.decided_by'), json_extract(new.body, '$.phase.owner_note'),
+       (SELECT group_concat(json_extract(value, '$.note'), char(10)) FROM json_each(new.body, '$.phase.reconciliations'))) WHERE rowid = new.seq;
+   END;
+   CREATE INDEX commands_state_seq ON commands(state, seq);
+   CREATE INDEX commands_client_seq ON commands(client, seq);`,
 ];
 
 /**

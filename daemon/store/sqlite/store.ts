@@ -20,6 +20,7 @@ import type {
   CommittedReads,
   Grant,
   GrantStore,
+  HistorySearch,
   RetentionRow,
   State,
   StoreChange,
@@ -193,6 +194,14 @@ export class Store implements StorePorts {
 
   history(limit: number, before?: string, maxChars?: number): Command[] {
     return this.#commands.history(limit, before, maxChars);
+  }
+
+  search(filter: HistorySearch, limit: number, before?: string): Command[] {
+    return this.#commands.search(filter, limit, before);
+  }
+
+  searchPlan(filter: HistorySearch): string[] {
+    return this.#commands.searchPlan(filter);
   }
 
   tasksOf(client: string, limit: number, maxChars: number, before?: string): TasksPage | undefined {

@@ -1,5 +1,5 @@
 /**
- * `npm run bench` (issues 7, 12, 15): ten measurements of the real daemon, each beside a baseline
+ * `npm run bench` (issues 7, 12, 15, 21): eleven measurements of the real daemon, each beside a baseline
  * measured in the same run, printed as one table and written to bench/results/latest.json. Never part of
  * `npm test`.
  *

@@ -84,21 +84,21 @@ describe('the preview on the card (contract 12)', () => {
       content: '# Shopping\n- milk\n- eggs\n- rm -rf bread\n- jam\n',
     });
     const c = await previewed(id, 'ready');
-    const text = await c.innerText();
+    const text = await c.textContent();
     expect(text).toContain('What this call would change');
     expect(text).toContain('1 line added, 1 removed');
     expect(text).toContain('The file may still change before the command runs');
     const added = c.locator('tr.diff-add');
     expect(await added.count()).toBe(1);
-    expect(await added.locator('.sign').innerText()).toContain('+');
+    expect(await added.locator('.sign').textContent()).toContain('+');
     expect(await added.locator('.sign .visually-hidden').textContent()).toBe('added');
-    expect(await added.locator('.ln-new').innerText()).toBe('4');
-    expect(await added.locator('.code').innerText()).toBe('- rm -rf bread');
+    expect(await added.locator('.ln-new').textContent()).toBe('4');
+    expect(await added.locator('.code').textContent()).toBe('- rm -rf bread');
     const removed = c.locator('tr.diff-del');
-    expect(await removed.locator('.sign').innerText()).toContain('−');
+    expect(await removed.locator('.sign').textContent()).toContain('−');
     expect(await removed.locator('.sign .visually-hidden').textContent()).toBe('removed');
-    expect(await removed.locator('.ln-old').innerText()).toBe('4');
-    expect(await removed.locator('.code').innerText()).toBe('- tea');
+    expect(await removed.locator('.ln-old').textContent()).toBe('4');
+    expect(await removed.locator('.code').textContent()).toBe('- tea');
     const context = c.locator('tr.diff-ctx').first();
     expect(await context.locator('.sign .visually-hidden').textContent()).toBe('unchanged');
     // The table speaks to screen readers: a caption and column headers.
@@ -106,10 +106,10 @@ describe('the preview on the card (contract 12)', () => {
     expect(await c.getByRole('region', { name: `Changes to ${path}` }).count()).toBe(1);
     // Text read as text: the content argument as its lines, counted on the value itself.
     const arg = c.locator('dd[data-arg="content"]');
-    expect(await arg.locator('pre.arg-text').innerText()).toBe(
+    expect(await arg.locator('pre.arg-text').textContent()).toBe(
       '# Shopping\n- milk\n- eggs\n- rm -rf bread\n- jam\n',
     );
-    expect(await arg.innerText()).toContain('5 lines, 46 characters');
+    expect(await arg.textContent()).toContain('5 lines, 46 characters');
     await shoot(id, 'preview-diff');
     await deny(id);
   });
@@ -117,14 +117,14 @@ describe('the preview on the card (contract 12)', () => {
   it('[P.card] a new file says so; a failed preview says why; a dry run shows the server diff', async () => {
     const fresh = await queued('notes__write_file', { path: join(files, 'fresh.md'), content: 'one\ntwo\n' });
     const c1 = await previewed(fresh, 'ready');
-    expect(await c1.locator('.preview-new-file').innerText()).toContain('New file');
+    expect(await c1.locator('.preview-new-file').textContent()).toContain('New file');
     expect(await c1.locator('tr.diff-add').count()).toBe(2);
     await shoot(fresh, 'preview-new-file');
 
     const outside = join(mkdtempSync(join(tmpdir(), 'ogf-outside-')), 'x.md');
     const refused = await queued('notes__write_file', { path: outside, content: 'x\n' });
     const c2 = await previewed(refused, 'failed');
-    expect(await c2.locator('.preview-error').innerText()).toMatch(
+    expect(await c2.locator('.preview-error').textContent()).toMatch(
       /^No preview: the upstream notes refused to read the file: Access denied/,
     );
     await shoot(refused, 'preview-failed');
@@ -136,8 +136,8 @@ describe('the preview on the card (contract 12)', () => {
       edits: [{ oldText: '- eggs', newText: '- eggs\n- bread' }],
     });
     const c3 = await previewed(edit, 'ready');
-    expect(await c3.innerText()).toContain('What the server says this call would do (dry run)');
-    expect(await c3.locator('tr.diff-add .code').innerText()).toBe('- bread');
+    expect(await c3.textContent()).toContain('What the server says this call would do (dry run)');
+    expect(await c3.locator('tr.diff-add .code').textContent()).toBe('- bread');
     await shoot(edit, 'preview-dry-run');
     for (const id of [fresh, refused, edit]) await deny(id);
   });
@@ -153,7 +153,7 @@ describe('the preview on the card (contract 12)', () => {
     expect(await rows.count()).toBe(60);
     const more = c.locator('button.diff-more');
     const total = 1 + 450; // one hunk header; 150 removed, 150 added, 150 unchanged
-    expect(await more.innerText()).toBe(`Show ${total - 60} more lines`);
+    expect(await more.textContent()).toBe(`Show ${total - 60} more lines`);
     await shoot(id, 'preview-folded');
     await more.focus();
     await page.keyboard.press('Enter');

@@ -23,7 +23,7 @@ import { grantApprove } from './rows/grant-approve.js';
 import { growth } from './rows/growth.js';
 import { mcpOverhead } from './rows/mcp-overhead.js';
 import { notify } from './rows/notify.js';
-import { preview } from './rows/preview.js';
+import { previewLatency } from './rows/preview.js';
 import { pushLatency } from './rows/push-latency.js';
 import { rules } from './rows/rules.js';
 import { scale } from './rows/scale.js';
@@ -147,7 +147,7 @@ async function main(): Promise<void> {
     }
     if (only.has('13')) {
       progress('13 preview: submit → ready vs direct read + diff');
-      rows.push(...(await preview(quick)));
+      rows.push(...(await previewLatency(quick)));
     }
     // Last: growth takes the time the other rows leave.
     if (only.has('6')) {

@@ -31,8 +31,8 @@ function count(n: number): string {
   return n.toLocaleString('en-US');
 }
 
-/** Pieces as DOM: plain text as text, each escape as a marked span. */
-function piecesNodes(pieces: Piece[]): Array<Node | string> {
+/** Pieces as DOM: plain text as text, each escape as a marked span (the diff view's too: ./preview.ts). */
+export function piecesNodes(pieces: Piece[]): Array<Node | string> {
   return pieces.map((p) =>
     p.escape
       ? el('span', { class: 'esc', title: 'a control or bidirectional character, shown escaped' }, p.text)

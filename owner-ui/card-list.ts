@@ -1,6 +1,8 @@
 /**
  * Every card on the page, queue and history alike, by command id (contracts.md 5 (v2)). A card is rebuilt
- * only when its command's version (or the signed-in owner) changed, so what the owner typed survives
+ * only when its command's version (or the signed-in owner) changed — or its preview arrived, which keeps the
+ * version (contract 12) but changes what the owner decides on, so the rebuilt card is inert for a second
+ * like any that changed under the pointer — so what the owner typed survives
  * unrelated updates; a rebuilt card takes the old one's place and its focus, and is inert for its first
  * second like any card that appears (click-safety.ts). The last conflict message shown on a card stays
  * with it across rebuilds.
@@ -13,6 +15,8 @@ import { setText } from './dom.js';
 interface Entry {
   node: HTMLElement;
   version: number;
+  /** The preview's state as shown (contract 12: it arrives without a new version). */
+  preview: string;
   me: string | undefined;
   /** The question the card asks (state and reconciliation): a typed note survives only while it stands. */
   key: string;
@@ -39,7 +43,14 @@ export class CardList {
   /** The card for `v`, reused while its version and the signed-in owner `me` are the same. */
   cardFor(v: View, skewMs: number, me: string | undefined): HTMLElement {
     const existing = this.#cards.get(v.id);
-    if (existing !== undefined && existing.version === v.version && existing.me === me) return existing.node;
+    const preview = `${v.preview?.status ?? ''}|${v.preview?.computed_at ?? ''}`;
+    if (
+      existing !== undefined &&
+      existing.version === v.version &&
+      existing.preview === preview &&
+      existing.me === me
+    )
+      return existing.node;
     // A typed note survives a rebuild only while the card asks the same question (same state, same record).
     const key = `${v.state}|${v.reconciliation?.at ?? ''}`;
     const note = existing?.key === key ? typedNote(existing.node) : '';
@@ -50,7 +61,7 @@ export class CardList {
       existing.node.replaceWith(node);
       if (hadFocus) node.focus({ preventScroll: true });
     }
-    this.#cards.set(v.id, { node, version: v.version, me, key, message: existing?.message });
+    this.#cards.set(v.id, { node, version: v.version, preview, me, key, message: existing?.message });
     return node;
   }
 

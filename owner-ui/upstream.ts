@@ -10,6 +10,7 @@ import type {} from '../daemon/kinds/upstream/fields.js';
 import type { View } from '../daemon/owner/messages.js';
 import { argsSection } from './args-loader.js';
 import { el } from './dom.js';
+import { previewBlock } from './preview.js';
 import { escapeVisible } from './visible.js';
 
 /** The server's annotations in words (the same words `ogf-broker list` prints, daemon/owner/format.ts). */
@@ -50,6 +51,8 @@ export function upstreamBlock(v: View): HTMLElement | null {
           { class: 'claims' },
           ...claims.map((c) => el('span', { class: 'claim' }, `server says: ${c}`)),
         ),
+    // Contract 12: the effect first (the owner decides on the change), then the exact arguments.
+    previewBlock(v),
     // Over 16 KiB of JSON the View holds a preview: args-loader.ts says so and loads them whole.
     argsSection(v, 'Arguments sent exactly as shown'),
   );

@@ -512,6 +512,74 @@ export const REQUIREMENTS = {
     statement:
       'kill -9 in the middle of a burst never breaks the chain: it verifies after each crash and after the restart that recovers the interrupted commands.',
   },
+  // ---- contracts.md section 12 (v3): previews (issue 21) -------------------------------------------
+  'P.diff': {
+    source: 'contracts.md 12',
+    statement:
+      'A previewable call awaiting review gets a unified diff (3 lines of context, --- / +++ <path>) before the decision; the file is untouched until approval; the preview arrives as an upsert of the same version, is recorded in the audit log, and no MCP answer or log line carries it.',
+  },
+  'P.new': {
+    source: 'contracts.md 12',
+    statement: 'A file that does not exist yet diffs from --- /dev/null and is marked new_file.',
+  },
+  'P.dry': {
+    source: 'contracts.md 12',
+    statement:
+      'A dry_run preview calls the same tool with the flag set and shows its text; nothing is changed.',
+  },
+  'P.refused': {
+    source: 'contracts.md 12',
+    statement: 'A preview read the upstream refuses (outside its roots) fails the preview and says so.',
+  },
+  'P.readonly': {
+    source: 'contracts.md 12',
+    statement:
+      'A read tool the upstream does not annotate readOnlyHint: true is never called: PreviewUnavailable: <tool> is not read-only.',
+  },
+  'P.enoent': {
+    source: 'contracts.md 12',
+    statement:
+      'A read error saying the file does not exist (ENOENT, no such file, does not exist) is a new file.',
+  },
+  'P.fail': {
+    source: 'contracts.md 12',
+    statement: 'A read that floods (over 1 MiB) or answers garbage fails the preview in one sentence.',
+  },
+  'P.append': {
+    source: 'contracts.md 12',
+    statement: 'mode append diffs the current content against the current content plus the appended text.',
+  },
+  'P.decided': {
+    source: 'contracts.md 12',
+    statement:
+      'Preview calls are made only while the command awaits review: a decision cancels one in flight and nothing is recorded after it.',
+  },
+  'P.timeout': {
+    source: 'contracts.md 12',
+    statement:
+      'A preview call is cut at 10 s (notifications/cancelled) and the preview fails, never blocking a decision.',
+  },
+  'P.grant': {
+    source: 'contracts.md 12',
+    statement: 'A command approved by a grant never awaits review, so it gets no preview call.',
+  },
+  'P.slots': {
+    source: 'contracts.md 12',
+    statement: 'At most 4 preview calls run at once per upstream.',
+  },
+  'P.down': {
+    source: 'contracts.md 12',
+    statement: 'An upstream that is down gives a failed preview, and the owner can still decide.',
+  },
+  'P.card': {
+    source: 'contracts.md 12',
+    statement:
+      'The card shows the diff as lines marked by sign and word as well as colour, with line numbers, new file, the failure in words, and the may-still-change note; a multi-line argument reads as its lines.',
+  },
+  'P.fold': {
+    source: 'contracts.md 12',
+    statement: 'A long diff is folded behind a button that counts the remaining lines and opens by keyboard.',
+  },
 } as const satisfies Record<string, Requirement>;
 
 export type RequirementId = keyof typeof REQUIREMENTS;

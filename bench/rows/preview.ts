@@ -1,41 +1,39 @@
 /**
- * Row 13, previews (issue 21, contract 12). The daemon gates the real
- * `@modelcontextprotocol/server-filesystem` with `preset: "filesystem"`, so a `notes__write_file` that
- * starts awaiting review gets a `file_diff` preview: the daemon reads the file through the server's own
- * `read_text_file` and diffs it against the proposed content. Figure: send → the owner's socket shows the
- * preview `ready` (a same-version upsert). Baseline: what the preview cannot avoid, done by the bench
- * itself — the same `read_text_file` sent straight to a second copy of the server over stdio, plus one
- * `createTwoFilesPatch` of the same bytes. Each round writes a fresh file of 200 lines and proposes a
- * change of one line in the middle. Goal: p50 ≤ 1.5×.
+ * Row 13, submit → preview ready on the owner's socket, vs the same read called straight on the upstream
+ * plus one diff of the same bytes (issue 21, contract 12). The daemon gates our test upstream in mode
+ * `previews` (test/fixtures/test-upstream.mjs) with a file_diff preview of `put` through its read-only
+ * `peek`; t0 is the moment the bench calls `gated__put` (wait_seconds 0: it answers PENDING at once), the
+ * end the owner upsert whose preview is `ready`. The baseline: a second copy of the same upstream, already
+ * connected over stdio; t0 the moment the bench sends the same `peek`, the end once jsdiff made the same
+ * unified diff of its answer. Each broker cycle ends with a deny, so nothing piles up against the caps.
+ * What the broker adds (contract 12): the MCP call and its submit commit, the `pending` amend, a slot, the
+ * read through the daemon's connection, the diff, and the `ready` amend's commit and upsert.
  */
-import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { createTwoFilesPatch } from 'diff';
-import { callTool, closeMcp, connectMcp, Owner } from '../lib/clients.js';
+import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
+import { callTool, closeMcp, connectMcp, Owner, type View } from '../lib/clients.js';
 import { benchConfig, makeDataDir, removeDir, startDaemon } from '../lib/procs.js';
 import { median, quantile, type Row, ratioOf } from '../lib/stats.js';
-import { connectDirect, type DirectUpstream, FILESYSTEM, waitForTools } from '../lib/upstream.js';
+import { connectDirect, type DirectUpstream, TEST_UPSTREAM, waitForTools } from '../lib/upstream.js';
 
-const ID = '13 preview';
+const ID = '13 submit → preview ready';
 
-interface PreviewView {
-  args: Record<string, unknown>;
-  preview?: { status?: string; diff?: string; error?: string };
+type Previewed = View & { preview?: { status: string } };
+
+function textOf(result: Record<string, unknown>): string {
+  const content = result.content as Array<{ type: string; text?: string }>;
+  return content.map((b) => b.text ?? '').join('');
 }
 
-function fileText(round: number): string {
-  return Array.from({ length: 200 }, (_, i) => `line ${i} of round ${round}: some words to diff\n`).join('');
-}
-
-export async function preview(quick: boolean): Promise<Row[]> {
-  const files = realpathSync(mkdtempSync(join(tmpdir(), 'ogf-bench-files-')));
-  const argv = [process.execPath, FILESYSTEM, files];
+export async function previewLatency(quick: boolean): Promise<Row[]> {
+  const argv = [process.execPath, TEST_UPSTREAM, 'previews'];
   const dir = makeDataDir();
+  const previews = {
+    put: { kind: 'file_diff', read: 'peek', path_arg: 'path', content_arg: 'content' },
+  };
   const d = await startDaemon(
     dir,
-    benchConfig({ upstreams: { notes: { argv, preset: 'filesystem', wait_seconds: 0 } } }),
+    benchConfig({ upstreams: { gated: { argv, tools: ['put'], wait_seconds: 0, previews } } }),
   );
   const clients: Client[] = [];
   let owner: Owner | undefined;
@@ -43,67 +41,72 @@ export async function preview(quick: boolean): Promise<Row[]> {
   try {
     const client = await connectMcp(d.mcpUrl, d.mcpToken);
     clients.push(client);
-    await waitForTools(client, ['notes__write_file']);
+    await waitForTools(client, ['gated__put']);
     const o = await Owner.open(d);
     owner = o;
-    const ready = new Map<string, (at: number, v: PreviewView) => void>();
-    o.onUpsert = (view, at) => {
-      const v = view as unknown as PreviewView;
-      const status = v.preview?.status;
-      if (status !== 'ready' && status !== 'failed') return;
-      ready.get(String(v.args.path))?.(at, v);
-    };
     up = await connectDirect(argv);
-    const direct = up;
-    const viaGate: number[] = [];
+    const hand = up;
+    const broker: number[] = [];
     const byHand: number[] = [];
-    const n = quick ? 15 : 150;
+    const n = quick ? 10 : 150;
     for (let i = -5; i < n; i++) {
-      const path = join(files, `note-${i + 5}.txt`);
-      const old = fileText(i);
-      writeFileSync(path, old);
-      const proposed = old.replace(`line 100 of round ${i}`, `line 100 changed in round ${i}`);
-      // Through the gate: the call queues (wait_seconds 0) and the preview follows on the owner's socket.
-      const seen = new Promise<{ at: number; v: PreviewView }>((resolve) =>
-        ready.set(path, (at, v) => resolve({ at, v })),
-      );
+      const path = `note-${i + 5}.md`;
+      const content = `# ${path}\nalpha\ngamma\n`;
+      let id = '';
+      const ready = new Promise<{ view: Previewed; at: number }>((resolve) => {
+        o.onUpsert = (v, at) => {
+          const p = v as Previewed;
+          if (p.args.path === path && p.preview?.status === 'ready') resolve({ view: p, at });
+        };
+      });
       const t0 = performance.now();
-      const r = await callTool(client, 'notes__write_file', { path, content: proposed });
-      if (r.status !== 'PENDING') throw new Error(`notes__write_file answered ${JSON.stringify(r)}`);
-      const { at, v } = await seen;
-      ready.delete(path);
-      if (v.preview?.status !== 'ready' || !v.preview.diff?.includes('+line 100 changed'))
-        throw new Error(`the preview was ${JSON.stringify(v.preview)}`);
-      // By hand: the same read, straight to the server, and one diff of the same bytes.
-      const t1 = performance.now();
-      const read = await direct.call('read_text_file', { path });
-      const text = (read.content as Array<{ text?: string }>)[0]?.text ?? '';
-      const patch = createTwoFilesPatch(path, path, text, proposed, undefined, undefined, { context: 3 });
-      const t2 = performance.now();
-      if (!patch.includes('+line 100 changed')) throw new Error('the bench diff missed the change');
+      const queued = await callTool(client, 'gated__put', { path, content });
+      if (queued.status !== 'PENDING') throw new Error(`gated__put answered ${JSON.stringify(queued)}`);
+      id = String(queued.pending_id);
+      const { view, at } = await ready;
+      if (view.id !== id) throw new Error(`preview of ${view.id}, expected ${id}`);
+      const denied = await o.request({ type: 'deny', id, version: view.version });
+      if (denied.ok !== true) throw new Error(`deny refused: ${JSON.stringify(denied)}`);
+
+      // By hand: the same read straight to the connected copy, then the same diff.
+      const h0 = performance.now();
+      const current = textOf(await hand.call('peek', { path }));
+      const diff = createTwoFilesPatch(path, path, current, content, undefined, undefined, {
+        context: 3,
+        headerOptions: FILE_HEADERS_ONLY,
+      });
+      const h1 = performance.now();
+      if (!diff.includes('+gamma')) throw new Error('the diff by hand lost its line');
       if (i < 0) continue;
-      viaGate.push(at - t0);
-      byHand.push(t2 - t1);
+      broker.push(at - t0);
+      byHand.push(h1 - h0);
     }
-    const value = median(viaGate);
+    const value = median(broker);
     const baseline = median(byHand);
     const ratio = ratioOf(value, baseline);
     return [
       {
         id: ID,
-        figure: 'write_file: submit → preview ready, p50',
+        figure: 'submit → preview ready upsert, median',
         value,
         unit: 'ms',
         baseline,
-        baselineLabel: 'direct read + one diff, p50',
+        baselineLabel: 'read by hand + one diff',
         ratio,
         goal: '≤ 1.5×',
         result: ratio !== null && ratio <= 1.5 ? 'pass' : 'miss',
-        detail: {
-          calls_each: viaGate.length,
-          gate_p99_ms: quantile(viaGate, 0.99),
-          hand_p99_ms: quantile(byHand, 0.99),
-        },
+        detail: { cycles: broker.length },
+      },
+      {
+        id: ID,
+        figure: 'submit → preview ready upsert, p99',
+        value: quantile(broker, 0.99),
+        unit: 'ms',
+        baseline: quantile(byHand, 0.99),
+        baselineLabel: 'read by hand + one diff',
+        ratio: ratioOf(quantile(broker, 0.99), quantile(byHand, 0.99)),
+        goal: '—',
+        result: 'info',
       },
     ];
   } finally {
@@ -113,6 +116,5 @@ export async function preview(quick: boolean): Promise<Row[]> {
     await closeMcp(clients);
     await d.stop();
     removeDir(dir);
-    removeDir(files);
   }
 }

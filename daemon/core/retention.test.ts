@@ -81,6 +81,44 @@ async function finished(): Promise<Command> {
 }
 
 describe('[S.retention] bulky fields go 7 days after the end, and the result says so', () => {
+  it('[P.diff] a preview amended on at the same version is pruned like output, and the result never names it', async () => {
+    const p = new Catalog({ commands }).prepare('loud', {}, 'local');
+    if (!p.ok) throw new Error(p.message);
+    const r = await broker.submit(p.request);
+    if (!r.ok) throw new Error(r.message);
+    const diff = `--- f\n+++ f\n@@ -1,1 +1,1 @@\n-${'x'.repeat(6000)}\n+y\n`;
+    const preview = { kind: 'file_diff' as const, status: 'ready' as const, diff };
+    const amended = await broker.amend(r.command.id, {
+      fields: { preview },
+      action: 'preview_made',
+      detail: { summary: '1 line added, 1 removed' },
+    });
+    // Contract 12: the same version, so the approval made on the earlier View is valid.
+    expect(amended.ok && amended.command.version).toBe(r.command.version);
+    expect(toView(broker.get(r.command.id)!, KINDS).preview).toEqual(preview);
+    expect(store.auditSince(0).at(-1)).toMatchObject({
+      action: 'preview_made',
+      version: r.command.version,
+      detail: { summary: '1 line added, 1 removed', state: 'awaiting_review' },
+    });
+    expect((await broker.approve(r.command.id, r.command.version, 'owner')).ok).toBe(true);
+    // Once decided, no preview is set any more.
+    expect(
+      await broker.amend(r.command.id, { fields: { preview }, action: 'preview_made', detail: {} }),
+    ).toMatchObject({
+      ok: false,
+      code: 'AlreadyDecided',
+    });
+    for (let i = 0; i < 400 && broker.get(r.command.id)!.phase.state !== 'succeeded'; i++)
+      await new Promise((res) => setTimeout(res, 25));
+    clock.advance(RETENTION_MS);
+    expect(await pass.pass()).toBe(1);
+    const pruned = broker.get(r.command.id)!;
+    expect(pruned.preview).toEqual({ kind: 'file_diff', status: 'ready', truncated: true });
+    expect(pruned.pruned?.fields.map((f) => f.field)).toEqual(['stdout', 'preview']);
+    expect(toResult(pruned).detail).not.toContain('preview');
+  });
+
   it('keeps everything until the command has been final for 7 days, then keeps size and hash', async () => {
     const done = await finished();
     expect(toResult(done).stdout).toBe(OUT);

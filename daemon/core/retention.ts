@@ -1,7 +1,8 @@
 /**
  * The retention rule for finished commands (issue 19 finding 3; docs/lifecycle.md "Retention"): once a
  * command has been final for longer than the longest a task may live (7 days, contract 10), its bulky
- * fields — stdout, stderr, an upstream's result, and each argument whose JSON is over 4 KiB — are replaced
+ * fields — stdout, stderr, an upstream's result, each argument whose JSON is over 4 KiB, and a preview's
+ * diff or text (contract 12; the preview keeps its kind and status, flagged `truncated`) — are replaced
  * by their size and SHA-256. Everything else stays: the state, reason, times, exit code, the View's shape,
  * and the audit log (never touched; the prune itself is appended to it).
  *
@@ -79,9 +80,19 @@ export function pruneCommand(command: Command, at: string, digest: Digest): Tran
     fields.push(f);
     args = { ...args, [name]: argMarker(f) };
   }
+  let preview = command.preview;
+  const shown = preview?.diff ?? preview?.text;
+  const p = shown === undefined ? undefined : measure(digest, 'preview', shown);
+  if (preview !== undefined && p !== undefined) {
+    fields.push(p);
+    const { diff: _diff, text: _text, ...rest } = preview;
+    preview = { ...rest, truncated: true };
+  }
   if (fields.length === 0) return nothing(command, `no field is over ${FIELD_KEEP_BYTES} bytes`);
   const pruned: Pruned = { at, fields: [...(command.pruned?.fields ?? []), ...fields] };
-  return { ok: true, command: { ...command, version: command.version + 1, args, phase, pruned } };
+  const next: Command = { ...command, version: command.version + 1, args, phase, pruned };
+  if (preview !== undefined) next.preview = preview;
+  return { ok: true, command: next };
 }
 
 /**
@@ -113,7 +124,9 @@ export function argsAsPruned(
  * the output fields removed with their size and hash; undefined when no output field was pruned.
  */
 export function prunedSentence(command: Command): string | undefined {
-  const outputs = command.pruned?.fields.filter((f) => !f.field.startsWith('args.')) ?? [];
+  // Contract 12: the AI's result never carries the preview, not even its size and hash.
+  const outputs =
+    command.pruned?.fields.filter((f) => !f.field.startsWith('args.') && f.field !== 'preview') ?? [];
   if (outputs.length === 0) return undefined;
   const parts = outputs.map((f) => `${f.field} (${f.bytes} bytes, sha256 ${f.sha256})`);
   return `Its ${parts.join(' and ')} ${parts.length === 1 ? 'was' : 'were'} removed ${RETENTION_MS / 86_400_000} days after it ended, on ${command.pruned?.at} (retention rule).`;

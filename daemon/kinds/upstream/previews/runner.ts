@@ -107,15 +107,16 @@ export class PreviewRunner {
     spec: PreviewSpec,
     job: AbortController,
   ): Promise<void> {
-    if (c.preview === undefined) {
-      const pending: Preview = { kind: spec.kind, status: 'pending' };
-      const r = await this.#broker.amend(c.id, {
-        fields: { preview: pending },
-        action: 'preview_started',
-        detail: { preview: spec.kind },
-      });
-      if (!r.ok) return;
-    }
+    // "pending" is told to owners while the read runs, not before it (bench row 11): a decision in
+    // between aborts the read (#seen), and the broker refuses to amend a decided command.
+    const started =
+      c.preview === undefined
+        ? this.#broker.amend(c.id, {
+            fields: { preview: { kind: spec.kind, status: 'pending' } },
+            action: 'preview_started',
+            detail: { preview: spec.kind },
+          })
+        : undefined;
     const slots = this.#slotsOf(upstream);
     const computed = await slots.run(job.signal, async () => {
       const link = await this.#registry.awaitLink(upstream, PREVIEW_CALL_TIMEOUT_MS);
@@ -137,7 +138,8 @@ export class PreviewRunner {
       return computePreview(spec, tool, c.args, io);
     });
     // Decided meanwhile: nothing is recorded (the broker would refuse it anyway).
-    if (computed === undefined || job.signal.aborted) return;
+    if ((started !== undefined && !(await started).ok) || computed === undefined || job.signal.aborted)
+      return;
     const preview: Preview = { ...computed, computed_at: iso(this.#clock.now()) };
     const r = await this.#broker.amend(c.id, {
       fields: { preview },

@@ -1,0 +1,74 @@
+/**
+ * Contract 12's bounds on what one preview carries: a diff or text over 256 KiB is cut on a line (never
+ * inside a character) and flagged `truncated`; the proposed content over 1 MiB is refused before any read.
+ * The upstream here is a PreviewIo answering as a server would (the integration suites use real ones).
+ */
+import type { Tool } from '@modelcontextprotocol/client';
+import { describe, expect, it } from 'vitest';
+import { computePreview, type PreviewIo } from './compute.js';
+import { bounded, PREVIEW_MAX_BYTES } from './diff.js';
+
+const spec = {
+  kind: 'file_diff',
+  read: 'read',
+  path_arg: 'path',
+  content_arg: 'content',
+  mode: 'replace',
+} as const;
+
+function io(answer: unknown, calls: string[] = []): PreviewIo {
+  return {
+    upstream: 'u',
+    timeoutS: 10,
+    listed: (name) =>
+      ({ name, inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } }) as Tool,
+    call: async (tool) => {
+      calls.push(tool);
+      return answer;
+    },
+  };
+}
+
+describe('preview bounds (contract 12)', () => {
+  it('cuts a text over 256 KiB at its last whole line, flagged truncated', () => {
+    const text = 'a line of text\n'.repeat(30_000);
+    const cut = bounded(text);
+    expect(cut.truncated).toBe(true);
+    expect(Buffer.byteLength(cut.text)).toBeLessThanOrEqual(PREVIEW_MAX_BYTES);
+    expect(cut.text.endsWith('a line of text\n')).toBe(true);
+    expect(bounded('short\n')).toEqual({ text: 'short\n' });
+  });
+
+  it('never cuts inside a character', () => {
+    const cut = bounded('€'.repeat(200_000));
+    expect(cut.truncated).toBe(true);
+    expect(cut.text).not.toContain('\uFFFD');
+    expect(Buffer.byteLength(cut.text)).toBeLessThanOrEqual(PREVIEW_MAX_BYTES);
+  });
+
+  it('a diff over 256 KiB is truncated in the preview', async () => {
+    const current = 'old line of the file\n'.repeat(20_000);
+    const p = await computePreview(
+      spec,
+      'write',
+      { path: 'f.txt', content: 'new\n' },
+      io({ content: [{ type: 'text', text: current }] }),
+    );
+    expect(p.status).toBe('ready');
+    expect(p.truncated).toBe(true);
+    expect(Buffer.byteLength(p.diff!)).toBeLessThanOrEqual(PREVIEW_MAX_BYTES);
+    expect(p.diff!.startsWith('--- f.txt\n+++ f.txt\n@@ -1,20000 +1,1 @@\n')).toBe(true);
+  });
+
+  it('refuses proposed content over 1 MiB before reading anything', async () => {
+    const calls: string[] = [];
+    const p = await computePreview(
+      spec,
+      'write',
+      { path: 'f', content: 'x'.repeat(1024 * 1024 + 1) },
+      io({ content: [] }, calls),
+    );
+    expect(p).toMatchObject({ status: 'failed', error: 'the proposed content is larger than 1 MiB' });
+    expect(calls).toEqual([]);
+  });
+});

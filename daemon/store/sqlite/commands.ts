@@ -22,9 +22,13 @@ const ACTIVE_STATES = "('awaiting_review','approved','running')";
  */
 export const HISTORY_MAX_CHARS = 64 * 1024 * 1024;
 
-/** One client's tasks, newest first, before a seq (commands_client_tasks; SqliteCommands.tasksOf). */
+/**
+ * One client's tasks, newest first, before a seq (SqliteCommands.tasksOf). Named: the partial index holds
+ * tasks only, while the history search's `commands_client_seq` holds every command of the client, which the
+ * planner may otherwise prefer and then walk past every non-task row (issue 19 finding 3).
+ */
 const TASKS_OF_SQL =
-  'SELECT body FROM commands WHERE client = ? AND task IS NOT NULL AND seq < ? ORDER BY seq DESC LIMIT ?';
+  'SELECT body FROM commands INDEXED BY commands_client_tasks WHERE client = ? AND task IS NOT NULL AND seq < ? ORDER BY seq DESC LIMIT ?';
 
 type Body = { body: string };
 

@@ -138,7 +138,7 @@ async function main(): Promise<void> {
       rows.push(...(await grantApprove(quick)));
     }
     if (only.has('11')) {
-      progress('11 rules: allow at submit, 100 rules vs none');
+      progress('11 rules: allow rule vs PENDING, 100 rules vs none, a policy_test replay');
       rows.push(...(await rules(quick)));
     }
     if (only.has('12')) {

@@ -104,6 +104,7 @@ describe('[P.panel] Allow… → paths under DIR, in Chromium', () => {
       }
       await dialog.getByRole('button', { name: 'Approve and allow' }).click();
       await dialog.waitFor({ state: 'hidden' });
+      await page.mouse.move(1, 1);
       await page.locator(`article[data-pending-id="${id}"][data-status="SUCCEEDED"]`).waitFor();
       const grants = (await watcher.request({ type: 'grants' })).grants as Frame[];
       const g = grants.find((x) => x.when !== undefined)!;
@@ -122,8 +123,8 @@ describe('[P.panel] Allow… → paths under DIR, in Chromium', () => {
       expect(readFileSync(join(files, 'drafts', 'later.md'), 'utf8')).toBe('later');
       const outside = await write(`${files}/drafts/../outside.md`, 'no');
       expect(outside).toMatchObject({ status: 'PENDING', phase: 'awaiting_review' });
-      // New requests are held while the owner reads (contract 5 (v2)): show them.
-      await page.getByRole('button', { name: /new request/ }).click();
+      // An arrival waits while the pointer rests on a card (contract 5 (v2)); off the cards, it shows.
+      await page.mouse.move(1, 1);
       await card(page, outside.pending_id as string).waitFor();
       expect(await card(page, outside.pending_id as string).getAttribute('data-state')).toBe(
         'awaiting_review',

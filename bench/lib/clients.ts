@@ -93,7 +93,8 @@ export class Owner {
       const text = String(data);
       const msg = JSON.parse(text) as Stamped['msg'];
       if (msg.type === 'upsert') this.onUpsert(msg.command as View, at);
-      else if (msg.type === 'reply') this.#replies.get(String(msg.req_id))?.(msg);
+      else if (msg.type === 'reply' || msg.type === 'policy_test')
+        this.#replies.get(String(msg.req_id))?.(msg);
       else if (msg.type === 'hello') this.helloAt = at;
       else if (msg.type === 'snapshot') {
         this.snapshotAt = at;

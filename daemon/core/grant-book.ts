@@ -215,6 +215,8 @@ export class GrantBook {
       this.#armExpiry(g);
     } else {
       this.#shown.delete(g.id);
+      // An ended grant never matches again: its compiled `when` goes with it.
+      this.#whens.delete(g.id);
     }
     this.#deps.emit(g);
   }

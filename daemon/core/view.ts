@@ -49,7 +49,7 @@ export interface View extends KindView {
   reconciliation?: { outcome: 'delivered' | 'not_delivered'; note?: string; at: string };
   /**
    * Who decided, once decided (contract 5 (v2)): an owner's name, `daemon` (expiry, restarts), the client
-   * that cancelled, `policy:read_only`, or (with grants) `grant:<id>`.
+   * that cancelled, `policy:read_only`, (with grants) `grant:<id>`, or (contract 11) `rule:<id>`.
    */
   decided_by?: string;
   /** Contract 9: when more than one owner must approve, how many, and who approved when. */

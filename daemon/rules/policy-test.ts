@@ -15,7 +15,7 @@ import { factsOf } from './facts.js';
 export const POLICY_TEST_MAX = 5000;
 export const POLICY_TEST_DEFAULT = 500;
 /** Commands read and tested per turn of the event loop. */
-const PAGE = 100;
+const PAGE = 50;
 const SAMPLE = 20;
 
 export interface PolicyTestAnswer {

@@ -6,7 +6,8 @@
  * each with its audit entry.
  *
  * Bounds: each preview call at most 10 s (then cancelled) and 1 MiB; at most 4 preview calls at once per
- * upstream (./slots.ts); made only while the command awaits review — a decision, an expiry or a cancel
+ * upstream (./slots.ts); 64 MiB of previews across the calls awaiting review (./budget.ts: snapshots stay
+ * readable at the PENDING caps); made only while the command awaits review — a decision, an expiry or a cancel
  * aborts a call in flight or still queued, and a late answer is dropped (the broker refuses to amend a
  * decided command). A preview call is no command of its own and goes through the upstream connection, so
  * no MCP client ever sees it; nothing of its content is logged. A command decided at submit (a grant, a
@@ -17,6 +18,7 @@ import { type Clock, iso, type Logger, systemClock } from '../../../base/index.j
 import type { PreviewSpec } from '../../../config/index.js';
 import type { ActionResult, Amendment, Command, Preview } from '../../../core/index.js';
 import type { UpstreamRegistry } from '../../../upstreams/index.js';
+import { PREVIEW_BUDGET_BYTES, PreviewBudget } from './budget.js';
 import { computePreview, type PreviewIo } from './compute.js';
 import { previewSpecs } from './presets.js';
 import { previewRecord } from './record.js';
@@ -40,6 +42,11 @@ export interface PreviewRunnerDeps {
   clock?: Clock;
 }
 
+/** UTF-8 bytes of the text a preview shows. */
+function shownBytes(p: Preview): number {
+  return Buffer.byteLength(p.diff ?? p.text ?? '');
+}
+
 export class PreviewRunner {
   readonly #broker: PreviewBroker;
   readonly #registry: UpstreamRegistry;
@@ -48,6 +55,8 @@ export class PreviewRunner {
   /** The preview in progress of each command, by id: aborted when it is decided. */
   readonly #jobs = new Map<string, AbortController>();
   readonly #slots = new Map<string, Slots>();
+  /** The bytes of preview text the calls awaiting review hold together (./budget.ts). */
+  readonly #budget = new PreviewBudget();
   readonly #specs = new Map<string, ReadonlyMap<string, PreviewSpec>>();
   #off: (() => void) | undefined;
   #closed = false;
@@ -81,8 +90,11 @@ export class PreviewRunner {
     if (c.phase.state !== 'awaiting_review') {
       // Contract 12: preview calls are made only while the command awaits review.
       this.#jobs.get(c.id)?.abort();
+      this.#budget.release(c.id);
       return;
     }
+    // A preview already made (a restart's snapshot) counts against the budget.
+    if (c.preview?.status === 'ready') this.#budget.take(c.id, shownBytes(c.preview));
     if (this.#jobs.has(c.id) || (c.preview !== undefined && c.preview.status !== 'pending')) return;
     const spec = this.#specOf(ref.name, ref.tool);
     if (spec === undefined) return;
@@ -140,7 +152,11 @@ export class PreviewRunner {
     // Decided meanwhile: nothing is recorded (the broker would refuse it anyway).
     if ((started !== undefined && !(await started).ok) || computed === undefined || job.signal.aborted)
       return;
-    const preview: Preview = { ...computed, computed_at: iso(this.#clock.now()) };
+    let preview: Preview = { ...computed, computed_at: iso(this.#clock.now()) };
+    if (preview.status === 'ready' && !this.#budget.take(c.id, shownBytes(preview))) {
+      const error = `previews of other calls waiting for you already hold ${PREVIEW_BUDGET_BYTES / 2 ** 20} MiB; decide some of them first`;
+      preview = { kind: preview.kind, status: 'failed', error, computed_at: preview.computed_at! };
+    }
     const r = await this.#broker.amend(c.id, {
       fields: { preview },
       action: 'preview_made',

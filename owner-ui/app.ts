@@ -37,6 +37,7 @@ import { Header } from './header.js';
 import { HistoryView } from './history-view.js';
 import { shortcuts } from './keys.js';
 import { Notifier } from './notify.js';
+import { OAuthClients } from './oauth-clients.js';
 import { newestFirst, oldestFirst } from './placement.js';
 import { QueueView } from './queue-view.js';
 import { alreadyMineWords, myApproval } from './quorum.js';
@@ -304,3 +305,5 @@ document.addEventListener('visibilitychange', () => {
 notifier.setup(byId<HTMLButtonElement>('enable-notifications'));
 window.setInterval(tick, 1000);
 conn.connect();
+// Contract 15: the OAuth connections, with Disconnect (hidden while OAuth is off).
+new OAuthClients().start();

@@ -11,6 +11,7 @@ import type { CatalogEntry } from './catalog.js';
 import { describeZodError, protoKeyPath } from './fields.js';
 import { type BridgeConfig, fileSchema } from './file.js';
 import type { ConfigGrantEntry } from './grants.js';
+import type { OAuthConfig } from './oauth.js';
 import type { UpstreamConfig } from './upstreams.js';
 
 export interface Config {
@@ -30,6 +31,8 @@ export interface Config {
   upstreams: Record<string, UpstreamConfig>;
   /** Contract 8: grants from the config file (client defaulted to `*`). */
   grants: ReadonlyArray<ConfigGrantEntry>;
+  /** Contract 15: OAuth for remote AI clients (on whenever public_url is set). */
+  oauth: Readonly<OAuthConfig>;
 }
 
 /** What flags say; each falls back to its environment variable (contract 1.1). */
@@ -147,5 +150,9 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
     commands: file.commands,
     upstreams: file.upstreams,
     grants: Object.freeze(file.grants),
+    oauth: Object.freeze({
+      enabled: file.public_url !== null || file.oauth.enabled,
+      allow_loopback_metadata: file.oauth.allow_loopback_metadata,
+    }),
   });
 }

@@ -17,6 +17,7 @@ import type {
   CommittedReads,
   Grant,
   GrantStore,
+  OAuthStore,
   RetentionRow,
   State,
   StoreChange,
@@ -28,7 +29,8 @@ import type {
 import { SqliteAudit } from './audit.js';
 import { SqliteCommands } from './commands.js';
 import { SqliteGrants } from './grants.js';
-import { auditPort, commandPort, committedReads, grantPort, tokenPort } from './ports.js';
+import { SqliteOAuth } from './oauth.js';
+import { auditPort, commandPort, committedReads, grantPort, oauthPort, tokenPort } from './ports.js';
 import { type Db, openDatabase } from './schema.js';
 import { SqliteTokenHashes } from './tokens.js';
 import { Transactions } from './transaction.js';
@@ -56,6 +58,7 @@ export class Store implements StorePorts {
   readonly audits: AuditStore;
   readonly ownerTokens: TokenHashStore;
   readonly clientTokens: TokenHashStore;
+  readonly oauth: OAuthStore;
   readonly committedReads: CommittedReads;
 
   /** Opens (creating and migrating) broker.db; `pollMs` paces the change feed. */
@@ -77,6 +80,7 @@ export class Store implements StorePorts {
     this.audits = auditPort(this.#audit, run);
     this.ownerTokens = tokenPort(this.#owners, run);
     this.clientTokens = tokenPort(this.#clients, run);
+    this.oauth = oauthPort(new SqliteOAuth(db, this.#audit, atomic), run);
     this.committedReads = committedReads(this.#commands, this.#grants);
   }
 

@@ -83,7 +83,11 @@ export class OAuthClients {
             {},
             el('strong', {}, c.client_name),
             ' · ',
-            el('span', {}, c.client_id_host),
+            el(
+              'span',
+              {},
+              c.client_id_host !== '' ? c.client_id_host : `registered here, answers to ${c.redirect_host}`,
+            ),
             el(
               'div',
               { class: 'meta' },

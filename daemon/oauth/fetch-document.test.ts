@@ -5,9 +5,10 @@
  * client_id. Loopback HTTP servers play the documents; a resolver is injected only to play DNS answers
  * this machine cannot get from a real resolver (a public name resolving to 10.x).
  */
+
+import { mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,7 +42,12 @@ beforeAll(async () => {
       stalled.push(() => res.end('null}'));
     } else if (path === '/other.json') {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ client_id: 'https://claude.ai/oauth/client.json', redirect_uris: ['https://claude.ai/cb'] }));
+      res.end(
+        JSON.stringify({
+          client_id: 'https://claude.ai/oauth/client.json',
+          redirect_uris: ['https://claude.ai/cb'],
+        }),
+      );
     } else if (path === '/no-redirects.json') {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ client_id: `${base}/no-redirects.json` }));
@@ -81,8 +87,25 @@ async function refusal(url: string, opts: Parameters<typeof fetchClientDocument>
 
 describe('which addresses are public', () => {
   it('refuses every special-purpose address and admits public ones', () => {
-    for (const a of ['127.0.0.1', '10.2.3.4', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0',
-      '::1', '::', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '::127.0.0.1', '64:ff9b::a00:1', '224.0.0.1', 'not-an-ip']) {
+    for (const a of [
+      '127.0.0.1',
+      '10.2.3.4',
+      '172.16.0.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::1',
+      '::',
+      'fe80::1',
+      'fd00::1',
+      '::ffff:127.0.0.1',
+      '::ffff:10.0.0.1',
+      '::127.0.0.1',
+      '64:ff9b::a00:1',
+      '224.0.0.1',
+      'not-an-ip',
+    ]) {
       expect(isPublicAddress(a), a).toBe(false);
     }
     for (const a of ['93.184.216.34', '1.1.1.1', '2606:4700:4700::1111', '::ffff:8.8.8.8']) {
@@ -98,9 +121,13 @@ describe('the CIMD fetch refuses what a hostile client_id aims at', () => {
     const before = hits;
     const port = new URL(base).port;
     expect(await refusal(`https://127.0.0.1:${port}/good.json`, strict)).toContain('not a public address');
-    expect(await refusal('https://10.0.0.1/c.json', strict)).toContain('10.0.0.1, which is not a public address');
+    expect(await refusal('https://10.0.0.1/c.json', strict)).toContain(
+      '10.0.0.1, which is not a public address',
+    );
     expect(await refusal('https://[::1]/c.json', strict)).toContain('not a public address');
-    expect(await refusal('https://169.254.169.254/latest/meta-data', strict)).toContain('not a public address');
+    expect(await refusal('https://169.254.169.254/latest/meta-data', strict)).toContain(
+      'not a public address',
+    );
     // A name that resolves to this machine (the system resolver's answer for localhost).
     expect(await refusal(`https://localhost:${port}/good.json`, strict)).toContain('not a public address');
     expect(hits).toBe(before);
@@ -137,11 +164,15 @@ describe('the CIMD fetch refuses what a hostile client_id aims at', () => {
 
   it('stops at 64 KiB, declared or streamed', async () => {
     expect(await refusal(`${base}/huge`, { allowLoopback: true })).toContain('larger than 65536 bytes');
-    expect(await refusal(`${base}/huge-chunked`, { allowLoopback: true })).toContain('larger than 65536 bytes');
+    expect(await refusal(`${base}/huge-chunked`, { allowLoopback: true })).toContain(
+      'larger than 65536 bytes',
+    );
   });
 
   it('gives up on a document that never ends', async () => {
-    expect(await refusal(`${base}/slow`, { allowLoopback: true, timeoutMs: 300 })).toContain('did not arrive within');
+    expect(await refusal(`${base}/slow`, { allowLoopback: true, timeoutMs: 300 })).toContain(
+      'did not arrive within',
+    );
   });
 });
 

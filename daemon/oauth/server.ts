@@ -266,7 +266,8 @@ export class OAuthServer {
     const { id, pair } = await this.connections.connect({
       client_name: g.client_name,
       client_id: g.client.client_id,
-      client_host: g.client.host ?? new URL(g.redirect_uri).host,
+      // A DCR client has no host anyone vouched for: stored empty, and the panel says so.
+      client_host: g.client.host ?? '',
       redirect_host: new URL(g.redirect_uri).host,
       owner: g.owner,
     });

@@ -94,7 +94,7 @@ describe('[15] a remote AI connects with OAuth, the owner consenting in the pane
     const card = page.locator('article.consent-card');
     await card.waitFor();
     // The host of the client_id, the redirect host, and the suggested name are on the card.
-    const text = await card.innerText();
+    const text = (await card.textContent()) ?? '';
     expect(text).toContain('Vendor AI');
     expect(text).toContain(new URL(vendor.clientId).host);
     expect(text).toContain(new URL(vendor.redirectUri).host);
@@ -230,7 +230,7 @@ describe('[15] a remote AI connects with OAuth, the owner consenting in the pane
     await loginPage(panel, d);
     const row = panel.locator('#oauth-list li[data-client="livewire"]');
     await row.waitFor();
-    expect(await row.innerText()).toContain(new URL(vendor.clientId).host);
+    expect(await row.textContent()).toContain(new URL(vendor.clientId).host);
     // The earlier, revoked connection is gone from the list; the DCR one stays.
     await panel.locator('#oauth-list li[data-client="second"]').waitFor();
     expect(await panel.locator('#oauth-list li[data-client="vendorai"]').count()).toBe(0);
@@ -259,5 +259,15 @@ describe('[15] a remote AI connects with OAuth, the owner consenting in the pane
     ).toBe(true);
     void closed;
     await live.close().catch(() => {});
+  });
+
+  it('[15] another origin cannot frame the consent page (clickjacking: frame-ancestors none)', async () => {
+    const page2 = await context.newPage();
+    await page2.goto(`${vendor.base}/frame?src=${encodeURIComponent(`${d.url}/oauth/consent`)}`);
+    await page2.locator('#f').waitFor();
+    // Give the frame its chance to load, then look into every frame: none shows the consent page.
+    await page2.waitForLoadState('load');
+    for (const f of page2.frames()) expect(await f.locator('body.consent').count()).toBe(0);
+    await page2.close();
   });
 });

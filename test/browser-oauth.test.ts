@@ -67,11 +67,11 @@ async function consentInBrowser(page: Page, url: URL, name: string, shot?: strin
   return vendor.callbacks.at(-1)!;
 }
 
-describe('[15] a remote AI connects with OAuth, the owner consenting in the panel', () => {
+describe('[S.oauth-isolation] [S.oauth-consent] a remote AI connects with OAuth, the owner consenting in the panel', () => {
   let cimd: RecordingProvider;
   let page: Page;
 
-  it('[15] the 2025 SDK with a CIMD client: 401 → discovery → consent after logging in → tokens → MCP as the chosen name', async () => {
+  it('the 2025 SDK with a CIMD client: 401 → discovery → consent after logging in → tokens → MCP as the chosen name', async () => {
     cimd = new RecordingProvider(vendor.redirectUri, 'Vendor AI', vendor.clientId);
     const first = new LegacyClient({ name: 'vendor', version: '1' });
     const transport = new StreamableHTTPClientTransport(new URL(`${d.url}/mcp`), {
@@ -137,7 +137,7 @@ describe('[15] a remote AI connects with OAuth, the owner consenting in the pane
     ).toBe(true);
   });
 
-  it('[15] the v2 SDK registering by DCR, in the 2026-07-28 generation, lands as its own name', async () => {
+  it('the v2 SDK registering by DCR, in the 2026-07-28 generation, lands as its own name', async () => {
     const dcr = new RecordingProvider(vendor.redirectUri, 'Second AI');
     const transport = new ModernHttpTransport(new URL(`${d.url}/mcp`), { authProvider: dcr as never });
     const first = new ModernClient({ name: 'second', version: '1' }, MODERN_OPTIONS);
@@ -157,7 +157,7 @@ describe('[15] a remote AI connects with OAuth, the owner consenting in the pane
     await client.close();
   });
 
-  it('[15] refresh tokens rotate; presenting a rotated one revokes the whole connection', async () => {
+  it('[S.oauth-tokens] refresh tokens rotate; presenting a rotated one revokes the whole connection', async () => {
     const t = cimd.savedTokens!;
     const next = await postForm(`${d.url}/token`, {
       grant_type: 'refresh_token',
@@ -205,7 +205,7 @@ describe('[15] a remote AI connects with OAuth, the owner consenting in the pane
     await ok.close().catch(() => {});
   });
 
-  it('[15] the panel lists connected clients, and Disconnect closes a live MCP session at once', async () => {
+  it('the panel lists connected clients, and Disconnect closes a live MCP session at once', async () => {
     // A fresh connection with a live 2025 session holding its GET stream open.
     const again = new RecordingProvider(vendor.redirectUri, 'Vendor AI', vendor.clientId);
     const t1 = new StreamableHTTPClientTransport(new URL(`${d.url}/mcp`), { authProvider: again as never });
@@ -261,7 +261,7 @@ describe('[15] a remote AI connects with OAuth, the owner consenting in the pane
     await live.close().catch(() => {});
   });
 
-  it('[15] another origin cannot frame the consent page (clickjacking: frame-ancestors none)', async () => {
+  it('another origin cannot frame the consent page (clickjacking: frame-ancestors none)', async () => {
     const page2 = await context.newPage();
     await page2.goto(`${vendor.base}/frame?src=${encodeURIComponent(`${d.url}/oauth/consent`)}`);
     await page2.locator('#f').waitFor();

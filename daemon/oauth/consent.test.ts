@@ -18,7 +18,7 @@ const grant = {
   owner: 'owner',
 };
 
-describe('ConsentBook', () => {
+describe('[S.oauth-tokens] ConsentBook', () => {
   it('a code works once, and not after 60 s', () => {
     let now = 0;
     const book = new ConsentBook(() => now);

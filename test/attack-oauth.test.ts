@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningDaemon, startDaemon } from './helpers/daemon.js';
+import { type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
 import { auditRows, echoConfig, httpClient, structured } from './helpers/mcp.js';
 import {
   authorizeUrl,
@@ -292,6 +292,38 @@ describe('[S.oauth-isolation] access tokens', () => {
     expect(peek.isError).toBe(true);
     expect(JSON.stringify(peek.content)).toContain('UnknownPendingId');
     await Promise.all([a.close(), b.close()]);
+  });
+
+  it('end at once on Disconnect, a 2026-07-28 call waiting in flight included', async () => {
+    const c = await connect('modern-wait');
+    const client = await httpClient(`${d.url}/mcp`, c.access_token, 'modern');
+    const waiting = client.callTool({
+      name: 'run_command_wait',
+      arguments: { command: 'echo', args: { word: 'wait' }, wait_seconds: 60 },
+    });
+    const settled = waiting.then(
+      () => 'answered',
+      () => 'cut off',
+    );
+    // The call is in flight once the owner sees its command.
+    await waitFor(
+      () => auditRows(d).some((a) => a.actor_kind === 'client' && a.actor === 'modern-wait'),
+      'the call to arrive',
+    );
+    const r = await fetch(`${d.url}/owner/oauth/disconnect`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        cookie: login.cookie,
+        'x-ogf-owner-key': login.key,
+        origin: d.url,
+      },
+      body: JSON.stringify({ client_name: 'modern-wait' }),
+    });
+    expect(r.status).toBe(200);
+    expect(await settled).toBe('cut off');
+    expect(await mcpStatus(c.access_token)).toBe(401);
+    await client.close().catch(() => {});
   });
 
   it('count only on /mcp in the header, never as a capability URL', async () => {

@@ -2,7 +2,8 @@
  * "Connected AI clients" (contract 15): every live OAuth connection — its client name, the host of its
  * client_id, when it connected and when it was last used — with a `Disconnect …` button that revokes its
  * tokens and closes its MCP sessions at once. Read over HTTP with the panel session (cookie and panel key);
- * refreshed every 10 s and when the tab comes back. Hidden when OAuth is off (the daemon has no such route).
+ * refreshed every 10 s and when the tab comes back, while the owner socket is live (so a logged-out tab asks
+ * nothing). Hidden when OAuth is off (`enabled: false`).
  */
 import { panelKey } from './connection.js';
 import { byId, el } from './dom.js';
@@ -35,12 +36,23 @@ export class OAuthClients {
   readonly #count = byId('oauth-count');
   readonly #msg = byId('oauth-msg');
 
-  start(): void {
-    void this.refresh();
-    window.setInterval(() => void this.refresh(), REFRESH_MS);
+  #live = false;
+  #timer: number | undefined;
+
+  constructor() {
     document.addEventListener('visibilitychange', () => {
-      if (document.visibilityState === 'visible') void this.refresh();
+      if (document.visibilityState === 'visible' && this.#live) void this.refresh();
     });
+  }
+
+  /** The owner socket is live (refresh now and every 10 s) or not (stop asking). */
+  live(on: boolean): void {
+    if (on === this.#live) return;
+    this.#live = on;
+    window.clearInterval(this.#timer);
+    if (!on) return;
+    void this.refresh();
+    this.#timer = window.setInterval(() => void this.refresh(), REFRESH_MS);
   }
 
   async refresh(): Promise<void> {
@@ -54,12 +66,12 @@ export class OAuthClients {
     } catch {
       return;
     }
-    if (r.status === 404) {
+    if (!r.ok) return;
+    const body = (await r.json().catch(() => ({}))) as { enabled?: boolean; clients?: Connected[] };
+    if (body.enabled !== true) {
       this.#section.hidden = true;
       return;
     }
-    if (!r.ok) return;
-    const body = (await r.json().catch(() => ({}))) as { clients?: Connected[] };
     this.#render(body.clients ?? []);
   }
 

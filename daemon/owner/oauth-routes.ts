@@ -63,7 +63,23 @@ function readJson(req: IncomingMessage): Promise<Record<string, unknown> | undef
   });
 }
 
-/** The routes; none when OAuth is off. */
+/**
+ * With OAuth off, the panel's list answers `enabled: false` (so the panel hides the section without a
+ * failed request); nothing else of OAuth exists.
+ */
+export function oauthOffRoute(sessions: OwnerSessions, ctx: OwnerContext): HttpRoute {
+  return (req, res, url) => {
+    if (url.pathname !== '/owner/oauth/clients' || req.method !== 'GET') return false;
+    const key = req.headers[PANEL_KEY_HEADER];
+    const match = sessions.authenticate(req, typeof key === 'string' ? key : undefined);
+    if (match === undefined || !ctx.tokens.isCurrent(match.owner))
+      refuse(req, res, 401, 'Unauthorized', 'sign in to the owner panel first');
+    else json(req, res, 200, { enabled: false, clients: [] });
+    return true;
+  };
+}
+
+/** The routes while OAuth is on. */
 export function oauthOwnerRoutes(ctx: OwnerContext, sessions: OwnerSessions, oauth: OAuthServer): HttpRoute {
   /** The signed-in owner's name (cookie and panel key, still current), or undefined. */
   const ownerOf = (req: IncomingMessage): string | undefined => {
@@ -133,6 +149,7 @@ export function oauthOwnerRoutes(ctx: OwnerContext, sessions: OwnerSessions, oau
     if (path === '/owner/oauth/clients' && m === 'GET') {
       const list = await oauth.list();
       json(req, res, 200, {
+        enabled: true,
         clients: list.map((c) => ({
           client_name: c.client_name,
           client_id: c.client_id,

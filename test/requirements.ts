@@ -457,7 +457,7 @@ export const REQUIREMENTS = {
   'S.oauth-isolation': {
     source: 'contracts.md 15, 3',
     statement:
-      'An access token acts on /mcp (header only) as its connection\'s client name, sees only that name\'s commands, and Disconnect revokes its tokens and closes its MCP sessions at once.',
+      "An access token acts on /mcp (header only) as its connection's client name, sees only that name's commands, and Disconnect revokes its tokens and closes its MCP sessions at once.",
   },
 } as const satisfies Record<string, Requirement>;
 

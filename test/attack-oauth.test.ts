@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
+import { type RunningDaemon, runCli, startDaemon, waitFor } from './helpers/daemon.js';
 import { auditRows, echoConfig, httpClient, structured } from './helpers/mcp.js';
 import {
   authorizeUrl,
@@ -324,6 +324,13 @@ describe('[S.oauth-isolation] access tokens', () => {
     expect(await settled).toBe('cut off');
     expect(await mcpStatus(c.access_token)).toBe(401);
     await client.close().catch(() => {});
+  });
+
+  it('keep their name: `token mcp --client` refuses a connected client’s name', async () => {
+    await connect('owned');
+    const run = await runCli(['token', 'mcp', '--client', 'owned', '--data-dir', d.dataDir]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--client owned: that name belongs to a connected OAuth client');
   });
 
   it('count only on /mcp in the header, never as a capability URL', async () => {

@@ -148,6 +148,11 @@ export class SqliteOAuth {
     return (this.#s.live.all() as ConnectionRow[]).map(toConnection);
   }
 
+  /** The client names of live connections (the `token` command refuses them: one name, one identity). */
+  liveNames(): Set<string> {
+    return new Set((this.#s.live.all() as ConnectionRow[]).map((r) => r.client_name));
+  }
+
   touch(connectionId: string, at: string): void {
     this.#s.touch.run(at, connectionId);
   }

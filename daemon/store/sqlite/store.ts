@@ -46,6 +46,7 @@ export class Store implements StorePorts {
   readonly #audit: SqliteAudit;
   readonly #owners: SqliteTokenHashes;
   readonly #clients: SqliteTokenHashes;
+  readonly #oauth: SqliteOAuth;
   readonly #dataVersion;
   readonly #pollMs: number;
   readonly #listeners = new Set<(change: StoreChange) => void>();
@@ -80,7 +81,8 @@ export class Store implements StorePorts {
     this.audits = auditPort(this.#audit, run);
     this.ownerTokens = tokenPort(this.#owners, run);
     this.clientTokens = tokenPort(this.#clients, run);
-    this.oauth = oauthPort(new SqliteOAuth(db, this.#audit, atomic), run);
+    this.#oauth = new SqliteOAuth(db, this.#audit, atomic);
+    this.oauth = oauthPort(this.#oauth, run);
     this.committedReads = committedReads(this.#commands, this.#grants);
   }
 
@@ -211,6 +213,11 @@ export class Store implements StorePorts {
 
   setClientTokenHash(name: string, hash: string, at: string, actor: Actor): void {
     this.#clients.set(name, hash, at, actor);
+  }
+
+  /** Client names of live OAuth connections (contract 15). */
+  oauthClientNames(): Set<string> {
+    return this.#oauth.liveNames();
   }
 
   ownerByTokenHash(hash: string): string | undefined {

@@ -393,6 +393,7 @@ describe('[S.oauth-consent] DCR', () => {
 
 describe('[S.oauth-tokens] only hashes are kept', () => {
   it('no token or code in the daemon’s logs or in broker.db', async () => {
+    const survivor = await connect('survivor');
     expect(secrets.length).toBeGreaterThan(10);
     await d.stop();
     const files = ['broker.db', 'broker.db-wal'].map((f) => {
@@ -407,5 +408,14 @@ describe('[S.oauth-tokens] only hashes are kept', () => {
       expect(logs.includes(s), 'a token in the log').toBe(false);
       for (const f of files) expect(f.includes(s), 'a token in broker.db').toBe(false);
     }
+    // The hashes are enough: after a restart the connection's tokens still work, as that client.
+    d = await startDaemon({ dataDir: d.dataDir });
+    expect(await mcpStatus(survivor.access_token)).toBe(200);
+    const next = await postForm(`${d.url}/token`, {
+      grant_type: 'refresh_token',
+      refresh_token: survivor.refresh_token,
+      client_id: vendor.clientId,
+    });
+    expect(next.status).toBe(200);
   });
 });

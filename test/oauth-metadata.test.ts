@@ -106,6 +106,46 @@ describe('[S.oauth-discovery] OAuth discovery (contract 15)', () => {
     }
   });
 
+  it('is on with public_url, whose origin is <base>', async () => {
+    const pub = await startDaemon({ config: { public_url: 'https://broker.example.com' } });
+    try {
+      const { request } = await import('node:http');
+      const get = (path: string, method = 'GET') =>
+        new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
+          const req = request(
+            `${pub.url}${path}`,
+            { method, headers: { host: 'broker.example.com' } },
+            (res) => {
+              let body = '';
+              res.on('data', (c: Buffer) => {
+                body += c.toString();
+              });
+              res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+            },
+          );
+          req.once('error', reject);
+          req.end();
+        });
+      const as = await get('/.well-known/oauth-authorization-server');
+      expect(JSON.parse(as.body)).toMatchObject({
+        issuer: 'https://broker.example.com',
+        token_endpoint: 'https://broker.example.com/token',
+      });
+      const prm = await get('/.well-known/oauth-protected-resource/mcp');
+      expect(JSON.parse(prm.body)).toStrictEqual({
+        resource: 'https://broker.example.com/mcp',
+        authorization_servers: ['https://broker.example.com'],
+      });
+      const mcp = await get('/mcp', 'POST');
+      expect(mcp.status).toBe(401);
+      expect(mcp.headers['www-authenticate']).toBe(
+        'Bearer resource_metadata="https://broker.example.com/.well-known/oauth-protected-resource/mcp"',
+      );
+    } finally {
+      await pub.stop();
+    }
+  });
+
   it('refuses a bad oauth section with exit 2 naming the field', async () => {
     const { mkdtempSync, writeFileSync } = await import('node:fs');
     const { join } = await import('node:path');

@@ -158,6 +158,21 @@ describe('[S.oauth-ssrf] the CIMD fetch refuses what a hostile client_id aims at
     );
   });
 
+  it('connects to the address it checked, not to a second resolution', async () => {
+    const port = new URL(base).port;
+    let asked = 0;
+    const resolve = async () => {
+      asked++;
+      return [{ address: '127.0.0.1', family: 4 }];
+    };
+    const doc = (await fetchClientDocument(new URL(`http://localhost:${port}/good.json`), {
+      allowLoopback: true,
+      resolve,
+    })) as Record<string, unknown>;
+    expect(doc.client_name).toBe('Good AI');
+    expect(asked).toBe(1);
+  });
+
   it('does not follow a redirect', async () => {
     expect(await refusal(`${base}/redirect`, { allowLoopback: true })).toContain('redirect');
   });

@@ -23,6 +23,7 @@ import { grantApprove } from './rows/grant-approve.js';
 import { growth } from './rows/growth.js';
 import { mcpOverhead } from './rows/mcp-overhead.js';
 import { notify } from './rows/notify.js';
+import { oauthOverhead } from './rows/oauth.js';
 import { previewLatency } from './rows/preview.js';
 import { pushLatency } from './rows/push-latency.js';
 import { rules } from './rows/rules.js';
@@ -40,7 +41,7 @@ const { values } = parseArgs({
   },
 });
 const quick = values.quick ?? false;
-const only = new Set((values.only ?? '1,2,3,4,5,6,7,8,9,10,11,12,13').split(',').map((s) => s.trim()));
+const only = new Set((values.only ?? '1,2,3,4,5,6,7,8,9,10,11,12,13,14').split(',').map((s) => s.trim()));
 const started = performance.now();
 const deadline = started + Number(values['budget-s']) * 1000;
 
@@ -148,6 +149,10 @@ async function main(): Promise<void> {
     if (only.has('13')) {
       progress('13 preview: submit → ready vs direct read + diff');
       rows.push(...(await previewLatency(quick)));
+    }
+    if (only.has('14')) {
+      progress('14 OAuth access token vs Bearer token');
+      rows.push(...(await oauthOverhead(quick)));
     }
     // Last: growth takes the time the other rows leave.
     if (only.has('6')) {

@@ -39,18 +39,27 @@ import { download, HistorySearch } from './history-search.js';
 import { HistoryView } from './history-view.js';
 import { shortcuts } from './keys.js';
 import { Notifier } from './notify.js';
+import { OAuthClients } from './oauth-clients.js';
 import { newestFirst, oldestFirst } from './placement.js';
 import { QueueView } from './queue-view.js';
 import { alreadyMineWords, myApproval } from './quorum.js';
 
 const views = new Map<string, View>();
+/** Contract 15: the OAuth connections, with Disconnect (hidden while OAuth is off). */
+const oauthClients = new OAuthClients();
 const requests = new Map<string, { id: string; action: string }>();
 let skewMs = 0;
 /** The signed-in owner (`hello.owner`): a quorum card they approved waits for the others (contract 9). */
 let me: string | undefined;
 let nextReq = 1;
 
-const conn = new OwnerConnection({ onState: (s) => header.connection(s), onMessage });
+const conn = new OwnerConnection({
+  onState: (s) => {
+    header.connection(s);
+    oauthClients.live(s.kind === 'live');
+  },
+  onMessage,
+});
 const board = new GrantBoard({
   list: byId('grants-list'),
   empty: byId('grants-empty'),

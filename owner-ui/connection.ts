@@ -24,7 +24,7 @@ export function storePanelKey(key: string): void {
   localStorage.setItem(KEY_ITEM, key);
 }
 
-function panelKey(): string | null {
+export function panelKey(): string | null {
   try {
     return localStorage.getItem(KEY_ITEM);
   } catch {

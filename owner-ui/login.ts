@@ -14,6 +14,16 @@ const status = byId('login-status');
 const form = byId<HTMLFormElement>('login-form');
 const input = byId<HTMLInputElement>('token');
 
+/** True when a consent request (consent.ts) is waiting for this login, fresh (under 10 minutes). */
+function pendingConsent(): boolean {
+  try {
+    const saved = JSON.parse(localStorage.getItem('ogf-consent-request') ?? 'null') as { at?: number } | null;
+    return typeof saved?.at === 'number' && Date.now() - saved.at < 10 * 60 * 1000;
+  } catch {
+    return false;
+  }
+}
+
 async function login(token: string): Promise<void> {
   status.textContent = 'Logging in…';
   let r: Response;
@@ -41,7 +51,8 @@ async function login(token: string): Promise<void> {
       return;
     }
     storePanelKey(key);
-    location.replace('/');
+    // Contract 15: an AI's connection request that sent the owner here to log in first survives the trip.
+    location.replace(pendingConsent() ? '/oauth/consent' : '/');
     return;
   }
   if (r.status === 503) {

@@ -580,6 +580,31 @@ export const REQUIREMENTS = {
     source: 'contracts.md 12',
     statement: 'A long diff is folded behind a button that counts the remaining lines and opens by keyboard.',
   },
+  'S.oauth-discovery': {
+    source: 'contracts.md 15',
+    statement:
+      'With OAuth on, /mcp answers 401 with resource_metadata, the RFC 9728 and RFC 8414 documents carry exactly the contract fields, and Bearer tokens and capability URLs keep working.',
+  },
+  'S.oauth-ssrf': {
+    source: 'contracts.md 15; docs/security.md',
+    statement:
+      'A Client ID Metadata Document is fetched over https from public addresses only (every resolved address checked, the checked one connected), without redirects, within 5 s and 64 KiB, and must name its own URL.',
+  },
+  'S.oauth-consent': {
+    source: 'contracts.md 15; docs/security.md',
+    statement:
+      'Only the signed-in owner (cookie and panel key, own Origin) allows a connection, on an unframeable click-safe card naming the client_id host and redirect host; a name held by a token client or a live connection is refused.',
+  },
+  'S.oauth-tokens': {
+    source: 'contracts.md 15; docs/security.md',
+    statement:
+      'Codes live 60 s and work once (a reuse revokes what the first got), PKCE S256, state, resource and redirect_uri must match, refresh tokens rotate and a reused one revokes the connection, /revoke ends tokens, and only hashes are stored.',
+  },
+  'S.oauth-isolation': {
+    source: 'contracts.md 15, 3',
+    statement:
+      "An access token acts on /mcp (header only) as its connection's client name, sees only that name's commands, and Disconnect revokes its tokens and closes its MCP sessions at once.",
+  },
 } as const satisfies Record<string, Requirement>;
 
 export type RequirementId = keyof typeof REQUIREMENTS;

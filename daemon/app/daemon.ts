@@ -24,6 +24,7 @@ import { connectionLimits, createHttpServer, createOrigins, descriptorLimit } fr
 import { executorsOf } from '../kind/index.js';
 import { createSources, KINDS, type KindWork, startKindWork } from '../kinds/index.js';
 import { createMcpEdge } from '../mcp/index.js';
+import { OAuthServer, oauthRoutes } from '../oauth/index.js';
 import { createOwnerEdge, createSetupFeed, type OwnerContext } from '../owner/index.js';
 import { compileRules, RuleBook, removeRulesStatus, rulePort, writeRulesStatus } from '../rules/index.js';
 import { Store } from '../store/sqlite/index.js';
@@ -183,7 +184,25 @@ export class Daemon {
 
     let port = config.port;
     const origins = createOrigins(config.public_url, () => port, config.host);
+    // Contract 15: OAuth for remote AI clients, on with public_url or oauth.enabled; `<base>` is public_url,
+    // else the daemon's own URL.
+    const oauth = config.oauth.enabled
+      ? new OAuthServer({
+          store,
+          allowLoopbackMetadata: config.oauth.allow_loopback_metadata,
+          base: () => config.public_url ?? origins.url(),
+        })
+      : undefined;
     const ctx: OwnerContext = {
+      ...(oauth !== undefined
+        ? {
+            oauth,
+            oauthBearer: {
+              clientFor: (t: string) => oauth.connections.clientFor(t),
+              challenge: (given: boolean) => oauth.challenge(given),
+            },
+          }
+        : {}),
       config,
       paths,
       broker,
@@ -241,7 +260,17 @@ export class Daemon {
       server.listen(config.port, config.host, () => resolve());
     });
     port = (server.address() as AddressInfo).port;
-    this.#edges = [createMcpEdge(ctx), createOwnerEdge(ctx, { loginMax: limits.loginMax }, this.#env)];
+    const mcpEdge = createMcpEdge(ctx);
+    this.#edges = [mcpEdge, createOwnerEdge(ctx, { loginMax: limits.loginMax }, this.#env)];
+    if (oauth !== undefined) {
+      // A connection that ends (Disconnect, refresh-token reuse, revocation) loses its MCP sessions at once.
+      const off = oauth.connections.onDisconnect((name) => mcpEdge.closeClient(name));
+      this.#edges.push({
+        routes: [oauthRoutes(oauth, this.#log)],
+        upgrades: [],
+        close: async () => off(),
+      });
+    }
     const url = origins.url();
     this.#info = {
       pid: process.pid,

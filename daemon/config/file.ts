@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { commandSchema, NAME_RE } from './catalog.js';
 import { HTTPS_ORIGIN, intIn, isHttpsOrigin } from './fields.js';
 import { commandApprovals, configGrantSchema } from './grants.js';
+import { oauthSchema } from './oauth.js';
 import { repeatedRuleId, ruleSchema } from './rules.js';
 import { UPSTREAM_NAME_RE, upstreamSchema } from './upstreams.js';
 
@@ -66,6 +67,8 @@ export const fileSchema = z
     grants: z.array(configGrantSchema).default([]),
     // Contract 11: the owner's rules, evaluated in order at submit.
     rules: z.array(ruleSchema).default([]),
+    // Contract 15 (v3): OAuth for remote AI clients.
+    oauth: oauthSchema,
   })
   .superRefine((file, ctx) => {
     const twice = repeatedRuleId(file.rules);

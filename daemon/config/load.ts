@@ -11,6 +11,7 @@ import type { CatalogEntry } from './catalog.js';
 import { describeZodError, protoKeyPath } from './fields.js';
 import { type BridgeConfig, fileSchema } from './file.js';
 import type { ConfigGrantEntry } from './grants.js';
+import type { OAuthConfig } from './oauth.js';
 import type { RuleConfigEntry } from './rules.js';
 import type { UpstreamConfig } from './upstreams.js';
 
@@ -33,6 +34,8 @@ export interface Config {
   grants: ReadonlyArray<ConfigGrantEntry>;
   /** Contract 11: the owner's rules, in order (each `when` compiled once at load: daemon/rules/). */
   rules: ReadonlyArray<RuleConfigEntry>;
+  /** Contract 15: OAuth for remote AI clients (on whenever public_url is set). */
+  oauth: Readonly<OAuthConfig>;
 }
 
 /** What flags say; each falls back to its environment variable (contract 1.1). */
@@ -151,5 +154,9 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
     upstreams: file.upstreams,
     grants: Object.freeze(file.grants),
     rules: Object.freeze(file.rules),
+    oauth: Object.freeze({
+      enabled: file.public_url !== null || file.oauth.enabled,
+      allow_loopback_metadata: file.oauth.allow_loopback_metadata,
+    }),
   });
 }

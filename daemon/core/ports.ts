@@ -133,6 +133,63 @@ export interface TokenHashStore {
   ): Promise<void>;
 }
 
+/** A client registered by Dynamic Client Registration (contract 15; RFC 7591, public clients only). */
+export interface OAuthRegisteredClient {
+  client_id: string;
+  client_name: string;
+  redirect_uris: string[];
+  created_at: string;
+}
+
+/** One OAuth connection (contract 15): a client the owner allowed, acting as `client_name` on /mcp. */
+export interface OAuthConnection {
+  id: string;
+  client_name: string;
+  client_id: string;
+  /** The host of the client_id (a CIMD URL's host, or the DCR client's redirect host). */
+  client_host: string;
+  redirect_host: string;
+  connected_at: string;
+  last_used_at: string;
+  /** Set once disconnected (by the owner, by refresh-token reuse); a revoked connection accepts nothing. */
+  revoked_at?: string;
+}
+
+/** A token of a connection, kept only as its SHA-256 (contract 15: "Only hashes are stored"). */
+export interface OAuthTokenRecord {
+  hash: string;
+  connection_id: string;
+  kind: 'access' | 'refresh';
+  /** `rotated`: a refresh token already exchanged; presenting it again revokes the connection. */
+  state: 'live' | 'rotated' | 'revoked';
+  expires_at: string;
+}
+
+/** OAuth clients, connections and token hashes (contract 15); every connect and disconnect is audited. */
+export interface OAuthStore {
+  register(client: OAuthRegisteredClient): Promise<void>;
+  registered(clientId: string): Promise<OAuthRegisteredClient | undefined>;
+  /** How many registrations were made at or after `at` (the daily cap). */
+  registrationsSince(at: string): Promise<number>;
+  /** Stores a new connection with its first tokens and its audit entry, atomically. */
+  connect(connection: OAuthConnection, tokens: OAuthTokenRecord[], audit: AuditEntry): Promise<void>;
+  /** A token by hash with its connection. */
+  token(hash: string): Promise<{ token: OAuthTokenRecord; connection: OAuthConnection } | undefined>;
+  /**
+   * Marks a live refresh token `rotated` and stores its successors, atomically; false (nothing written)
+   * when it was no longer live — two refreshes racing with one token: the second is a reuse.
+   */
+  rotate(oldHash: string, next: OAuthTokenRecord[], at: string): Promise<boolean>;
+  /** Ends one token (RFC 7009). */
+  revokeToken(hash: string): Promise<void>;
+  /** Ends a connection and every token of it, with its audit entry; false when it had already ended. */
+  disconnect(connectionId: string, at: string, audit: AuditEntry): Promise<boolean>;
+  /** Live connections, oldest first. */
+  connections(): Promise<OAuthConnection[]>;
+  /** Records a use (last used at). */
+  touch(connectionId: string, at: string): Promise<void>;
+}
+
 /** What another writer committed (today: another process, such as `ogf-broker token`). */
 export interface StoreChange {
   /** SQLite tells only that something changed; a finer feed (LISTEN/NOTIFY) may name the table. */
@@ -167,6 +224,7 @@ export interface StorePorts extends ChangeFeed {
   readonly audits: AuditStore;
   readonly ownerTokens: TokenHashStore;
   readonly clientTokens: TokenHashStore;
+  readonly oauth: OAuthStore;
   readonly committedReads: CommittedReads;
   /**
    * Runs `fn` as one transaction: every port write it issues commits together, or the result throws /

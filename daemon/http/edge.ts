@@ -26,6 +26,15 @@ export interface Origins {
   isAllowedOrigin(origin: string): boolean;
 }
 
+/**
+ * Who an OAuth access token acts as on /mcp (contract 15), and the 401 challenge that points a client to
+ * the protected resource metadata. Present only when OAuth is on.
+ */
+export interface BearerAuthority {
+  clientFor(token: string): Promise<string | undefined>;
+  challenge(tokenGiven: boolean): string;
+}
+
 export interface EdgeContext {
   config: Config;
   paths: DataDir;
@@ -36,6 +45,8 @@ export interface EdgeContext {
   origins: Origins;
   log: Logger;
   version: string;
+  /** Contract 15: OAuth access tokens on /mcp (absent when OAuth is off). */
+  oauthBearer?: BearerAuthority;
 }
 
 /** An edge the daemon mounts on its HTTP server. */

@@ -3,6 +3,6 @@
  * (edge.ts: EdgeContext, routes, Edge).
  */
 export { connectionLimits, descriptorLimit } from './connections.js';
-export type { Edge, EdgeContext, HttpRoute, Origins, UpgradeRoute } from './edge.js';
+export type { BearerAuthority, Edge, EdgeContext, HttpRoute, Origins, UpgradeRoute } from './edge.js';
 export { createOrigins } from './origins.js';
 export { createHttpServer } from './server.js';

@@ -3,6 +3,7 @@
  * at `/mcp` and `/mcp/<token>`, in both protocol generations, mounted on the daemon's one HTTP server. The
  * stdio front end (./stdio.ts) relays to this same endpoint.
  */
+import type { ServerResponse } from 'node:http';
 import type { Edge, EdgeContext } from '../http/index.js';
 import { createModernLeg, type Generation } from './generations.js';
 import { createMcpHttpRoute } from './http.js';
@@ -17,8 +18,17 @@ export interface McpEdgeOptions {
   idleMs?: number;
 }
 
+/** The MCP edge, and how to cut one client off at once. */
+export interface McpEdge extends Edge {
+  /**
+   * Closes every MCP session of `client` and ends its 2026-07-28 requests in flight (contract 15:
+   * Disconnect closes that client's MCP sessions at once, both generations).
+   */
+  closeClient(client: string): void;
+}
+
 /** Builds the MCP edge; `close()` ends every session and is harmless twice. */
-export function createMcpEdge(ctx: EdgeContext, opts: McpEdgeOptions = {}): Edge {
+export function createMcpEdge(ctx: EdgeContext, opts: McpEdgeOptions = {}): McpEdge {
   const sessions = new SessionRegistry({ max: opts.maxSessions, idleMs: opts.idleMs, log: ctx.log });
   // One set for every client: every source's tools and the edge's own; when a source's tools change,
   // every client hears notifications/tools/list_changed (ToolSet.replace).
@@ -33,9 +43,24 @@ export function createMcpEdge(ctx: EdgeContext, opts: McpEdgeOptions = {}): Edge
       answer,
     });
   const modern = createModernLeg((client) => newServer(client, 'modern'), tools, ctx.log);
-  const route = createMcpHttpRoute({ ...ctx, sessions, newServer, modern });
+  const open = new Map<string, Set<ServerResponse>>();
+  const trackModern = (client: string, res: ServerResponse) => {
+    const set = open.get(client) ?? new Set<ServerResponse>();
+    open.set(client, set);
+    set.add(res);
+    res.once('close', () => {
+      set.delete(res);
+      if (set.size === 0 && open.get(client) === set) open.delete(client);
+    });
+  };
+  const route = createMcpHttpRoute({ ...ctx, sessions, newServer, modern, trackModern });
   return {
     routes: [route],
+    closeClient: (client) => {
+      sessions.closeClient(client);
+      for (const res of open.get(client) ?? []) res.destroy();
+      open.delete(client);
+    },
     upgrades: [],
     close: async () => {
       stopFollowing();

@@ -16,7 +16,7 @@ import { type McpSession, type SessionRegistry, sessionTag } from './sessions.js
 export const MAX_BODY_BYTES = 1024 * 1024;
 const CAPABILITY_RE = /^\/mcp\/([^/]+)$/;
 
-type Deps = Pick<EdgeContext, 'tokens' | 'origins' | 'log' | 'version'> & {
+type Deps = Pick<EdgeContext, 'tokens' | 'origins' | 'log' | 'version' | 'oauthBearer'> & {
   /** Contract 1.3: browser Origins /mcp accepts besides the daemon's own and public_url's. */
   config: Pick<EdgeContext['config'], 'mcp_allowed_origins'>;
   sessions: SessionRegistry;
@@ -25,6 +25,8 @@ type Deps = Pick<EdgeContext, 'tokens' | 'origins' | 'log' | 'version'> & {
   /** The 2026-07-28 leg (contract 10): per request, no session. */
   modern: ModernLeg;
   maxBodyBytes?: number;
+  /** Hears each 2026-07-28 request's response while it is open (Disconnect ends them: contract 15). */
+  trackModern?: (client: string, res: ServerResponse) => void;
 };
 
 function sendJson(
@@ -59,17 +61,12 @@ function refuseBusy(res: ServerResponse, cap: number): void {
   );
 }
 
-/** The token the request carries: the path segment of a capability URL, else the bearer header. */
-function presentedTokens(req: IncomingMessage, pathToken: string | undefined): string[] {
-  const out: string[] = [];
+/** The bearer header's token ('' when malformed: a wrong token, never "none"), or undefined without one. */
+function headerToken(req: IncomingMessage): string | undefined {
   const auth = req.headers.authorization;
-  if (auth !== undefined) {
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
-    // A malformed Authorization header counts as a wrong token, never as "none".
-    out.push(m?.[1] ?? '');
-  }
-  if (pathToken !== undefined) out.push(pathToken);
-  return out;
+  if (auth === undefined) return undefined;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
+  return m?.[1] ?? '';
 }
 
 /**
@@ -135,7 +132,7 @@ function keepProtoKeys(_key: string, value: unknown): unknown {
 
 /** The `/mcp` route for the daemon's HTTP server. */
 export function createMcpHttpRoute(deps: Deps): HttpRoute {
-  const { tokens, origins, log, sessions, newServer, modern } = deps;
+  const { tokens, origins, log, sessions, newServer, modern, oauthBearer } = deps;
   const maxBody = deps.maxBodyBytes ?? MAX_BODY_BYTES;
   const listed = new Set(deps.config.mcp_allowed_origins);
   const listedOrigin = (origin: string): boolean => {
@@ -199,11 +196,19 @@ export function createMcpHttpRoute(deps: Deps): HttpRoute {
     }
 
     // Auth first (contract 3: missing or wrong token → 401). Every presented token must name the same client.
-    const presented = presentedTokens(req, pathToken);
-    const clients = presented.map((t) => tokens.mcpClient(t));
+    // Contract 15: an OAuth access token counts only in the header of /mcp itself, never in a capability URL.
+    const header = headerToken(req);
+    const clients: Array<string | undefined> = [];
+    if (header !== undefined) {
+      let c = tokens.mcpClient(header);
+      if (c === undefined && oauthBearer !== undefined && capability === null)
+        c = await oauthBearer.clientFor(header);
+      clients.push(c);
+    }
+    if (pathToken !== undefined) clients.push(tokens.mcpClient(pathToken));
     const client = clients[0];
     if (client === undefined || clients.some((c) => c !== client)) {
-      log.log('info', 'mcp_unauthorized', { route, method: req.method, token_given: presented.length > 0 });
+      log.log('info', 'mcp_unauthorized', { route, method: req.method, token_given: clients.length > 0 });
       sendJson(
         res,
         401,
@@ -211,7 +216,8 @@ export function createMcpHttpRoute(deps: Deps): HttpRoute {
           -32001,
           'Unauthorized: send Authorization: Bearer <mcp token>, or use the capability URL /mcp/<token>.',
         ),
-        { 'www-authenticate': 'Bearer realm="ogf-broker"' },
+        // Contract 15: with OAuth on, the challenge names the protected resource metadata (RFC 9728).
+        { 'www-authenticate': oauthBearer?.challenge(clients.length > 0) ?? 'Bearer realm="ogf-broker"' },
       );
       return true;
     }
@@ -258,6 +264,7 @@ export function createMcpHttpRoute(deps: Deps): HttpRoute {
         return true;
       }
       res.once('close', end);
+      deps.trackModern?.(client, res);
       try {
         await modern.serve(probe, res, body, client);
       } catch (e) {

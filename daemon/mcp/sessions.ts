@@ -235,6 +235,20 @@ export class SessionRegistry {
     await session.server.close().catch(() => {});
   }
 
+  /**
+   * Closes every session of `client` at once (contract 15: disconnecting an OAuth client closes its MCP
+   * sessions); returns how many.
+   */
+  closeClient(client: string): number {
+    const mine = [...this.#sessions.values()].filter((s) => s.client === client);
+    for (const s of mine) {
+      this.#sessions.delete(s.id);
+      this.#log.log('info', 'mcp_session_closed', { client, session: sessionTag(s.id), why: 'disconnected' });
+      void s.server.close().catch(() => {});
+    }
+    return mine.length;
+  }
+
   /** Closes every session; harmless twice. */
   async close(): Promise<void> {
     if (this.#closed) return;

@@ -13,6 +13,7 @@ import type { Edge } from '../http/index.js';
 import type { OwnerCredential } from '../tokens/index.js';
 import { OwnerHub, type OwnerHubOptions } from './hub.js';
 import { loginRoutes } from './login.js';
+import { oauthOffRoute, oauthOwnerRoutes } from './oauth-routes.js';
 import { OwnerSessions, SESSION_TTL_MS } from './sessions.js';
 import type { OwnerContext } from './setup.js';
 import { serveAsset } from './static.js';
@@ -89,7 +90,11 @@ export function createOwnerEdge(ctx: OwnerContext, opts: OwnerEdgeOptions = {}, 
     }
   });
   return {
-    routes: [...loginRoutes({ ctx, sessions, throttle }), serveAsset],
+    routes: [
+      ...loginRoutes({ ctx, sessions, throttle }),
+      ctx.oauth !== undefined ? oauthOwnerRoutes(ctx, sessions, ctx.oauth) : oauthOffRoute(sessions, ctx),
+      serveAsset,
+    ],
     upgrades: [hub.upgrade],
     close: () => {
       clearInterval(sweep);

@@ -10,12 +10,15 @@ import type { Config } from '../config/index.js';
 import { currentInvocation, mcpTokenFixed, tokenMcpCommand } from '../config/index.js';
 import type { EdgeContext } from '../http/index.js';
 import type { Source } from '../kind/index.js';
+import type { OAuthServer } from '../oauth/index.js';
 import type { SetupInfo } from './messages.js';
 
 /** What the owner edge is handed: every edge's context, and the panel's first-run help. */
 export interface OwnerContext extends EdgeContext {
   /** The owner panel's first-run help (issue 19); absent: hello carries none. */
   setup?: SetupFeed;
+  /** Contract 15: the OAuth authorization server whose consents the owner gives (absent: OAuth off). */
+  oauth?: OAuthServer;
 }
 
 /** The current setup, and a way to hear that it may have changed. */

@@ -74,7 +74,7 @@ async function sendFile(
 export function sendPage(
   req: IncomingMessage,
   res: ServerResponse,
-  page: 'index.html' | 'login.html',
+  page: 'index.html' | 'login.html' | 'consent.html',
 ): Promise<void> {
   return sendFile(req, res, page);
 }

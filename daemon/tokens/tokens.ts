@@ -257,6 +257,13 @@ export class Tokens {
       }
       return this.localMcpToken();
     }
+    // Contract 15: a name an OAuth connection acts as is that connection's; a token of the same name would
+    // see its commands.
+    if (this.#store.oauthClientNames().has(name)) {
+      throw new UsageError(
+        `--client ${name}: that name belongs to a connected OAuth client; disconnect it in the panel first, or choose another name`,
+      );
+    }
     if (!rotate && this.#store.clientTokenHash(name) !== undefined) {
       throw new UsageError(
         `--client ${name}: that client's token exists and is kept only as a hash; pass --rotate to replace it and print the new one`,

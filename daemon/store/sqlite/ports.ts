@@ -9,11 +9,13 @@ import type {
   CommandStore,
   CommittedReads,
   GrantStore,
+  OAuthStore,
   TokenHashStore,
 } from '../../core/index.js';
 import type { SqliteAudit } from './audit.js';
 import type { SqliteCommands } from './commands.js';
 import type { SqliteGrants } from './grants.js';
+import type { SqliteOAuth } from './oauth.js';
 import type { SqliteTokenHashes } from './tokens.js';
 
 /** Runs a synchronous store call now, or after the open transaction it must not interleave with. */
@@ -69,6 +71,22 @@ export function tokenPort(t: SqliteTokenHashes, run: Run): TokenHashStore {
     tokenHash: (name) => run(() => t.tokenHash(name)),
     all: () => run(() => t.all()),
     setTokenHash: (name, hash, at, actor, detail) => run(() => t.set(name, hash, at, actor, detail)),
+  };
+}
+
+/** The OAuth port over SqliteOAuth (contract 15). */
+export function oauthPort(o: SqliteOAuth, run: Run): OAuthStore {
+  return {
+    register: (c) => run(() => o.register(c)),
+    registered: (id) => run(() => o.registered(id)),
+    registrationsSince: (at) => run(() => o.registrationsSince(at)),
+    connect: (c, tokens, audit) => run(() => o.connect(c, tokens, audit)),
+    token: (hash) => run(() => o.token(hash)),
+    rotate: (old, next, at) => run(() => o.rotate(old, next, at)),
+    revokeToken: (hash) => run(() => o.revokeToken(hash)),
+    disconnect: (id, at, audit) => run(() => o.disconnect(id, at, audit)),
+    connections: () => run(() => o.connections()),
+    touch: (id, at) => run(() => o.touch(id, at)),
   };
 }
 

@@ -112,6 +112,34 @@ export const MIGRATIONS: readonly string[] = [
    END;
    CREATE INDEX commands_state_seq ON commands(state, seq);
    CREATE INDEX commands_client_seq ON commands(client, seq);`,
+  // Contract 15 (v3): OAuth for remote AI clients. DCR clients (public: no secret exists), connections (one
+  // per consent the owner gave, acting as `client_name`), and their tokens — only as SHA-256 hashes; codes
+  // live in memory for their 60 s and never reach this file.
+  `CREATE TABLE oauth_clients (
+     client_id TEXT PRIMARY KEY,
+     client_name TEXT NOT NULL,
+     redirect_uris TEXT NOT NULL,
+     created_at TEXT NOT NULL
+   );
+   CREATE INDEX oauth_clients_created ON oauth_clients(created_at);
+   CREATE TABLE oauth_connections (
+     id TEXT PRIMARY KEY,
+     client_name TEXT NOT NULL,
+     client_id TEXT NOT NULL,
+     client_host TEXT NOT NULL,
+     redirect_host TEXT NOT NULL,
+     connected_at TEXT NOT NULL,
+     last_used_at TEXT NOT NULL,
+     revoked_at TEXT
+   );
+   CREATE TABLE oauth_tokens (
+     hash TEXT PRIMARY KEY,
+     connection_id TEXT NOT NULL REFERENCES oauth_connections(id),
+     kind TEXT NOT NULL,
+     state TEXT NOT NULL,
+     expires_at TEXT NOT NULL
+   );
+   CREATE INDEX oauth_tokens_connection ON oauth_tokens(connection_id);`,
 ];
 
 /**

@@ -21,6 +21,7 @@ import type {
   Grant,
   GrantStore,
   HistorySearch,
+  OAuthStore,
   RetentionRow,
   State,
   StoreChange,
@@ -32,7 +33,8 @@ import type {
 import { SqliteAudit } from './audit.js';
 import { SqliteCommands } from './commands.js';
 import { SqliteGrants } from './grants.js';
-import { auditPort, commandPort, committedReads, grantPort, tokenPort } from './ports.js';
+import { SqliteOAuth } from './oauth.js';
+import { auditPort, commandPort, committedReads, grantPort, oauthPort, tokenPort } from './ports.js';
 import { type Db, openDatabase } from './schema.js';
 import { SqliteTokenHashes } from './tokens.js';
 import { Transactions } from './transaction.js';
@@ -48,6 +50,7 @@ export class Store implements StorePorts {
   readonly #audit: SqliteAudit;
   readonly #owners: SqliteTokenHashes;
   readonly #clients: SqliteTokenHashes;
+  readonly #oauth: SqliteOAuth;
   readonly #dataVersion;
   readonly #pollMs: number;
   readonly #listeners = new Set<(change: StoreChange) => void>();
@@ -63,6 +66,7 @@ export class Store implements StorePorts {
   readonly audits: AuditStore;
   readonly ownerTokens: TokenHashStore;
   readonly clientTokens: TokenHashStore;
+  readonly oauth: OAuthStore;
   readonly committedReads: CommittedReads;
 
   /**
@@ -99,6 +103,8 @@ export class Store implements StorePorts {
     });
     this.ownerTokens = tokenPort(this.#owners, run);
     this.clientTokens = tokenPort(this.#clients, run);
+    this.#oauth = new SqliteOAuth(db, this.#audit, atomic);
+    this.oauth = oauthPort(this.#oauth, run);
     this.committedReads = committedReads(this.#commands, this.#grants);
   }
 
@@ -271,6 +277,11 @@ export class Store implements StorePorts {
 
   setClientTokenHash(name: string, hash: string, at: string, actor: Actor): void {
     this.#clients.set(name, hash, at, actor);
+  }
+
+  /** Client names of live OAuth connections (contract 15). */
+  oauthClientNames(): Set<string> {
+    return this.#oauth.liveNames();
   }
 
   ownerByTokenHash(hash: string): string | undefined {

@@ -1,0 +1,300 @@
+/**
+ * The authorization server for the daemon's own /mcp (contract 15), built on node:crypto — docs/oauth.md
+ * says why not oidc-provider. It validates /authorize, holds the request for the owner's consent in the
+ * panel, hands out codes, and answers /token, /register and /revoke; /mcp asks it which client name an
+ * access token acts as. Every answer here is the protocol's (RFC 6749 error codes), not the MCP tools'.
+ */
+import { createHash } from 'node:crypto';
+import type { Actor, OAuthConnection, StorePorts } from '../core/index.js';
+import { type ClientInfo, Clients, OAuthError, redirectMatches } from './clients.js';
+import { Connections, type TokenPair } from './connections.js';
+import { CONNECTION_NAME_RE, ConsentBook, sha256, suggestName } from './consent.js';
+import type { Resolve } from './fetch-document.js';
+import { authorizationServerMetadata, protectedResourceMetadata } from './metadata.js';
+
+const PKCE_VERIFIER_RE = /^[A-Za-z0-9._~-]{43,128}$/;
+const PKCE_CHALLENGE_RE = /^[A-Za-z0-9_-]{43}$/;
+const STATE_MAX = 1024;
+/** A spent code remembers its connection this long, so a second redemption can revoke what the first got. */
+const SPENT_MS = 10 * 60 * 1000;
+
+/** What the owner sees on the consent card. */
+export interface ConsentView {
+  id: string;
+  /** The name the client gives itself (a CIMD document's or a DCR registration's client_name). */
+  client_name?: string;
+  client_id: string;
+  kind: 'cimd' | 'dcr';
+  /** CIMD: the host of the client_id URL. DCR: absent (nothing verified it). */
+  client_id_host?: string;
+  redirect_host: string;
+  suggested_name: string;
+  expires_at: string;
+}
+
+/** The outcome of GET /authorize. */
+export type AuthorizeOutcome =
+  | { kind: 'consent'; id: string }
+  | { kind: 'redirect'; location: string }
+  | { kind: 'page'; status: number; message: string };
+
+export interface OAuthServerOptions {
+  store: Pick<StorePorts, 'oauth' | 'clientTokens'>;
+  allowLoopbackMetadata: boolean;
+  /** `public_url`, else the daemon's own URL (contract 15: `<base>`). */
+  base: () => string;
+  now?: () => number;
+  resolve?: Resolve;
+}
+
+export class OAuthServer {
+  readonly #o: OAuthServerOptions;
+  readonly #now: () => number;
+  readonly clients: Clients;
+  readonly connections: Connections;
+  readonly #consents: ConsentBook;
+  readonly #spent = new Map<string, { connection: string; until: number }>();
+
+  constructor(o: OAuthServerOptions) {
+    this.#o = o;
+    this.#now = o.now ?? Date.now;
+    this.clients = new Clients({
+      store: o.store.oauth,
+      allowLoopback: o.allowLoopbackMetadata,
+      now: this.#now,
+      ...(o.resolve ? { resolve: o.resolve } : {}),
+    });
+    this.connections = new Connections(o.store.oauth, this.#now);
+    this.#consents = new ConsentBook(this.#now);
+  }
+
+  get base(): string {
+    return this.#o.base().replace(/\/$/, '');
+  }
+
+  get resource(): string {
+    return `${this.base}/mcp`;
+  }
+
+  protectedResource(): Record<string, unknown> {
+    return protectedResourceMetadata(this.base);
+  }
+
+  authorizationServer(): Record<string, unknown> {
+    return authorizationServerMetadata(this.base);
+  }
+
+  /** The `WWW-Authenticate` of a 401 from /mcp (RFC 9728 §5.1). */
+  challenge(tokenGiven: boolean): string {
+    const rm = `resource_metadata="${this.base}/.well-known/oauth-protected-resource/mcp"`;
+    return tokenGiven ? `Bearer error="invalid_token", ${rm}` : `Bearer ${rm}`;
+  }
+
+  /** GET /authorize: a consent to hold, an error redirect, or an error page when the redirect is not trusted. */
+  async authorize(q: URLSearchParams): Promise<AuthorizeOutcome> {
+    const clientId = q.get('client_id') ?? '';
+    let client: ClientInfo;
+    try {
+      client = await this.clients.get(clientId);
+    } catch (e) {
+      if (e instanceof OAuthError) return { kind: 'page', status: 400, message: e.message };
+      throw e;
+    }
+    const redirectUri = q.get('redirect_uri') ?? '';
+    // Until the redirect is known to be the client's, errors go to the browser, never to the redirect.
+    if (!redirectMatches(client.redirect_uris, redirectUri)) {
+      return {
+        kind: 'page',
+        status: 400,
+        message: 'redirect_uri: must be exactly one of the redirect URIs the client registered',
+      };
+    }
+    const state = q.get('state');
+    const back = (error: string, description: string): AuthorizeOutcome => ({
+      kind: 'redirect',
+      location: this.#redirect(redirectUri, {
+        error,
+        error_description: description,
+        ...(state ? { state } : {}),
+      }),
+    });
+    if (q.get('response_type') !== 'code')
+      return back('unsupported_response_type', 'response_type: must be "code"');
+    if (state === null || state === '' || state.length > STATE_MAX)
+      return back('invalid_request', `state: required, at most ${STATE_MAX} characters`);
+    if (q.get('code_challenge_method') !== 'S256')
+      return back('invalid_request', 'code_challenge_method: must be "S256" (PKCE is required)');
+    const challenge = q.get('code_challenge') ?? '';
+    if (!PKCE_CHALLENGE_RE.test(challenge))
+      return back(
+        'invalid_request',
+        'code_challenge: must be the base64url SHA-256 of the verifier (43 characters)',
+      );
+    const resources = q.getAll('resource');
+    if (resources.length !== 1 || resources[0] !== this.resource)
+      return back('invalid_target', `resource: must be ${this.resource} (RFC 8707)`);
+    const pending = this.#consents.hold(
+      { client, redirect_uri: redirectUri, state, code_challenge: challenge, resource: this.resource },
+      await this.#freeName(suggestName(client)),
+    );
+    return { kind: 'consent', id: pending.id };
+  }
+
+  /** The consent card's content, or undefined when the request is unknown or expired. */
+  consent(id: string): ConsentView | undefined {
+    const p = this.#consents.pending(id);
+    if (p === undefined) return undefined;
+    return {
+      id: p.id,
+      ...(p.client.client_name !== undefined ? { client_name: p.client.client_name } : {}),
+      client_id: p.client.client_id,
+      kind: p.client.kind,
+      ...(p.client.host !== undefined ? { client_id_host: p.client.host } : {}),
+      redirect_host: new URL(p.redirect_uri).host,
+      suggested_name: p.suggested_name,
+      expires_at: new Date(p.expires).toISOString(),
+    };
+  }
+
+  /** Why a client name cannot be used by a new connection, or undefined when it can. */
+  async nameProblem(name: string): Promise<string | undefined> {
+    if (!CONNECTION_NAME_RE.test(name)) return 'client_name: must match ^[a-z][a-z0-9_-]{0,31}$';
+    if (name === 'local' || (await this.#o.store.clientTokens.tokenHash(name)) !== undefined)
+      return `client_name: ${name} is an MCP token client's name; choose another`;
+    if ((await this.connections.list()).some((c) => c.client_name === name))
+      return `client_name: ${name} is already connected; disconnect it first or choose another`;
+    return undefined;
+  }
+
+  async #freeName(base: string): Promise<string> {
+    if ((await this.nameProblem(base)) === undefined) return base;
+    for (let i = 2; i < 100; i++) {
+      const n = `${base.slice(0, 28)}-${i}`;
+      if ((await this.nameProblem(n)) === undefined) return n;
+    }
+    return base;
+  }
+
+  /**
+   * The owner's decision: Allow (with the client name) → a redirect carrying code, state and iss; Deny →
+   * `error=access_denied`. A bad name refuses with a message and keeps the request waiting.
+   */
+  async decide(
+    id: string,
+    owner: string,
+    allow: boolean,
+    name: string,
+  ): Promise<{ redirect: string } | { error: string }> {
+    const p = this.#consents.pending(id);
+    if (p === undefined)
+      return {
+        error: 'This request is no longer waiting (it expired or was decided). Connect again from the AI.',
+      };
+    if (!allow) {
+      this.#consents.take(id);
+      return {
+        redirect: this.#redirect(p.redirect_uri, { error: 'access_denied', state: p.state, iss: this.base }),
+      };
+    }
+    const problem = await this.nameProblem(name);
+    if (problem !== undefined) return { error: problem };
+    this.#consents.take(id);
+    const code = this.#consents.issueCode({
+      client: p.client,
+      redirect_uri: p.redirect_uri,
+      code_challenge: p.code_challenge,
+      resource: p.resource,
+      client_name: name,
+      owner,
+    });
+    return { redirect: this.#redirect(p.redirect_uri, { code, state: p.state, iss: this.base }) };
+  }
+
+  #redirect(uri: string, params: Record<string, string>): string {
+    const u = new URL(uri);
+    for (const [k, v] of Object.entries(params)) u.searchParams.set(k, v);
+    return u.href;
+  }
+
+  /** POST /token. */
+  async token(f: URLSearchParams): Promise<TokenPair & { token_type: 'Bearer' }> {
+    const grant = f.get('grant_type');
+    const clientId = f.get('client_id') ?? '';
+    if (grant === 'authorization_code')
+      return { ...(await this.#exchange(f, clientId)), token_type: 'Bearer' };
+    if (grant === 'refresh_token') {
+      const resource = f.get('resource');
+      if (resource !== null && resource !== this.resource)
+        throw new OAuthError('invalid_target', `resource: must be ${this.resource}`);
+      const pair = await this.connections.refresh(f.get('refresh_token') ?? '', clientId);
+      if (pair === undefined)
+        throw new OAuthError('invalid_grant', 'refresh_token: not a live refresh token of this client');
+      return { ...pair, token_type: 'Bearer' };
+    }
+    throw new OAuthError('unsupported_grant_type', 'grant_type: must be authorization_code or refresh_token');
+  }
+
+  async #exchange(f: URLSearchParams, clientId: string): Promise<TokenPair> {
+    const code = f.get('code') ?? '';
+    const g = this.#consents.redeem(code);
+    if (g === undefined) {
+      // A code presented twice: whatever the first redemption got is revoked (RFC 6749 §4.1.2).
+      const spent = this.#spent.get(sha256(code));
+      if (spent !== undefined && spent.until > this.#now())
+        await this.connections.disconnect(
+          spent.connection,
+          { kind: 'daemon', name: 'daemon' },
+          'code_reused',
+        );
+      throw new OAuthError('invalid_grant', 'code: unknown, expired or already used');
+    }
+    if (g.client.client_id !== clientId)
+      throw new OAuthError('invalid_grant', 'client_id: the code was issued to another client');
+    if (f.get('redirect_uri') !== g.redirect_uri)
+      throw new OAuthError('invalid_grant', 'redirect_uri: must equal the one sent to /authorize');
+    if (f.get('resource') !== g.resource)
+      throw new OAuthError('invalid_target', `resource: must be ${g.resource}, as sent to /authorize`);
+    const verifier = f.get('code_verifier') ?? '';
+    if (
+      !PKCE_VERIFIER_RE.test(verifier) ||
+      createHash('sha256').update(verifier).digest('base64url') !== g.code_challenge
+    )
+      throw new OAuthError('invalid_grant', 'code_verifier: does not match the code_challenge');
+    // The name may have been taken since the owner chose it (another consent): refuse rather than share it.
+    const problem = await this.nameProblem(g.client_name);
+    if (problem !== undefined) throw new OAuthError('invalid_grant', problem);
+    const { id, pair } = await this.connections.connect({
+      client_name: g.client_name,
+      client_id: g.client.client_id,
+      // A DCR client has no host anyone vouched for: stored empty, and the panel says so.
+      client_host: g.client.host ?? '',
+      redirect_host: new URL(g.redirect_uri).host,
+      owner: g.owner,
+    });
+    for (const [k, v] of this.#spent) if (v.until <= this.#now()) this.#spent.delete(k);
+    this.#spent.set(sha256(code), { connection: id, until: this.#now() + SPENT_MS });
+    return pair;
+  }
+
+  /** POST /revoke (RFC 7009): always succeeds for the caller. */
+  async revoke(f: URLSearchParams): Promise<void> {
+    const token = f.get('token');
+    if (token === null || token === '') throw new OAuthError('invalid_request', 'token: required');
+    await this.connections.revoke(token, f.get('client_id') ?? undefined);
+  }
+
+  /** The panel's list. */
+  list(): Promise<OAuthConnection[]> {
+    return this.connections.list();
+  }
+
+  /** The panel's Disconnect: every live connection named `clientName`; false when none was. */
+  async disconnectByName(clientName: string, owner: string): Promise<boolean> {
+    const actor: Actor = { kind: 'owner', name: owner };
+    let any = false;
+    for (const c of await this.connections.list())
+      if (c.client_name === clientName)
+        any = (await this.connections.disconnect(c.id, actor, 'owner')) || any;
+    return any;
+  }
+}

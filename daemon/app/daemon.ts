@@ -8,7 +8,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../base/index.js';
 import { systemClock, UsageError, VERSION } from '../base/index.js';
-import { type Config, commandApprovals } from '../config/index.js';
+import { type Config, commandApprovals, requiresPasskey } from '../config/index.js';
 import { Broker, faultsFromEnv, RetentionPass } from '../core/index.js';
 import {
   type DaemonInfo,
@@ -151,6 +151,8 @@ export class Daemon {
         const approvals = commandApprovals(config, name);
         return approvals === undefined ? undefined : { approvals };
       },
+      // Contract 13.3: approvals of these need the approving owner's passkey; never granted or auto-approved.
+      passkeyRequired: (name) => requiresPasskey(config, name),
       configGrants: config.grants,
       log: this.#log,
       // Test-only crash points, armed by OGF_BROKER_FAULT in the daemon's environment (core/fault.ts).
@@ -175,6 +177,7 @@ export class Daemon {
       origins,
       log: this.#log,
       version: VERSION,
+      passkeys: store.passkeys,
       setup: createSetupFeed({
         config,
         sources,

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { commandSchema, NAME_RE } from './catalog.js';
 import { HTTPS_ORIGIN, intIn, isHttpsOrigin } from './fields.js';
 import { commandApprovals, configGrantSchema } from './grants.js';
+import { requiresPasskey } from './passkey.js';
 import { UPSTREAM_NAME_RE, upstreamSchema } from './upstreams.js';
 
 const bridgeSchema = z.strictObject({
@@ -63,6 +64,8 @@ export const fileSchema = z
       )
       .default({}),
     grants: z.array(configGrantSchema).default([]),
+    // Contract 13.3 (v3): true = approving any command needs a passkey assertion (see passkey.ts).
+    require_passkey: z.boolean('must be true or false').default(false),
   })
   .superRefine((file, ctx) => {
     // Contract 1.3/8: a grant naming an unknown command, a cue or a quorum command is a bad config.
@@ -75,7 +78,9 @@ export const fileSchema = z
             ? `names no catalog command and no configured upstream tool (<upstream>__<tool>), got ${JSON.stringify(g.command)}`
             : approvals > 1
               ? `${g.command} needs ${approvals} owners to approve each call, so it cannot be granted`
-              : undefined;
+              : requiresPasskey(file, g.command)
+                ? `${g.command} needs a passkey for each approval (require_passkey), so it cannot be granted`
+                : undefined;
       if (why !== undefined) ctx.addIssue({ code: 'custom', path: ['grants', i, 'command'], message: why });
     });
   });

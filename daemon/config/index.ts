@@ -7,5 +7,6 @@ export { describeZodError } from './fields.js';
 export { type BridgeConfig, fileSchema, OUTPUT_LIMIT_MAX } from './file.js';
 export { type ConfigGrantEntry, commandApprovals } from './grants.js';
 export { type Config, type ConfigFlags, defaultDataDir, loadConfig, resolveDataDir } from './load.js';
+export { type PasskeyConfig, requiresPasskey } from './passkey.js';
 export { currentInvocation, mcpTokenFixed, mcpTokenLine, tokenMcpCommand } from './self-command.js';
 export type { UpstreamConfig } from './upstreams.js';

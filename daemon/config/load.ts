@@ -30,6 +30,8 @@ export interface Config {
   upstreams: Record<string, UpstreamConfig>;
   /** Contract 8: grants from the config file (client defaulted to `*`). */
   grants: ReadonlyArray<ConfigGrantEntry>;
+  /** Contract 13.3: approving any command needs a passkey (per command: catalog / upstream entries). */
+  require_passkey: boolean;
 }
 
 /** What flags say; each falls back to its environment variable (contract 1.1). */
@@ -147,5 +149,6 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
     commands: file.commands,
     upstreams: file.upstreams,
     grants: Object.freeze(file.grants),
+    require_passkey: file.require_passkey,
   });
 }

@@ -39,6 +39,8 @@ export const upstreamSchema = z
     // Contract 7/9: how many distinct owners must approve each call.
     approvals: intIn(1, 5).default(1),
     wait_seconds: z.number().min(0).max(90).default(50),
+    // Contract 13.3 (v3): approving a call of any of its tools needs a passkey assertion.
+    require_passkey: z.boolean('must be true or false').optional(),
   })
   .superRefine((u, ctx) => {
     if ((u.argv === undefined) === (u.url === undefined)) {

@@ -27,6 +27,12 @@ export interface BrokerDeps {
    * undefined when there is no such command. Grants consult it (contract 8: `NotGrantable`). Default: none.
    */
   commandPolicy?: CommandPolicy;
+  /**
+   * Contract 13.3: whether approving a command name needs a passkey assertion (`require_passkey`): such a
+   * command is never approved at submit, never granted, and its owner approvals need `PasskeyEvidence`.
+   * Default: never.
+   */
+  passkeyRequired?: (command: string) => boolean;
   /** Contract 8: the config's grants, made live at start under their stable ids. */
   configGrants?: readonly ConfigGrant[];
   clock?: Clock;

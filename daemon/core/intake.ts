@@ -46,6 +46,8 @@ export interface IntakeInput {
   policy: CommandPolicy;
   /** What each kind of tool means (core/kind-policy.ts): its twin rule, quorum, grants, compared fields. */
   kinds: KindPolicies;
+  /** Contract 13.3: whether approving this command name needs a passkey assertion (`require_passkey`). */
+  passkey: (command: string) => boolean;
 }
 
 /** The decision on one request. */
@@ -64,7 +66,7 @@ export type Intake =
    * A new command. `approvalsNeeded` when more than one owner must approve (contract 9); else `approvedBy`
    * when it is approved at submit: `grant:<id>` with the `grant` whose use it takes, or a policy's name.
    */
-  | { kind: 'create'; approvalsNeeded?: number; approvedBy?: string; grant?: Grant };
+  | { kind: 'create'; approvalsNeeded?: number; approvedBy?: string; grant?: Grant; passkey?: true };
 
 /** True when `r` asks for exactly what `c` is (a pruned `c` compares by its arguments' hashes). */
 export function sameRequest(kinds: KindPolicies, c: Command, r: SubmitRequest): boolean {
@@ -109,9 +111,13 @@ export function intake(req: SubmitRequest, input: IntakeInput): Intake {
   // Contract 9: fixed at submit from the config of the day, so a later config change never alters what a
   // waiting command needs.
   const needed = input.policy(req.command)?.approvals ?? 1;
+  // Contract 13.3: a passkey-required command is approved by owners' hands only — no grant, no policy
+  // (a grant made before the config asked for passkeys still matches nothing here).
+  const passkey = input.passkey(req.command) ? ({ passkey: true } as const) : {};
   if (needed > 1 && kind.quorum) {
-    return { kind: 'create', approvalsNeeded: needed };
+    return { kind: 'create', approvalsNeeded: needed, ...passkey };
   }
+  if ('passkey' in passkey) return { kind: 'create', passkey: true };
   // Contract 8: after validation and the request_id/twin rules, the oldest live grant that matches approves
   // the command in the transaction that creates it and takes its use. A policy approval (contract 7
   // trust_read_only_hint) is made the same way. Owners see only the approved version.
@@ -160,6 +166,7 @@ export function commandOf(
   reviewMs: number,
   approvalsNeeded: number | undefined,
   kinds: KindPolicies,
+  passkey = false,
 ): Command {
   const command: Command = {
     id,
@@ -181,5 +188,6 @@ export function commandOf(
     command.approvals_needed = approvalsNeeded;
     command.approvals = [];
   }
+  if (passkey) command.passkey_required = true;
   return command;
 }

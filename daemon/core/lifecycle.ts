@@ -160,6 +160,11 @@ export interface Command extends KindFields {
   approvals_needed?: number;
   /** Contract 9: the approvals given so far, oldest first (only on commands needing more than one). */
   approvals?: Approval[];
+  /**
+   * Contract 13.3: fixed at submit from the config (`require_passkey`): each approval needs a passkey
+   * assertion from the approving owner; no grant, policy or rule approves it.
+   */
+  passkey_required?: true;
   created_at: string;
   review_expires_at: string;
   phase: Phase;
@@ -168,7 +173,8 @@ export interface Command extends KindFields {
 }
 
 export type Event =
-  | { type: 'approve'; at: string; by: string }
+  /** `passkey`: the verified assertion kept with the approval in its audit entry (contract 13.3). */
+  | { type: 'approve'; at: string; by: string; passkey?: Record<string, unknown> }
   | { type: 'deny'; at: string; by: string; note?: string }
   | { type: 'expire'; at: string }
   | { type: 'cancel'; at: string; by: string }

@@ -31,6 +31,8 @@ export interface SubmitDeps {
   log: Logger;
   kinds: KindPolicies;
   policy: CommandPolicy;
+  /** Contract 13.3: whether approving a command name needs a passkey assertion. */
+  passkey: (command: string) => boolean;
   views: Views;
   grants: GrantBook;
   expiry: Expiry;
@@ -87,6 +89,7 @@ export class Submits {
       grants,
       policy: this.#deps.policy,
       kinds,
+      passkey: this.#deps.passkey,
     });
     if (decided.kind === 'existing') {
       const c = decided.command;
@@ -105,6 +108,7 @@ export class Submits {
       this.#deps.reviewMs,
       decided.approvalsNeeded,
       kinds,
+      decided.passkey === true,
     );
     const { grant, approvedBy: by } = decided;
     const actor: Actor = { kind: 'client', name: req.client };

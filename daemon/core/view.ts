@@ -55,6 +55,8 @@ export interface View extends KindView {
   /** Contract 9: when more than one owner must approve, how many, and who approved when. */
   approvals_needed?: number;
   approvals?: Array<{ by: string; at: string }>;
+  /** Contract 13.3 (an addition to the View): approving it needs the owner's passkey. */
+  passkey_required?: true;
 }
 
 /**
@@ -116,6 +118,7 @@ export function toView(command: Command, kinds: KindPolicies): View {
     view.approvals_needed = command.approvals_needed;
     view.approvals = command.approvals ?? [];
   }
+  if (command.passkey_required === true) view.passkey_required = true;
   return view;
 }
 

@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Config } from '../config/index.js';
 import { currentInvocation, mcpTokenFixed, tokenMcpCommand } from '../config/index.js';
+import type { PasskeyStore } from '../core/index.js';
 import type { EdgeContext } from '../http/index.js';
 import type { Source } from '../kind/index.js';
 import type { SetupInfo } from './messages.js';
@@ -16,6 +17,8 @@ import type { SetupInfo } from './messages.js';
 export interface OwnerContext extends EdgeContext {
   /** The owner panel's first-run help (issue 19); absent: hello carries none. */
   setup?: SetupFeed;
+  /** Contract 13.3: the owners' passkeys (the store's port). */
+  passkeys: PasskeyStore;
 }
 
 /** The current setup, and a way to hear that it may have changed. */

@@ -9,11 +9,13 @@ import type {
   CommandStore,
   CommittedReads,
   GrantStore,
+  PasskeyStore,
   TokenHashStore,
 } from '../../core/index.js';
 import type { SqliteAudit } from './audit.js';
 import type { SqliteCommands } from './commands.js';
 import type { SqliteGrants } from './grants.js';
+import type { SqlitePasskeys } from './passkeys.js';
 import type { SqliteTokenHashes } from './tokens.js';
 
 /** Runs a synchronous store call now, or after the open transaction it must not interleave with. */
@@ -61,6 +63,17 @@ export function tokenPort(t: SqliteTokenHashes, run: Run): TokenHashStore {
     tokenHash: (name) => run(() => t.tokenHash(name)),
     all: () => run(() => t.all()),
     setTokenHash: (name, hash, at, actor, detail) => run(() => t.set(name, hash, at, actor, detail)),
+  };
+}
+
+/** The passkey port over SqlitePasskeys (contract 13.3). */
+export function passkeyPort(p: SqlitePasskeys, run: Run): PasskeyStore {
+  return {
+    add: (passkey, audit) => run(() => p.add(passkey, audit)),
+    get: (id) => run(() => p.get(id)),
+    list: (owner) => run(() => p.list(owner)),
+    remove: (owner, id, audit) => run(() => p.remove(owner, id, audit)),
+    used: (id, counter, at) => run(() => p.used(id, counter, at)),
   };
 }
 

@@ -1,6 +1,6 @@
 /**
  * SQLite (better-sqlite3, WAL) in `<data-dir>/broker.db`: commands, the append-only audit log, grants, the
- * MCP clients' and the owners' token hashes (contract 9). Never holds a session UUID or a token (contract
+ * MCP clients' and the owners' token hashes (contract 9), the owners' passkeys (contract 13.3). Never holds a session UUID or a token (contract
  * 1.2, rule 4). The one implementation of the store ports (core/ports.ts); its synchronous methods are for
  * this folder's callers that may block (tests inspecting the file, the `token` command).
  *
@@ -17,6 +17,7 @@ import type {
   CommittedReads,
   Grant,
   GrantStore,
+  PasskeyStore,
   RetentionRow,
   State,
   StoreChange,
@@ -28,7 +29,8 @@ import type {
 import { SqliteAudit } from './audit.js';
 import { SqliteCommands } from './commands.js';
 import { SqliteGrants } from './grants.js';
-import { auditPort, commandPort, committedReads, grantPort, tokenPort } from './ports.js';
+import { SqlitePasskeys } from './passkeys.js';
+import { auditPort, commandPort, committedReads, grantPort, passkeyPort, tokenPort } from './ports.js';
 import { type Db, openDatabase } from './schema.js';
 import { SqliteTokenHashes } from './tokens.js';
 import { Transactions } from './transaction.js';
@@ -44,6 +46,7 @@ export class Store implements StorePorts {
   readonly #audit: SqliteAudit;
   readonly #owners: SqliteTokenHashes;
   readonly #clients: SqliteTokenHashes;
+  readonly #passkeys: SqlitePasskeys;
   readonly #dataVersion;
   readonly #pollMs: number;
   readonly #listeners = new Set<(change: StoreChange) => void>();
@@ -56,6 +59,7 @@ export class Store implements StorePorts {
   readonly audits: AuditStore;
   readonly ownerTokens: TokenHashStore;
   readonly clientTokens: TokenHashStore;
+  readonly passkeys: PasskeyStore;
   readonly committedReads: CommittedReads;
 
   /** Opens (creating and migrating) broker.db; `pollMs` paces the change feed. */
@@ -77,6 +81,8 @@ export class Store implements StorePorts {
     this.audits = auditPort(this.#audit, run);
     this.ownerTokens = tokenPort(this.#owners, run);
     this.clientTokens = tokenPort(this.#clients, run);
+    this.#passkeys = new SqlitePasskeys(db, this.#audit, atomic);
+    this.passkeys = passkeyPort(this.#passkeys, run);
     this.committedReads = committedReads(this.#commands, this.#grants);
   }
 
@@ -235,6 +241,16 @@ export class Store implements StorePorts {
     detail?: Record<string, unknown>,
   ): void {
     this.#owners.set(name, hash, at, actor, detail);
+  }
+
+  /** Removes every passkey of `owner` (contract 13.3 recovery: `token owner --rotate`); returns how many. */
+  forgetPasskeys(owner: string, at: string, actor: Actor): number {
+    return this.#passkeys.removeAll(owner, {
+      at,
+      actor,
+      action: 'passkeys_removed',
+      detail: { owner, why: 'token rotated' },
+    });
   }
 
   /** The page cache this connection may fill, in KiB (tests). */

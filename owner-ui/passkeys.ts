@@ -103,7 +103,7 @@ export class PasskeyArea {
           el(
             'span',
             { class: 'passkey-when' },
-            ` · ${p.rp_id} · added ${new Date(p.created_at).toLocaleString()}`,
+            `${p.rp_id} · added ${new Date(p.created_at).toLocaleString()}`,
             p.last_used_at === undefined ? '' : ` · last used ${new Date(p.last_used_at).toLocaleString()}`,
           ),
           el(

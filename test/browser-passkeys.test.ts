@@ -243,6 +243,10 @@ describe('passkey-signed approvals (contract 13.3)', () => {
     await c.waitFor();
     await expect(c.getByRole('button', { name: /^Allow/ }).count()).resolves.toBe(0);
     await shot(pageA, 'passkeys-05-card-1280');
+    await pageA.setViewportSize({ width: 390, height: 844 });
+    await c.scrollIntoViewIfNeeded();
+    await pageA.screenshot({ path: join(SHOTS, 'passkeys-05-card-390.png') });
+    await pageA.setViewportSize({ width: 1280, height: 900 });
     const approve = c.getByRole('button', { name: 'Approve with passkey' });
     await expect(approve).toBeDefined();
     await waitFor(async () => !(await approve.isDisabled()), 'Approve enabled');

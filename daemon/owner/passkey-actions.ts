@@ -79,6 +79,8 @@ export async function passkeyFrame(d: PasskeyDeps, owner: Owner, f: PasskeyFrame
       const at = iso(Date.now());
       const done = await finishRegistration(pending, owner.by, f.response, Date.now(), at);
       if (!done.ok) return refuse(done.why);
+      if ((await desk.store.get(done.passkey.credential_id)) !== undefined)
+        return refuse('that passkey is already added');
       await desk.store.add(done.passkey, {
         at,
         actor: { kind: 'owner', name: owner.by },

@@ -120,7 +120,7 @@ export class PasskeyArea {
       ),
     );
     const count = this.#mine.length;
-    const note = this.#note === '' ? '' : `${this.#note} `;
+    const note = this.#note === '' ? '' : /[.!?]$/.test(this.#note) ? `${this.#note} ` : `${this.#note}. `;
     this.#note = '';
     if (count === 0)
       this.#say(

@@ -20,7 +20,7 @@ import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyKeptInEntry } from '../daemon/passkeys/index.js';
 import { Store } from '../daemon/store/sqlite/index.js';
-import { card, launchBrowser, printedLoginUrl } from './helpers/browser.js';
+import { card, launchBrowser, loginPage, printedLoginUrl } from './helpers/browser.js';
 import { makeDataDir, type RunningDaemon, runCli, startDaemon, waitFor } from './helpers/daemon.js';
 import {
   addOwner,
@@ -215,6 +215,21 @@ describe('passkeys for owners (contract 13.3)', () => {
         await authA.cdp.send('WebAuthn.addCredential', { authenticatorId: authA.id, credential: c });
     } finally {
       await ctxB.close();
+    }
+  });
+
+  it('at http://127.0.0.1:PORT the panel says where passkeys work instead of failing silently', async () => {
+    const ctx = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    try {
+      const page = await ctx.newPage();
+      await authenticator(page);
+      await loginPage(page, d);
+      await page.getByRole('button', { name: 'Add a passkey' }).click();
+      await page.locator('#passkeys-status', { hasText: `passkeys need the panel at ${local}` }).waitFor();
+      await page.locator('#passkeys').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: join(SHOTS, 'passkeys-08-ip-address-390.png') });
+    } finally {
+      await ctx.close();
     }
   });
 

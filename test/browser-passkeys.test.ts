@@ -159,9 +159,12 @@ afterAll(async () => {
 });
 
 describe('passkeys for owners (contract 13.3)', () => {
-  it('start prints the http://localhost:PORT panel beside the 127.0.0.1 login URL', async () => {
+  it('start prints the http://localhost:PORT panel beside the 127.0.0.1 login URL, and who has no passkey yet', async () => {
     await printedLoginUrl(d);
     expect(d.stdout()).toContain(`Passkeys: use the panel at ${local}/`);
+    expect(d.stdout()).toContain('require_passkey is on and owner has no passkey yet: add one there now');
+    // The login URL stays the banner's last line.
+    expect(d.stdout().trimEnd().split('\n').at(-1)).toMatch(/\/login#token=\S+$/);
   });
 
   it('a token session adds the first passkey in the panel (discoverable, user verified)', async () => {

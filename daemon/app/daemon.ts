@@ -102,6 +102,24 @@ export class Daemon {
     return `${this.#info.url}/login#token=${this.#tokens.ownerToken}`;
   }
 
+  /**
+   * Contract 13.3: the owners who have no passkey while the config requires one somewhere — until they add
+   * one, a token session may add the first (docs/security.md), so `start` says so. Empty when no command
+   * requires a passkey.
+   */
+  async ownersWithoutPasskey(): Promise<string[]> {
+    const c = this.#config;
+    const required =
+      c.require_passkey ||
+      Object.values(c.commands).some((e) => e.require_passkey === true) ||
+      Object.values(c.upstreams).some((u) => u.require_passkey === true);
+    const store = this.#store;
+    if (!required || store === undefined) return [];
+    const names = [...store.owners().keys()];
+    const counts = await Promise.all(names.map((n) => store.passkeys.list(n)));
+    return names.filter((_, i) => counts[i]!.length === 0);
+  }
+
   async start(): Promise<DaemonInfo> {
     if (this.#started) throw new Error('Daemon.start() called twice');
     this.#started = true;

@@ -37,6 +37,8 @@ const NOTE_MAX = 500;
 export function grantable(v: View): boolean {
   // A command needing several owners is never granted (contract 9: NotGrantable), so it gets no Allow….
   if (v.approvals_needed !== undefined) return false;
+  // Contract 13.3: a passkey-required command is approved by an owner's hand each time: never granted.
+  if (v.passkey_required === true) return false;
   return v.state === 'awaiting_review' && kindCard(v.tool)?.anyWords !== undefined;
 }
 

@@ -40,9 +40,11 @@ import { HistoryView } from './history-view.js';
 import { shortcuts } from './keys.js';
 import { Notifier } from './notify.js';
 import { OAuthClients } from './oauth-clients.js';
+import { PasskeyArea } from './passkeys.js';
 import { newestFirst, oldestFirst } from './placement.js';
 import { QueueView } from './queue-view.js';
 import { alreadyMineWords, myApproval } from './quorum.js';
+import { type RequestOptions, webauthn, webauthnTrouble } from './webauthn.js';
 
 const views = new Map<string, View>();
 /** Contract 15: the OAuth connections, with Disconnect (hidden while OAuth is off). */
@@ -71,6 +73,8 @@ const allowDialog = new AllowDialog((grant) => {
   const req_id = `t${nextReq++}`;
   return conn.send({ type: 'policy_test', req_id, grant }) ? req_id : undefined;
 });
+/** Contract 13.3: the signed-in owner's passkeys (passkeys.ts). */
+const passkeys = new PasskeyArea((frame) => conn.send(frame));
 /** Arguments sent as a preview are loaded whole on demand (args-loader.ts; an addition to contract 5). */
 setupArgsLoader({ send: (frame) => conn.send(frame), change: (fn) => guard.change(fn) });
 /** Issue 19: how to connect an AI and what it can do, while nothing waits (first-run.ts). */
@@ -172,6 +176,7 @@ function onMessage(m: ServerMessage): void {
       skewMs = Date.parse(m.server_time) - Date.now();
       me = m.owner;
       header.owner(m.owner);
+      passkeys.live(m.signed_in_with);
       if (m.setup !== undefined) firstRun.update(m.setup);
       return;
     case 'setup':
@@ -226,7 +231,14 @@ function onMessage(m: ServerMessage): void {
       return;
     }
     case 'reply':
-      if (!argsRefused(m)) onReply(m);
+      if (!argsRefused(m) && !passkeys.receive(m)) onReply(m);
+      return;
+    case 'passkey_list':
+    case 'passkey_begin':
+      passkeys.receive(m);
+      return;
+    case 'approve_challenge':
+      void signAndApprove(m);
       return;
     case 'args':
       receiveArgs(m);
@@ -285,6 +297,9 @@ function act(card: HTMLElement, action: string): void {
   const mine = myApproval(v, me);
   if (action === 'approve' && v.state === 'awaiting_review' && mine !== undefined)
     cards.setMessage(v.id, alreadyMineWords(v, mine));
+  else if (action === 'approve' && v.state === 'awaiting_review' && v.passkey_required === true)
+    // Contract 13.3, one gesture: the challenge, the passkey prompt, then the approval with its assertion.
+    send(v.id, 'approve_challenge', { version: v.version });
   else if (action === 'approve' && v.state === 'awaiting_review')
     send(v.id, 'approve', { version: v.version });
   else if (action === 'allow' && v.state === 'awaiting_review') openAllow(v);
@@ -299,6 +314,25 @@ function act(card: HTMLElement, action: string): void {
     }
     const note = card.querySelector<HTMLInputElement>('input.reconcile-note')?.value.trim() ?? '';
     send(v.id, 'reconcile', note === '' ? { outcome } : { outcome, note });
+  }
+}
+
+/**
+ * Contract 13.3: the daemon's challenge over exactly this approval goes to the owner's authenticator (user
+ * verification required), and its answer goes with `approve`. The card stays in flight meanwhile.
+ */
+async function signAndApprove(m: Extract<ServerMessage, { type: 'approve_challenge' }>): Promise<void> {
+  const lib = webauthn();
+  try {
+    if (lib === undefined) throw new Error('this browser cannot use passkeys here');
+    const assertion = await lib.startAuthentication({ optionsJSON: m.options as unknown as RequestOptions });
+    requests.delete(m.req_id);
+    send(m.id, 'approve', { version: m.version, assertion });
+  } catch (e) {
+    requests.delete(m.req_id);
+    const node = cards.node(m.id);
+    if (node !== undefined) guard.sync(node);
+    cards.setMessage(m.id, webauthnTrouble(e));
   }
 }
 

@@ -194,7 +194,7 @@ function decideControls(v: View, note: string, me: string | undefined): HTMLElem
             'aria-keyshortcuts': 'a',
             disabled: true,
           },
-          'Approve',
+          v.passkey_required === true ? 'Approve with passkey' : 'Approve',
         ),
     grantable(v)
       ? el(

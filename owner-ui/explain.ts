@@ -9,7 +9,9 @@ export const EXPLAIN: Record<string, string> = {
   NotReconcilable: 'Only ERROR or UNKNOWN commands can be reconciled.',
   BadMessage: 'The panel sent something the daemon refused; reload the page.',
   NotGrantable:
-    'This command cannot be allowed for a while (it needs several owners, or it is not in the catalog any more). Nothing was approved: use Approve or Deny.',
+    'This command cannot be allowed for a while (it needs several owners or your passkey, or it is not in the catalog any more). Nothing was approved: use Approve or Deny.',
   NotRevocable: 'This grant comes from the config file: remove it there and restart the daemon.',
   AlreadyApproved: 'You already approved this request; it waits for the other owners.',
+  PasskeyRequired:
+    'This request needs your passkey, and the daemon did not get a valid one for it. Nothing was approved: press Approve with passkey again.',
 };

@@ -9,10 +9,22 @@
  */
 import { storePanelKey } from './connection.js';
 import { byId } from './dom.js';
+import { type RequestOptions, webauthn, webauthnTrouble } from './webauthn.js';
 
 const status = byId('login-status');
 const form = byId<HTMLFormElement>('login-form');
 const input = byId<HTMLInputElement>('token');
+const passkeyButton = byId<HTMLButtonElement>('passkey-login');
+
+function post(path: string, body: unknown): Promise<Response> {
+  return fetch(path, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+    credentials: 'same-origin',
+    cache: 'no-store',
+  });
+}
 
 /** True when a consent request (consent.ts) is waiting for this login, fresh (under 10 minutes). */
 function pendingConsent(): boolean {
@@ -28,17 +40,46 @@ async function login(token: string): Promise<void> {
   status.textContent = 'Logging in…';
   let r: Response;
   try {
-    r = await fetch('/login', {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ token }),
-      credentials: 'same-origin',
-      cache: 'no-store',
-    });
+    r = await post('/login', { token });
   } catch {
     status.textContent = 'The daemon does not answer. Is it running?';
     return;
   }
+  await loggedIn(r, () => void login(token));
+}
+
+/**
+ * Contract 13.3, "Sign in with a passkey": the daemon's request options (a discoverable credential, user
+ * verification required), the authenticator's answer, and the same session as the token login gives.
+ */
+async function passkeyLogin(): Promise<void> {
+  const lib = webauthn();
+  if (lib === undefined) {
+    status.textContent = 'This browser cannot use passkeys here.';
+    return;
+  }
+  status.textContent = 'Follow your device’s prompt (fingerprint, face or PIN)…';
+  let r: Response;
+  try {
+    const o = await post('/login/passkey/options', {});
+    const body = (await o.json()) as { options?: RequestOptions; error?: { message?: string } };
+    if (!o.ok || body.options === undefined) {
+      status.textContent = `Passkey sign-in unavailable: ${body.error?.message ?? `HTTP ${o.status}`}.`;
+      return;
+    }
+    const response = await lib.startAuthentication({ optionsJSON: body.options });
+    status.textContent = 'Signing in…';
+    r = await post('/login/passkey', { response });
+  } catch (e) {
+    status.textContent =
+      e instanceof TypeError ? 'The daemon does not answer. Is it running?' : webauthnTrouble(e);
+    return;
+  }
+  await loggedIn(r, () => void passkeyLogin());
+}
+
+/** Keeps the panel key of a successful login and opens the panel, or says why not. */
+async function loggedIn(r: Response, again: () => void): Promise<void> {
   if (r.ok) {
     let key: unknown;
     try {
@@ -58,7 +99,7 @@ async function login(token: string): Promise<void> {
   if (r.status === 503) {
     const s = Math.min(60, Math.max(1, Number(r.headers.get('Retry-After')) || 1));
     status.textContent = `The daemon is busy checking other login attempts; trying again in ${s} s…`;
-    window.setTimeout(() => void login(token), s * 1000);
+    window.setTimeout(again, s * 1000);
     return;
   }
   let message = `Login refused (HTTP ${r.status}).`;
@@ -71,6 +112,8 @@ async function login(token: string): Promise<void> {
   status.textContent = message;
   input.focus();
 }
+
+passkeyButton.addEventListener('click', () => void passkeyLogin());
 
 form.addEventListener('submit', (e) => {
   e.preventDefault();

@@ -36,6 +36,14 @@ for (const root of ROOTS) {
     );
 }
 
+// Contract 13.3: the browser half of WebAuthn (@simplewebauthn/browser) reaches the panel without a bundler:
+// its own bundle, served as /ui/simplewebauthn-browser.js, which owner-ui/webauthn.ts imports.
+const WEBAUTHN = 'node_modules/@simplewebauthn/browser/dist/bundle/index.umd.min.js';
+if (existsSync(WEBAUTHN)) {
+  mkdirSync(join('dist', 'owner-ui'), { recursive: true });
+  cpSync(WEBAUTHN, join('dist', 'owner-ui', 'simplewebauthn-browser.js'));
+}
+
 // The package's bins are run directly too (`dist/daemon/cli.js start`): make them executable.
 for (const bin of ['dist/daemon/cli.js', 'dist/bridge-client/cli.js'])
   if (existsSync(bin)) chmodSync(bin, 0o755);

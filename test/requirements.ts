@@ -605,6 +605,26 @@ export const REQUIREMENTS = {
     statement:
       "An access token acts on /mcp (header only) as its connection's client name, sees only that name's commands, and Disconnect revokes its tokens and closes its MCP sessions at once.",
   },
+  'S.passkey-approve': {
+    source: 'contracts.md 13.3 (v3); docs/security.md',
+    statement:
+      'A require_passkey command is approved only with a valid passkey assertion (user verified) of the approving owner, per owner of a quorum: what holds owner.token and a panel key gets PasskeyRequired over a Bearer socket, a token session, the terminal, and with a forged signature; a grant for it is NotGrantable; nothing is approved.',
+  },
+  'S.passkey-challenge': {
+    source: 'contracts.md 13.3 (v3)',
+    statement:
+      'An approval challenge covers exactly what is approved (base64url SHA-256 of the RFC 8785 JSON of id, version, command, client, args, action, then a 16-byte nonce), for the owner it was issued to, valid 120 s and once: an assertion for another command or version, replayed, or late is PasskeyRequired.',
+  },
+  'S.passkey-enrol': {
+    source: 'contracts.md 13.3 (v3); docs/security.md',
+    statement:
+      "Once an owner has a passkey, only a session signed in with one may add or remove passkeys: a token session (what holds owner.token) cannot enrol its own authenticator; token owner --rotate removes the owner's passkeys (recovery) and approves nothing.",
+  },
+  'S.passkey-kept': {
+    source: 'contracts.md 13.3, 14 (v3)',
+    statement:
+      "The verified assertion is kept in the approval's audit entry with everything an offline check needs (credential id, COSE public key, rp id, origins, the canonical JSON and nonce, the response); verifyKeptAssertion finds one altered byte, other args or another version.",
+  },
 } as const satisfies Record<string, Requirement>;
 
 export type RequirementId = keyof typeof REQUIREMENTS;

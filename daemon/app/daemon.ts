@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { CheckpointTimer, loadOrCreateAuditKey, signerOf } from '../audit/index.js';
 import type { Logger } from '../base/index.js';
 import { systemClock, UsageError, VERSION } from '../base/index.js';
-import { type Config, commandApprovals } from '../config/index.js';
+import { type Config, commandApprovals, requiresPasskey } from '../config/index.js';
 import { Broker, faultsFromEnv, RetentionPass } from '../core/index.js';
 import {
   type DaemonInfo,
@@ -116,6 +116,24 @@ export class Daemon {
     return `${this.#info.url}/login#token=${this.#tokens.ownerToken}`;
   }
 
+  /**
+   * Contract 13.3: the owners who have no passkey while the config requires one somewhere — until they add
+   * one, a token session may add the first (docs/security.md), so `start` says so. Empty when no command
+   * requires a passkey.
+   */
+  async ownersWithoutPasskey(): Promise<string[]> {
+    const c = this.#config;
+    const required =
+      c.require_passkey ||
+      Object.values(c.commands).some((e) => e.require_passkey === true) ||
+      Object.values(c.upstreams).some((u) => u.require_passkey === true);
+    const store = this.#store;
+    if (!required || store === undefined) return [];
+    const names = [...store.owners().keys()];
+    const counts = await Promise.all(names.map((n) => store.passkeys.list(n)));
+    return names.filter((_, i) => counts[i]!.length === 0);
+  }
+
   async start(): Promise<DaemonInfo> {
     if (this.#started) throw new Error('Daemon.start() called twice');
     this.#started = true;
@@ -167,6 +185,8 @@ export class Daemon {
         const approvals = commandApprovals(config, name);
         return approvals === undefined ? undefined : { approvals };
       },
+      // Contract 13.3: approvals of these need the approving owner's passkey; never granted or auto-approved.
+      passkeyRequired: (name) => requiresPasskey(config, name),
       configGrants: config.grants,
       // Contract 11: the config's rules, read at start (the config loader already compiled each once).
       rules: rulePort(new RuleBook(compiledRules(config), this.#log, systemClock), KINDS),
@@ -211,6 +231,7 @@ export class Daemon {
       origins,
       log: this.#log,
       version: VERSION,
+      passkeys: store.passkeys,
       setup: createSetupFeed({
         config,
         sources,

@@ -67,7 +67,7 @@ export const OWNER_ERROR_CODES = [
   'AlreadyApproved',
   'NotGrantable',
   'NotRevocable',
-  // v3, contract 13.3: the command needs a passkey assertion from the approving owner (passkeys: issue 26).
+  // v3, contract 13.3: the command needs a valid passkey assertion from the approving owner.
   'PasskeyRequired',
 ] as const;
 export type OwnerErrorCode = (typeof OWNER_ERROR_CODES)[number];
@@ -82,6 +82,7 @@ export const BROKER_ERROR_CODES = [
   'AlreadyApproved',
   'NotGrantable',
   'NotRevocable',
+  'PasskeyRequired',
 ] as const satisfies ReadonlyArray<OwnerErrorCode | ToolErrorCode>;
 export type BrokerErrorCode = (typeof BROKER_ERROR_CODES)[number];
 

@@ -8,6 +8,12 @@ import { Daemon } from '../app/index.js';
 import { createLogger, parseFlags, stringFlag } from '../base/index.js';
 import { currentInvocation, loadConfig, mcpTokenLine } from '../config/index.js';
 
+/** The daemon's own URL under the name `localhost` (same port): the origin where passkeys work. */
+function localhostUrl(url: string): string {
+  const u = new URL(url);
+  return `http://localhost:${u.port}`;
+}
+
 export async function runStart(argv: string[]): Promise<number> {
   const p = parseFlags('start', argv, {
     'data-dir': { type: 'string' },
@@ -40,6 +46,7 @@ export async function runStart(argv: string[]): Promise<number> {
   process.on('SIGINT', () => stop('SIGINT'));
   try {
     const info = await daemon.start();
+    const bare = await daemon.ownersWithoutPasskey();
     process.stdout.write(
       [
         `ogf-broker ${info.version} listening on ${info.url} (data dir ${config.dataDir})`,
@@ -47,6 +54,13 @@ export async function runStart(argv: string[]): Promise<number> {
         // Issue 19: the exact command, --data-dir included when not the default, shell-quoted.
         mcpTokenLine(config.dataDir, currentInvocation()),
         `OGF Bridge: ${config.ogf_bridge ? config.ogf_bridge.url : 'off (set ogf_bridge.url in config or OGF_BRIDGE_URL)'}`,
+        // Contract 13.3: WebAuthn refuses an IP address as relying party, so passkeys live at localhost.
+        `Passkeys: use the panel at ${localhostUrl(info.url)}/ (WebAuthn does not accept an IP address; docs/owner.md)`,
+        ...(bare.length === 0
+          ? []
+          : [
+              `require_passkey is on and ${bare.join(', ')} ${bare.length === 1 ? 'has' : 'have'} no passkey yet: add one there now (until then a token login may add the first)`,
+            ]),
         'Owner panel — open this URL to log in:',
         daemon.ownerLoginUrl,
         '',

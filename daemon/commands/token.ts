@@ -65,7 +65,7 @@ export async function runToken(argv: string[]): Promise<number> {
         );
       if (outcome === 'rotated')
         process.stdout.write(
-          `Rotated the token of owner ${owner}: the old one no longer logs in, and their panel sessions and sockets end.${owner === FIRST_OWNER ? '' : ' This new URL is shown only this once.'}\n`,
+          `Rotated the token of owner ${owner}: the old one no longer logs in, and their panel sessions and sockets end, and their passkeys are removed (log in with this URL and add new ones).${owner === FIRST_OWNER ? '' : ' This new URL is shown only this once.'}\n`,
         );
       if (!info)
         process.stdout.write(

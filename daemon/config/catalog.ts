@@ -53,6 +53,8 @@ export const commandSchema = z
     timeout_s: z.number().int().min(1).max(3600).default(60),
     // Contract 1.3/9 (v2): how many distinct owners must approve each call (absent: 1).
     approvals: intIn(1, 5).optional(),
+    // Contract 13.3 (v3): approving a call needs a passkey assertion from the approving owner.
+    require_passkey: z.boolean('must be true or false').optional(),
   })
   .superRefine((cmd, ctx) => {
     cmd.argv.forEach((arg, i) => {

@@ -6,6 +6,7 @@ import { commandSchema, NAME_RE } from './catalog.js';
 import { HTTPS_ORIGIN, intIn, isHttpsOrigin } from './fields.js';
 import { commandApprovals, configGrantSchema } from './grants.js';
 import { oauthSchema } from './oauth.js';
+import { requiresPasskey } from './passkey.js';
 import { repeatedRuleId, ruleSchema } from './rules.js';
 import { UPSTREAM_NAME_RE, upstreamSchema } from './upstreams.js';
 
@@ -69,6 +70,8 @@ export const fileSchema = z
     rules: z.array(ruleSchema).default([]),
     // Contract 15 (v3): OAuth for remote AI clients.
     oauth: oauthSchema,
+    // Contract 13.3 (v3): true = approving any command needs a passkey assertion (see passkey.ts).
+    require_passkey: z.boolean('must be true or false').default(false),
   })
   .superRefine((file, ctx) => {
     const twice = repeatedRuleId(file.rules);
@@ -90,7 +93,9 @@ export const fileSchema = z
             ? `names no catalog command and no configured upstream tool (<upstream>__<tool>), got ${JSON.stringify(g.command)}`
             : approvals > 1
               ? `${g.command} needs ${approvals} owners to approve each call, so it cannot be granted`
-              : undefined;
+              : requiresPasskey(file, g.command)
+                ? `${g.command} needs a passkey for each approval (require_passkey), so it cannot be granted`
+                : undefined;
       if (why !== undefined) ctx.addIssue({ code: 'custom', path: ['grants', i, 'command'], message: why });
     });
   });

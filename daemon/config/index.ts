@@ -8,6 +8,7 @@ export { type BridgeConfig, fileSchema, OUTPUT_LIMIT_MAX } from './file.js';
 export { type ConfigGrantEntry, commandApprovals } from './grants.js';
 export { type Config, type ConfigFlags, defaultDataDir, loadConfig, resolveDataDir } from './load.js';
 export type { OAuthConfig } from './oauth.js';
+export { type PasskeyConfig, requiresPasskey } from './passkey.js';
 export type { DryRunSpec, FileDiffSpec, PreviewPreset, PreviewSpec } from './previews.js';
 export type { RuleConfigEntry } from './rules.js';
 export { currentInvocation, mcpTokenFixed, mcpTokenLine, tokenMcpCommand } from './self-command.js';

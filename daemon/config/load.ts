@@ -36,6 +36,8 @@ export interface Config {
   rules: ReadonlyArray<RuleConfigEntry>;
   /** Contract 15: OAuth for remote AI clients (on whenever public_url is set). */
   oauth: Readonly<OAuthConfig>;
+  /** Contract 13.3: approving any command needs a passkey (per command: catalog / upstream entries). */
+  require_passkey: boolean;
 }
 
 /** What flags say; each falls back to its environment variable (contract 1.1). */
@@ -158,5 +160,6 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
       enabled: file.public_url !== null || file.oauth.enabled,
       allow_loopback_metadata: file.oauth.allow_loopback_metadata,
     }),
+    require_passkey: file.require_passkey,
   });
 }

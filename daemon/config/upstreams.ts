@@ -43,6 +43,8 @@ export const upstreamSchema = z
     // Contract 12: previews of a call's effect, per tool, and named sets of them for well-known servers.
     preset: presetSchema.optional(),
     previews: previewsSchema.optional(),
+    // Contract 13.3 (v3): approving a call of any of its tools needs a passkey assertion.
+    require_passkey: z.boolean('must be true or false').optional(),
   })
   .superRefine((u, ctx) => {
     if ((u.argv === undefined) === (u.url === undefined)) {

@@ -71,6 +71,13 @@ export interface ApproveGrant {
   note?: string;
 }
 
+/**
+ * Contract 13.3: what the owner edge found of a passkey assertion sent with an approval — verified (the
+ * record kept in the approval's audit entry) or not (why). The broker trusts its edge: it only checks that
+ * a passkey-required command gets a verified one.
+ */
+export type PasskeyEvidence = { ok: true; kept: Record<string, unknown> } | { ok: false; why: string };
+
 export type GrantResult =
   | { ok: true; grant: Grant }
   | { ok: false; code: 'NotFound' | 'NotGrantable' | 'NotRevocable'; message: string };
@@ -89,8 +96,16 @@ export interface BrokerApi {
   /**
    * Owner approval; `AlreadyDecided` is checked before `VersionConflict` (contract 5). With `grant`, the
    * approval and a new grant for the command's `command` and `client` commit together (contract 5 v2, 8).
+   * A passkey-required command (contract 13.3) needs `passkey` verified, else `PasskeyRequired`, checked
+   * after the contract 5/9 checks; a verified one is kept in the approval's audit entry.
    */
-  approve(id: string, version: number, by: string, grant?: ApproveGrant): Promise<ActionResult>;
+  approve(
+    id: string,
+    version: number,
+    by: string,
+    grant?: ApproveGrant,
+    passkey?: PasskeyEvidence,
+  ): Promise<ActionResult>;
   deny(id: string, version: number, by: string, note?: string): Promise<ActionResult>;
   /** Caller cancel while awaiting review; otherwise returns the command unchanged (ok). */
   cancel(id: string, by: string): Promise<ActionResult>;

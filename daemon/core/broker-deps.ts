@@ -30,6 +30,12 @@ export interface BrokerDeps {
   commandPolicy?: CommandPolicy;
   /** Contract 11: the owner's rules and `when` grants (daemon/rules/; default: none). */
   rules?: RulePort;
+  /**
+   * Contract 13.3: whether approving a command name needs a passkey assertion (`require_passkey`): such a
+   * command is never approved at submit, never granted, and its owner approvals need `PasskeyEvidence`.
+   * Default: never.
+   */
+  passkeyRequired?: (command: string) => boolean;
   /** Contract 8: the config's grants, made live at start under their stable ids. */
   configGrants?: readonly ConfigGrant[];
   clock?: Clock;

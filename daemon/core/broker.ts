@@ -26,6 +26,7 @@ import type {
   BrokerApi,
   GrantResult,
   GrantSpec,
+  PasskeyEvidence,
   SubmitRequest,
   SubmitResult,
 } from './api.js';
@@ -133,11 +134,13 @@ export class Broker implements BrokerApi {
     this.#configGrants = deps.configGrants ?? [];
     this.#rules = deps.rules ?? noRules;
     this.#commandPolicy = deps.commandPolicy ?? (() => undefined);
+    const passkey = deps.passkeyRequired ?? (() => false);
     const grantDeps = {
       store: this.#store,
       clock: this.#clock,
       log: this.#log,
       policy: this.#commandPolicy,
+      passkey,
       kindRefusal: (command: string) => this.#kinds.refusal(command),
       rules: deps.rules ?? noRules,
       commit: (change: Change) => this.#commit.add(change),
@@ -168,6 +171,7 @@ export class Broker implements BrokerApi {
       clock: this.#clock,
       log: this.#log,
       policy: this.#commandPolicy,
+      passkey,
       views: this.#views,
       grants: this.#grants,
       expiry: this.#expiry,
@@ -203,8 +207,14 @@ export class Broker implements BrokerApi {
     return this.#submits.submit(req);
   }
 
-  approve(id: string, version: number, by: string, grant?: ApproveGrant): Promise<ActionResult> {
-    return this.#actions.approve(id, version, by, grant);
+  approve(
+    id: string,
+    version: number,
+    by: string,
+    grant?: ApproveGrant,
+    passkey?: PasskeyEvidence,
+  ): Promise<ActionResult> {
+    return this.#actions.approve(id, version, by, grant, passkey);
   }
 
   grant(spec: GrantSpec, by: string): Promise<GrantResult> {

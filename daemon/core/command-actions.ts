@@ -9,8 +9,8 @@
  * Its own file (issue 20 item 3): the broker keeps the one `apply`; grant-actions.ts is the grants' half.
  */
 import { type Clock, iso } from '../base/index.js';
-import type { ActionResult, Amendment, ApproveGrant } from './api.js';
-import { decisionRefusal } from './decisions.js';
+import type { ActionResult, Amendment, ApproveGrant, PasskeyEvidence } from './api.js';
+import { decisionRefusal, passkeyRefusal, type Refusal } from './decisions.js';
 import { sha256Digest } from './digest.js';
 import type { GrantActions } from './grant-actions.js';
 import type { Actor, Command, Event } from './lifecycle.js';
@@ -38,13 +38,21 @@ export class CommandActions {
     this.#deps = deps;
   }
 
-  approve(id: string, version: number, by: string, grant?: ApproveGrant): Promise<ActionResult> {
+  approve(
+    id: string,
+    version: number,
+    by: string,
+    grant?: ApproveGrant,
+    passkey?: PasskeyEvidence,
+  ): Promise<ActionResult> {
     const event: Event = { type: 'approve', at: this.#now(), by };
+    if (passkey?.ok === true) event.passkey = passkey.kept;
+    const refused = passkeyRefusal(this.#deps.current(id), passkey);
     // Contract 9: an approval short of the quorum is recorded and the command keeps waiting; the one that
     // makes it `approved` launches it (the broker's apply). With a grant, both commit together
     // (grant-actions.ts).
-    if (grant === undefined) return this.#decide(id, version, event, by);
-    const decide = (also: Also) => this.#decide(id, version, event, by, also);
+    if (grant === undefined) return this.#decide(id, version, event, by, undefined, refused);
+    const decide = (also: Also) => this.#decide(id, version, event, by, also, refused);
     return this.#deps.grantActions.approve(this.#deps.current(id), id, grant, by, decide);
   }
 
@@ -98,10 +106,20 @@ export class CommandActions {
     return this.#deps.apply(c, { type: 'amend', at: this.#now(), fields, action, detail }, DAEMON);
   }
 
-  /** An owner's decision: the checks of contracts 5 and 9 (decisions.ts), then the change. */
-  #decide(id: string, version: number, event: Event, by: string, also?: Also): Promise<ActionResult> {
+  /**
+   * An owner's decision: the checks of contracts 5 and 9 (decisions.ts), then `after` (contract 13.3: a
+   * missing or bad passkey), then the change.
+   */
+  #decide(
+    id: string,
+    version: number,
+    event: Event,
+    by: string,
+    also?: Also,
+    after?: Refusal,
+  ): Promise<ActionResult> {
     const c = this.#deps.current(id);
-    const refused = decisionRefusal(c, id, version, event, by);
+    const refused = decisionRefusal(c, id, version, event, by) ?? after;
     if (refused !== undefined) return this.#deps.settled(() => refused);
     // No command is a refusal (NotFound): c is there.
     return this.#deps.apply(c!, event, { kind: 'owner', name: by }, also);

@@ -5,12 +5,13 @@
  * batch committed (so it reflects this turn's changes) and applies everything else.
  *
  *   approve / deny   NotFound → AlreadyDecided → AlreadyApproved → VersionConflict   (contracts 5, 9)
+ *   approve          … → PasskeyRequired (contract 13.3: a passkey-required command, or a bad assertion)
  *   approve + grant  NotGrantable (a kind never granted, quorum commands, unknown names) first (contracts 5 v2, 8)
  *   revoke           NotFound → NotRevocable (config grants) → already ended: ok    (contract 8)
  */
 
 import type { BrokerErrorCode } from '../base/index.js';
-import type { ApproveGrant, GrantResult, GrantSpec } from './api.js';
+import type { ApproveGrant, GrantResult, GrantSpec, PasskeyEvidence } from './api.js';
 import type { Grant } from './grants.js';
 import type { KindPolicies } from './kind-policy.js';
 import type { Command, Event } from './lifecycle.js';
@@ -55,6 +56,26 @@ export function decisionRefusal(
       ok: false,
       code: 'VersionConflict',
       message: `command ${id} is at version ${at}, not ${version}; look at it again before deciding`,
+    };
+  }
+  return undefined;
+}
+
+/**
+ * Contract 13.3: why an approval of `c` with this passkey evidence is refused (`PasskeyRequired`), or
+ * undefined. Evidence that failed is refused whatever the command; a passkey-required command needs
+ * verified evidence. Checked after `decisionRefusal` (AlreadyDecided and the version come first).
+ */
+export function passkeyRefusal(
+  c: Command | undefined,
+  evidence: PasskeyEvidence | undefined,
+): Refusal | undefined {
+  if (evidence?.ok === false) return { ok: false, code: 'PasskeyRequired', message: evidence.why };
+  if (c?.passkey_required === true && evidence === undefined) {
+    return {
+      ok: false,
+      code: 'PasskeyRequired',
+      message: `${c.command} needs your passkey for each approval: approve it in the panel (the terminal and the owner token cannot)`,
     };
   }
   return undefined;

@@ -35,6 +35,8 @@ export interface GrantBookDeps {
   clock: Clock;
   log: Logger;
   policy: CommandPolicy;
+  /** Contract 13.3: a command whose approvals need a passkey is never granted. */
+  passkey: (command: string) => boolean;
   /** Contract 8: a kind's name that can never be granted, with why (core/kind-policy.ts `refusal`). */
   kindRefusal: (command: string) => string | undefined;
   /** Contract 11: compiles a grant's `when` (daemon/rules/). */
@@ -117,7 +119,10 @@ export class GrantBook {
     return Promise.all(writes).then(() => undefined);
   }
 
-  /** Why `command` cannot be granted (contract 8: a kind never granted, quorum commands, unknown names), or undefined. */
+  /**
+   * Why `command` cannot be granted (contract 8: a kind never granted, quorum commands, unknown names;
+   * contract 13.3: passkey-required commands), or undefined.
+   */
   refusal(command: string): string | undefined {
     const never = this.#deps.kindRefusal(command);
     if (never !== undefined) return never;
@@ -127,6 +132,9 @@ export class GrantBook {
     }
     if (policy.approvals > 1) {
       return `${command} needs ${policy.approvals} owners to approve each call, so it cannot be granted`;
+    }
+    if (this.#deps.passkey(command)) {
+      return `${command} needs the owner's passkey for each approval (require_passkey), so it cannot be granted`;
     }
     return undefined;
   }

@@ -46,6 +46,7 @@ function input(verdict: RuleVerdict, over: Partial<IntakeInput> & { live?: Grant
     policy: () => ({ approvals: 1 }),
     kinds: KINDS,
     rules: () => verdict,
+    passkey: () => false,
     ...rest,
   };
 }

@@ -53,6 +53,7 @@ function input(over: Partial<IntakeInput> & { live?: Grant[] } = {}): IntakeInpu
     policy: () => ({ approvals: 1 }),
     kinds: KINDS,
     rules: () => ({ kind: 'none', failClosed: false }),
+    passkey: () => false,
     ...rest,
   };
 }
@@ -205,5 +206,24 @@ describe('commandOf', () => {
       approvals: [],
     });
     expect('approvals_needed' in commandOf(req(), 'c_9', T0, 90_000, undefined, KINDS)).toBe(false);
+  });
+});
+
+describe('intake: a passkey-required command (contract 13.3)', () => {
+  const passkey = (c: string) => c === 'say';
+  it('no grant and no policy approves it: it waits for owners, marked passkey', () => {
+    expect(intake(req(), input({ live: [grant()], passkey }))).toEqual({ kind: 'create', passkey: true });
+    expect(intake(req({ approved_by: 'policy:read_only' }), input({ passkey }))).toEqual({
+      kind: 'create',
+      passkey: true,
+    });
+  });
+  it('with a quorum, each owner signs: both kept', () => {
+    const got = intake(req(), input({ passkey, policy: () => ({ approvals: 2 }) }));
+    expect(got).toEqual({ kind: 'create', approvalsNeeded: 2, passkey: true });
+  });
+  it('the command made carries passkey_required; others do not', () => {
+    expect(commandOf(req(), 'c_1', T0, 60_000, undefined, KINDS, true).passkey_required).toBe(true);
+    expect(made(req()).passkey_required).toBeUndefined();
   });
 });

@@ -54,6 +54,8 @@ export interface IntakeInput {
   kinds: KindPolicies;
   /** Contract 11: the owner's rules on this request (asked only for a new command, after the caps). */
   rules: (req: SubmitRequest) => RuleVerdict;
+  /** Contract 13.3: whether approving this command name needs a passkey assertion (`require_passkey`). */
+  passkey: (command: string) => boolean;
 }
 
 /** The decision on one request. */
@@ -72,7 +74,7 @@ export type Intake =
    * A new command. `approvalsNeeded` when more than one owner must approve (contract 9); else `approvedBy`
    * when it is approved at submit: `grant:<id>` with the `grant` whose use it takes, or a policy's name.
    */
-  | { kind: 'create'; approvalsNeeded?: number; approvedBy?: string; grant?: Grant }
+  | { kind: 'create'; approvalsNeeded?: number; approvedBy?: string; grant?: Grant; passkey?: true }
   /** Contract 11: a `deny` rule decided; created and denied (PolicyDenied) in one transaction. */
   | { kind: 'deny'; deniedBy: string; note?: string };
 
@@ -128,9 +130,13 @@ export function intake(req: SubmitRequest, input: IntakeInput): Intake {
   const own = input.policy(req.command)?.approvals ?? 1;
   const asked = verdict.kind === 'ask' && kind.quorum ? (verdict.approvals ?? 1) : 1;
   const needed = Math.max(own, asked);
+  // Contract 13.3: a passkey-required command is approved by owners' hands only — no grant, no policy,
+  // no rule (a grant made before the config asked for passkeys still matches nothing here).
+  const passkey = input.passkey(req.command) ? ({ passkey: true } as const) : {};
   if (needed > 1 && kind.quorum) {
-    return { kind: 'create', approvalsNeeded: needed };
+    return { kind: 'create', approvalsNeeded: needed, ...passkey };
   }
+  if ('passkey' in passkey) return { kind: 'create', passkey: true };
   // Contract 11: a deny rule that failed for this request: no allow rule, grant or policy approves it.
   if (verdict.failClosed) return { kind: 'create' };
   // Contract 11 / rule 1 (v3): an `allow` rule approves at submit like a grant — never a kind that cannot
@@ -191,6 +197,7 @@ export function commandOf(
   reviewMs: number,
   approvalsNeeded: number | undefined,
   kinds: KindPolicies,
+  passkey = false,
 ): Command {
   const command: Command = {
     id,
@@ -212,5 +219,6 @@ export function commandOf(
     command.approvals_needed = approvalsNeeded;
     command.approvals = [];
   }
+  if (passkey) command.passkey_required = true;
   return command;
 }

@@ -180,6 +180,11 @@ export interface Command extends KindFields {
   approvals_needed?: number;
   /** Contract 9: the approvals given so far, oldest first (only on commands needing more than one). */
   approvals?: Approval[];
+  /**
+   * Contract 13.3: fixed at submit from the config (`require_passkey`): each approval needs a passkey
+   * assertion from the approving owner; no grant, policy or rule approves it.
+   */
+  passkey_required?: true;
   created_at: string;
   review_expires_at: string;
   phase: Phase;
@@ -190,7 +195,8 @@ export interface Command extends KindFields {
 }
 
 export type Event =
-  | { type: 'approve'; at: string; by: string }
+  /** `passkey`: the verified assertion kept with the approval in its audit entry (contract 13.3). */
+  | { type: 'approve'; at: string; by: string; passkey?: Record<string, unknown> }
   /** `policy`: a rule of the owner's config denied it at submit (contract 11: PolicyDenied). */
   | { type: 'deny'; at: string; by: string; note?: string; policy?: true }
   | { type: 'expire'; at: string }

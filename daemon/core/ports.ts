@@ -190,6 +190,36 @@ export interface OAuthStore {
   touch(connectionId: string, at: string): Promise<void>;
 }
 
+/**
+ * An owner's passkey (contract 13.3): a WebAuthn credential registered in the panel. Only public data: the
+ * credential id and its COSE public key (both base64url), the relying party it was made for, and the
+ * signature counter the authenticator last reported.
+ */
+export interface StoredPasskey {
+  credential_id: string;
+  owner: string;
+  /** base64url of the COSE public key, as @simplewebauthn/server returns it. */
+  public_key: string;
+  /** The relying party id it was registered for: `localhost` or public_url's host. */
+  rp_id: string;
+  counter: number;
+  transports?: string[];
+  created_at: string;
+  last_used_at?: string;
+}
+
+/** Owners' passkeys (contract 13.3); each addition and removal with its audit entry, atomically. */
+export interface PasskeyStore {
+  add(passkey: StoredPasskey, audit: AuditEntry): Promise<void>;
+  get(credentialId: string): Promise<StoredPasskey | undefined>;
+  /** Every passkey of `owner`, oldest first. */
+  list(owner: string): Promise<StoredPasskey[]>;
+  /** Removes `owner`'s passkey (never another owner's); false when it had none by that id. */
+  remove(owner: string, credentialId: string, audit: AuditEntry): Promise<boolean>;
+  /** Records a use: the authenticator's new counter and when. */
+  used(credentialId: string, counter: number, at: string): Promise<void>;
+}
+
 /** What another writer committed (today: another process, such as `ogf-broker token`). */
 export interface StoreChange {
   /** SQLite tells only that something changed; a finer feed (LISTEN/NOTIFY) may name the table. */
@@ -225,6 +255,7 @@ export interface StorePorts extends ChangeFeed {
   readonly ownerTokens: TokenHashStore;
   readonly clientTokens: TokenHashStore;
   readonly oauth: OAuthStore;
+  readonly passkeys: PasskeyStore;
   readonly committedReads: CommittedReads;
   /**
    * Runs `fn` as one transaction: every port write it issues commits together, or the result throws /

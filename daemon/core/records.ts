@@ -23,6 +23,8 @@ export function auditOf(
   if ('reason' in c.phase) detail.reason = c.phase.reason;
   if (event && 'note' in event && event.note !== undefined) detail.note = event.note;
   if (event?.type === 'reconcile') detail.outcome = event.outcome;
+  // Contract 13.3/14: the verified assertion, whole, so `audit verify` can check it without the daemon.
+  if (event?.type === 'approve' && event.passkey !== undefined) detail.passkey = event.passkey;
   if (event?.type === 'prune' && c.pruned !== undefined) detail.pruned = c.pruned.fields;
   if (event?.type === 'amend') Object.assign(detail, event.detail);
   return { at, actor, action, command_id: c.id, version: c.version, detail };

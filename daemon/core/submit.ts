@@ -32,6 +32,8 @@ export interface SubmitDeps {
   log: Logger;
   kinds: KindPolicies;
   policy: CommandPolicy;
+  /** Contract 13.3: whether approving a command name needs a passkey assertion. */
+  passkey: (command: string) => boolean;
   views: Views;
   grants: GrantBook;
   /** Contract 11: the owner's rules (core/rule-port.ts). */
@@ -91,6 +93,7 @@ export class Submits {
       policy: this.#deps.policy,
       kinds,
       rules: (r) => this.#deps.rules.decide(r, clock.now()),
+      passkey: this.#deps.passkey,
     });
     if (decided.kind === 'existing') {
       const c = decided.command;
@@ -109,6 +112,7 @@ export class Submits {
       this.#deps.reviewMs,
       decided.kind === 'create' ? decided.approvalsNeeded : undefined,
       kinds,
+      decided.kind === 'create' && decided.passkey === true,
     );
     const grant = decided.kind === 'create' ? decided.grant : undefined;
     const by = decided.kind === 'create' ? decided.approvedBy : decided.deniedBy;

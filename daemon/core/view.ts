@@ -57,6 +57,8 @@ export interface View extends KindView {
   approvals?: Array<{ by: string; at: string }>;
   /** Contract 12 (v3 View line): the effect of the call, at most 256 KiB (`truncated` beyond). */
   preview?: Preview;
+  /** Contract 13.3 (an addition to the View): approving it needs the owner's passkey. */
+  passkey_required?: true;
 }
 
 /**
@@ -120,6 +122,7 @@ export function toView(command: Command, kinds: KindPolicies): View {
   }
   // Stored already within the 256 KiB of owner frames (kinds/upstream/previews/diff.ts).
   if (command.preview !== undefined) view.preview = command.preview;
+  if (command.passkey_required === true) view.passkey_required = true;
   return view;
 }
 

@@ -24,6 +24,8 @@ import { argsAnswer } from './args-frame.js';
 import { auditAnswer, searchOf } from './audit-frame.js';
 import type { FanOut } from './fanout.js';
 import type { ReplyCode } from './messages.js';
+import { approvalEvidence, approveChallenge, type PasskeyAnswer, passkeyFrame } from './passkey-actions.js';
+import type { PasskeyDesk } from './passkey-desk.js';
 import { type ClientFrame, HISTORY_DEFAULT, parseClientFrame } from './protocol.js';
 import type { Owner, OwnerRegistry } from './registry.js';
 
@@ -35,6 +37,8 @@ export interface ActionDeps {
   ctx: EdgeContext;
   owners: OwnerRegistry;
   out: FanOut;
+  /** Contract 13.3: passkeys, approval challenges, ceremonies. */
+  passkeys: PasskeyDesk;
 }
 
 /** Acts on one frame from `owner`. A broker failure closes that owner's socket (1011) and is logged. */
@@ -71,7 +75,7 @@ function reply(
   d: ActionDeps,
   owner: Owner,
   reqId: string | null,
-  r: ActionResult | GrantResult | { ok: false; code: ReplyCode; message: string },
+  r: ActionResult | GrantResult | { ok: true } | { ok: false; code: ReplyCode; message: string },
 ) {
   if (r.ok) {
     const grant = 'grant' in r ? r.grant : undefined;
@@ -85,12 +89,31 @@ function reply(
     });
 }
 
+/** A passkey frame's answer: its own message, or a reply. */
+function answer(d: ActionDeps, owner: Owner, reqId: string, a: PasskeyAnswer): void {
+  if ('send' in a) d.out.send(owner, a.send);
+  else reply(d, owner, reqId, a.reply);
+}
+
 /** Replies after the broker's commit, so the acting owner hears the upsert before its reply. */
 async function act(d: ActionDeps, owner: Owner, f: ClientFrame): Promise<void> {
   const broker = d.ctx.broker;
   switch (f.type) {
-    case 'approve':
-      reply(d, owner, f.req_id, await broker.approve(f.id, f.version, owner.by, f.grant));
+    case 'approve': {
+      // Contract 13.3: an assertion is checked here (the edge); the broker refuses a passkey-required
+      // command without verified evidence (PasskeyRequired), after the contract 5/9 checks.
+      const evidence = await approvalEvidence({ ctx: d.ctx, desk: d.passkeys }, owner.cred, f);
+      reply(d, owner, f.req_id, await broker.approve(f.id, f.version, owner.by, f.grant, evidence));
+      return;
+    }
+    case 'approve_challenge':
+      answer(d, owner, f.req_id, await approveChallenge({ ctx: d.ctx, desk: d.passkeys }, owner, f));
+      return;
+    case 'passkey_begin':
+    case 'passkey_finish':
+    case 'passkey_list':
+    case 'passkey_remove':
+      answer(d, owner, f.req_id, await passkeyFrame({ ctx: d.ctx, desk: d.passkeys }, owner, f));
       return;
     case 'grant': {
       const spec: GrantSpec = { command: f.command, client: f.client, ttl_s: f.ttl_s };

@@ -14,6 +14,8 @@ import type { OwnerCredential } from '../tokens/index.js';
 import { OwnerHub, type OwnerHubOptions } from './hub.js';
 import { loginRoutes } from './login.js';
 import { oauthOffRoute, oauthOwnerRoutes } from './oauth-routes.js';
+import { challengeTtlMs, PasskeyDesk } from './passkey-desk.js';
+import { passkeyLoginRoutes } from './passkey-login.js';
 import { OwnerSessions, SESSION_TTL_MS } from './sessions.js';
 import type { OwnerContext } from './setup.js';
 import { serveAsset } from './static.js';
@@ -73,7 +75,16 @@ export function createOwnerEdge(ctx: OwnerContext, opts: OwnerEdgeOptions = {}, 
       ? {}
       : { maxWaiting: Math.min(MAX_WAITING, Math.max(0, opts.loginMax - LOGIN_SLOTS)) },
   );
-  const hub = new OwnerHub(ctx, sessions, throttle, beat === undefined ? {} : { heartbeatMs: beat });
+  // Contract 13.3: passkeys belong to public_url's host or to localhost on the daemon's port.
+  const port = () => Number(new URL(ctx.origins.url()).port);
+  const passkeys = new PasskeyDesk(ctx.passkeys, ctx.config.public_url, port, challengeTtlMs(ctx.log, env));
+  const hub = new OwnerHub(
+    ctx,
+    sessions,
+    throttle,
+    passkeys,
+    beat === undefined ? {} : { heartbeatMs: beat },
+  );
   // Logout, expiry and eviction close that session's sockets at once (contract 5 v2).
   const unsubscribe = sessions.onEnd((handle, why) => hub.closeSession(handle, why));
   const sweep = setInterval(() => sessions.sweep(), SWEEP_MS);
@@ -93,6 +104,7 @@ export function createOwnerEdge(ctx: OwnerContext, opts: OwnerEdgeOptions = {}, 
     routes: [
       ...loginRoutes({ ctx, sessions, throttle }),
       ctx.oauth !== undefined ? oauthOwnerRoutes(ctx, sessions, ctx.oauth) : oauthOffRoute(sessions, ctx),
+      ...passkeyLoginRoutes({ ctx, sessions, throttle }, passkeys),
       serveAsset,
     ],
     upgrades: [hub.upgrade],

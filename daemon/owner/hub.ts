@@ -27,6 +27,7 @@ import { onOwnerFrame } from './actions.js';
 import { FanOut } from './fanout.js';
 import { startHeartbeat, watchPongs } from './heartbeat.js';
 import { PROTOCOL } from './messages.js';
+import type { PasskeyDesk } from './passkey-desk.js';
 import { type Owner, OwnerRegistry } from './registry.js';
 import type { OwnerSessions, SessionEnd } from './sessions.js';
 import { type OwnerContext, watchSetup } from './setup.js';
@@ -50,15 +51,18 @@ export class OwnerHub {
   readonly upgrade: UpgradeRoute;
   readonly #unsubscribe: () => void;
   readonly #stopHeartbeat: () => void;
+  readonly #passkeys: PasskeyDesk;
   #closed = false;
 
   constructor(
     ctx: OwnerContext,
     sessions: OwnerSessions,
     throttle: LoginThrottle,
+    passkeys: PasskeyDesk,
     opts: OwnerHubOptions = {},
   ) {
     this.#ctx = ctx;
+    this.#passkeys = passkeys;
     this.#owners = new OwnerRegistry(ctx.log);
     const closed = () => this.#closed;
     this.#out = new FanOut(this.#owners, ctx.log, closed);
@@ -102,7 +106,15 @@ export class OwnerHub {
 
   #join(ws: WebSocket, who: Who, req: IncomingMessage): void {
     if (who.session !== undefined) this.#owners.track(who.session, ws);
-    const owner: Owner = { ws, cred: who.cred, by: who.cred.name, alive: true, allowance: 0 };
+    const owner: Owner = {
+      ws,
+      cred: who.cred,
+      by: who.cred.name,
+      alive: true,
+      allowance: 0,
+      viaPasskey: who.viaPasskey === true,
+    };
+    if (req.headers.origin !== undefined) owner.origin = req.headers.origin;
     try {
       this.#greet(owner, req);
     } catch (e) {
@@ -120,7 +132,7 @@ export class OwnerHub {
       owners: this.#owners.size,
     });
     watchPongs(owner);
-    const deps = { ctx: this.#ctx, owners: this.#owners, out: this.#out };
+    const deps = { ctx: this.#ctx, owners: this.#owners, out: this.#out, passkeys: this.#passkeys };
     ws.on('message', (data, isBinary) => {
       try {
         onOwnerFrame(deps, owner, data as Buffer, isBinary);
@@ -140,6 +152,7 @@ export class OwnerHub {
       protocol: PROTOCOL,
       server_time: new Date().toISOString(),
       owner: owner.cred.name,
+      ...(owner.origin === undefined ? {} : { signed_in_with: owner.viaPasskey ? 'passkey' : 'token' }),
       ...(this.#ctx.setup ? { setup: this.#ctx.setup.current() } : {}),
     });
     // The same bytes as JSON.stringify({type, commands: views}), from each View's cached text (view.ts).

@@ -21,9 +21,9 @@ import { OwnerSessions } from './sessions.js';
 import { securityHeaders, sendPage } from './static.js';
 import type { LoginThrottle } from './throttle.js';
 
-const BODY_MAX = 4096;
+export const BODY_MAX = 4096;
 
-function json(
+export function json(
   req: IncomingMessage,
   res: ServerResponse,
   status: number,
@@ -40,7 +40,7 @@ function json(
   res.end(text);
 }
 
-function refuse(
+export function refuse(
   req: IncomingMessage,
   res: ServerResponse,
   status: number,
@@ -55,7 +55,7 @@ function refuse(
  * Reads a small body; resolves undefined as soon as it grows past `max` bytes (the caller answers 413 and
  * closes the connection, so nobody can stream an endless body at the login).
  */
-function readBody(req: IncomingMessage, max: number): Promise<string | undefined> {
+export function readBody(req: IncomingMessage, max: number): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -77,7 +77,7 @@ function readBody(req: IncomingMessage, max: number): Promise<string | undefined
 export const PANEL_KEY_HEADER = 'x-ogf-owner-key';
 
 /** True when the page is served through the https public_url (then the cookie is `Secure`). */
-function viaPublicUrl(ctx: EdgeContext, req: IncomingMessage): boolean {
+export function viaPublicUrl(ctx: EdgeContext, req: IncomingMessage): boolean {
   const pub = ctx.config.public_url;
   return (
     pub !== null && req.headers.host !== undefined && new URL(pub).host === req.headers.host.toLowerCase()
@@ -91,7 +91,7 @@ export interface LoginDeps {
 }
 
 /** False when a browser `Origin` is present and not one of the daemon's own (or public_url's). */
-function ownOrigin(ctx: EdgeContext, req: IncomingMessage): boolean {
+export function ownOrigin(ctx: EdgeContext, req: IncomingMessage): boolean {
   const origin = req.headers.origin;
   return origin === undefined || ctx.origins.isAllowedOrigin(origin);
 }

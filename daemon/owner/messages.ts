@@ -53,6 +53,8 @@ export interface HelloMessage {
   owner: string;
   /** First-run help (issue 19; an addition to contract 5's hello). */
   setup?: SetupInfo;
+  /** Contract 13.3 (an addition): how this browser session signed in; absent for a terminal (Bearer). */
+  signed_in_with?: 'token' | 'passkey';
 }
 /** The setup changed (an upstream connected or went down); sent to every owner. */
 export interface SetupMessage {
@@ -140,6 +142,39 @@ export interface AuditMessage {
   jsonl?: string;
 }
 
+/** One of the owner's passkeys, as `passkey_list` shows it (contract 13.3): public data only. */
+export interface PasskeyInfo {
+  credential_id: string;
+  /** The relying party it belongs to: `localhost` or public_url's host. */
+  rp_id: string;
+  created_at: string;
+  last_used_at?: string;
+}
+
+/** Contract 13.3: `passkey_begin` → the creation options for the browser's startRegistration. */
+export interface PasskeyBeginMessage {
+  type: 'passkey_begin';
+  req_id: string;
+  options: Record<string, unknown>;
+}
+export interface PasskeyListMessage {
+  type: 'passkey_list';
+  req_id: string;
+  passkeys: PasskeyInfo[];
+}
+/**
+ * Contract 13.3: `approve_challenge` → the challenge over exactly what approving `id` at `version` means
+ * (valid 120 s, once) and, an addition, the request options for the browser's startAuthentication.
+ */
+export interface ApproveChallengeMessage {
+  type: 'approve_challenge';
+  req_id: string;
+  id: string;
+  version: number;
+  challenge: string;
+  options: Record<string, unknown>;
+}
+
 /** Everything the server sends an owner. */
 export type ServerMessage =
   | HelloMessage
@@ -152,5 +187,8 @@ export type ServerMessage =
   | ArgsMessage
   | PolicyTestMessage
   | AuditMessage
-  | SetupMessage;
+  | SetupMessage
+  | PasskeyBeginMessage
+  | PasskeyListMessage
+  | ApproveChallengeMessage;
 export type { Grant, View };

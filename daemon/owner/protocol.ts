@@ -36,6 +36,12 @@ export const CLIENT_TYPES = [
   'args',
   'policy_test',
   'audit',
+  // v3, contract 13.3: passkeys and passkey-signed approvals.
+  'approve_challenge',
+  'passkey_begin',
+  'passkey_finish',
+  'passkey_list',
+  'passkey_remove',
 ] as const;
 export type ClientType = (typeof CLIENT_TYPES)[number];
 
@@ -165,8 +171,45 @@ const approveGrant = z
     }
   });
 
+const ASSERTION = 'the WebAuthn answer (AuthenticationResponseJSON) to the approve_challenge of this version';
+const WEBAUTHN_RESPONSE = 'the WebAuthn answer of the browser (startRegistration)';
+const CREDENTIAL_ID = 'a credential id (base64url, 1 to 1024 characters) from passkey_list';
+
 export const approveFrame = z.strictObject(
-  { type: z.literal('approve'), req_id: reqId, id, version, grant: approveGrant.optional() },
+  {
+    type: z.literal('approve'),
+    req_id: reqId,
+    id,
+    version,
+    grant: approveGrant.optional(),
+    // Contract 13.3: checked by the owner edge (passkeys/approval.ts) before the broker sees the approval.
+    assertion: z.record(z.string(), z.unknown(), must('assertion', ASSERTION)).optional(),
+  },
+  strict,
+);
+/** Contract 13.3: a challenge over exactly what approving `id` at `version` means. */
+export const approveChallengeFrame = z.strictObject(
+  { type: z.literal('approve_challenge'), req_id: reqId, id, version },
+  strict,
+);
+export const passkeyBeginFrame = z.strictObject({ type: z.literal('passkey_begin'), req_id: reqId }, strict);
+export const passkeyFinishFrame = z.strictObject(
+  {
+    type: z.literal('passkey_finish'),
+    req_id: reqId,
+    response: z.record(z.string(), z.unknown(), must('response', WEBAUTHN_RESPONSE)),
+  },
+  strict,
+);
+export const passkeyListFrame = z.strictObject({ type: z.literal('passkey_list'), req_id: reqId }, strict);
+export const passkeyRemoveFrame = z.strictObject(
+  {
+    type: z.literal('passkey_remove'),
+    req_id: reqId,
+    credential_id: z
+      .string(must('credential_id', CREDENTIAL_ID))
+      .regex(/^[A-Za-z0-9_-]{1,1024}$/, must('credential_id', CREDENTIAL_ID)),
+  },
   strict,
 );
 export const grantFrame = z
@@ -323,6 +366,12 @@ export type GrantsFrame = z.infer<typeof grantsFrame>;
 export type ArgsFrame = z.infer<typeof argsFrame>;
 export type PolicyTestFrame = z.infer<typeof policyTestFrame>;
 export type AuditFrame = z.infer<typeof auditFrame>;
+export type ApproveChallengeFrame = z.infer<typeof approveChallengeFrame>;
+export type PasskeyFrame =
+  | z.infer<typeof passkeyBeginFrame>
+  | z.infer<typeof passkeyFinishFrame>
+  | z.infer<typeof passkeyListFrame>
+  | z.infer<typeof passkeyRemoveFrame>;
 export type ClientFrame =
   | ApproveFrame
   | DenyFrame
@@ -333,7 +382,9 @@ export type ClientFrame =
   | GrantsFrame
   | ArgsFrame
   | PolicyTestFrame
-  | AuditFrame;
+  | AuditFrame
+  | ApproveChallengeFrame
+  | PasskeyFrame;
 
 const SCHEMAS = {
   approve: approveFrame,
@@ -346,6 +397,11 @@ const SCHEMAS = {
   args: argsFrame,
   policy_test: policyTestFrame,
   audit: auditFrame,
+  approve_challenge: approveChallengeFrame,
+  passkey_begin: passkeyBeginFrame,
+  passkey_finish: passkeyFinishFrame,
+  passkey_list: passkeyListFrame,
+  passkey_remove: passkeyRemoveFrame,
 } as const;
 
 export type ParsedFrame =

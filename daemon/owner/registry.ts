@@ -22,6 +22,10 @@ export interface Owner {
   by: string;
   /** Answered the last ping (heartbeat.ts). */
   alive: boolean;
+  /** The browser's `Origin` (absent for a terminal): which relying party its passkeys belong to (13.3). */
+  origin?: string;
+  /** Contract 13.3: signed in with a passkey, so it may add and remove the owner's passkeys. */
+  viaPasskey: boolean;
   /** Bytes the daemon itself queued in one go (the snapshot, a history), allowed on top of MAX_BUFFERED_BYTES. */
   allowance: number;
 }

@@ -68,8 +68,11 @@ describe('OwnerSessions', () => {
     const a = s.create(OWNER);
     const b = s.create(ALICE);
     const handle = s.session(withCookie(a.id));
-    expect(s.authenticate(withCookie(a.id), a.key)).toEqual({ handle, owner: OWNER });
+    expect(s.authenticate(withCookie(a.id), a.key)).toEqual({ handle, owner: OWNER, via: 'token' });
     expect(s.authenticate(withCookie(b.id), b.key)).toMatchObject({ owner: ALICE });
+    // Contract 13.3: a passkey sign-in is told apart (it may add and remove passkeys).
+    const p = s.create(OWNER, 'passkey');
+    expect(s.authenticate(withCookie(p.id), p.key)).toMatchObject({ owner: OWNER, via: 'passkey' });
     // The cookie alone, a guessed key, the key of another session, the key alone: nothing.
     expect(s.authenticate(withCookie(a.id), undefined)).toBeUndefined();
     expect(s.authenticate(withCookie(a.id), '')).toBeUndefined();

@@ -46,17 +46,22 @@ export interface NewSession {
   key: string;
 }
 
+/** How a session was signed in (contract 13.3): with the owner's token, or with one of their passkeys. */
+export type SignedInWith = 'token' | 'passkey';
+
 interface Session {
   digest: Buffer;
   keyDigest: Buffer;
   expires: number;
   owner: OwnerCredential;
+  via: SignedInWith;
 }
 
-/** A live session a request carries: its handle and whose it is. */
+/** A live session a request carries: its handle, whose it is and how it was signed in. */
 export interface SessionMatch {
   handle: string;
   owner: OwnerCredential;
+  via: SignedInWith;
 }
 
 /**
@@ -98,8 +103,8 @@ export class OwnerSessions {
     this.#ttlMs = ttlMs;
   }
 
-  /** Creates a session of `owner`: its id (the cookie value) and its panel key. */
-  create(owner: OwnerCredential): NewSession {
+  /** Creates a session of `owner`, signed in `via` its token or a passkey: its id (the cookie value) and its panel key. */
+  create(owner: OwnerCredential, via: SignedInWith = 'token'): NewSession {
     const id = secret();
     const key = secret();
     if (this.#sessions.size >= MAX_SESSIONS) {
@@ -112,6 +117,7 @@ export class OwnerSessions {
       keyDigest: digest(key),
       expires: this.#now() + this.#ttlMs,
       owner,
+      via,
     });
     return { id, key };
   }
@@ -150,7 +156,7 @@ export class OwnerSessions {
     if (key === undefined || key.length === 0 || key.length > SECRET_MAX) return undefined;
     const keyDigest = digest(key);
     for (const [handle, entry] of this.#carried(req)) {
-      if (timingSafeEqual(entry.keyDigest, keyDigest)) return { handle, owner: entry.owner };
+      if (timingSafeEqual(entry.keyDigest, keyDigest)) return { handle, owner: entry.owner, via: entry.via };
     }
     return undefined;
   }

@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Config } from '../config/index.js';
 import { currentInvocation, mcpTokenFixed, tokenMcpCommand } from '../config/index.js';
+import type { PasskeyStore } from '../core/index.js';
 import type { EdgeContext } from '../http/index.js';
 import type { Source } from '../kind/index.js';
 import type { OAuthServer } from '../oauth/index.js';
@@ -19,6 +20,8 @@ export interface OwnerContext extends EdgeContext {
   setup?: SetupFeed;
   /** Contract 15: the OAuth authorization server whose consents the owner gives (absent: OAuth off). */
   oauth?: OAuthServer;
+  /** Contract 13.3: the owners' passkeys (the store's port). */
+  passkeys: PasskeyStore;
 }
 
 /** The current setup, and a way to hear that it may have changed. */

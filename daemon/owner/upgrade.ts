@@ -35,6 +35,8 @@ export const OWNER_WS_PATH = '/owner/ws';
 export interface Who {
   cred: OwnerCredential;
   session?: string;
+  /** Contract 13.3: the browser session was signed in with a passkey (it may add and remove passkeys). */
+  viaPasskey?: boolean;
 }
 
 /** What the upgrade needs from the owner edge and its hub. */
@@ -168,13 +170,13 @@ export class OwnerUpgrade {
   }
 
   /** Who connects and, for a browser, its session; undefined → 401. */
-  #authenticate(req: IncomingMessage): { cred: OwnerCredential; session: string } | undefined {
+  #authenticate(req: IncomingMessage): Who | undefined {
     // Cookie and key of the same session, never the cookie alone (contract 5 v2).
     const match = this.#d.sessions.authenticate(req, panelKey(req));
     if (match === undefined) return undefined;
     // A session of a token rotated a moment ago (before the edge's poll ended it) opens nothing.
     if (!this.#d.ctx.tokens.isCurrent(match.owner)) return undefined;
-    return { cred: match.owner, session: match.handle };
+    return { cred: match.owner, session: match.handle, viaPasskey: match.via === 'passkey' };
   }
 
   /** After auth: a browser `Origin` must be ours (403), then the socket joins (order of contract 5). */

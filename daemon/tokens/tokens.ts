@@ -184,6 +184,15 @@ export class Tokens {
     return name === undefined ? undefined : { name, hash };
   }
 
+  /**
+   * Owner `name`'s current credential (contract 13.3: a passkey sign-in opens a session as its owner, bound
+   * to that owner's token of the moment, so a rotation ends it like any other), or undefined.
+   */
+  ownerCredential(name: string): OwnerCredential | undefined {
+    const hash = this.#store.ownerTokenHash(name);
+    return hash === undefined ? undefined : { name, hash };
+  }
+
   /** True while `cred`'s token is still its owner's (no rotation since it was checked). */
   isCurrent(cred: OwnerCredential): boolean {
     return this.#store.ownerTokenHash(cred.name) === cred.hash;
@@ -280,6 +289,8 @@ export class Tokens {
    * rewrites that file atomically (before the store, so a crash in between never revives the old token).
    * Any other owner's token is shown once, when created or rotated, and kept only as a hash: asking again
    * for an existing one is refused (exit 2) and points to `--rotate`. Creations and rotations are audited.
+   * A rotation also removes the owner's passkeys (contract 13.3: the recovery of an owner who lost them;
+   * it approves nothing by itself, and ends every session of that owner).
    */
   ownerTokenFor(name: string, rotate: boolean, actor: string): { token: string; outcome: OwnerTokenOutcome } {
     checkOwnerName(name);
@@ -295,6 +306,7 @@ export class Tokens {
       writeSecretAtomically(this.#paths.ownerToken, token);
       this.#ownerToken = token;
       this.#store.setOwnerTokenHash(FIRST_OWNER, hashToken(token), iso(Date.now()), by);
+      this.#store.forgetPasskeys(FIRST_OWNER, iso(Date.now()), by);
       return { token, outcome: 'rotated' };
     }
     const exists = this.#store.ownerTokenHash(name) !== undefined;
@@ -305,6 +317,8 @@ export class Tokens {
     }
     const token = this.#freshToken();
     this.#store.setOwnerTokenHash(name, hashToken(token), iso(Date.now()), by);
+    // Contract 13.3 recovery: an owner who lost every passkey rotates and adds new ones from a token login.
+    if (exists) this.#store.forgetPasskeys(name, iso(Date.now()), by);
     return { token, outcome: exists ? 'rotated' : 'created' };
   }
 }

@@ -236,8 +236,13 @@ export class UpstreamSource implements Source {
   #describe(upstream: string, exposedName: string, t: Tool, validate: Validate): Exposed {
     const readOnly = t.annotations?.readOnlyHint === true;
     const config = this.#registry.config(upstream);
-    // As prepare() and the broker decide: the policy approves only where one owner's approval would do.
-    const byPolicy = readOnly && config?.trust_read_only_hint === true && config.approvals === 1;
+    // As prepare() and the broker decide: the policy approves only where one owner's approval would do,
+    // and never a call that needs the owner's passkey (contract 13.3).
+    const byPolicy =
+      readOnly &&
+      config?.trust_read_only_hint === true &&
+      config.approvals === 1 &&
+      config.require_passkey !== true;
     const prefix = byPolicy ? POLICY_PREFIX : DESCRIPTION_PREFIX;
     const tool: Tool = {
       name: exposedName,

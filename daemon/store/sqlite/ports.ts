@@ -10,12 +10,14 @@ import type {
   CommittedReads,
   GrantStore,
   OAuthStore,
+  PasskeyStore,
   TokenHashStore,
 } from '../../core/index.js';
 import type { SqliteAudit } from './audit.js';
 import type { SqliteCommands } from './commands.js';
 import type { SqliteGrants } from './grants.js';
 import type { SqliteOAuth } from './oauth.js';
+import type { SqlitePasskeys } from './passkeys.js';
 import type { SqliteTokenHashes } from './tokens.js';
 
 /** Runs a synchronous store call now, or after the open transaction it must not interleave with. */
@@ -87,6 +89,17 @@ export function oauthPort(o: SqliteOAuth, run: Run): OAuthStore {
     disconnect: (id, at, audit) => run(() => o.disconnect(id, at, audit)),
     connections: () => run(() => o.connections()),
     touch: (id, at) => run(() => o.touch(id, at)),
+  };
+}
+
+/** The passkey port over SqlitePasskeys (contract 13.3). */
+export function passkeyPort(p: SqlitePasskeys, run: Run): PasskeyStore {
+  return {
+    add: (passkey, audit) => run(() => p.add(passkey, audit)),
+    get: (id) => run(() => p.get(id)),
+    list: (owner) => run(() => p.list(owner)),
+    remove: (owner, id, audit) => run(() => p.remove(owner, id, audit)),
+    used: (id, counter, at) => run(() => p.used(id, counter, at)),
   };
 }
 

@@ -140,6 +140,21 @@ export const MIGRATIONS: readonly string[] = [
      expires_at TEXT NOT NULL
    );
    CREATE INDEX oauth_tokens_connection ON oauth_tokens(connection_id);`,
+  // Contract 13.3 (v3): owners' passkeys, public data only (credential id, COSE public key, relying party,
+  // counter). `seq` keeps the order they were added in. IF NOT EXISTS: a test (store-tasks) rewinds
+  // user_version to fake an older file, and the lead may reorder migrations on merge.
+  `CREATE TABLE IF NOT EXISTS passkeys (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     credential_id TEXT NOT NULL UNIQUE,
+     owner TEXT NOT NULL,
+     public_key TEXT NOT NULL,
+     rp_id TEXT NOT NULL,
+     counter INTEGER NOT NULL,
+     transports TEXT,
+     created_at TEXT NOT NULL,
+     last_used_at TEXT
+   );
+   CREATE INDEX IF NOT EXISTS passkeys_owner ON passkeys(owner, seq);`,
 ];
 
 /**

@@ -1,6 +1,6 @@
 /**
  * SQLite (better-sqlite3, WAL) in `<data-dir>/broker.db`: commands, the append-only audit log, grants, the
- * MCP clients' and the owners' token hashes (contract 9). Never holds a session UUID or a token (contract
+ * MCP clients' and the owners' token hashes (contract 9), the owners' passkeys (contract 13.3). Never holds a session UUID or a token (contract
  * 1.2, rule 4). The one implementation of the store ports (core/ports.ts); its synchronous methods are for
  * this folder's callers that may block (tests inspecting the file, the `token` command).
  *
@@ -22,6 +22,7 @@ import type {
   GrantStore,
   HistorySearch,
   OAuthStore,
+  PasskeyStore,
   RetentionRow,
   State,
   StoreChange,
@@ -34,7 +35,16 @@ import { SqliteAudit } from './audit.js';
 import { SqliteCommands } from './commands.js';
 import { SqliteGrants } from './grants.js';
 import { SqliteOAuth } from './oauth.js';
-import { auditPort, commandPort, committedReads, grantPort, oauthPort, tokenPort } from './ports.js';
+import { SqlitePasskeys } from './passkeys.js';
+import {
+  auditPort,
+  commandPort,
+  committedReads,
+  grantPort,
+  oauthPort,
+  passkeyPort,
+  tokenPort,
+} from './ports.js';
 import { type Db, openDatabase } from './schema.js';
 import { SqliteTokenHashes } from './tokens.js';
 import { Transactions } from './transaction.js';
@@ -51,6 +61,7 @@ export class Store implements StorePorts {
   readonly #owners: SqliteTokenHashes;
   readonly #clients: SqliteTokenHashes;
   readonly #oauth: SqliteOAuth;
+  readonly #passkeys: SqlitePasskeys;
   readonly #dataVersion;
   readonly #pollMs: number;
   readonly #listeners = new Set<(change: StoreChange) => void>();
@@ -67,6 +78,7 @@ export class Store implements StorePorts {
   readonly ownerTokens: TokenHashStore;
   readonly clientTokens: TokenHashStore;
   readonly oauth: OAuthStore;
+  readonly passkeys: PasskeyStore;
   readonly committedReads: CommittedReads;
 
   /**
@@ -105,6 +117,8 @@ export class Store implements StorePorts {
     this.clientTokens = tokenPort(this.#clients, run);
     this.#oauth = new SqliteOAuth(db, this.#audit, atomic);
     this.oauth = oauthPort(this.#oauth, run);
+    this.#passkeys = new SqlitePasskeys(db, this.#audit, atomic);
+    this.passkeys = passkeyPort(this.#passkeys, run);
     this.committedReads = committedReads(this.#commands, this.#grants);
   }
 
@@ -304,6 +318,16 @@ export class Store implements StorePorts {
     detail?: Record<string, unknown>,
   ): void {
     this.#owners.set(name, hash, at, actor, detail);
+  }
+
+  /** Removes every passkey of `owner` (contract 13.3 recovery: `token owner --rotate`); returns how many. */
+  forgetPasskeys(owner: string, at: string, actor: Actor): number {
+    return this.#passkeys.removeAll(owner, {
+      at,
+      actor,
+      action: 'passkeys_removed',
+      detail: { owner, why: 'token rotated' },
+    });
   }
 
   /** The page cache this connection may fill, in KiB (tests). */

@@ -6,7 +6,7 @@ import { commandSchema, NAME_RE } from './catalog.js';
 import { HTTPS_ORIGIN, intIn, isHttpsOrigin } from './fields.js';
 import { commandApprovals, configGrantSchema } from './grants.js';
 import { oauthSchema } from './oauth.js';
-import { requiresPasskey } from './passkey.js';
+import { passkeyAllowRefusal, requiresPasskey } from './passkey.js';
 import { repeatedRuleId, ruleSchema } from './rules.js';
 import { UPSTREAM_NAME_RE, upstreamSchema } from './upstreams.js';
 
@@ -83,6 +83,13 @@ export const fileSchema = z
         message: `rule ${id}: ids must be unique; ${id} is used twice`,
       });
     }
+    // Contract 13.3: an allow rule may not approve what needs the owner's passkey.
+    file.rules.forEach((rule, i) => {
+      if (rule.decision !== 'allow') return;
+      const why = passkeyAllowRefusal(file, rule.when);
+      if (why !== undefined)
+        ctx.addIssue({ code: 'custom', path: ['rules', i, 'decision'], message: `rule ${rule.id}: ${why}` });
+    });
     // Contract 1.3/8: a grant naming an unknown command, a cue or a quorum command is a bad config.
     file.grants.forEach((g, i) => {
       const approvals = commandApprovals(file, g.command);

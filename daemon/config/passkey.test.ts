@@ -46,6 +46,42 @@ describe('require_passkey (contract 13.3)', () => {
     );
   });
 
+  it('an allow rule for a passkey-required command is refused at load, naming the rule (contract 13.3)', () => {
+    const allow = (when: string, id = 'let-it') => ({ id, when, decision: 'allow' });
+    const everything = parse({
+      require_passkey: true,
+      commands: { mark },
+      rules: [allow("command == 'mark'")],
+    });
+    expect(everything.success).toBe(false);
+    expect(describeZodError(everything.error!)).toBe(
+      'rules[0].decision: rule let-it: an allow rule cannot approve while require_passkey is true (every approval needs a passkey)',
+    );
+    const named = parse({
+      commands: { vault: { ...mark, require_passkey: true }, mark },
+      rules: [allow("command == 'mark'", 'fine'), allow("command == 'vault' && args.size() == 0")],
+    });
+    expect(named.success).toBe(false);
+    expect(describeZodError(named.error!)).toBe(
+      'rules[1].decision: rule let-it: vault needs a passkey for each approval (require_passkey), so no allow rule may name it',
+    );
+    const upstream = parse({
+      upstreams: { notes: { argv: ['x'], require_passkey: true } },
+      rules: [allow("upstream == 'notes'")],
+    });
+    expect(describeZodError(upstream.error!)).toContain('notes__* needs a passkey');
+    // deny and ask rules may name it; an allow rule naming only other commands is fine.
+    const fine = parse({
+      commands: { vault: { ...mark, require_passkey: true }, mark },
+      rules: [
+        { id: 'no', when: "command == 'vault' && args.size() > 3", decision: 'deny' },
+        { id: 'two', when: "command == 'vault'", decision: 'ask', approvals: 2 },
+        allow("command == 'mark'"),
+      ],
+    });
+    expect(fine.success).toBe(true);
+  });
+
   it('a value that is not true or false is named', () => {
     const r = parse({ require_passkey: 'yes' });
     expect(describeZodError(r.error!)).toBe('require_passkey: must be true or false');

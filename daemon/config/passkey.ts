@@ -30,3 +30,27 @@ export function requiresPasskey(config: PasskeyConfig, commandName: string): boo
   const upstream = commandName.slice(0, sep);
   return Object.hasOwn(config.upstreams, upstream) && config.upstreams[upstream]?.require_passkey === true;
 }
+
+/** A CEL string literal naming `text` exactly, in either quote style. */
+function namesLiterally(when: string, text: string): boolean {
+  return when.includes(`'${text}'`) || when.includes(`"${text}"`);
+}
+
+/**
+ * Why an `allow` rule may not stand beside this config's `require_passkey` (contract 13.3: "an `allow`
+ * rule for it, which it forbids"), or undefined. A rule's expression cannot be solved for the commands it
+ * matches, so the load refuses what it can see: any `allow` rule under a top-level `true`, and an `allow`
+ * rule whose expression names a passkey-required command (or its upstream) as a string literal. At submit
+ * the intake never lets a rule approve a passkey-required command whatever the rule says (core/intake.ts).
+ */
+export function passkeyAllowRefusal(config: PasskeyConfig, when: string): string | undefined {
+  if (config.require_passkey === true)
+    return 'an allow rule cannot approve while require_passkey is true (every approval needs a passkey)';
+  for (const [name, entry] of Object.entries(config.commands))
+    if (entry.require_passkey === true && namesLiterally(when, name))
+      return `${name} needs a passkey for each approval (require_passkey), so no allow rule may name it`;
+  for (const [name, entry] of Object.entries(config.upstreams))
+    if (entry.require_passkey === true && (namesLiterally(when, name) || when.includes(`${name}__`)))
+      return `${name}__* needs a passkey for each approval (require_passkey), so no allow rule may name it`;
+  return undefined;
+}

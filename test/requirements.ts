@@ -434,6 +434,33 @@ export const REQUIREMENTS = {
     statement:
       'doctor warns, naming the argv element or cwd, when an upstream is handed the data dir or a folder containing it (absolute, ~, ./ or ../ paths, --flag=PATH values, cwd); a sibling folder gets no warning.',
   },
+
+  // ---- reaching the owner: notifications, the panel on a phone (contracts.md 13.1, 13.2; issue 23) ----------
+  'S.notify-never-blocks': {
+    source: 'contracts.md 13.1',
+    statement:
+      'A notification channel that hangs, answers slowly or 5xx forever changes nothing about any command: the owner sees it and decides, and it runs, while the channel still holds the request.',
+  },
+  'S.notify-secrets': {
+    source: 'contracts.md 13.1, 13.2',
+    statement:
+      'No message holds a token, cookie, panel key, session UUID, url_from_env URL, header value or (without include_args) an argument; logs name the channel and status, never the URL or a header value.',
+  },
+  'N.notify-formats': {
+    source: 'contracts.md 13.1',
+    statement:
+      'json posts the seven fields, ntfy the summary with Title/Click/Priority/Tags, slack {text}, discord {content}, email the title as subject over SMTP; status prints each channel’s last success and failure.',
+  },
+  'N.notify-queue': {
+    source: 'contracts.md 13.1',
+    statement:
+      'At most 16 messages in flight, past 1,000 waiting the oldest dropped (logged); retries after 1 s and 5 s on a network error or 5xx only, then notify_failed.',
+  },
+  'N.notify-digest': {
+    source: 'contracts.md 13.1',
+    statement:
+      'More than 5 commands waiting within 10 s: the 6th and later go as one digest at the window’s end ("7 more requests from local"); 500 requests are a few messages that cover them all.',
+  },
 } as const satisfies Record<string, Requirement>;
 
 export type RequirementId = keyof typeof REQUIREMENTS;

@@ -26,6 +26,7 @@ import { CueSource, createCueFeature, sweepRunDir } from '../kinds/cue/index.js'
 import { KINDS } from '../kinds/index.js';
 import { UpstreamExecutor, UpstreamSource } from '../kinds/upstream/index.js';
 import { createMcpEdge } from '../mcp/index.js';
+import { Notifier } from '../notify/index.js';
 import { createOwnerEdge, createSetupFeed, type OwnerContext } from '../owner/index.js';
 import { Store } from '../store/sqlite/index.js';
 import { Tokens } from '../tokens/index.js';
@@ -81,6 +82,7 @@ export class Daemon {
   #store: Store | undefined;
   #broker: Broker | undefined;
   #retention: RetentionPass | undefined;
+  #notifier: Notifier | undefined;
   #server: Server | undefined;
   #edges: Edge[] = [];
   #tokens: Tokens | undefined;
@@ -172,6 +174,18 @@ export class Daemon {
 
     let port = config.port;
     const origins = createOrigins(config.public_url, () => port, config.host);
+    // Contract 13.1: notifications hear every committed change and send in the background; links point
+    // at public_url when there is one (a phone reaches the daemon through it), else at the daemon itself.
+    const notifier = new Notifier({
+      channels: config.notify,
+      kinds: KINDS,
+      baseUrl: () => config.public_url ?? origins.url(),
+      env: this.#env,
+      log: this.#log,
+      statusPath: paths.notifyJson,
+    });
+    this.#notifier = notifier;
+    if (notifier.active) notifier.start(broker);
     const ctx: OwnerContext = {
       config,
       paths,
@@ -291,6 +305,7 @@ export class Daemon {
     try {
       await Promise.allSettled(this.#edges.map((e) => e.close()));
       this.#retention?.close();
+      this.#notifier?.close();
       await this.#broker?.close();
       // After the broker: a call still in flight had its grace period; then every server's group stops.
       await this.#upstreams?.close();

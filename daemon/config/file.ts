@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { commandSchema, NAME_RE } from './catalog.js';
 import { HTTPS_ORIGIN, intIn, isHttpsOrigin } from './fields.js';
 import { commandApprovals, configGrantSchema } from './grants.js';
+import { notifySchema } from './notify.js';
 import { UPSTREAM_NAME_RE, upstreamSchema } from './upstreams.js';
 
 const bridgeSchema = z.strictObject({
@@ -63,6 +64,8 @@ export const fileSchema = z
       )
       .default({}),
     grants: z.array(configGrantSchema).default([]),
+    // Contract 13.1 (v3): notification channels.
+    notify: notifySchema,
   })
   .superRefine((file, ctx) => {
     // Contract 1.3/8: a grant naming an unknown command, a cue or a quorum command is a bad config.

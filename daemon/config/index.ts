@@ -7,5 +7,16 @@ export { describeZodError } from './fields.js';
 export { type BridgeConfig, fileSchema, OUTPUT_LIMIT_MAX } from './file.js';
 export { type ConfigGrantEntry, commandApprovals } from './grants.js';
 export { type Config, type ConfigFlags, defaultDataDir, loadConfig, resolveDataDir } from './load.js';
+export {
+  CHANNEL_ID_RE,
+  type EmailChannelConfig,
+  isHttpUrl,
+  isSmtpUrl,
+  NOTIFY_EVENTS,
+  type NotifyChannelConfig,
+  type NotifyEventName,
+  type WebhookChannelConfig,
+  type WebhookFormat,
+} from './notify.js';
 export { currentInvocation, mcpTokenFixed, mcpTokenLine, tokenMcpCommand } from './self-command.js';
 export type { UpstreamConfig } from './upstreams.js';

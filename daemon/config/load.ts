@@ -11,6 +11,7 @@ import type { CatalogEntry } from './catalog.js';
 import { describeZodError, protoKeyPath } from './fields.js';
 import { type BridgeConfig, fileSchema } from './file.js';
 import type { ConfigGrantEntry } from './grants.js';
+import type { NotifyChannelConfig } from './notify.js';
 import type { UpstreamConfig } from './upstreams.js';
 
 export interface Config {
@@ -30,6 +31,8 @@ export interface Config {
   upstreams: Record<string, UpstreamConfig>;
   /** Contract 8: grants from the config file (client defaulted to `*`). */
   grants: ReadonlyArray<ConfigGrantEntry>;
+  /** Contract 13.1 (v3): notification channels, in the config's order. */
+  notify: ReadonlyArray<NotifyChannelConfig>;
 }
 
 /** What flags say; each falls back to its environment variable (contract 1.1). */
@@ -147,5 +150,6 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
     commands: file.commands,
     upstreams: file.upstreams,
     grants: Object.freeze(file.grants),
+    notify: Object.freeze(file.notify),
   });
 }

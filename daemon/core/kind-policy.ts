@@ -28,6 +28,11 @@ export interface KindPolicy {
   readonly carriesSecret: boolean;
   /** The one-line summary the owner reads (contract 5 View.summary): what they are asked to allow. */
   summary(command: Command): string;
+  /**
+   * The summary with every argument value left out (contract 13.1: `Run echo`, `Call write_file on the
+   * upstream notes`, `Avatar cue`): what a notification says unless its channel has `include_args`.
+   */
+  bareSummary(command: Command): string;
 }
 
 /** Every kind, by tool, plus what the core asks of a command or request whatever its kind. */

@@ -12,6 +12,7 @@ const USAGE = `usage: ogf-broker <command> [flags]
   grant list [--all] | grant revoke ID                       the owner's grants (allow again, for a while)
   grant add --command C --client NAME|* --ttl-s N [--args JSON] [--uses N] [--note T]
   token owner | token mcp [--client NAME] [--rotate]         print the owner login URL / an MCP token
+  notify test [--channel ID]                                 send a test message through each notify channel
   doctor                                                     check data dir, port, config and the avatar app`;
 
 async function main(argv: string[]): Promise<number> {
@@ -32,6 +33,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./commands/grant.js')).runGrantCommand(rest);
     case 'token':
       return (await import('./commands/token.js')).runToken(rest);
+    case 'notify':
+      return (await import('./commands/notify.js')).runNotifyCommand(rest);
     case 'doctor':
       return (await import('./commands/doctor.js')).runDoctor(rest);
     case 'help':
@@ -41,7 +44,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     default:
       throw new UsageError(
-        `command must be one of start, mcp-stdio, status, list, approve, deny, reconcile, grant, token, doctor; got ${sub === undefined ? 'nothing' : JSON.stringify(sub)}`,
+        `command must be one of start, mcp-stdio, status, list, approve, deny, reconcile, grant, token, notify, doctor; got ${sub === undefined ? 'nothing' : JSON.stringify(sub)}`,
       );
   }
 }

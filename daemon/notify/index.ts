@@ -5,6 +5,7 @@
  * file `ogf-broker status` reads.
  */
 export type { Attempt } from './attempt.js';
+export { type ChannelCheck, checkChannels, testChannels } from './check.js';
 export { cardUrl, type Message, type PublishedEvent } from './message.js';
 export { Notifier, type NotifierOptions } from './notifier.js';
 export { type ChannelStatus, describeChannel, readNotifyStatus } from './status.js';

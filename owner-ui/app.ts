@@ -29,6 +29,7 @@ import { countdownText, timeLeft } from './card.js';
 import { CardList } from './card-list.js';
 import { ClickGuard } from './click-safety.js';
 import { OwnerConnection } from './connection.js';
+import { DeepLinks } from './deep-link.js';
 import { byId } from './dom.js';
 import { EXPLAIN } from './explain.js';
 import { FirstRun } from './first-run.js';
@@ -73,6 +74,25 @@ const notifier = new Notifier((id) => {
   render(true);
   cards.node(id)?.focus();
 });
+/** `/#<pending_id>` (notifications link there): that card, placed, scrolled to and focused (deep-link.ts). */
+const links = new DeepLinks(
+  (id) => {
+    if (!views.has(id)) return false;
+    // The owner asked for this card: place it even if it was held, and show it if a filter hid it.
+    render(true);
+    const node = cards.node(id);
+    if (node === undefined) return false;
+    if (node.hidden) node.hidden = false;
+    node.classList.add('linked');
+    node.scrollIntoView({ block: 'center' });
+    node.focus({ preventScroll: true });
+    return true;
+  },
+  (id) =>
+    header.toast(
+      `Request ${id} is not among the requests this panel holds (it may be older than the history shown).`,
+    ),
+);
 const guard = new ClickGuard((card) => {
   const id = card.dataset.pendingId;
   return [...requests.values()].some((r) => r.id === id);
@@ -148,6 +168,7 @@ function onMessage(m: ServerMessage): void {
       notifier.synced = true;
       render();
       renderGrants();
+      links.synced();
       return;
     }
     case 'grant_upsert':

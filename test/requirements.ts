@@ -461,6 +461,11 @@ export const REQUIREMENTS = {
     statement:
       'More than 5 commands waiting within 10 s: the 6th and later go as one digest at the window’s end ("7 more requests from local"); 500 requests are a few messages that cover them all.',
   },
+  'N.deep-link': {
+    source: 'contracts.md 13.1, 13.2',
+    statement:
+      '<base>/#<pending_id> opens the panel scrolled to that card and focused — after the login page or the printed login URL in the same tab, for a finished card, and for an arrival held behind "N new requests".',
+  },
 } as const satisfies Record<string, Requirement>;
 
 export type RequirementId = keyof typeof REQUIREMENTS;

@@ -36,6 +36,7 @@ import { FirstRun } from './first-run.js';
 import { GrantBoard } from './grants.js';
 import { Header } from './header.js';
 import { HistoryView } from './history-view.js';
+import { registerWorker } from './install.js';
 import { shortcuts } from './keys.js';
 import { Notifier } from './notify.js';
 import { newestFirst, oldestFirst } from './placement.js';
@@ -323,5 +324,7 @@ document.addEventListener('visibilitychange', () => {
   if (document.visibilityState === 'visible') for (const node of cards.nodes()) guard.hold(node);
 });
 notifier.setup(byId<HTMLButtonElement>('enable-notifications'));
+// Contract 13.2: the panel is an installable app (install.ts, sw.ts).
+void registerWorker();
 window.setInterval(tick, 1000);
 conn.connect();

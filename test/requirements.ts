@@ -466,6 +466,11 @@ export const REQUIREMENTS = {
     statement:
       '<base>/#<pending_id> opens the panel scrolled to that card and focused — after the login page or the printed login URL in the same tab, for a finished card, and for an arrival held behind "N new requests".',
   },
+  'N.app': {
+    source: 'contracts.md 13.2',
+    statement:
+      'The panel is installable (manifest with 192 and 512 px icons, no installability errors in Chromium), its service worker caches the panel’s own files only (never a View, /, or /owner/), both are served through public_url, and at 390 px nothing scrolls sideways and buttons are thumb-sized.',
+  },
 } as const satisfies Record<string, Requirement>;
 
 export type RequirementId = keyof typeof REQUIREMENTS;

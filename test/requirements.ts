@@ -471,6 +471,11 @@ export const REQUIREMENTS = {
     statement:
       'The panel is installable (manifest with 192 and 512 px icons, no installability errors in Chromium), its service worker caches the panel’s own files only (never a View, /, or /owner/), both are served through public_url, and at 390 px nothing scrolls sideways and buttons are thumb-sized.',
   },
+  'N.push': {
+    source: 'contracts.md 13.2',
+    statement:
+      'VAPID keys are made at first start in vapid.json (0600) and kept; push_subscribe/push_unsubscribe take https (or loopback http) endpoints per owner, kept across restarts; each waiting command is pushed with RFC 8291 encryption and a VAPID JWT that verifies; 404/410 removes the subscription.',
+  },
 } as const satisfies Record<string, Requirement>;
 
 export type RequirementId = keyof typeof REQUIREMENTS;

@@ -50,6 +50,7 @@ const EXCEPTIONS: Array<[string[], string[], string]> = [
       'daemon/commands/grant.ts',
       'daemon/commands/token.ts',
       'daemon/commands/doctor.ts',
+      'daemon/commands/notify.ts',
     ],
     'each subcommand is loaded on demand, alone: a terminal `approve` need not load the MCP SDK or SQLite',
   ],

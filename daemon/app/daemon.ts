@@ -26,7 +26,7 @@ import { CueSource, createCueFeature, sweepRunDir } from '../kinds/cue/index.js'
 import { KINDS } from '../kinds/index.js';
 import { UpstreamExecutor, UpstreamSource } from '../kinds/upstream/index.js';
 import { createMcpEdge } from '../mcp/index.js';
-import { Notifier } from '../notify/index.js';
+import { loadVapidKeys, Notifier, PushDevices } from '../notify/index.js';
 import { createOwnerEdge, createSetupFeed, type OwnerContext } from '../owner/index.js';
 import { Store } from '../store/sqlite/index.js';
 import { Tokens } from '../tokens/index.js';
@@ -176,7 +176,17 @@ export class Daemon {
     const origins = createOrigins(config.public_url, () => port, config.host);
     // Contract 13.1: notifications hear every committed change and send in the background; links point
     // at public_url when there is one (a phone reaches the daemon through it), else at the daemon itself.
+    // Contract 13.2: the VAPID key pair, made at first start and kept; the owners' devices, from the store.
+    const vapid = unwritable(config.dataDir, () => loadVapidKeys(paths.vapidJson));
+    const push = new PushDevices({
+      store: store.push,
+      keys: vapid,
+      subject: config.public_url ?? 'mailto:owner@ogf-broker.invalid',
+      log: this.#log,
+    });
+    await push.load();
     const notifier = new Notifier({
+      push,
       channels: config.notify,
       kinds: KINDS,
       baseUrl: () => config.public_url ?? origins.url(),
@@ -195,6 +205,7 @@ export class Daemon {
       origins,
       log: this.#log,
       version: VERSION,
+      push,
       setup: createSetupFeed({
         config,
         sources,

@@ -34,6 +34,8 @@ export type {
   CommandStore,
   CommittedReads,
   GrantStore,
+  PushStore,
+  PushSubscriptionRecord,
   RetentionRow,
   StoreChange,
   StoredAudit,

@@ -8,4 +8,6 @@ export type { Attempt } from './attempt.js';
 export { type ChannelCheck, checkChannels, testChannels } from './check.js';
 export { cardUrl, type Message, type PublishedEvent } from './message.js';
 export { Notifier, type NotifierOptions } from './notifier.js';
+export { type PushDevice, PushDevices, type PushSubscriptionJson } from './push.js';
 export { type ChannelStatus, describeChannel, readNotifyStatus } from './status.js';
+export { loadVapidKeys, type VapidKeys } from './vapid.js';

@@ -97,13 +97,9 @@ export class Notifier {
       if (!ch.events.has(event)) continue;
       this.#push(ch, event, () => commandMessage(event, c, ch.includeArgs, this.#o.kinds, base()));
     }
-    if (event === 'waiting' && this.#o.push !== undefined) {
-      // The push payload follows the same redaction rules: never an argument (contract 13.2).
-      for (const job of this.#o.push.jobs(event, () =>
-        commandMessage(event, c, false, this.#o.kinds, base()),
-      ))
-        this.#queue.push(job);
-    }
+    // The push payload follows the same redaction rules: never an argument (contract 13.2).
+    if (event === 'waiting')
+      this.#pushAll(event, () => commandMessage(event, c, false, this.#o.kinds, base()));
   }
 
   /**
@@ -120,8 +116,21 @@ export class Notifier {
     if (this.#closed) return;
     const build = () => digestMessage(held, this.#o.baseUrl());
     for (const ch of this.#channels) if (ch.events.has('waiting')) this.#push(ch, 'digest', build);
-    if (this.#o.push !== undefined)
-      for (const job of this.#o.push.jobs('digest', build)) this.#queue.push(job);
+    this.#pushAll('digest', build);
+  }
+
+  /** Every owner's devices (Web Push), recorded in the status as the channel `push`. */
+  #pushAll(event: string, build: () => Message): void {
+    for (const job of this.#o.push?.jobs(event, build) ?? []) {
+      if (!this.#status.has('push')) this.#status.set('push', { id: 'push', kind: 'web push' });
+      this.#queue.push({
+        ...job,
+        done: (a) => {
+          job.done?.(a);
+          this.#record('push', a);
+        },
+      });
+    }
   }
 
   #push(ch: Channel, event: NotifyEventName | 'digest', build: () => Message): void {

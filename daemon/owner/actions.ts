@@ -17,19 +17,19 @@
  * ```
  */
 import type { ActionResult, GrantResult, GrantSpec } from '../core/index.js';
-import type { EdgeContext } from '../http/index.js';
 import { argsAnswer } from './args-frame.js';
 import type { FanOut } from './fanout.js';
 import type { ReplyCode } from './messages.js';
 import { type ClientFrame, HISTORY_DEFAULT, parseClientFrame } from './protocol.js';
 import type { Owner, OwnerRegistry } from './registry.js';
+import type { OwnerContext } from './setup.js';
 
 /** `grant list --all`: the newest this many grants in any state. */
 const GRANTS_ALL_MAX = 1000;
 
 /** What acting on frames needs: the broker and tokens (ctx), the owners, and the way back to them. */
 export interface ActionDeps {
-  ctx: EdgeContext;
+  ctx: OwnerContext;
   owners: OwnerRegistry;
   out: FanOut;
 }
@@ -68,7 +68,7 @@ function reply(
   d: ActionDeps,
   owner: Owner,
   reqId: string | null,
-  r: ActionResult | GrantResult | { ok: false; code: ReplyCode; message: string },
+  r: ActionResult | GrantResult | { ok: true } | { ok: false; code: ReplyCode; message: string },
 ) {
   if (r.ok) {
     const grant = 'grant' in r ? r.grant : undefined;
@@ -80,6 +80,35 @@ function reply(
       ok: false,
       error: { code: r.code as ReplyCode, message: r.message },
     });
+}
+
+/** Contract 13.2: the signed-in owner's Web Push devices — add this one, remove one, list them. */
+async function pushFrame(
+  d: ActionDeps,
+  owner: Owner,
+  f: Extract<ClientFrame, { type: 'push_subscribe' | 'push_unsubscribe' | 'push_list' }>,
+): Promise<void> {
+  const push = d.ctx.push;
+  if (push === undefined) {
+    reply(d, owner, f.req_id, { ok: false, code: 'NotFound', message: 'Web Push is not available here' });
+    return;
+  }
+  if (f.type === 'push_list') {
+    d.out.send(owner, { type: 'push_devices', req_id: f.req_id, devices: push.list(owner.by) });
+    return;
+  }
+  if (f.type === 'push_subscribe') {
+    await push.subscribe(owner.by, f.subscription, owner.userAgent);
+    reply(d, owner, f.req_id, { ok: true });
+    return;
+  }
+  const gone = await push.unsubscribe(owner.by, f.endpoint);
+  reply(
+    d,
+    owner,
+    f.req_id,
+    gone ? { ok: true } : { ok: false, code: 'NotFound', message: 'no device of yours has this endpoint' },
+  );
 }
 
 /** Replies after the broker's commit, so the acting owner hears the upsert before its reply. */
@@ -116,6 +145,11 @@ async function act(d: ActionDeps, owner: Owner, f: ClientFrame): Promise<void> {
     case 'args':
       // An addition to contract 5: a View's arguments past 16 KiB, whole, when the owner opens them.
       d.out.sendText(owner, argsAnswer(broker, f));
+      return;
+    case 'push_subscribe':
+    case 'push_unsubscribe':
+    case 'push_list':
+      await pushFrame(d, owner, f);
       return;
     case 'history':
       d.out.sendViews(

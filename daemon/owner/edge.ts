@@ -13,6 +13,7 @@ import type { Edge } from '../http/index.js';
 import type { OwnerCredential } from '../tokens/index.js';
 import { OwnerHub, type OwnerHubOptions } from './hub.js';
 import { loginRoutes } from './login.js';
+import { pushKeyRoute } from './push-key.js';
 import { OwnerSessions, SESSION_TTL_MS } from './sessions.js';
 import type { OwnerContext } from './setup.js';
 import { serveAsset } from './static.js';
@@ -93,7 +94,7 @@ export function createOwnerEdge(ctx: OwnerContext, opts: OwnerEdgeOptions = {}, 
   }, REVOKE_POLL_MS);
   poll.unref();
   return {
-    routes: [...loginRoutes({ ctx, sessions, throttle }), serveAsset],
+    routes: [...loginRoutes({ ctx, sessions, throttle }), pushKeyRoute(ctx), serveAsset],
     upgrades: [hub.upgrade],
     close: () => {
       clearInterval(sweep);

@@ -103,6 +103,8 @@ export class OwnerHub {
   #join(ws: WebSocket, who: Who, req: IncomingMessage): void {
     if (who.session !== undefined) this.#owners.track(who.session, ws);
     const owner: Owner = { ws, cred: who.cred, by: who.cred.name, alive: true, allowance: 0 };
+    const ua = req.headers['user-agent'];
+    if (typeof ua === 'string' && ua !== '') owner.userAgent = ua.slice(0, 200);
     try {
       this.#greet(owner, req);
     } catch (e) {

@@ -102,6 +102,13 @@ export interface ArgsMessage {
   args: Record<string, unknown>;
 }
 
+/** The answer to `push_list` (contract 13.2 lists them; the frame is ours): the owner's devices, oldest first. */
+export interface PushDevicesMessage {
+  type: 'push_devices';
+  req_id: string;
+  devices: Array<{ endpoint: string; created_at: string; user_agent?: string }>;
+}
+
 /** Everything the server sends an owner. */
 export type ServerMessage =
   | HelloMessage
@@ -112,5 +119,6 @@ export type ServerMessage =
   | HistoryMessage
   | GrantsMessage
   | ArgsMessage
+  | PushDevicesMessage
   | SetupMessage;
 export type { Grant, View };

@@ -22,6 +22,8 @@ export interface Owner {
   by: string;
   /** Answered the last ping (heartbeat.ts). */
   alive: boolean;
+  /** The browser's User-Agent at the upgrade: how the owner's device list names a device (contract 13.2). */
+  userAgent?: string;
   /** Bytes the daemon itself queued in one go (the snapshot, a history), allowed on top of MAX_BUFFERED_BYTES. */
   allowance: number;
 }

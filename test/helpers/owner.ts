@@ -207,7 +207,11 @@ export class OwnerSocket {
     this.ws.send(JSON.stringify({ ...frame, req_id }));
     return this.waitFor(
       (f) =>
-        (f.type === 'reply' || f.type === 'history' || f.type === 'grants' || f.type === 'args') &&
+        (f.type === 'reply' ||
+          f.type === 'history' ||
+          f.type === 'grants' ||
+          f.type === 'args' ||
+          f.type === 'push_devices') &&
         f.req_id === req_id,
       `reply ${req_id}`,
     );

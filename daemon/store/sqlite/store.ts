@@ -17,6 +17,7 @@ import type {
   CommittedReads,
   Grant,
   GrantStore,
+  PushStore,
   RetentionRow,
   State,
   StoreChange,
@@ -29,6 +30,7 @@ import { SqliteAudit } from './audit.js';
 import { SqliteCommands } from './commands.js';
 import { SqliteGrants } from './grants.js';
 import { auditPort, commandPort, committedReads, grantPort, tokenPort } from './ports.js';
+import { SqlitePush } from './push.js';
 import { type Db, openDatabase } from './schema.js';
 import { SqliteTokenHashes } from './tokens.js';
 import { Transactions } from './transaction.js';
@@ -56,6 +58,7 @@ export class Store implements StorePorts {
   readonly audits: AuditStore;
   readonly ownerTokens: TokenHashStore;
   readonly clientTokens: TokenHashStore;
+  readonly push: PushStore;
   readonly committedReads: CommittedReads;
 
   /** Opens (creating and migrating) broker.db; `pollMs` paces the change feed. */
@@ -78,6 +81,12 @@ export class Store implements StorePorts {
     this.ownerTokens = tokenPort(this.#owners, run);
     this.clientTokens = tokenPort(this.#clients, run);
     this.committedReads = committedReads(this.#commands, this.#grants);
+    const push = new SqlitePush(db, this.#audit);
+    this.push = {
+      put: (sub, audit) => run(() => push.put(sub, audit)),
+      remove: (endpoint, audit) => run(() => push.remove(endpoint, audit)),
+      all: () => run(() => push.all()),
+    };
   }
 
   /**

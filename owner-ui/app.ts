@@ -40,6 +40,7 @@ import { registerWorker } from './install.js';
 import { shortcuts } from './keys.js';
 import { Notifier } from './notify.js';
 import { newestFirst, oldestFirst } from './placement.js';
+import { PushSettings } from './push.js';
 import { QueueView } from './queue-view.js';
 import { alreadyMineWords, myApproval } from './quorum.js';
 
@@ -51,6 +52,8 @@ let me: string | undefined;
 let nextReq = 1;
 
 const conn = new OwnerConnection({ onState: (s) => header.connection(s), onMessage });
+// Contract 13.2: the panel is an installable app (install.ts, sw.ts) that can get Web Push (push.ts).
+const devices = new PushSettings(registerWorker(), (frame) => conn.send(frame));
 const board = new GrantBoard({
   list: byId('grants-list'),
   empty: byId('grants-empty'),
@@ -150,6 +153,7 @@ function onMessage(m: ServerMessage): void {
       skewMs = Date.parse(m.server_time) - Date.now();
       me = m.owner;
       header.owner(m.owner);
+      devices.refresh();
       if (m.setup !== undefined) firstRun.update(m.setup);
       return;
     case 'setup':
@@ -195,7 +199,10 @@ function onMessage(m: ServerMessage): void {
       render();
       return;
     case 'reply':
-      if (!argsRefused(m)) onReply(m);
+      if (!argsRefused(m) && !devices.reply(m)) onReply(m);
+      return;
+    case 'push_devices':
+      devices.devices(m.devices);
       return;
     case 'args':
       receiveArgs(m);
@@ -324,7 +331,5 @@ document.addEventListener('visibilitychange', () => {
   if (document.visibilityState === 'visible') for (const node of cards.nodes()) guard.hold(node);
 });
 notifier.setup(byId<HTMLButtonElement>('enable-notifications'));
-// Contract 13.2: the panel is an installable app (install.ts, sw.ts).
-void registerWorker();
 window.setInterval(tick, 1000);
 conn.connect();

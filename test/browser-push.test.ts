@@ -49,12 +49,12 @@ it('[N.push] the panel lists this owner’s devices, removes one, and tries the 
   const page = context.pages()[0] ?? (await context.newPage());
   await loginPage(page, d);
   const status = page.locator('#devices-status');
-  await expect.poll(() => status.innerText()).toBe('No device gets notifications yet.');
+  await expect.poll(() => status.textContent()).toBe('No device gets notifications yet.');
 
   // Headless Chromium's Push API: permission granted, the key fetched, the subscription refused or made.
   await page.locator('#push-subscribe').click();
   await expect
-    .poll(() => status.innerText(), { timeout: 20_000 })
+    .poll(() => status.textContent(), { timeout: 20_000 })
     .toMatch(/^(This device gets notifications\.|This browser’s push service refused the subscription: .+)$/);
 
   // Another device of this owner, subscribed over the owner socket, is listed with a Remove button.
@@ -66,7 +66,7 @@ it('[N.push] the panel lists this owner’s devices, removes one, and tries the 
   await page.reload();
   await page.locator('#connection[data-state="live"]').waitFor();
   await expect
-    .poll(() => status.innerText())
+    .poll(() => status.textContent())
     .toMatch(/1 device gets notifications \(not this one\)\.|This device and 1 other get notifications\./);
   mkdirSync('/tmp/shots-23', { recursive: true });
   await page.locator('#devices').screenshot({ path: '/tmp/shots-23/devices.png' });

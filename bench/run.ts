@@ -22,6 +22,7 @@ import { generations } from './rows/generations.js';
 import { grantApprove } from './rows/grant-approve.js';
 import { growth } from './rows/growth.js';
 import { mcpOverhead } from './rows/mcp-overhead.js';
+import { notifyRows } from './rows/notify.js';
 import { pushLatency } from './rows/push-latency.js';
 import { scale } from './rows/scale.js';
 import { throughput } from './rows/throughput.js';
@@ -37,7 +38,7 @@ const { values } = parseArgs({
   },
 });
 const quick = values.quick ?? false;
-const only = new Set((values.only ?? '1,2,3,4,5,6,7,8,9,10').split(',').map((s) => s.trim()));
+const only = new Set((values.only ?? '1,2,3,4,5,6,7,8,9,10,11').split(',').map((s) => s.trim()));
 const started = performance.now();
 const deadline = started + Number(values['budget-s']) * 1000;
 
@@ -133,6 +134,10 @@ async function main(): Promise<void> {
     if (only.has('10')) {
       progress('10 grant-approved command → running vs → PENDING');
       rows.push(...(await grantApprove(quick)));
+    }
+    if (only.has('11')) {
+      progress('11 notify: submit → webhook vs → upsert; submit with 3 channels vs none');
+      rows.push(...(await notifyRows(quick)));
     }
     // Last: growth takes the time the other rows leave.
     if (only.has('6')) {

@@ -64,13 +64,14 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX commands_client_tasks ON commands(client, seq) WHERE task IS NOT NULL;
    CREATE INDEX commands_created ON commands(created_at);`,
   // Contract 13.2 (v3): Web Push subscriptions, per owner; an endpoint belongs to one owner at a time.
-  `CREATE TABLE push_subscriptions (
+  // IF NOT EXISTS: harmless when run again on a file whose user_version was set back (store-tasks.test.ts).
+  `CREATE TABLE IF NOT EXISTS push_subscriptions (
      endpoint TEXT PRIMARY KEY,
      owner TEXT NOT NULL,
      body TEXT NOT NULL,
      created_at TEXT NOT NULL
    );
-   CREATE INDEX push_subscriptions_owner ON push_subscriptions(owner);`,
+   CREATE INDEX IF NOT EXISTS push_subscriptions_owner ON push_subscriptions(owner);`,
 ];
 
 /**

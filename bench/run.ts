@@ -22,7 +22,7 @@ import { generations } from './rows/generations.js';
 import { grantApprove } from './rows/grant-approve.js';
 import { growth } from './rows/growth.js';
 import { mcpOverhead } from './rows/mcp-overhead.js';
-import { notify } from './rows/notify.js';
+import { notifyRows } from './rows/notify.js';
 import { oauthOverhead } from './rows/oauth.js';
 import { previewLatency } from './rows/preview.js';
 import { pushLatency } from './rows/push-latency.js';
@@ -144,7 +144,7 @@ async function main(): Promise<void> {
     }
     if (only.has('12')) {
       progress('12 notify: webhook vs owner upsert, 3 channels vs none');
-      rows.push(...(await notify(quick)));
+      rows.push(...(await notifyRows(quick)));
     }
     if (only.has('13')) {
       progress('13 preview: submit → ready vs direct read + diff');

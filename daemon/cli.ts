@@ -15,6 +15,7 @@ const USAGE = `usage: ogf-broker <command> [flags]
   token owner | token mcp [--client NAME] [--rotate]         print the owner login URL / an MCP token
   audit key | audit verify [--data-dir D | --file EXPORT] [--pub FILE]
   audit export [--since T] [--until T] [--command ID] [--format jsonl|csv]   the tamper-evident record
+  notify test [--channel ID]                                 send a test message through each notify channel
   doctor                                                     check data dir, port, config and the avatar app`;
 
 async function main(argv: string[]): Promise<number> {
@@ -37,6 +38,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./commands/token.js')).runToken(rest);
     case 'policy':
       return (await import('./commands/policy.js')).runPolicy(rest);
+    case 'notify':
+      return (await import('./commands/notify.js')).runNotifyCommand(rest);
     case 'doctor':
       return (await import('./commands/doctor.js')).runDoctor(rest);
     case 'audit':
@@ -48,7 +51,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     default:
       throw new UsageError(
-        `command must be one of start, mcp-stdio, status, list, approve, deny, reconcile, grant, policy, token, audit, doctor; got ${sub === undefined ? 'nothing' : JSON.stringify(sub)}`,
+        `command must be one of start, mcp-stdio, status, list, approve, deny, reconcile, grant, policy, token, audit, notify, doctor; got ${sub === undefined ? 'nothing' : JSON.stringify(sub)}`,
       );
   }
 }

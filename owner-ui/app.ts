@@ -30,6 +30,7 @@ import { countdownText, timeLeft } from './card.js';
 import { CardList } from './card-list.js';
 import { ClickGuard } from './click-safety.js';
 import { OwnerConnection } from './connection.js';
+import { DeepLinks } from './deep-link.js';
 import { byId } from './dom.js';
 import { EXPLAIN } from './explain.js';
 import { FirstRun } from './first-run.js';
@@ -37,11 +38,13 @@ import { GrantBoard } from './grants.js';
 import { Header } from './header.js';
 import { download, HistorySearch } from './history-search.js';
 import { HistoryView } from './history-view.js';
+import { registerWorker } from './install.js';
 import { shortcuts } from './keys.js';
 import { Notifier } from './notify.js';
 import { OAuthClients } from './oauth-clients.js';
 import { PasskeyArea } from './passkeys.js';
 import { newestFirst, oldestFirst } from './placement.js';
+import { PushSettings } from './push.js';
 import { QueueView } from './queue-view.js';
 import { alreadyMineWords, myApproval } from './quorum.js';
 import { type RequestOptions, webauthn, webauthnTrouble } from './webauthn.js';
@@ -62,6 +65,8 @@ const conn = new OwnerConnection({
   },
   onMessage,
 });
+// Contract 13.2: the panel is an installable app (install.ts, sw.ts) that can get Web Push (push.ts).
+const devices = new PushSettings(registerWorker(), (frame) => conn.send(frame));
 const board = new GrantBoard({
   list: byId('grants-list'),
   empty: byId('grants-empty'),
@@ -115,6 +120,25 @@ const notifier = new Notifier((id) => {
   render(true);
   cards.node(id)?.focus();
 });
+/** `/#<pending_id>` (notifications link there): that card, placed, scrolled to and focused (deep-link.ts). */
+const links = new DeepLinks(
+  (id) => {
+    if (!views.has(id)) return false;
+    // The owner asked for this card: place it even if it was held, and show it if a filter hid it.
+    render(true);
+    const node = cards.node(id);
+    if (node === undefined) return false;
+    if (node.hidden) node.hidden = false;
+    node.classList.add('linked');
+    node.scrollIntoView({ block: 'center' });
+    node.focus({ preventScroll: true });
+    return true;
+  },
+  (id) =>
+    header.toast(
+      `Request ${id} is not among the requests this panel holds (it may be older than the history shown).`,
+    ),
+);
 const guard = new ClickGuard((card) => {
   const id = card.dataset.pendingId;
   return [...requests.values()].some((r) => r.id === id);
@@ -177,6 +201,7 @@ function onMessage(m: ServerMessage): void {
       me = m.owner;
       header.owner(m.owner);
       passkeys.live(m.signed_in_with);
+      devices.refresh();
       if (m.setup !== undefined) firstRun.update(m.setup);
       return;
     case 'setup':
@@ -196,6 +221,7 @@ function onMessage(m: ServerMessage): void {
       notifier.synced = true;
       render();
       renderGrants();
+      links.synced();
       return;
     }
     case 'grant_upsert':
@@ -231,7 +257,7 @@ function onMessage(m: ServerMessage): void {
       return;
     }
     case 'reply':
-      if (!argsRefused(m) && !passkeys.receive(m)) onReply(m);
+      if (!argsRefused(m) && !passkeys.receive(m) && !devices.reply(m)) onReply(m);
       return;
     case 'passkey_list':
     case 'passkey_begin':
@@ -239,6 +265,9 @@ function onMessage(m: ServerMessage): void {
       return;
     case 'approve_challenge':
       void signAndApprove(m);
+      return;
+    case 'push_devices':
+      devices.devices(m.devices);
       return;
     case 'args':
       receiveArgs(m);

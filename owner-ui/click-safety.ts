@@ -18,6 +18,16 @@ export const INERT_MS = 1000;
 /** The controls that decide something: Approve, Deny, Reconcile (and any later Allow). */
 const DECISION = 'button[data-action]';
 
+/**
+ * Whether a card shows a decision button the owner could click: one that is rendered (a Reconcile folded
+ * into a closed "Record a different outcome" has no box), disabled-while-inert or not.
+ */
+function decides(card: HTMLElement): boolean {
+  for (const b of card.querySelectorAll<HTMLElement>(DECISION))
+    if (b.getClientRects().length > 0) return true;
+  return false;
+}
+
 export class ClickGuard {
   readonly #until = new WeakMap<HTMLElement, number>();
   readonly #timers = new WeakMap<HTMLElement, number>();
@@ -70,13 +80,18 @@ export class ClickGuard {
     for (const b of card.querySelectorAll<HTMLButtonElement>(DECISION)) b.disabled = disabled;
   }
 
-  /** The cards the owner is on: the one under the pointer and the one holding focus. */
+  /**
+   * The cards the owner is on — the one under the pointer and the one holding focus — that have live
+   * decision buttons (waiting, or reconcilable): only a click on those could land where the owner did not
+   * aim. A finished card moving is harmless (issue 23 item 5: after Approve on the only card, the finished
+   * card slid under the resting pointer and held every later arrival back until the button was clicked).
+   */
   engaged(): HTMLElement[] {
     const out: HTMLElement[] = [];
     const hovered = document.querySelector<HTMLElement>('article.card:hover');
-    if (hovered !== null) out.push(hovered);
+    if (hovered !== null && decides(hovered)) out.push(hovered);
     const focused = document.activeElement?.closest<HTMLElement>('article.card');
-    if (focused && focused !== hovered) out.push(focused);
+    if (focused && focused !== hovered && decides(focused)) out.push(focused);
     return out;
   }
 }

@@ -8,6 +8,7 @@
  * the `Retry-After` it was given and tries again by itself, so one click still logs the owner in.
  */
 import { storePanelKey } from './connection.js';
+import { afterLogin, rememberLink } from './deep-link.js';
 import { byId } from './dom.js';
 import { type RequestOptions, webauthn, webauthnTrouble } from './webauthn.js';
 
@@ -93,7 +94,14 @@ async function loggedIn(r: Response, again: () => void): Promise<void> {
     }
     storePanelKey(key);
     // Contract 15: an AI's connection request that sent the owner here to log in first survives the trip.
-    location.replace(pendingConsent() ? '/oauth/consent' : '/');
+    if (pendingConsent()) {
+      location.replace('/oauth/consent');
+      return;
+    }
+    // Back to the card a notification linked to, if this tab came for one (deep-link.ts). This page may
+    // be served at `/#<id>` itself, where replacing the address would only change its fragment: reload.
+    history.replaceState(null, '', afterLogin());
+    location.reload();
     return;
   }
   if (r.status === 503) {
@@ -128,5 +136,7 @@ if (m?.[1] !== undefined) {
   history.replaceState(null, '', '/login');
   void login(decodeURIComponent(m[1]));
 } else {
+  // `/#<pending_id>` without a session serves this page: keep the card it asked for for after the login.
+  rememberLink();
   input.focus();
 }

@@ -3,7 +3,9 @@
  * (v2): "arriving cards never move the focused or hovered one"). The queue runs oldest first — the oldest
  * request expires first, so it belongs on top — and an arrival is appended at its end, where it moves no
  * card of the queue. It would still push the history (below the queue) down, so while the owner is on a
- * card an arrival would move, the arrival is held back (queue-view.ts shows a fixed "N new requests" button).
+ * card with live decision buttons (waiting or reconcilable: click-safety.ts `engaged`) that an arrival would
+ * move, the arrival is held back (queue-view.ts shows a fixed "N new requests" button); a finished card
+ * moving is harmless (issue 23 item 5).
  * Cards are placed with as few moves as possible, and focus stays where the owner left it.
  */
 import type { View } from '../daemon/owner/messages.js';

@@ -90,11 +90,16 @@ describe('[S.click-safety] the owner panel never lets a click land on a card the
     await page.locator(`article[data-pending-id="${b}"][data-status="DENIED"]`).waitFor();
   });
 
-  it('[S.click-safety] while the pointer is on a history card, an arrival waits behind the "new requests" button and moves nothing', async () => {
-    const done = card(
-      page,
-      (await page.locator('#history article.card').first().getAttribute('data-pending-id'))!,
-    );
+  it('[S.click-safety] while the pointer is on a reconcilable history card, an arrival waits behind the "new requests" button and moves nothing', async () => {
+    // Issue 23 item 5: only a card with live decision buttons holds arrivals back — here Reconcile on an
+    // UNKNOWN command (stubborn outlives its deadline); a finished card without them holds nothing
+    // (test/browser-held-arrival.test.ts).
+    const stuck = await queue(ai, 'stubborn', {});
+    await card(page, stuck).locator('button.approve:enabled').click();
+    await page
+      .locator(`#history article[data-pending-id="${stuck}"] button.reconcile-btn`)
+      .waitFor({ timeout: 20_000 });
+    const done = card(page, stuck);
     const before = (await done.boundingBox())!;
     await page.mouse.move(before.x + 40, before.y + 20);
 

@@ -625,6 +625,48 @@ export const REQUIREMENTS = {
     statement:
       "The verified assertion is kept in the approval's audit entry with everything an offline check needs (credential id, COSE public key, rp id, origins, the canonical JSON and nonce, the response); verifyKeptAssertion finds one altered byte, other args or another version.",
   },
+
+  // ---- reaching the owner: notifications, the panel on a phone (contracts.md 13.1, 13.2; issue 23) ----------
+  'S.notify-never-blocks': {
+    source: 'contracts.md 13.1',
+    statement:
+      'A notification channel that hangs, answers slowly or 5xx forever changes nothing about any command: the owner sees it and decides, and it runs, while the channel still holds the request.',
+  },
+  'S.notify-secrets': {
+    source: 'contracts.md 13.1, 13.2',
+    statement:
+      'No message holds a token, cookie, panel key, session UUID, url_from_env URL, header value or (without include_args) an argument; logs name the channel and status, never the URL or a header value.',
+  },
+  'N.notify-formats': {
+    source: 'contracts.md 13.1',
+    statement:
+      'json posts the seven fields, ntfy the summary with Title/Click/Priority/Tags, slack {text}, discord {content}, email the title as subject over SMTP; status prints each channel’s last success and failure.',
+  },
+  'N.notify-queue': {
+    source: 'contracts.md 13.1',
+    statement:
+      'At most 16 messages in flight, past 1,000 waiting the oldest dropped (logged); retries after 1 s and 5 s on a network error or 5xx only, then notify_failed.',
+  },
+  'N.notify-digest': {
+    source: 'contracts.md 13.1',
+    statement:
+      'More than 5 commands waiting within 10 s: the 6th and later go as one digest at the window’s end ("7 more requests from local"); 500 requests are a few messages that cover them all.',
+  },
+  'N.deep-link': {
+    source: 'contracts.md 13.1, 13.2',
+    statement:
+      '<base>/#<pending_id> opens the panel scrolled to that card and focused — after the login page or the printed login URL in the same tab, for a finished card, and for an arrival held behind "N new requests".',
+  },
+  'N.app': {
+    source: 'contracts.md 13.2',
+    statement:
+      'The panel is installable (manifest with 192 and 512 px icons, no installability errors in Chromium), its service worker caches the panel’s own files only (never a View, /, or /owner/), both are served through public_url, and at 390 px nothing scrolls sideways and buttons are thumb-sized.',
+  },
+  'N.push': {
+    source: 'contracts.md 13.2',
+    statement:
+      'VAPID keys are made at first start in vapid.json (0600) and kept; push_subscribe/push_unsubscribe take https (or loopback http) endpoints per owner, kept across restarts; each waiting command is pushed with RFC 8291 encryption and a VAPID JWT that verifies; 404/410 removes the subscription.',
+  },
 } as const satisfies Record<string, Requirement>;
 
 export type RequirementId = keyof typeof REQUIREMENTS;

@@ -52,6 +52,7 @@ const EXCEPTIONS: Array<[string[], string[], string]> = [
       'daemon/commands/doctor.ts',
       'daemon/commands/audit.ts',
       'daemon/commands/policy.ts',
+      'daemon/commands/notify.ts',
     ],
     'each subcommand is loaded on demand, alone: a terminal `approve` need not load the MCP SDK or SQLite',
   ],

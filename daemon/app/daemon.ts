@@ -24,6 +24,7 @@ import { connectionLimits, createHttpServer, createOrigins, descriptorLimit } fr
 import { executorsOf } from '../kind/index.js';
 import { createSources, KINDS, type KindWork, startKindWork } from '../kinds/index.js';
 import { createMcpEdge } from '../mcp/index.js';
+import { loadVapidKeys, Notifier, PushDevices } from '../notify/index.js';
 import { OAuthServer, oauthRoutes } from '../oauth/index.js';
 import { createOwnerEdge, createSetupFeed, type OwnerContext } from '../owner/index.js';
 import { compileRules, RuleBook, removeRulesStatus, rulePort, writeRulesStatus } from '../rules/index.js';
@@ -82,6 +83,8 @@ export class Daemon {
   #broker: Broker | undefined;
   #retention: RetentionPass | undefined;
   #checkpoints: CheckpointTimer | undefined;
+  #notifier: Notifier | undefined;
+  #offCheckpoints: (() => void) | undefined;
   #server: Server | undefined;
   #edges: Edge[] = [];
   #tokens: Tokens | undefined;
@@ -213,6 +216,38 @@ export class Daemon {
           base: () => config.public_url ?? origins.url(),
         })
       : undefined;
+    // Contract 13.1: notifications hear every committed change and send in the background; links point
+    // at public_url when there is one (a phone reaches the daemon through it), else at the daemon itself.
+    // Contract 13.2: the VAPID key pair, made at first start and kept; the owners' devices, from the store.
+    const vapid = unwritable(config.dataDir, () => loadVapidKeys(paths.vapidJson));
+    const push = new PushDevices({
+      store: store.push,
+      keys: vapid,
+      subject: config.public_url ?? 'mailto:owner@ogf-broker.invalid',
+      log: this.#log,
+    });
+    await push.load();
+    const notifier = new Notifier({
+      push,
+      channels: config.notify,
+      kinds: KINDS,
+      baseUrl: () => config.public_url ?? origins.url(),
+      env: this.#env,
+      log: this.#log,
+      statusPath: paths.notifyJson,
+    });
+    this.#notifier = notifier;
+    if (notifier.active) notifier.start(broker);
+    // Contract 14: every signed checkpoint goes out as a `checkpoint` notification (13.1), so a copy of the
+    // chain's signed tip lives off this machine. The signature is public data: it proves, it grants nothing.
+    this.#offCheckpoints = store.audits.onCheckpoint((cp) =>
+      notifier.publish({
+        event: 'checkpoint',
+        title: `Audit checkpoint at entry ${cp.seq}`,
+        summary: `The audit record up to entry ${cp.seq} is signed: hash ${cp.hash}, signature ${cp.signature}`,
+        fields: { seq: cp.seq, hash: cp.hash, at: cp.at, signature: cp.signature },
+      }),
+    );
     const ctx: OwnerContext = {
       ...(oauth !== undefined
         ? {
@@ -232,6 +267,7 @@ export class Daemon {
       log: this.#log,
       version: VERSION,
       passkeys: store.passkeys,
+      push,
       setup: createSetupFeed({
         config,
         sources,
@@ -357,6 +393,8 @@ export class Daemon {
       await Promise.allSettled(this.#edges.map((e) => e.close()));
       this.#retention?.close();
       for (const w of this.#kindWork) w.close();
+      this.#offCheckpoints?.();
+      this.#notifier?.close();
       await this.#broker?.close();
       // After the broker: a call still in flight had its grace period; then every server's group stops.
       await this.#upstreams?.close();

@@ -8,6 +8,7 @@
 import { parseFlags, stringFlag } from '../base/index.js';
 import { type Config, loadConfig, resolveDataDir } from '../config/index.js';
 import { dataDirPaths } from '../datadir/index.js';
+import { checkChannels } from '../notify/index.js';
 import { countOwners } from '../store/sqlite/index.js';
 import {
   type Check,
@@ -56,6 +57,8 @@ export async function runDoctor(argv: string[]): Promise<number> {
     checks.push(...checkUpstreamReach(config));
     // A data dir not started yet has owner `owner` only (its first start creates it).
     checks.push(...checkQuorum(config, countOwners(dataDirPaths(root).db) ?? 1));
+    // Contract 13.1: each notification channel's variables set and valid (their values never printed).
+    checks.push(...checkChannels(config.notify, process.env));
   } else {
     checks.push({ name: 'port', ok: false, detail: 'not checked: the config is invalid' });
     checks.push({ name: 'avatar app', ok: false, detail: 'not checked: the config is invalid' });

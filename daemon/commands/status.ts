@@ -2,6 +2,7 @@
 import { parseFlags, stringFlag } from '../base/index.js';
 import { resolveDataDir } from '../config/index.js';
 import { dataDirPaths, runningDaemon } from '../datadir/index.js';
+import { describeChannel, readNotifyStatus } from '../notify/index.js';
 import { readRulesStatus } from '../rules/index.js';
 import { countsByState } from '../store/sqlite/index.js';
 import { describeUpstream, readUpstreamStatus } from '../upstreams/index.js';
@@ -25,8 +26,16 @@ export async function runStatus(argv: string[]): Promise<number> {
     // Contract 11: how many rules the running daemon read at start.
     const rules = readRulesStatus(paths.root, info.pid);
     if (rules !== undefined) process.stdout.write(`rules: ${rules} active\n`);
+    printChannels(paths.notifyJson);
     return 0;
   }
   process.stdout.write(`not running (data dir ${paths.root})\ncommands: ${line}\n`);
+  printChannels(paths.notifyJson);
   return 1;
+}
+
+/** Contract 13.1: each notification channel's last success and last failure, as the daemon last wrote them. */
+function printChannels(path: string): void {
+  for (const c of readNotifyStatus(path)?.channels ?? [])
+    process.stdout.write(`notify ${describeChannel(c)}\n`);
 }

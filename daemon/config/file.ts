@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { commandSchema, NAME_RE } from './catalog.js';
 import { HTTPS_ORIGIN, intIn, isHttpsOrigin } from './fields.js';
 import { commandApprovals, configGrantSchema } from './grants.js';
+import { notifySchema } from './notify.js';
 import { oauthSchema } from './oauth.js';
 import { passkeyAllowRefusal, requiresPasskey } from './passkey.js';
 import { repeatedRuleId, ruleSchema } from './rules.js';
@@ -72,6 +73,8 @@ export const fileSchema = z
     oauth: oauthSchema,
     // Contract 13.3 (v3): true = approving any command needs a passkey assertion (see passkey.ts).
     require_passkey: z.boolean('must be true or false').default(false),
+    // Contract 13.1 (v3): notification channels.
+    notify: notifySchema,
   })
   .superRefine((file, ctx) => {
     const twice = repeatedRuleId(file.rules);

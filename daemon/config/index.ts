@@ -7,6 +7,17 @@ export { describeZodError } from './fields.js';
 export { type BridgeConfig, fileSchema, OUTPUT_LIMIT_MAX } from './file.js';
 export { type ConfigGrantEntry, commandApprovals } from './grants.js';
 export { type Config, type ConfigFlags, defaultDataDir, loadConfig, resolveDataDir } from './load.js';
+export {
+  CHANNEL_ID_RE,
+  type EmailChannelConfig,
+  isHttpUrl,
+  isSmtpUrl,
+  NOTIFY_EVENTS,
+  type NotifyChannelConfig,
+  type NotifyEventName,
+  type WebhookChannelConfig,
+  type WebhookFormat,
+} from './notify.js';
 export type { OAuthConfig } from './oauth.js';
 export { type PasskeyConfig, requiresPasskey } from './passkey.js';
 export type { DryRunSpec, FileDiffSpec, PreviewPreset, PreviewSpec } from './previews.js';

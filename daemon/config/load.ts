@@ -11,6 +11,7 @@ import type { CatalogEntry } from './catalog.js';
 import { describeZodError, protoKeyPath } from './fields.js';
 import { type BridgeConfig, fileSchema } from './file.js';
 import type { ConfigGrantEntry } from './grants.js';
+import type { NotifyChannelConfig } from './notify.js';
 import type { OAuthConfig } from './oauth.js';
 import type { RuleConfigEntry } from './rules.js';
 import type { UpstreamConfig } from './upstreams.js';
@@ -38,6 +39,8 @@ export interface Config {
   oauth: Readonly<OAuthConfig>;
   /** Contract 13.3: approving any command needs a passkey (per command: catalog / upstream entries). */
   require_passkey: boolean;
+  /** Contract 13.1 (v3): notification channels, in the config's order. */
+  notify: ReadonlyArray<NotifyChannelConfig>;
 }
 
 /** What flags say; each falls back to its environment variable (contract 1.1). */
@@ -161,5 +164,6 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
       allow_loopback_metadata: file.oauth.allow_loopback_metadata,
     }),
     require_passkey: file.require_passkey,
+    notify: Object.freeze(file.notify),
   });
 }

@@ -23,7 +23,7 @@
  * | owner_created / owner_token_rotated / mcp_token_set | token_created / token_rotated | an owner, `daemon` |
  * | owner_login, owner_logout, owner_login_refused | the same | an owner; `anonymous` when refused |
  * | cue_refused (a cue with the feature off; older rows keep the kind's own name) | cue_refused | `client:<name>` |
- * | anything else (preview_started, preview_made, passkey_*, passkeys_removed, oauth_client_*) | itself | as given |
+ * | anything else (preview_started, preview_made, passkey_*, passkeys_removed, push_*, oauth_client_*) | itself | as given |
  */
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
@@ -63,6 +63,9 @@ export type AuditAction =
   | 'passkey_added'
   | 'passkey_removed'
   | 'passkeys_removed'
+  | 'push_subscribed'
+  | 'push_unsubscribed'
+  | 'push_expired'
   | 'oauth_client_connected'
   | 'oauth_client_disconnected';
 

@@ -56,6 +56,8 @@ export type {
   OAuthStore,
   OAuthTokenRecord,
   PasskeyStore,
+  PushStore,
+  PushSubscriptionRecord,
   RetentionRow,
   StoreChange,
   StoredAudit,

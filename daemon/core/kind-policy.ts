@@ -33,6 +33,12 @@ export interface KindPolicy {
    * its server and its `tool`), or undefined when it calls none.
    */
   target?(fields: KindFields): { server: string; tool: string } | undefined;
+
+  /**
+   * The summary with every argument value left out (contract 13.1: `Run echo`, `Call write_file on the
+   * upstream notes`, `Avatar cue`): what a notification says unless its channel has `include_args`.
+   */
+  bareSummary(command: Command): string;
 }
 
 /** Every kind, by tool, plus what the core asks of a command or request whatever its kind. */

@@ -220,6 +220,28 @@ export interface PasskeyStore {
   used(credentialId: string, counter: number, at: string): Promise<void>;
 }
 
+/** An owner's device that gets Web Push notifications (contract 13.2). */
+export interface PushSubscriptionRecord {
+  /** The push service URL (https, or http on loopback). */
+  endpoint: string;
+  /** The browser's P-256 public key and auth secret (base64url), for RFC 8291 encryption. */
+  keys: { p256dh: string; auth: string };
+  owner: string;
+  created_at: string;
+  /** The browser that subscribed, as it named itself (shown to the owner, at most 200 characters). */
+  user_agent?: string;
+}
+
+/** Web Push subscriptions (contract 13.2), each change with its audit entry. */
+export interface PushStore {
+  /** Adds a subscription, or hands an endpoint already stored to this owner with these keys. */
+  put(sub: PushSubscriptionRecord, audit: AuditEntry): Promise<void>;
+  /** Removes an endpoint; resolves whether it was there. */
+  remove(endpoint: string, audit: AuditEntry): Promise<boolean>;
+  /** Every subscription, oldest first. */
+  all(): Promise<PushSubscriptionRecord[]>;
+}
+
 /** What another writer committed (today: another process, such as `ogf-broker token`). */
 export interface StoreChange {
   /** SQLite tells only that something changed; a finer feed (LISTEN/NOTIFY) may name the table. */
@@ -256,6 +278,8 @@ export interface StorePorts extends ChangeFeed {
   readonly clientTokens: TokenHashStore;
   readonly oauth: OAuthStore;
   readonly passkeys: PasskeyStore;
+  /** Contract 13.2 (v3): Web Push subscriptions. */
+  readonly push: PushStore;
   readonly committedReads: CommittedReads;
   /**
    * Runs `fn` as one transaction: every port write it issues commits together, or the result throws /

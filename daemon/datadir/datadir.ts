@@ -24,6 +24,10 @@ export interface DataDir {
   daemonJson: string;
   /** Each upstream's state for `status` (contract 1.1 (v2)), written by the running daemon. */
   upstreamsJson: string;
+  /** Each notification channel's last success and failure (contract 13.1), written by the daemon. */
+  notifyJson: string;
+  /** The Web Push VAPID key pair (contract 13.2), created at first start. */
+  vapidJson: string;
   ownerToken: string;
   mcpToken: string;
   fingerprintKey: string;
@@ -36,6 +40,8 @@ export function dataDirPaths(root: string): DataDir {
     run: join(root, 'run'),
     daemonJson: join(root, 'daemon.json'),
     upstreamsJson: join(root, 'upstreams.json'),
+    notifyJson: join(root, 'notify.json'),
+    vapidJson: join(root, 'vapid.json'),
     ownerToken: join(root, 'owner.token'),
     mcpToken: join(root, 'mcp.token'),
     fingerprintKey: join(root, 'fingerprint.key'),

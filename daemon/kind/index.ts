@@ -4,7 +4,7 @@
  * registers them.
  */
 export { argLines, argumentLines, gutterLines } from './arg-lines.js';
-export { type Kind, runSummary } from './kind.js';
+export { bareRunSummary, type Kind, runSummary } from './kind.js';
 export {
   executorsOf,
   type ImmediateAnswer,

@@ -32,6 +32,11 @@ function describeValue(value: unknown): string {
   return typeof value === 'string' ? JSON.stringify(value) : String(value);
 }
 
+/** `Run <command>`: a command's summary without its argument values (contract 13.1). */
+export function bareRunSummary(command: Command): string {
+  return `Run ${command.command}`;
+}
+
 /** `Run <command> with k=v ...`: the summary of a command that is its name and params (contract 5). */
 export function runSummary(command: Command): string {
   const params = Object.entries(command.args).map(([k, v]) => `${k}=${describeValue(v)}`);

@@ -28,13 +28,14 @@ import { approvalEvidence, approveChallenge, type PasskeyAnswer, passkeyFrame } 
 import type { PasskeyDesk } from './passkey-desk.js';
 import { type ClientFrame, HISTORY_DEFAULT, parseClientFrame } from './protocol.js';
 import type { Owner, OwnerRegistry } from './registry.js';
+import type { OwnerContext } from './setup.js';
 
 /** `grant list --all`: the newest this many grants in any state. */
 const GRANTS_ALL_MAX = 1000;
 
 /** What acting on frames needs: the broker and tokens (ctx), the owners, and the way back to them. */
 export interface ActionDeps {
-  ctx: EdgeContext;
+  ctx: OwnerContext;
   owners: OwnerRegistry;
   out: FanOut;
   /** Contract 13.3: passkeys, approval challenges, ceremonies. */
@@ -95,6 +96,35 @@ function answer(d: ActionDeps, owner: Owner, reqId: string, a: PasskeyAnswer): v
   else reply(d, owner, reqId, a.reply);
 }
 
+/** Contract 13.2: the signed-in owner's Web Push devices — add this one, remove one, list them. */
+async function pushFrame(
+  d: ActionDeps,
+  owner: Owner,
+  f: Extract<ClientFrame, { type: 'push_subscribe' | 'push_unsubscribe' | 'push_list' }>,
+): Promise<void> {
+  const push = d.ctx.push;
+  if (push === undefined) {
+    reply(d, owner, f.req_id, { ok: false, code: 'NotFound', message: 'Web Push is not available here' });
+    return;
+  }
+  if (f.type === 'push_list') {
+    d.out.send(owner, { type: 'push_devices', req_id: f.req_id, devices: push.list(owner.by) });
+    return;
+  }
+  if (f.type === 'push_subscribe') {
+    await push.subscribe(owner.by, f.subscription, owner.userAgent);
+    reply(d, owner, f.req_id, { ok: true });
+    return;
+  }
+  const gone = await push.unsubscribe(owner.by, f.endpoint);
+  reply(
+    d,
+    owner,
+    f.req_id,
+    gone ? { ok: true } : { ok: false, code: 'NotFound', message: 'no device of yours has this endpoint' },
+  );
+}
+
 /** Replies after the broker's commit, so the acting owner hears the upsert before its reply. */
 async function act(d: ActionDeps, owner: Owner, f: ClientFrame): Promise<void> {
   const broker = d.ctx.broker;
@@ -143,6 +173,11 @@ async function act(d: ActionDeps, owner: Owner, f: ClientFrame): Promise<void> {
     case 'args':
       // An addition to contract 5: a View's arguments past 16 KiB, whole, when the owner opens them.
       d.out.sendText(owner, argsAnswer(broker, f));
+      return;
+    case 'push_subscribe':
+    case 'push_unsubscribe':
+    case 'push_list':
+      await pushFrame(d, owner, f);
       return;
     case 'policy_test': {
       // Contract 11: against the newest `limit` commands, read in pages through the broker's history.

@@ -16,6 +16,7 @@ import { loginRoutes } from './login.js';
 import { oauthOffRoute, oauthOwnerRoutes } from './oauth-routes.js';
 import { challengeTtlMs, PasskeyDesk } from './passkey-desk.js';
 import { passkeyLoginRoutes } from './passkey-login.js';
+import { pushKeyRoute } from './push-key.js';
 import { OwnerSessions, SESSION_TTL_MS } from './sessions.js';
 import type { OwnerContext } from './setup.js';
 import { serveAsset } from './static.js';
@@ -105,6 +106,7 @@ export function createOwnerEdge(ctx: OwnerContext, opts: OwnerEdgeOptions = {}, 
       ...loginRoutes({ ctx, sessions, throttle }),
       ctx.oauth !== undefined ? oauthOwnerRoutes(ctx, sessions, ctx.oauth) : oauthOffRoute(sessions, ctx),
       ...passkeyLoginRoutes({ ctx, sessions, throttle }, passkeys),
+      pushKeyRoute(ctx),
       serveAsset,
     ],
     upgrades: [hub.upgrade],

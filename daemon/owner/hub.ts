@@ -115,6 +115,8 @@ export class OwnerHub {
       viaPasskey: who.viaPasskey === true,
     };
     if (req.headers.origin !== undefined) owner.origin = req.headers.origin;
+    const ua = req.headers['user-agent'];
+    if (typeof ua === 'string' && ua !== '') owner.userAgent = ua.slice(0, 200);
     try {
       this.#greet(owner, req);
     } catch (e) {

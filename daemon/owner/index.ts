@@ -12,4 +12,11 @@
 export { OWNER_CLIENT_MAX_PAYLOAD } from './client.js';
 export { createOwnerEdge, type OwnerEdgeOptions } from './edge.js';
 export type { ServerMessage, View } from './messages.js';
-export { createSetupFeed, type OwnerContext, type SetupDeps, type SetupFeed } from './setup.js';
+export {
+  createSetupFeed,
+  type OwnerContext,
+  type OwnerPush,
+  type OwnerPushDevice,
+  type SetupDeps,
+  type SetupFeed,
+} from './setup.js';

@@ -175,6 +175,13 @@ export interface ApproveChallengeMessage {
   options: Record<string, unknown>;
 }
 
+/** The answer to `push_list` (contract 13.2 lists them; the frame is ours): the owner's devices, oldest first. */
+export interface PushDevicesMessage {
+  type: 'push_devices';
+  req_id: string;
+  devices: Array<{ endpoint: string; created_at: string; user_agent?: string }>;
+}
+
 /** Everything the server sends an owner. */
 export type ServerMessage =
   | HelloMessage
@@ -188,6 +195,7 @@ export type ServerMessage =
   | PolicyTestMessage
   | AuditMessage
   | SetupMessage
+  | PushDevicesMessage
   | PasskeyBeginMessage
   | PasskeyListMessage
   | ApproveChallengeMessage;

@@ -26,6 +26,8 @@ export interface Owner {
   origin?: string;
   /** Contract 13.3: signed in with a passkey, so it may add and remove the owner's passkeys. */
   viaPasskey: boolean;
+  /** The browser's User-Agent at the upgrade: how the owner's device list names a device (contract 13.2). */
+  userAgent?: string;
   /** Bytes the daemon itself queued in one go (the snapshot, a history), allowed on top of MAX_BUFFERED_BYTES. */
   allowance: number;
 }

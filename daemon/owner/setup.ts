@@ -22,6 +22,29 @@ export interface OwnerContext extends EdgeContext {
   oauth?: OAuthServer;
   /** Contract 13.3: the owners' passkeys (the store's port). */
   passkeys: PasskeyStore;
+  /** Web Push (contract 13.2): the owners' devices; absent, the push frames and key answer NotFound. */
+  push?: OwnerPush;
+}
+
+/** An owner's device that gets Web Push notifications, as the panel lists it (contract 13.2). */
+export interface OwnerPushDevice {
+  endpoint: string;
+  created_at: string;
+  user_agent?: string;
+}
+
+/** The owners' Web Push devices as the owner edge needs them (notify/push.ts implements it). */
+export interface OwnerPush {
+  /** The VAPID public key (base64url) browsers subscribe with. */
+  readonly publicKey: string;
+  subscribe(
+    owner: string,
+    sub: { endpoint: string; keys: { p256dh: string; auth: string } },
+    userAgent?: string,
+  ): Promise<void>;
+  /** False when `owner` has no such endpoint. */
+  unsubscribe(owner: string, endpoint: string): Promise<boolean>;
+  list(owner: string): OwnerPushDevice[];
 }
 
 /** The current setup, and a way to hear that it may have changed. */

@@ -15,10 +15,12 @@ const TYPES: Record<string, string> = {
   js: 'text/javascript; charset=utf-8',
   css: 'text/css; charset=utf-8',
   svg: 'image/svg+xml',
+  png: 'image/png',
+  webmanifest: 'application/manifest+json',
 };
 
 /** Asset names are plain file names: no directories, so no path can climb out of UI_DIR. */
-const ASSET_RE = /^[a-z0-9][a-z0-9-]*\.(js|css|svg)$/;
+const ASSET_RE = /^[a-z0-9][a-z0-9-]*\.(js|css|svg|png)$/;
 
 /** The CSP for a page served on `host` (already checked by the server against the allowed hosts). */
 export function contentSecurityPolicy(host: string): string {
@@ -79,10 +81,25 @@ export function sendPage(
   return sendFile(req, res, page);
 }
 
-/** Serves `/ui/<asset>`; returns false when the path is not a panel asset. */
+/**
+ * The installable panel's two files at the origin's root (contract 13.2): the manifest, and the service
+ * worker, whose scope is the folder it is served from — so `/sw.js`, not `/ui/sw.js`. Neither holds
+ * anything of a command or an owner: they are served like the panel's other files, without a session.
+ */
+const ROOT_FILES: Record<string, string> = {
+  '/manifest.webmanifest': 'manifest.webmanifest',
+  '/sw.js': 'sw.js',
+};
+
+/** Serves `/ui/<asset>`, the manifest and the service worker; returns false for any other path. */
 export async function serveAsset(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
-  if (!url.pathname.startsWith('/ui/')) return false;
   if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+  const root = ROOT_FILES[url.pathname];
+  if (root !== undefined) {
+    await sendFile(req, res, root);
+    return true;
+  }
+  if (!url.pathname.startsWith('/ui/')) return false;
   const name = url.pathname.slice('/ui/'.length);
   if (!ASSET_RE.test(name)) {
     res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', ...securityHeaders(req) });

@@ -212,7 +212,8 @@ export class OwnerSocket {
           f.type === 'grants' ||
           f.type === 'args' ||
           f.type === 'policy_test' ||
-          f.type === 'audit') &&
+          f.type === 'audit' ||
+          f.type === 'push_devices') &&
         f.req_id === req_id,
       `reply ${req_id}`,
     );

@@ -3,7 +3,7 @@
  * request_id makes a retry safe), grantable, may need several owners, no secret, summarised by its name
  * and params. Its argv is the View's `display`, so `list` adds nothing.
  */
-import { type Kind, runSummary } from '../../kind/index.js';
+import { bareRunSummary, type Kind, runSummary } from '../../kind/index.js';
 import type {} from './fields.js';
 
 export const catalogKind: Kind = {
@@ -16,5 +16,6 @@ export const catalogKind: Kind = {
   identity: [],
   shown: [],
   summary: runSummary,
+  bareSummary: bareRunSummary,
   lines: () => [],
 };

@@ -34,5 +34,7 @@ export const cueKind: Kind = {
     else if (typeof a.message === 'string') parts.push(`say ${JSON.stringify(a.message)}`);
     return `Avatar cue: ${parts.join(', ')}`;
   },
+  // Contract 13.1: without include_args a notification says only that a cue waits.
+  bareSummary: () => 'Avatar cue',
   lines: (v) => (v.session_fingerprint === undefined ? [] : [`    session: ${esc(v.session_fingerprint)}`]),
 };

@@ -4,7 +4,7 @@
  * and listed by server and tool, with what the server claims of it and every argument whole.
  */
 import { escapeForTerminal as esc } from '../../base/index.js';
-import { argLines, type Kind, runSummary } from '../../kind/index.js';
+import { argLines, bareRunSummary, type Kind, runSummary } from '../../kind/index.js';
 import type {} from './fields.js';
 import { previewLines } from './previews/index.js';
 
@@ -35,6 +35,11 @@ export const upstreamKind: Kind = {
   summary: (command) =>
     command.upstream === undefined
       ? runSummary(command)
+      : `Call ${command.upstream.tool} on the upstream ${command.upstream.name}`,
+  // Its summary names no argument value already (contract 13.1).
+  bareSummary: (command) =>
+    command.upstream === undefined
+      ? bareRunSummary(command)
       : `Call ${command.upstream.tool} on the upstream ${command.upstream.name}`,
   /** Contract 7: an upstream call shows the server and tool, its claims, and every argument whole (escaped). */
   lines(v) {

@@ -155,6 +155,15 @@ export const MIGRATIONS: readonly string[] = [
      last_used_at TEXT
    );
    CREATE INDEX IF NOT EXISTS passkeys_owner ON passkeys(owner, seq);`,
+  // Contract 13.2 (v3): Web Push subscriptions, per owner; an endpoint belongs to one owner at a time.
+  // IF NOT EXISTS: harmless when run again on a file whose user_version was set back (store-tasks.test.ts).
+  `CREATE TABLE IF NOT EXISTS push_subscriptions (
+     endpoint TEXT PRIMARY KEY,
+     owner TEXT NOT NULL,
+     body TEXT NOT NULL,
+     created_at TEXT NOT NULL
+   );
+   CREATE INDEX IF NOT EXISTS push_subscriptions_owner ON push_subscriptions(owner);`,
 ];
 
 /**

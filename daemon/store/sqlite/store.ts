@@ -23,6 +23,7 @@ import type {
   HistorySearch,
   OAuthStore,
   PasskeyStore,
+  PushStore,
   RetentionRow,
   State,
   StoreChange,
@@ -45,6 +46,7 @@ import {
   passkeyPort,
   tokenPort,
 } from './ports.js';
+import { SqlitePush } from './push.js';
 import { type Db, openDatabase } from './schema.js';
 import { SqliteTokenHashes } from './tokens.js';
 import { Transactions } from './transaction.js';
@@ -79,6 +81,7 @@ export class Store implements StorePorts {
   readonly clientTokens: TokenHashStore;
   readonly oauth: OAuthStore;
   readonly passkeys: PasskeyStore;
+  readonly push: PushStore;
   readonly committedReads: CommittedReads;
 
   /**
@@ -120,6 +123,12 @@ export class Store implements StorePorts {
     this.#passkeys = new SqlitePasskeys(db, this.#audit, atomic);
     this.passkeys = passkeyPort(this.#passkeys, run);
     this.committedReads = committedReads(this.#commands, this.#grants);
+    const push = new SqlitePush(db, this.#audit);
+    this.push = {
+      put: (sub, audit) => run(() => push.put(sub, audit)),
+      remove: (endpoint, audit) => run(() => push.remove(endpoint, audit)),
+      all: () => run(() => push.all()),
+    };
   }
 
   /**

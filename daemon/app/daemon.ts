@@ -6,7 +6,7 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CheckpointTimer, loadOrCreateAuditKey, signerOf } from '../audit/index.js';
+import { CheckpointTimer, checkpointIntervalMs, loadOrCreateAuditKey, signerOf } from '../audit/index.js';
 import type { Logger } from '../base/index.js';
 import { systemClock, UsageError, VERSION } from '../base/index.js';
 import { type Config, commandApprovals, requiresPasskey } from '../config/index.js';
@@ -151,7 +151,11 @@ export class Daemon {
     const auditKey = unwritable(config.dataDir, () => loadOrCreateAuditKey(config.dataDir));
     const store = unwritable(config.dataDir, () => new Store(paths.db, { signer: signerOf(auditKey) }));
     this.#store = store;
-    this.#checkpoints = new CheckpointTimer({ audits: store.audits, log: this.#log });
+    this.#checkpoints = new CheckpointTimer({
+      audits: store.audits,
+      log: this.#log,
+      intervalMs: checkpointIntervalMs(this.#env, this.#log),
+    });
     const tokens = unwritable(config.dataDir, () => new Tokens(paths, store, this.#env));
     this.#tokens = tokens;
     unwritable(config.dataDir, () => tokens.refreshAtStart());

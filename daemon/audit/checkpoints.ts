@@ -9,6 +9,24 @@ import type { AuditStore } from '../core/index.js';
 /** Contract 14: every 10 minutes when new entries exist. */
 export const CHECKPOINT_INTERVAL_MS = 10 * 60 * 1000;
 
+const INTERVAL_ENV = 'OGF_BROKER_AUDIT_CHECKPOINT_MS';
+
+/**
+ * The checkpoint interval: 10 minutes, or `OGF_BROKER_AUDIT_CHECKPOINT_MS` (1000..600000) — it can only
+ * sign more often, never less; for owners who want the signed tip off the machine sooner, and for tests
+ * that watch a checkpoint notification without waiting ten minutes.
+ */
+export function checkpointIntervalMs(env: NodeJS.ProcessEnv, log: Logger): number {
+  const raw = env[INTERVAL_ENV];
+  if (raw === undefined || raw === '') return CHECKPOINT_INTERVAL_MS;
+  const n = Number(raw);
+  if (Number.isInteger(n) && n >= 1000 && n <= CHECKPOINT_INTERVAL_MS) return n;
+  log.log('warn', 'audit_checkpoint_interval_ignored', {
+    reason: `${INTERVAL_ENV} must be an integer from 1000 to ${CHECKPOINT_INTERVAL_MS}`,
+  });
+  return CHECKPOINT_INTERVAL_MS;
+}
+
 export class CheckpointTimer {
   readonly #audits: AuditStore;
   readonly #clock: Clock;

@@ -2,7 +2,7 @@
  * The audit record's keeping and checking (contract 14): the Ed25519 key and its checkpoints, the chain's
  * verification and its export. The chain itself is computed by the store (core/audit-chain.ts).
  */
-export { CHECKPOINT_INTERVAL_MS, CheckpointTimer } from './checkpoints.js';
+export { CHECKPOINT_INTERVAL_MS, CheckpointTimer, checkpointIntervalMs } from './checkpoints.js';
 export { type ExportFilter, toCsv, toJsonl } from './export.js';
 export {
   type AuditKey,

@@ -17,6 +17,7 @@ import { parseArgs } from 'node:util';
 import { retries } from './lib/clients.js';
 import { benchConfig, makeDataDir, ROOT, removeDir, startBareServer, startDaemon } from './lib/procs.js';
 import { formatTable, type Row } from './lib/stats.js';
+import { auditChain } from './rows/audit.js';
 import { cueLatency } from './rows/cue.js';
 import { generations } from './rows/generations.js';
 import { grantApprove } from './rows/grant-approve.js';
@@ -37,7 +38,7 @@ const { values } = parseArgs({
   },
 });
 const quick = values.quick ?? false;
-const only = new Set((values.only ?? '1,2,3,4,5,6,7,8,9,10').split(',').map((s) => s.trim()));
+const only = new Set((values.only ?? '1,2,3,4,5,6,7,8,9,10,11').split(',').map((s) => s.trim()));
 const started = performance.now();
 const deadline = started + Number(values['budget-s']) * 1000;
 
@@ -135,6 +136,10 @@ async function main(): Promise<void> {
       rows.push(...(await grantApprove(quick)));
     }
     // Last: growth takes the time the other rows leave.
+    if (only.has('11')) {
+      progress('11 audit chain');
+      rows.push(...(await auditChain(quick)));
+    }
     if (only.has('6')) {
       const budget = Math.max(30_000, deadline - performance.now() - 20_000);
       progress(`6 growth (budget ${(budget / 1000).toFixed(0)} s)`);

@@ -17,6 +17,7 @@ import { parseArgs } from 'node:util';
 import { retries } from './lib/clients.js';
 import { benchConfig, makeDataDir, ROOT, removeDir, startBareServer, startDaemon } from './lib/procs.js';
 import { formatTable, type Row } from './lib/stats.js';
+import { auditChain } from './rows/audit.js';
 import { cueLatency } from './rows/cue.js';
 import { generations } from './rows/generations.js';
 import { grantApprove } from './rows/grant-approve.js';
@@ -41,7 +42,7 @@ const { values } = parseArgs({
   },
 });
 const quick = values.quick ?? false;
-const only = new Set((values.only ?? '1,2,3,4,5,6,7,8,9,10,11,12,13,14').split(',').map((s) => s.trim()));
+const only = new Set((values.only ?? '1,2,3,4,5,6,7,8,9,10,11,12,13,14,15').split(',').map((s) => s.trim()));
 const started = performance.now();
 const deadline = started + Number(values['budget-s']) * 1000;
 
@@ -153,6 +154,10 @@ async function main(): Promise<void> {
     if (only.has('14')) {
       progress('14 OAuth access token vs Bearer token');
       rows.push(...(await oauthOverhead(quick)));
+    }
+    if (only.has('15')) {
+      progress('15 audit chain');
+      rows.push(...(await auditChain(quick)));
     }
     // Last: growth takes the time the other rows leave.
     if (only.has('6')) {

@@ -19,7 +19,7 @@ export function chainFromRows(
     try {
       const v = JSON.parse(r.entry) as unknown;
       if (typeof v !== 'object' || v === null || Array.isArray(v)) return { unreadable: 'not a JSON object' };
-      return { value: { ...(v as Record<string, unknown>), hash: r.hash } };
+      return { value: { ...(v as Record<string, unknown>), hash: r.hash }, text: r.entry };
     } catch {
       return { unreadable: 'not JSON' };
     }
@@ -52,6 +52,10 @@ export function chainFromExport(text: string): { input: ChainInput; bad?: Bad } 
       return;
     }
     const o = v as Record<string, unknown>;
+    if (o.type !== 'checkpoint' && o.type !== 'export') {
+      entries.push(entryOf(line, o, i));
+      return;
+    }
     const canonical = canonicalJson(o) === line;
     if (o.type === 'checkpoint') {
       const cp = o as unknown as ReadCheckpoint & { public_key?: string };
@@ -74,11 +78,8 @@ export function chainFromExport(text: string): { input: ChainInput; bad?: Bad } 
       checkpoints.push(read);
       return;
     }
-    if (o.type === 'export' && canonical) {
-      marker = o;
-      return;
-    }
-    entries.push(canonical ? { value: o } : { unreadable: `line ${i + 1} is not an entry as exported` });
+    if (canonical) marker = o;
+    else entries.push({ unreadable: `line ${i + 1} is not an export line as written` });
   });
   const input: ChainInput = { entries, checkpoints };
   if (marker !== undefined && Array.isArray(marker.command_ids)) {
@@ -87,4 +88,21 @@ export function chainFromExport(text: string): { input: ChainInput; bad?: Bad } 
     input.range = true;
   }
   return bad === undefined ? { input } : { input, bad };
+}
+
+/** `,"hash":"<64 hex>"` — in canonical key order only `prev` and `seq` follow it, so its last match is the entry's. */
+const HASH_FIELD = /,"hash":"[0-9a-f]{64}"/g;
+
+/**
+ * An entry line and the bytes its hash covers: the line without its `hash` field. In canonical JSON that is
+ * exactly the entry as hashed, so when those bytes hash to the `hash` the line is the canonical entry; a line
+ * changed anywhere fails that (no need to write each entry out again to compare).
+ */
+function entryOf(line: string, value: Record<string, unknown>, i: number): ReadEntry {
+  let last: RegExpExecArray | undefined;
+  for (const m of line.matchAll(HASH_FIELD)) last = m;
+  if (last === undefined || typeof value.hash !== 'string' || last[0] !== `,"hash":"${value.hash}"`) {
+    return { unreadable: `line ${i + 1} is not an entry as exported` };
+  }
+  return { value, text: line.slice(0, last.index) + line.slice(last.index + last[0].length) };
 }

@@ -1,0 +1,180 @@
+/**
+ * Row 15, the audit chain (issue 24, contracts.md 14), in this process on real broker.db files:
+ *
+ * - durable audit appends per second, one per transaction (@1: one fsync each, `synchronous = FULL`) and ten
+ *   per transaction (@10, the group commit's batches), by the store's own append with the chain (read the
+ *   tail, canonical JSON, SHA-256, the row and its chain columns) — against the same appends as the version
+ *   before the chain wrote them (the plain INSERT of the old columns, on a file at that schema). Goal: the
+ *   chain costs at most 1.05× per durable entry. (This is the audit append alone, a part of every
+ *   submission; a whole durable submission pays its command row, its group commit and its MCP round trip
+ *   besides, so the chain's share of it is smaller.)
+ * - `ogf-broker audit verify --file` of an export of 100,000 entries (the real CLI, a process of its own)
+ *   against `sha256sum` of the same file. Goal: at most 3×.
+ */
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { toJsonl } from '../../daemon/audit/index.js';
+import type { ChainEntry } from '../../daemon/core/index.js';
+import { SqliteAudit } from '../../daemon/store/sqlite/audit.js';
+import { readAuditChain, Store } from '../../daemon/store/sqlite/index.js';
+import { openDatabase } from '../../daemon/store/sqlite/schema.js';
+import { makeDataDir, ROOT, removeDir } from '../lib/procs.js';
+import { median, type Row, ratioOf } from '../lib/stats.js';
+
+const CLI = join(ROOT, 'dist', 'daemon', 'cli.js');
+const entry = (i: number) => ({
+  at: new Date().toISOString(),
+  actor: { kind: 'owner' as const, name: 'owner' },
+  action: 'approve' as const,
+  command_id: `c_bench${i}`,
+  version: 2,
+  detail: { state: 'approved', command: 'noop' },
+});
+
+/** `count` appends in one transaction through the store's port, as the group commit issues a batch. */
+async function batch(store: Store, from: number, count: number): Promise<void> {
+  await store.transaction(() =>
+    Promise.all(Array.from({ length: count }, (_, k) => store.audits.append(entry(from + k)))).then(() => {}),
+  );
+}
+
+/**
+ * Appends/s with the chain, `perTx` per transaction: the store's own append (SqliteAudit: tail, canonical
+ * JSON, SHA-256, the row with its chain columns) on a file at the newest schema, in better-sqlite3
+ * transactions like the baseline's, so the two differ by the chain alone.
+ */
+function chained(n: number, perTx: number): number {
+  const dir = makeDataDir();
+  const db = openDatabase(join(dir, 'broker.db'));
+  try {
+    const audit = new SqliteAudit(db);
+    const tx = db.transaction((from: number) => {
+      for (let k = 0; k < perTx; k++) audit.append(entry(from + k));
+    });
+    const t0 = performance.now();
+    for (let i = 0; i < n; i += perTx) tx(i);
+    return n / ((performance.now() - t0) / 1000);
+  } finally {
+    db.close();
+    removeDir(dir);
+  }
+}
+
+/** The same appends as the version before the chain made them: the old INSERT, WAL, synchronous = FULL. */
+function plain(n: number, perTx: number): number {
+  const dir = makeDataDir();
+  const db = new Database(join(dir, 'broker.db'));
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.exec(`CREATE TABLE audit (seq INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, actor_kind TEXT NOT NULL,
+      actor TEXT NOT NULL, action TEXT NOT NULL, command_id TEXT, version INTEGER, detail TEXT);
+      CREATE INDEX audit_command ON audit(command_id);`);
+    const ins = db.prepare(
+      'INSERT INTO audit (at, actor_kind, actor, action, command_id, version, detail) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    );
+    const batch = db.transaction((from: number) => {
+      for (let k = 0; k < perTx; k++) {
+        const e = entry(from + k);
+        ins.run(
+          e.at,
+          e.actor.kind,
+          e.actor.name,
+          e.action,
+          e.command_id,
+          e.version,
+          JSON.stringify(e.detail),
+        );
+      }
+    });
+    const t0 = performance.now();
+    for (let i = 0; i < n; i += perTx) batch(i);
+    return n / ((performance.now() - t0) / 1000);
+  } finally {
+    db.close();
+    removeDir(dir);
+  }
+}
+
+function timed(file: string, args: string[]): number {
+  const t0 = performance.now();
+  const r = spawnSync(file, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  if (r.status !== 0) throw new Error(`${file} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  return performance.now() - t0;
+}
+
+/** An export of `n` chained entries, written by the real store and export code. */
+async function exportOf(n: number): Promise<{ file: string; dir: string }> {
+  const dir = makeDataDir();
+  const store = new Store(join(dir, 'broker.db'));
+  for (let i = 0; i < n; i += 1000) {
+    await batch(store, i, 1000);
+  }
+  store.close();
+  const chain = readAuditChain(join(dir, 'broker.db'))!;
+  const entries = chain.rows.map(
+    (r) => ({ ...(JSON.parse(r.entry!) as object), hash: r.hash! }) as ChainEntry,
+  );
+  const file = join(dir, 'audit.jsonl');
+  writeFileSync(file, toJsonl(entries, [], undefined));
+  return { file, dir };
+}
+
+export async function auditChain(quick: boolean): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (const perTx of [1, 10]) {
+    const n = (quick ? 200 : 1000) * perTx;
+    const withChain: number[] = [];
+    const before: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      before.push(plain(n, perTx));
+      withChain.push(chained(n, perTx));
+    }
+    const value = median(withChain);
+    const baseline = median(before);
+    // The cost per durable entry: the inverse of the rates.
+    const cost = ratioOf(baseline, value);
+    rows.push({
+      id: '15 audit chain',
+      figure: `durable appends @${perTx}/transaction`,
+      value,
+      unit: '/s',
+      baseline,
+      baselineLabel: 'the same appends without the chain',
+      ratio: cost,
+      goal: '≤ 1.05× cost per entry',
+      result: cost !== null && cost <= 1.05 ? 'pass' : 'miss',
+      detail: { entries: n, withChain, before },
+    });
+  }
+  const n = quick ? 20_000 : 100_000;
+  const { file, dir } = await exportOf(n);
+  try {
+    const verify: number[] = [];
+    const sum: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      verify.push(timed(process.execPath, [CLI, 'audit', 'verify', '--file', file]));
+      sum.push(timed('sha256sum', [file]));
+    }
+    const value = median(verify);
+    const baseline = median(sum);
+    const ratio = ratioOf(value, baseline);
+    rows.push({
+      id: '15 audit chain',
+      figure: `audit verify of ${n.toLocaleString('en')} entries`,
+      value,
+      unit: 'ms',
+      baseline,
+      baselineLabel: 'sha256sum of the same bytes',
+      ratio,
+      goal: '≤ 3×',
+      result: ratio !== null && ratio <= 3 ? 'pass' : 'miss',
+      detail: { entries: n, verify, sha256sum: sum },
+    });
+  } finally {
+    removeDir(dir);
+  }
+  return rows;
+}

@@ -284,6 +284,10 @@ describe('passkey-signed approvals (contract 13.3)', () => {
     altered.detail.passkey.response.response.signature = sig.toString('base64url');
     expect((await verifyKeptInEntry(altered)).ok).toBe(false);
     expect((await verifyKeptInEntry(approval, { word: 'beta' })).ok).toBe(false);
+    // `audit verify` checks it from broker.db, daemon running (contract 14: "every passkey assertion").
+    const verified = await runCli(['audit', 'verify', '--data-dir', d.dataDir]);
+    expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+    expect(verified.stdout).toMatch(/^ok: \d+ entries, \d+ checkpoints, 1 passkey approvals verified$/m);
   });
 
   it('[S.passkey-approve] [S.passkey-enrol] [attack] what holds owner.token cannot approve it: Bearer, a token session with its panel key, the terminal', async () => {

@@ -12,5 +12,6 @@ export {
   readPublicKey,
   signerOf,
 } from './keys.js';
+export { verifyPasskeyApprovals } from './passkeys.js';
 export { chainFromExport, chainFromRows } from './sources.js';
 export { type Bad, type BadReason, type ChainInput, type VerifyResult, verifyChain } from './verify.js';

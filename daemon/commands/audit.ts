@@ -22,6 +22,7 @@ import {
   toJsonl,
   type VerifyResult,
   verifyChain,
+  verifyPasskeyApprovals,
 } from '../audit/index.js';
 import { parseFlags, stringFlag, UsageError } from '../base/index.js';
 import { resolveDataDir } from '../config/index.js';
@@ -66,7 +67,7 @@ function storedChain(dataDir: string, range: AuditRange = {}) {
   return chain;
 }
 
-function auditVerify(argv: string[]): number {
+async function auditVerify(argv: string[]): Promise<number> {
   const p = parseFlags('audit verify', argv, {
     'data-dir': { type: 'string' },
     file: { type: 'string' },
@@ -102,7 +103,12 @@ function auditVerify(argv: string[]): number {
     if (pub === undefined && existsSync(own)) input.publicKey = readPublicKey(own);
   }
   if (pub !== undefined) input.publicKey = readPublicKey(pub);
-  const r = first(early, verifyChain(input));
+  let r = first(early, verifyChain(input));
+  if (r.ok) {
+    // Contract 14: every passkey assertion kept with an approval, checked offline (contract 13.3).
+    const kept = await verifyPasskeyApprovals(input);
+    r = kept.ok ? { ...r, passkeys: kept.count } : kept;
+  }
   if (r.ok) {
     process.stdout.write(
       `ok: ${r.entries} entries, ${r.checkpoints} checkpoints, ${r.passkeys} passkey approvals verified\n`,

@@ -17,7 +17,6 @@
  * ```
  */
 import type { ActionResult, GrantResult, GrantSpec } from '../core/index.js';
-import type { EdgeContext } from '../http/index.js';
 import { KINDS } from '../kinds/index.js';
 import { grantMatcher, POLICY_TEST_DEFAULT, policyTest, ruleMatcher } from '../rules/index.js';
 import { argsAnswer } from './args-frame.js';

@@ -100,6 +100,8 @@ describe('[S.click-safety] the owner panel never lets a click land on a card the
       .locator(`#history article[data-pending-id="${stuck}"] button.reconcile-btn`)
       .waitFor({ timeout: 20_000 });
     const done = card(page, stuck);
+    // The history sits below the search form (issue 24): bring the card into the viewport to point at it.
+    await done.scrollIntoViewIfNeeded();
     const before = (await done.boundingBox())!;
     await page.mouse.move(before.x + 40, before.y + 20);
 

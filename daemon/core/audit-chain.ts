@@ -109,9 +109,40 @@ export interface Checkpoint {
   signature: string;
 }
 
-/** RFC 8785 canonical JSON of `value` (throws on what JSON cannot hold: undefined, a function). */
+/**
+ * `value` with every string (keys included) well-formed: each lone surrogate becomes U+FFFD. RFC 8785
+ * (I-JSON) has no form for a lone surrogate and `canonicalize` throws on one; JSON from an AI may carry
+ * one (`"\ud800"`). The stored record keeps the value as it came; only what is hashed and signed is
+ * well-formed, the same way at write and at verify.
+ */
+/** A high surrogate with no low one after it, or a low one with no high one before it (code units). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+function wellFormedText(text: string): string {
+  return text.replace(LONE_SURROGATE, '\uFFFD');
+}
+
+function wellFormed(value: unknown): unknown {
+  if (typeof value === 'string') return wellFormedText(value);
+  if (Array.isArray(value)) return value.map(wellFormed);
+  if (
+    value !== null &&
+    typeof value === 'object' &&
+    typeof (value as { toJSON?: unknown }).toJSON !== 'function'
+  ) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[wellFormedText(k)] = wellFormed(v);
+    return out;
+  }
+  return value;
+}
+
+/**
+ * RFC 8785 canonical JSON of `value` (throws on what JSON cannot hold: undefined, a function); lone
+ * surrogates are hashed as U+FFFD (`wellFormed`).
+ */
 export function canonicalJson(value: unknown): string {
-  const text = canonicalize(value);
+  const text = canonicalize(wellFormed(value));
   if (text === undefined) throw new Error('canonical JSON: the value has no JSON form');
   return text;
 }

@@ -7,12 +7,12 @@
  *  challenge = base64url( SHA-256( UTF-8 bytes of canonical  ||  the 16 nonce bytes ) )   (no padding)
  * ```
  *
- * The canonical form comes from `canonicalize` (RFC 8785: sorted keys, ECMAScript number text, no spaces),
- * so the same approval gives the same bytes in any language. The nonce makes each challenge fresh: two
+ * The canonical form is core's canonicalJson (`canonicalize`, RFC 8785: sorted keys, ECMAScript number text,
+ * no spaces), so the same approval gives the same bytes in any language. The nonce makes each challenge fresh: two
  * approvals of the same thing are two different signatures, and a kept one cannot be issued again.
  */
 import { createHash } from 'node:crypto';
-import canonicalize from 'canonicalize';
+import { canonicalJson } from '../core/index.js';
 
 /** Exactly what an owner approves: the command at one version, with its arguments. */
 export interface ApprovalSubject {
@@ -28,7 +28,8 @@ export const NONCE_BYTES = 16;
 
 /** The RFC 8785 canonical JSON of what is approved, `action` included. */
 export function canonicalApproval(s: ApprovalSubject): string {
-  const text = canonicalize({
+  // core's canonicalJson: RFC 8785, with a lone surrogate (an AI's argument may hold one) as U+FFFD.
+  return canonicalJson({
     id: s.id,
     version: s.version,
     command: s.command,
@@ -36,9 +37,6 @@ export function canonicalApproval(s: ApprovalSubject): string {
     args: s.args,
     action: 'approve',
   });
-  // canonicalize returns undefined only for undefined input; an object always has a canonical form.
-  if (text === undefined) throw new Error('no canonical form');
-  return text;
 }
 
 /** base64url(SHA-256(UTF-8(canonical) || nonce)): the WebAuthn challenge of one approval. */

@@ -6,14 +6,36 @@
  * One server per test file (the machine is shared): start it in `beforeAll`, `stop()` it in `afterAll`.
  * Nothing is mocked: the store and the daemon talk to this server over TCP like to any other.
  */
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 
-const run = promisify(execFile);
+/** Runs a program (never a shell) and collects its output; rejects with its stderr when it fails. */
+function run(
+  file: string,
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv } = {},
+): Promise<{ stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    // stdin closed, so a server pg_ctl starts holds no pipe of ours open.
+    const child = spawn(file, args, { shell: false, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+    });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+    });
+    child.once('error', reject);
+    child.once('close', (code) => {
+      if (code === 0) resolve({ stdout, stderr });
+      else reject(new Error(`${file} ${args.join(' ')} exited ${code}: ${stderr.trim()}`));
+    });
+  });
+}
 
 /** Where Debian's postgresql-15 puts its server binaries. */
 export const PG_BIN = '/usr/lib/postgresql/15/bin';

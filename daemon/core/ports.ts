@@ -68,7 +68,11 @@ export interface CommandStore {
 
 /** Grants (contract 8), each with its audit entry. */
 export interface GrantStore {
-  /** Inserts a grant or replaces the stored one with the same id, with its audit entry. */
+  /**
+   * Inserts a grant or replaces the stored one with the same id, with its audit entry. A grant with uses
+   * is replaced only while stored live, by a use (one fewer `uses_left`) or an end; else it rejects
+   * (another writer took that use, or ended it, first: uses stay exact across daemons, section 16).
+   */
   put(grant: Grant, audit: AuditEntry): Promise<void>;
   get(id: string): Promise<Grant | undefined>;
   /** Every grant stored as live (some may have passed their expiry), oldest first. */

@@ -24,7 +24,7 @@ import { executorsOf } from '../kind/index.js';
 import { createSources, KINDS } from '../kinds/index.js';
 import { createMcpEdge } from '../mcp/index.js';
 import { createOwnerEdge, createSetupFeed, type OwnerContext } from '../owner/index.js';
-import { Store } from '../store/sqlite/index.js';
+import { type DaemonStore, openStore } from '../store/index.js';
 import { Tokens } from '../tokens/index.js';
 import {
   removeUpstreamStatus,
@@ -75,7 +75,7 @@ export class Daemon {
   readonly #env: NodeJS.ProcessEnv;
   readonly #log: Logger;
   #paths: DataDir | undefined;
-  #store: Store | undefined;
+  #store: DaemonStore | undefined;
   #broker: Broker | undefined;
   #retention: RetentionPass | undefined;
   #server: Server | undefined;
@@ -112,11 +112,20 @@ export class Daemon {
     if (other && other.pid !== process.pid) {
       throw new UsageError(`already running: pid ${other.pid} serves this data dir at ${other.url}`);
     }
-    const store = unwritable(config.dataDir, () => new Store(paths.db));
+    // Contract 16: the shared PostgreSQL when configured, else broker.db (app/store.ts).
+    const store = await openStore(config, paths, this.#log).catch((e: unknown) =>
+      unwritable(config.dataDir, () => {
+        throw e;
+      }),
+    );
     this.#store = store;
     const tokens = unwritable(config.dataDir, () => new Tokens(paths, store, this.#env));
     this.#tokens = tokens;
-    unwritable(config.dataDir, () => tokens.refreshAtStart());
+    await tokens.refreshAtStart().catch((e: unknown) =>
+      unwritable(config.dataDir, () => {
+        throw e;
+      }),
+    );
     tokens.assertDistinct();
 
     // Contract 7: one MCP client connection per upstream, opened in the background once the daemon is ready.

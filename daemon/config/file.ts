@@ -3,6 +3,7 @@
  */
 import { z } from 'zod';
 import { commandSchema, NAME_RE } from './catalog.js';
+import { databaseUrlFromEnvSchema } from './database.js';
 import { HTTPS_ORIGIN, intIn, isHttpsOrigin } from './fields.js';
 import { commandApprovals, configGrantSchema } from './grants.js';
 import { UPSTREAM_NAME_RE, upstreamSchema } from './upstreams.js';
@@ -63,6 +64,8 @@ export const fileSchema = z
       )
       .default({}),
     grants: z.array(configGrantSchema).default([]),
+    // Contract 16: the variable holding the shared PostgreSQL's URL (else OGF_BROKER_DATABASE_URL, else SQLite).
+    database_url_from_env: databaseUrlFromEnvSchema.optional(),
   })
   .superRefine((file, ctx) => {
     // Contract 1.3/8: a grant naming an unknown command, a cue or a quorum command is a bad config.

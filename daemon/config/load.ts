@@ -8,6 +8,7 @@ import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { duplicateKeyPath, UsageError } from '../base/index.js';
 import type { CatalogEntry } from './catalog.js';
+import { databaseUrl } from './database.js';
 import { describeZodError, protoKeyPath } from './fields.js';
 import { type BridgeConfig, fileSchema } from './file.js';
 import type { ConfigGrantEntry } from './grants.js';
@@ -30,6 +31,8 @@ export interface Config {
   upstreams: Record<string, UpstreamConfig>;
   /** Contract 8: grants from the config file (client defaulted to `*`). */
   grants: ReadonlyArray<ConfigGrantEntry>;
+  /** Contract 16: the shared PostgreSQL's URL, or null for the embedded SQLite (never logged: a password). */
+  database_url: string | null;
 }
 
 /** What flags say; each falls back to its environment variable (contract 1.1). */
@@ -147,5 +150,6 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
     commands: file.commands,
     upstreams: file.upstreams,
     grants: Object.freeze(file.grants),
+    database_url: databaseUrl(file.database_url_from_env, env),
   });
 }

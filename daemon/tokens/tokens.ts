@@ -9,9 +9,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, renameSync } from 'node:fs';
 import { iso, UsageError } from '../base/index.js';
-import type { Actor } from '../core/index.js';
+import type { Actor, Awaitable, StoreChange } from '../core/index.js';
 import { type DataDir, newToken, readOrCreateSecret, writePrivateFileExclusive } from '../datadir/index.js';
-import type { Store } from '../store/sqlite/index.js';
 
 export const LOCAL_CLIENT = 'local';
 /** Contract 9: the owner every data dir starts with, whose token is owner.token (or OGF_BROKER_OWNER_TOKEN). */
@@ -79,12 +78,33 @@ function readSecretIfPresent(path: string): string | undefined {
   }
 }
 
+/**
+ * What tokens need of the store: the hash checks, answered at once (SQLite reads its file; PostgreSQL
+ * answers from the memory it keeps current, contract 16), writes that may answer later, and the change feed.
+ */
+export interface TokenBook {
+  clientByTokenHash(hash: string): string | undefined;
+  clientTokenHash(name: string): string | undefined;
+  ownerByTokenHash(hash: string): string | undefined;
+  ownerTokenHash(name: string): string | undefined;
+  owners(): Map<string, string>;
+  setClientTokenHash(name: string, hash: string, at: string, actor: Actor): Awaitable<void>;
+  setOwnerTokenHash(
+    name: string,
+    hash: string,
+    at: string,
+    actor: Actor,
+    detail?: Record<string, unknown>,
+  ): Awaitable<void>;
+  subscribe(listener: (change: StoreChange) => void): () => void;
+}
+
 /** What `token owner` did: printed differently, since a created or rotated URL is shown only once. */
 export type OwnerTokenOutcome = 'existing' | 'created' | 'rotated';
 
 export class Tokens {
   readonly #paths: DataDir;
-  readonly #store: Store;
+  readonly #store: TokenBook;
   readonly #env: NodeJS.ProcessEnv;
   #ownerToken: string;
 
@@ -93,7 +113,7 @@ export class Tokens {
    * the store: only `start` refreshes the stored hashes (refreshAtStart), so a `token` command run from a
    * shell whose environment differs from the daemon's cannot replace the running daemon's tokens.
    */
-  constructor(paths: DataDir, store: Store, env: NodeJS.ProcessEnv = process.env) {
+  constructor(paths: DataDir, store: TokenBook, env: NodeJS.ProcessEnv = process.env) {
     this.#paths = paths;
     this.#store = store;
     this.#env = env;
@@ -110,7 +130,7 @@ export class Tokens {
    * and owner.token / OGF_BROKER_OWNER_TOKEN (created or replaced, audited). A token already held by another
    * client or owner is refused (exit 2) rather than stored twice.
    */
-  refreshAtStart(): void {
+  async refreshAtStart(): Promise<void> {
     const at = iso(Date.now());
     const local = hashToken(this.localMcpToken());
     if (this.#store.clientTokenHash(LOCAL_CLIENT) !== local) {
@@ -120,7 +140,7 @@ export class Tokens {
           `${this.#mcpSource()}: client local's MCP token equals client ${holder}'s; rotate that client's: ogf-broker token mcp --client ${holder} --rotate`,
         );
       }
-      this.#store.setClientTokenHash(LOCAL_CLIENT, local, at, DAEMON);
+      await this.#store.setClientTokenHash(LOCAL_CLIENT, local, at, DAEMON);
     }
     const owner = hashToken(this.#ownerToken);
     if (this.#store.ownerTokenHash(FIRST_OWNER) !== owner) {
@@ -130,7 +150,7 @@ export class Tokens {
           `${this.#ownerSource()}: owner ${FIRST_OWNER}'s token equals owner ${holder}'s; rotate that owner's: ogf-broker token owner --name ${holder} --rotate`,
         );
       }
-      this.#store.setOwnerTokenHash(FIRST_OWNER, owner, at, DAEMON, { via: 'start' });
+      await this.#store.setOwnerTokenHash(FIRST_OWNER, owner, at, DAEMON, { via: 'start' });
     }
   }
 
@@ -238,7 +258,7 @@ export class Tokens {
    * `token mcp [--client NAME] [--rotate]`: returns the token to print. Client `local` keeps its token in
    * mcp.token; any other client's token is shown once, when created or rotated, and kept only as a hash.
    */
-  mcpTokenFor(name: string, rotate: boolean, actor: string): string {
+  async mcpTokenFor(name: string, rotate: boolean, actor: string): Promise<string> {
     checkClientName(name);
     if (name === LOCAL_CLIENT) {
       if (rotate) {
@@ -249,7 +269,7 @@ export class Tokens {
         }
         const token = this.#freshToken();
         writeSecretAtomically(this.#paths.mcpToken, token);
-        this.#store.setClientTokenHash(LOCAL_CLIENT, hashToken(token), iso(Date.now()), {
+        await this.#store.setClientTokenHash(LOCAL_CLIENT, hashToken(token), iso(Date.now()), {
           kind: 'owner',
           name: actor,
         });
@@ -263,7 +283,10 @@ export class Tokens {
       );
     }
     const token = this.#freshToken();
-    this.#store.setClientTokenHash(name, hashToken(token), iso(Date.now()), { kind: 'owner', name: actor });
+    await this.#store.setClientTokenHash(name, hashToken(token), iso(Date.now()), {
+      kind: 'owner',
+      name: actor,
+    });
     return token;
   }
 
@@ -274,7 +297,11 @@ export class Tokens {
    * Any other owner's token is shown once, when created or rotated, and kept only as a hash: asking again
    * for an existing one is refused (exit 2) and points to `--rotate`. Creations and rotations are audited.
    */
-  ownerTokenFor(name: string, rotate: boolean, actor: string): { token: string; outcome: OwnerTokenOutcome } {
+  async ownerTokenFor(
+    name: string,
+    rotate: boolean,
+    actor: string,
+  ): Promise<{ token: string; outcome: OwnerTokenOutcome }> {
     checkOwnerName(name);
     const by: Actor = { kind: 'owner', name: actor };
     if (name === FIRST_OWNER) {
@@ -287,7 +314,7 @@ export class Tokens {
       const token = this.#freshToken();
       writeSecretAtomically(this.#paths.ownerToken, token);
       this.#ownerToken = token;
-      this.#store.setOwnerTokenHash(FIRST_OWNER, hashToken(token), iso(Date.now()), by);
+      await this.#store.setOwnerTokenHash(FIRST_OWNER, hashToken(token), iso(Date.now()), by);
       return { token, outcome: 'rotated' };
     }
     const exists = this.#store.ownerTokenHash(name) !== undefined;
@@ -297,7 +324,7 @@ export class Tokens {
       );
     }
     const token = this.#freshToken();
-    this.#store.setOwnerTokenHash(name, hashToken(token), iso(Date.now()), by);
+    await this.#store.setOwnerTokenHash(name, hashToken(token), iso(Date.now()), by);
     return { token, outcome: exists ? 'rotated' : 'created' };
   }
 }

@@ -1,0 +1,113 @@
+/**
+ * Contract 16, one daemon on a shared PostgreSQL (issue 27): the real daemon started with
+ * OGF_BROKER_DATABASE_URL against a real PostgreSQL 15 (test/helpers/postgres.ts). A catalog command
+ * submitted over MCP and approved from an owner socket runs, and lives in the database (no broker.db);
+ * a restart keeps its history; with the database stopped, a new MCP call is the tool error `Unavailable`
+ * and an owner's decision is refused, so nothing is queued or decided; once the database is back the same
+ * daemon works again, without a restart.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeDataDir, type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
+import { callTool, mcpClient, OwnerSocket, ownerCatalog, queue, readMarks } from './helpers/owner.js';
+import { type Postgres, startPostgres } from './helpers/postgres.js';
+
+let pg: Postgres;
+const daemons: RunningDaemon[] = [];
+beforeAll(async () => {
+  pg = await startPostgres();
+});
+afterAll(async () => {
+  for (const d of daemons) await d.stop();
+  await pg?.destroy();
+});
+
+describe('[F.postgres] one daemon on a shared PostgreSQL', () => {
+  it('runs, keeps its history across a restart, refuses with Unavailable while the database is gone, and recovers by itself', async () => {
+    const url = await pg.createDatabase();
+    const db = url.split('/').pop()!;
+    const dataDir = makeDataDir();
+    const marks = join(dataDir, 'marks');
+    const env = { OGF_BROKER_DATABASE_URL: url };
+    const first = await startDaemon({ dataDir, env, config: ownerCatalog(marks) });
+    daemons.push(first);
+    const ai = await mcpClient(first);
+    const owner = await OwnerSocket.open(first);
+    const ran = await queue(ai, 'mark', { word: 'one' });
+    expect((await owner.request({ type: 'approve', id: ran, version: 1 })).ok).toBe(true);
+    await owner.view(ran, (v) => v.state === 'succeeded', 'the approved command to succeed');
+    expect(readMarks(marks)).toEqual(['one']);
+    // Everything is in PostgreSQL: the command, its audit trail, the owner's and the client's hashes.
+    expect(await pg.sql(db, `SELECT state FROM commands WHERE id = '${ran}'`)).toBe('succeeded');
+    expect(
+      (await pg.sql(db, `SELECT action FROM audit WHERE command_id = '${ran}' ORDER BY seq`)).split('\n'),
+    ).toEqual(expect.arrayContaining(['submit', 'approve']));
+    expect(await pg.sql(db, 'SELECT name FROM owners')).toBe('owner');
+    expect(await pg.sql(db, 'SELECT name FROM mcp_clients')).toBe('local');
+    expect(existsSync(join(dataDir, 'broker.db'))).toBe(false);
+    await ai.close();
+    await owner.close();
+    expect(await first.stop()).toBe(0);
+
+    // A restart on the same database: the history is intact.
+    const second = await startDaemon({ dataDir, env });
+    daemons.push(second);
+    const ai2 = await mcpClient(second);
+    expect(await callTool(ai2, 'await_command_result', { pending_id: ran, wait_seconds: 0 })).toMatchObject({
+      pending_id: ran,
+      status: 'SUCCEEDED',
+    });
+    const owner2 = await OwnerSocket.open(second);
+    expect(owner2.snapshotView(ran)).toMatchObject({ state: 'succeeded' });
+    const waiting = await queue(ai2, 'mark', { word: 'two' });
+    await owner2.view(waiting, (v) => v.state === 'awaiting_review', 'the waiting command');
+
+    // The database goes away.
+    await pg.stop('immediate');
+    const refused = (await ai2.callTool({
+      name: 'run_command_wait',
+      arguments: { command: 'mark', args: { word: 'three' }, wait_seconds: 0 },
+    })) as CallToolResult;
+    expect(refused.isError).toBe(true);
+    expect((refused.content[0] as { text: string }).text).toMatch(
+      /^Unavailable: the shared database is out of reach/,
+    );
+    // An owner's approval cannot be recorded: that owner's socket is closed to resync (1011, as for any
+    // store failure: owner/actions.ts), and nothing is decided. A new socket still opens (from memory).
+    await expect(owner2.request({ type: 'approve', id: waiting, version: 1 })).rejects.toThrow(
+      /socket closed \(1011\)/,
+    );
+    const owner3 = await OwnerSocket.open(second);
+    expect(owner3.snapshotView(waiting)).toMatchObject({ state: 'awaiting_review', version: 1 });
+    // Nothing was decided: the daemon still answers, and the command still waits.
+    expect(
+      await callTool(ai2, 'await_command_result', { pending_id: waiting, wait_seconds: 0 }),
+    ).toMatchObject({
+      status: 'PENDING',
+      phase: 'awaiting_review',
+    });
+    expect(readMarks(marks)).toEqual(['one']);
+    expect(second.child.exitCode).toBeNull();
+
+    // Back: the same daemon works again, no restart.
+    await pg.start();
+    expect(await pg.sql(db, `SELECT state || ' ' || version FROM commands WHERE id = '${waiting}'`)).toBe(
+      'awaiting_review 1',
+    );
+    expect(await pg.sql(db, "SELECT count(*) FROM commands WHERE body LIKE '%three%'")).toBe('0');
+    // The pool reconnects on the next write: the first approval after the restart goes through.
+    expect((await owner3.request({ type: 'approve', id: waiting, version: 1 })).ok).toBe(true);
+    await owner3.view(waiting, (v) => v.state === 'succeeded', 'the approved command to succeed');
+    const third = await queue(ai2, 'mark', { word: 'four' });
+    expect((await owner3.request({ type: 'approve', id: third, version: 1 })).ok).toBe(true);
+    await owner3.view(third, (v) => v.state === 'succeeded', 'a new command to run');
+    expect(readMarks(marks)).toEqual(['one', 'two', 'four']);
+    expect(second.stderr()).toMatch(/database_unavailable/);
+    await waitFor(() => /database_back/.test(second.stderr()), 'the daemon to log that the database is back');
+    expect(second.stderr()).not.toContain(url);
+    await ai2.close();
+    await owner3.close();
+  });
+});

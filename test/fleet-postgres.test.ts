@@ -6,12 +6,20 @@
  * and an owner's decision is refused, so nothing is queued or decided; once the database is back the same
  * daemon works again, without a restart.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeDataDir, type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
-import { callTool, mcpClient, OwnerSocket, ownerCatalog, queue, readMarks } from './helpers/owner.js';
+import { makeDataDir, type RunningDaemon, runCli, startDaemon, waitFor } from './helpers/daemon.js';
+import {
+  bearerSocket,
+  callTool,
+  mcpClient,
+  OwnerSocket,
+  ownerCatalog,
+  queue,
+  readMarks,
+} from './helpers/owner.js';
 import { type Postgres, startPostgres } from './helpers/postgres.js';
 
 let pg: Postgres;
@@ -109,5 +117,39 @@ describe('[F.postgres] one daemon on a shared PostgreSQL', () => {
     expect(second.stderr()).not.toContain(url);
     await ai2.close();
     await owner3.close();
+  });
+
+  it('`token owner` on the shared database: a running daemon honours the new owner at once (the change feed)', async () => {
+    const url = await pg.createDatabase();
+    const env = { OGF_BROKER_DATABASE_URL: url };
+    const d = await startDaemon({ env, config: ownerCatalog(join(makeDataDir(), 'marks')) });
+    daemons.push(d);
+    // Another data dir, as on another machine: the owner lives in the database both share.
+    const elsewhere = makeDataDir();
+    const r = await runCli(['token', 'owner', '--data-dir', elsewhere, '--name', 'bob'], env);
+    expect(r.code).toBe(0);
+    const token = /#token=(\S+)$/.exec(r.stdout.trimEnd())?.[1];
+    expect(token).toBeDefined();
+    expect(existsSync(join(elsewhere, 'broker.db'))).toBe(false);
+    // Heard through LISTEN/NOTIFY and read back into the daemon's memory: milliseconds, not a restart.
+    const bob = await waitFor(() => bearerSocket(d, token!).catch(() => undefined), 'bob to log in', 5000);
+    expect(bob.frames.find((f) => f.type === 'hello')).toMatchObject({ owner: 'bob' });
+    await bob.close();
+    await d.stop();
+  });
+
+  it('a bad database URL or variable exits 2 naming it, never echoing the URL (it may hold a password)', async () => {
+    const secret = 'mysql://root:hunter2@db.example.com/x';
+    const bad = await runCli(['start', '--data-dir', makeDataDir(), '--port', '0'], {
+      OGF_BROKER_DATABASE_URL: secret,
+    });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/OGF_BROKER_DATABASE_URL: must be a postgres:\/\/ or postgresql:\/\/ URL/);
+    expect(bad.stderr).not.toContain('hunter2');
+    const dir = makeDataDir();
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ database_url_from_env: 'FLEET_DB' }));
+    const unset = await runCli(['start', '--data-dir', dir, '--port', '0'], { FLEET_DB: undefined });
+    expect(unset.code).toBe(2);
+    expect(unset.stderr).toMatch(/database_url_from_env: names FLEET_DB, which is not set/);
   });
 });

@@ -32,7 +32,7 @@ afterAll(async () => {
   await pg?.destroy();
 });
 
-describe('[F.postgres] one daemon on a shared PostgreSQL', () => {
+describe('[F.postgres] [F.unavailable] one daemon on a shared PostgreSQL', () => {
   it('runs, keeps its history across a restart, refuses with Unavailable while the database is gone, and recovers by itself', async () => {
     const url = await pg.createDatabase();
     const db = url.split('/').pop()!;

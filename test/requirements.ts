@@ -434,6 +434,22 @@ export const REQUIREMENTS = {
     statement:
       'doctor warns, naming the argv element or cwd, when an upstream is handed the data dir or a folder containing it (absolute, ~, ./ or ../ paths, --flag=PATH values, cwd); a sibling folder gets no warning.',
   },
+  // ---- contracts.md section 16: several daemons, one PostgreSQL (F: fleet) ---------------------------
+  'F.store-ports': {
+    source: 'contracts.md 16; issue 27 item 1',
+    statement:
+      'The same port suite passes on SQLite and PostgreSQL: of two writers updating one command at one version one is refused, a grant\'s uses taken by two writers are exactly its uses, a transaction is all or nothing, and another writer\'s commit reaches the change feed and the synchronous reads.',
+  },
+  'F.postgres': {
+    source: 'contracts.md 16',
+    statement:
+      'With OGF_BROKER_DATABASE_URL (or database_url_from_env) the daemon keeps commands, audit, grants, owners and client token hashes in PostgreSQL (no broker.db), and a restart finds its history there.',
+  },
+  'F.unavailable': {
+    source: 'contracts.md 16, 3.2',
+    statement:
+      'A daemon that loses the database keeps answering, refuses new MCP commands with the tool error Unavailable and decides nothing; once the database is back it works again without a restart.',
+  },
 } as const satisfies Record<string, Requirement>;
 
 export type RequirementId = keyof typeof REQUIREMENTS;

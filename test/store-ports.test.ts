@@ -139,7 +139,7 @@ const grantAudit = (g: Grant, action: string): AuditEntry => ({
   detail: { grant_id: g.id, uses_left: g.uses_left },
 });
 
-describe.each([sqlite, postgres])('the store ports on $name', (backend) => {
+describe.each([sqlite, postgres])('[F.store-ports] the store ports on $name', (backend) => {
   const open: Impl[] = [];
   let openStore: () => Promise<Impl>;
   async function fresh(): Promise<Impl> {
@@ -433,7 +433,7 @@ describe.each([sqlite, postgres])('the store ports on $name', (backend) => {
   });
 });
 
-describe('what only PostgreSQL has: overlapping transactions, deadlocks, a lost feed, a lost database', () => {
+describe('[F.unavailable] what only PostgreSQL has: overlapping transactions, deadlocks, a lost feed, a lost database', () => {
   const open: PostgresStore[] = [];
   async function store(url: string): Promise<PostgresStore> {
     const s = await PostgresStore.open(url, { max: 4 });

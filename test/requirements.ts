@@ -438,7 +438,7 @@ export const REQUIREMENTS = {
   'F.store-ports': {
     source: 'contracts.md 16; issue 27 item 1',
     statement:
-      'The same port suite passes on SQLite and PostgreSQL: of two writers updating one command at one version one is refused, a grant\'s uses taken by two writers are exactly its uses, a transaction is all or nothing, and another writer\'s commit reaches the change feed and the synchronous reads.',
+      "The same port suite passes on SQLite and PostgreSQL: of two writers updating one command at one version one is refused, a grant's uses taken by two writers are exactly its uses, a transaction is all or nothing, and another writer's commit reaches the change feed and the synchronous reads.",
   },
   'F.postgres': {
     source: 'contracts.md 16',

@@ -124,6 +124,10 @@ describe('[F.postgres] [F.unavailable] one daemon on a shared PostgreSQL', () =>
     const env = { OGF_BROKER_DATABASE_URL: url };
     const d = await startDaemon({ env, config: ownerCatalog(join(makeDataDir(), 'marks')) });
     daemons.push(d);
+    // Until nodes exist, a second daemon on the same database is refused at its start (docs/fleet.md).
+    await expect(startDaemon({ env })).rejects.toThrow(
+      /exited 2: .*another ogf-broker daemon already uses this database/s,
+    );
     // Another data dir, as on another machine: the owner lives in the database both share.
     const elsewhere = makeDataDir();
     const r = await runCli(['token', 'owner', '--data-dir', elsewhere, '--name', 'bob'], env);

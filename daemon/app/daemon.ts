@@ -113,7 +113,7 @@ export class Daemon {
       throw new UsageError(`already running: pid ${other.pid} serves this data dir at ${other.url}`);
     }
     // Contract 16: the shared PostgreSQL when configured, else broker.db (app/store.ts).
-    const store = await openStore(config, paths, this.#log).catch((e: unknown) =>
+    const store = await openStore(config, paths, { log: this.#log, exclusive: true }).catch((e: unknown) =>
       unwritable(config.dataDir, () => {
         throw e;
       }),

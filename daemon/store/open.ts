@@ -3,7 +3,7 @@
  * names one (OGF_BROKER_DATABASE_URL or `database_url_from_env`), else the embedded SQLite in the data dir.
  * The PostgreSQL store is loaded only then, so a daemon on SQLite never loads `pg`.
  */
-import type { Logger } from '../base/index.js';
+import { type Logger, UsageError } from '../base/index.js';
 import type { Config } from '../config/index.js';
 import type { StorePorts } from '../core/index.js';
 import type { DataDir } from '../datadir/index.js';
@@ -13,18 +13,29 @@ import { Store } from './sqlite/index.js';
 /** A store as the daemon holds it: the ports, and the token checks tokens/ makes. */
 export type DaemonStore = StorePorts & TokenBook;
 
-/** Opens the configured store; a PostgreSQL that cannot be reached now rejects (the start fails). */
-export async function openStore(config: Config, paths: DataDir, log?: Logger): Promise<DaemonStore> {
+/**
+ * Opens the configured store; a PostgreSQL that cannot be reached now rejects (the start fails). The daemon
+ * opens it `exclusive` (one daemon per database until nodes exist: docs/fleet.md, exit 2 for a second);
+ * the `token` command does not, so it works beside a running daemon.
+ */
+export async function openStore(
+  config: Config,
+  paths: DataDir,
+  opts: { log?: Logger; exclusive?: boolean } = {},
+): Promise<DaemonStore> {
   if (config.database_url === null) return new Store(paths.db);
   const { PostgresStore } = await import('./postgres/index.js');
+  const log = opts.log;
   try {
     return await PostgresStore.open(config.database_url, {
+      exclusive: opts.exclusive === true,
       onAvailability: (available, error) =>
         log?.log(available ? 'info' : 'error', available ? 'database_back' : 'database_unavailable', {
           ...(error === undefined ? {} : { error: error.message }),
         }),
     });
   } catch (e) {
+    if (e instanceof UsageError) throw e;
     throw new Error(`the shared database cannot be used: ${(e as Error).message}`, { cause: e });
   }
 }

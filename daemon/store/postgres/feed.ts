@@ -7,7 +7,11 @@
  * it keeps in memory. A missed notification therefore delays, never loses.
  */
 import pg from 'pg';
+import { UsageError } from '../../base/index.js';
 import { CHANNEL } from './schema.js';
+
+/** The advisory lock a daemon holds on its feed's session while it uses the database (`exclusive`). */
+const DAEMON_LOCK = 7_146_028;
 
 /** One row change as announced: its table, its key (id or name) and the writer (a store's random id). */
 export interface Notice {
@@ -24,6 +28,12 @@ export interface FeedDeps {
   resync(): void;
   /** The connection was lost (true) or is back (false). */
   down(lost: boolean, error?: Error): void;
+  /**
+   * Hold the database for this daemon alone while connected: until nodes exist (contract 16's node_name,
+   * registry and heartbeats: not built yet), a second daemon would recover the first one's commands as its
+   * own at its start (rules 3–4), so it is refused (docs/fleet.md).
+   */
+  exclusive?: boolean;
 }
 
 const RETRY_MIN_MS = 250;
@@ -71,6 +81,16 @@ export class Feed {
     try {
       await client.connect();
       await client.query(`LISTEN ${CHANNEL}`);
+      if (this.#deps.exclusive === true) {
+        const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [
+          DAEMON_LOCK,
+        ]);
+        if (rows[0]?.ok !== true) {
+          throw new UsageError(
+            'OGF_BROKER_DATABASE_URL: another ogf-broker daemon already uses this database; several daemons on one database (nodes) are not built yet (docs/fleet.md): give each daemon its own database',
+          );
+        }
+      }
     } catch (e) {
       lost = true;
       client.removeAllListeners();

@@ -52,6 +52,8 @@ export interface PostgresOptions {
   window?: number;
   /** Told when the database is lost or back (the daemon logs it; `status` may show it). */
   onAvailability?: (available: boolean, error?: Error) => void;
+  /** This daemon alone on the database while it runs (feed.ts): a second one is refused at its start. */
+  exclusive?: boolean;
 }
 
 const TABLES = new Set(['commands', 'grants', 'owners', 'mcp_clients']);
@@ -122,6 +124,7 @@ export class PostgresStore implements StorePorts {
       notice: (n) => this.#notice(n),
       resync: () => void this.#resync(),
       down: (lost, e) => (lost ? this.#lost(e) : this.#back()),
+      exclusive: opts.exclusive === true,
     });
     const apply = (effect: (m: Mirror) => void) => this.#apply(effect);
     this.commands = pgCommands(this.#tx, apply);

@@ -119,6 +119,52 @@ describe('[F.postgres] [F.unavailable] one daemon on a shared PostgreSQL', () =>
     await owner3.close();
   });
 
+  it('a command that finishes while the database is away keeps its outcome: recorded once it is back, run once', async () => {
+    const url = await pg.createDatabase();
+    const db = url.split('/').pop()!;
+    const dataDir = makeDataDir();
+    const marker = join(dataDir, 'marker');
+    const d = await startDaemon({
+      dataDir,
+      env: { OGF_BROKER_DATABASE_URL: url },
+      config: {
+        commands: {
+          // Runs ~1.5 s, then leaves its mark and exits 0: it finishes while the database is stopped.
+          slow: {
+            description: 'Mark after a moment',
+            argv: [
+              process.execPath,
+              '-e',
+              'setTimeout(() => require("fs").appendFileSync(process.argv[1], "done\\n"), 1500)',
+              marker,
+            ],
+            timeout_s: 30,
+          },
+        },
+      },
+    });
+    daemons.push(d);
+    const ai = await mcpClient(d);
+    const owner = await OwnerSocket.open(d);
+    const id = await queue(ai, 'slow', {});
+    expect((await owner.request({ type: 'approve', id, version: 1 })).ok).toBe(true);
+    await owner.view(id, (v) => v.state === 'running', 'the command to run');
+    await pg.stop('immediate');
+    try {
+      await waitFor(() => readMarks(marker).length > 0, 'the child to finish while the database is away');
+      // The outcome cannot be written yet: the daemon retries it (core/launches.ts) and says why.
+      await waitFor(() => /commit_failed/.test(d.stderr()), 'the failed outcome commit to be logged');
+    } finally {
+      await pg.start();
+    }
+    await owner.view(id, (v) => v.state === 'succeeded', 'the outcome recorded once the database is back');
+    expect(await pg.sql(db, `SELECT state FROM commands WHERE id = '${id}'`)).toBe('succeeded');
+    expect(readMarks(marker)).toEqual(['done']);
+    await ai.close();
+    await owner.close();
+    await d.stop();
+  });
+
   it('`token owner` on the shared database: a running daemon honours the new owner at once (the change feed)', async () => {
     const url = await pg.createDatabase();
     const env = { OGF_BROKER_DATABASE_URL: url };

@@ -55,6 +55,7 @@ describe('[F.postgres] [F.unavailable] one daemon on a shared PostgreSQL', () =>
     expect(await pg.sql(db, 'SELECT name FROM owners')).toBe('owner');
     expect(await pg.sql(db, 'SELECT name FROM mcp_clients')).toBe('local');
     expect(existsSync(join(dataDir, 'broker.db'))).toBe(false);
+    expect(first.stderr()).toMatch(/"daemon_ready".*"store":"postgres"/);
     await ai.close();
     await owner.close();
     expect(await first.stop()).toBe(0);

@@ -276,6 +276,8 @@ export class Daemon {
       ogf_bridge: config.ogf_bridge !== null,
       commands: Object.keys(config.commands).length,
       upstreams: upstreams.names().length,
+      // Contract 16: where the daemon keeps its data (never the URL: it may hold a password).
+      store: config.database_url === null ? 'sqlite' : 'postgres',
     });
     return this.#info;
   }

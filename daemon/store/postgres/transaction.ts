@@ -97,6 +97,8 @@ export class PgTransactions {
       } finally {
         this.#current = undefined;
       }
+      // Heard below, after BEGIN's answer; a handler now so a write refused meanwhile is not "unhandled".
+      Promise.resolve(result).catch(() => {});
       await begin;
       await result;
       await client.query('COMMIT');

@@ -56,6 +56,10 @@ describe('[F.postgres] [F.unavailable] one daemon on a shared PostgreSQL', () =>
     expect(await pg.sql(db, 'SELECT name FROM mcp_clients')).toBe('local');
     expect(existsSync(join(dataDir, 'broker.db'))).toBe(false);
     expect(first.stderr()).toMatch(/"daemon_ready".*"store":"postgres"/);
+    const status = await runCli(['status', '--data-dir', dataDir], env);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toMatch(/^database: PostgreSQL\ncommands: .*succeeded 1/m);
+    expect(status.stdout).not.toContain(url);
     await ai.close();
     await owner.close();
     expect(await first.stop()).toBe(0);
@@ -99,6 +103,10 @@ describe('[F.postgres] [F.unavailable] one daemon on a shared PostgreSQL', () =>
     });
     expect(readMarks(marks)).toEqual(['one']);
     expect(second.child.exitCode).toBeNull();
+    // `status` says where the data is, and that it cannot be read now.
+    const away = await runCli(['status', '--data-dir', dataDir], env);
+    expect(away.code).toBe(0);
+    expect(away.stdout).toMatch(/^database: PostgreSQL, out of reach \(.+\)\ncommands: unknown$/m);
 
     // Back: the same daemon works again, no restart.
     await pg.start();

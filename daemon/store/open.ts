@@ -8,7 +8,7 @@ import type { Config } from '../config/index.js';
 import type { StorePorts } from '../core/index.js';
 import type { DataDir } from '../datadir/index.js';
 import type { TokenBook } from '../tokens/index.js';
-import { Store } from './sqlite/index.js';
+import { countsByState, Store } from './sqlite/index.js';
 
 /** A store as the daemon holds it: the ports, and the token checks tokens/ makes. */
 export type DaemonStore = StorePorts & TokenBook;
@@ -38,4 +38,19 @@ export async function openStore(
     if (e instanceof UsageError) throw e;
     throw new Error(`the shared database cannot be used: ${(e as Error).message}`, { cause: e });
   }
+}
+
+/**
+ * Commands by state for `status`: from broker.db, or (contract 16) from the shared database, where a
+ * database out of reach is said, not hidden. Undefined: no commands anywhere yet.
+ */
+export async function storeCounts(
+  config: Pick<Config, 'database_url'>,
+  paths: Pick<DataDir, 'db'>,
+): Promise<{ counts?: Record<string, number>; where: string }> {
+  if (config.database_url === null) return { counts: countsByState(paths.db), where: 'broker.db' };
+  const { countsByStateAt } = await import('./postgres/index.js');
+  const read = await countsByStateAt(config.database_url);
+  if (read.ok) return { counts: read.counts, where: 'PostgreSQL' };
+  return { where: `PostgreSQL, out of reach (${read.error})` };
 }

@@ -60,6 +60,8 @@ describe('[F.postgres] [F.unavailable] one daemon on a shared PostgreSQL', () =>
     expect(status.code).toBe(0);
     expect(status.stdout).toMatch(/^database: PostgreSQL\ncommands: .*succeeded 1/m);
     expect(status.stdout).not.toContain(url);
+    const doctor = await runCli(['doctor', '--data-dir', dataDir], env);
+    expect(doctor.stdout).toMatch(/^ok {3}database: PostgreSQL is reachable, 1 owner\(s\)$/m);
     await ai.close();
     await owner.close();
     expect(await first.stop()).toBe(0);
@@ -107,6 +109,9 @@ describe('[F.postgres] [F.unavailable] one daemon on a shared PostgreSQL', () =>
     const away = await runCli(['status', '--data-dir', dataDir], env);
     expect(away.code).toBe(0);
     expect(away.stdout).toMatch(/^database: PostgreSQL, out of reach \(.+\)\ncommands: unknown$/m);
+    const sick = await runCli(['doctor', '--data-dir', dataDir], env);
+    expect(sick.code).toBe(1);
+    expect(sick.stdout).toMatch(/^FAIL database: PostgreSQL, out of reach \(.+\)$/m);
 
     // Back: the same daemon works again, no restart.
     await pg.start();

@@ -2,7 +2,7 @@
 import { parseFlags, stringFlag } from '../base/index.js';
 import { loadConfig, resolveDataDir } from '../config/index.js';
 import { dataDirPaths, runningDaemon } from '../datadir/index.js';
-import { storeCounts } from '../store/index.js';
+import { lookAtStore } from '../store/index.js';
 import { describeUpstream, readUpstreamStatus } from '../upstreams/index.js';
 
 export async function runStatus(argv: string[]): Promise<number> {
@@ -17,7 +17,7 @@ export async function runStatus(argv: string[]): Promise<number> {
   } catch {
     databaseUrl = null;
   }
-  const { counts, where } = await storeCounts({ database_url: databaseUrl }, paths);
+  const { counts, where } = await lookAtStore({ database_url: databaseUrl }, paths);
   const states = ['awaiting_review', 'approved', 'running', 'succeeded', 'denied', 'failed', 'unknown'];
   const line = counts
     ? Object.keys(counts).length > 0 || databaseUrl === null

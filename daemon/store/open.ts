@@ -8,7 +8,7 @@ import type { Config } from '../config/index.js';
 import type { StorePorts } from '../core/index.js';
 import type { DataDir } from '../datadir/index.js';
 import type { TokenBook } from '../tokens/index.js';
-import { countsByState, Store } from './sqlite/index.js';
+import { countOwners, countsByState, Store } from './sqlite/index.js';
 
 /** A store as the daemon holds it: the ports, and the token checks tokens/ makes. */
 export type DaemonStore = StorePorts & TokenBook;
@@ -40,17 +40,36 @@ export async function openStore(
   }
 }
 
+/** What `status` and `doctor` read of the store, without opening it for writing. */
+export interface StoreLook {
+  /** Commands by state; undefined when there are none anywhere yet, or the database cannot be read. */
+  counts?: Record<string, number>;
+  /** Owners stored; undefined when not known (no broker.db yet, or the database cannot be read). */
+  owners?: number;
+  /** Where: `broker.db`, `PostgreSQL`, or `PostgreSQL, out of reach (why)`. */
+  where: string;
+  /** False when the shared database cannot be read now. */
+  reachable: boolean;
+}
+
 /**
- * Commands by state for `status`: from broker.db, or (contract 16) from the shared database, where a
- * database out of reach is said, not hidden. Undefined: no commands anywhere yet.
+ * Reads broker.db, or (contract 16) the shared database, where a database out of reach is said, not
+ * hidden (never with its URL).
  */
-export async function storeCounts(
+export async function lookAtStore(
   config: Pick<Config, 'database_url'>,
   paths: Pick<DataDir, 'db'>,
-): Promise<{ counts?: Record<string, number>; where: string }> {
-  if (config.database_url === null) return { counts: countsByState(paths.db), where: 'broker.db' };
-  const { countsByStateAt } = await import('./postgres/index.js');
-  const read = await countsByStateAt(config.database_url);
-  if (read.ok) return { counts: read.counts, where: 'PostgreSQL' };
-  return { where: `PostgreSQL, out of reach (${read.error})` };
+): Promise<StoreLook> {
+  if (config.database_url === null) {
+    return {
+      counts: countsByState(paths.db),
+      owners: countOwners(paths.db),
+      where: 'broker.db',
+      reachable: true,
+    };
+  }
+  const { lookAt } = await import('./postgres/index.js');
+  const look = await lookAt(config.database_url);
+  if (look.ok) return { counts: look.counts, owners: look.owners, where: 'PostgreSQL', reachable: true };
+  return { where: `PostgreSQL, out of reach (${look.error})`, reachable: false };
 }

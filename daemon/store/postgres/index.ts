@@ -5,6 +5,6 @@
  */
 export { isUnreachable } from './errors.js';
 export { MIRROR_WINDOW } from './mirror.js';
-export { countsByStateAt, type DatabaseCounts } from './readonly.js';
+export { type DatabaseLook, lookAt } from './readonly.js';
 export { SCHEMA_VERSION } from './schema.js';
 export { type PostgresOptions, PostgresStore } from './store.js';

@@ -62,6 +62,7 @@ describe('[F.postgres] [F.unavailable] one daemon on a shared PostgreSQL', () =>
     expect(status.stdout).not.toContain(url);
     const doctor = await runCli(['doctor', '--data-dir', dataDir], env);
     expect(doctor.stdout).toMatch(/^ok {3}database: PostgreSQL is reachable, 1 owner\(s\)$/m);
+    expect(doctor.stdout + doctor.stderr).not.toContain(url);
     await ai.close();
     await owner.close();
     expect(await first.stop()).toBe(0);
@@ -202,7 +203,7 @@ describe('[F.postgres] [F.unavailable] one daemon on a shared PostgreSQL', () =>
     await d.stop();
   });
 
-  it('a bad database URL or variable exits 2 naming it, never echoing the URL (it may hold a password)', async () => {
+  it('[S.database-url] a bad database URL or variable exits 2 naming it, never echoing the URL (it may hold a password)', async () => {
     const secret = 'mysql://root:hunter2@db.example.com/x';
     const bad = await runCli(['start', '--data-dir', makeDataDir(), '--port', '0'], {
       OGF_BROKER_DATABASE_URL: secret,

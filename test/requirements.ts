@@ -130,6 +130,11 @@ export const REQUIREMENTS = {
     statement:
       'The data dir and run/ are 0700, every file the daemon creates is 0600 (SQLite -wal/-shm included); a group/other accessible data dir is refused at start.',
   },
+  'S.database-url': {
+    source: 'contracts.md 16',
+    statement:
+      'The shared database URL (it may hold a password) comes from the environment; it is never printed, logged or shown by status, doctor or an error, a bad one included.',
+  },
   'S.session-file': {
     source: 'contracts.md 4',
     statement:

@@ -108,25 +108,26 @@ export async function startPostgres(): Promise<Postgres> {
   const data = join(dir, 'data');
   const logFile = join(dir, 'server.log');
   await pg('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
-  const port = await freePort();
+  let port = await freePort();
   // Small and quiet for a shared machine; fsync off (a test crash is a process crash, not power loss).
   // deadlock_timeout short, so a deadlock test does not wait the default second.
-  const options = [
-    '-c listen_addresses=127.0.0.1',
-    `-c port=${port}`,
-    `-c unix_socket_directories=${dir}`,
-    '-c fsync=off',
-    '-c full_page_writes=off',
-    '-c shared_buffers=16MB',
-    '-c max_connections=60',
-    '-c max_wal_senders=0',
-    '-c wal_level=minimal',
-    '-c autovacuum=off',
-    '-c deadlock_timeout=100ms',
-  ].join(' ');
+  const options = () =>
+    [
+      '-c listen_addresses=127.0.0.1',
+      `-c port=${port}`,
+      `-c unix_socket_directories=${dir}`,
+      '-c fsync=off',
+      '-c full_page_writes=off',
+      '-c shared_buffers=16MB',
+      '-c max_connections=60',
+      '-c max_wal_senders=0',
+      '-c wal_level=minimal',
+      '-c autovacuum=off',
+      '-c deadlock_timeout=100ms',
+    ].join(' ');
   let up = false;
   const start = async () => {
-    await pg('pg_ctl', ['start', '-D', data, '-w', '-t', '30', '-l', logFile, '-o', options]);
+    await pg('pg_ctl', ['start', '-D', data, '-w', '-t', '30', '-l', logFile, '-o', options()]);
     up = true;
   };
   const stop = async (mode: 'fast' | 'immediate' = 'fast') => {
@@ -141,10 +142,15 @@ export async function startPostgres(): Promise<Postgres> {
       return '';
     }
   };
-  try {
-    await start();
-  } catch (e) {
-    throw new Error(`PostgreSQL did not start: ${(e as Error).message}\n${log()}`);
+  // The free port may be taken between our probe and the server's bind (another suite starting): try anew.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await start();
+      break;
+    } catch (e) {
+      if (attempt === 3) throw new Error(`PostgreSQL did not start: ${(e as Error).message}\n${log()}`);
+      port = await freePort();
+    }
   }
   const url = (db: string) => `postgres://postgres@127.0.0.1:${port}/${db}`;
   return {

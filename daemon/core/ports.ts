@@ -1,7 +1,7 @@
 /**
  * The store behind ports (issue 20 item 2): what the core needs of durable storage, as interfaces whose
  * methods return Promises, so a networked store (section 16: PostgreSQL) can stand where SQLite stands
- * today. daemon/store/sqlite/ is the one implementation; core/ names no database.
+ * today. daemon/store/sqlite/ (the default) and daemon/store/postgres/ implement them; core/ names no database.
  *
  * Writes made inside `transaction(fn)` are that transaction's: the group commit (commit.ts) issues a batch's
  * writes in queue order, all within one turn, and awaits them; they commit together or not at all.

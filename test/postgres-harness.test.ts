@@ -18,13 +18,13 @@ afterAll(async () => {
 });
 
 describe('a real PostgreSQL for the tests', () => {
-  it('runs version 15 on 127.0.0.1, a fresh database per call, data kept across a crash and a start', async () => {
+  it('runs version 15 or newer on 127.0.0.1, a fresh database per call, data kept across a crash and a start', async () => {
     const a = await pg.createDatabase();
     const b = await pg.createDatabase();
     expect(a).not.toBe(b);
     expect(a).toMatch(new RegExp(`^postgres://postgres@127\\.0\\.0\\.1:${pg.port}/`));
     const db = a.split('/').pop()!;
-    expect(await pg.sql(db, 'SHOW server_version_num')).toMatch(/^15\d{4}$/);
+    expect(Number(await pg.sql(db, 'SHOW server_version_num'))).toBeGreaterThanOrEqual(150000);
     await pg.sql(db, 'CREATE TABLE t (x int); INSERT INTO t VALUES (42)');
     await pg.stop('immediate');
     expect(pg.running()).toBe(false);

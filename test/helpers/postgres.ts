@@ -1,5 +1,5 @@
 /**
- * A real PostgreSQL 15 for the suites of contract 16, from Debian's packages (`.ci/run` installs
+ * A real PostgreSQL (15 or newer) for the suites of contract 16, from Debian's packages (`.ci/run` installs
  * `postgresql` when initdb is missing): `initdb` in a fresh temp dir, `pg_ctl start` listening on 127.0.0.1 on
  * a free port with its unix socket in that dir, one fresh database per `createDatabase`. PostgreSQL refuses
  * to run as root, so as root every binary runs as the `postgres` system user on a dir that user owns.
@@ -7,7 +7,7 @@
  * Nothing is mocked: the store and the daemon talk to this server over TCP like to any other.
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,10 +37,25 @@ function run(
   });
 }
 
-/** Where Debian's postgresql-15 puts its server binaries. */
-export const PG_BIN = '/usr/lib/postgresql/15/bin';
+/**
+ * Where Debian puts a PostgreSQL's server binaries: /usr/lib/postgresql/<major>/bin. The newest installed
+ * major of at least 15 (contract 16); Debian 12's `postgresql` package is 15.
+ */
+export const PG_BIN = (() => {
+  let majors: number[] = [];
+  try {
+    majors = readdirSync('/usr/lib/postgresql')
+      .map(Number)
+      .filter((v) => Number.isInteger(v) && v >= 15)
+      .sort((a, b) => b - a);
+  } catch {
+    // none installed
+  }
+  const found = majors.find((v) => existsSync(`/usr/lib/postgresql/${v}/bin/initdb`));
+  return `/usr/lib/postgresql/${found ?? 15}/bin`;
+})();
 
-/** True when this machine has PostgreSQL 15's server binaries. */
+/** True when this machine has PostgreSQL's server binaries (15 or newer). */
 export function havePostgres(): boolean {
   return existsSync(join(PG_BIN, 'initdb')) && existsSync(join(PG_BIN, 'pg_ctl'));
 }
@@ -98,7 +113,8 @@ let databases = 0;
 
 /** initdb + start; throws with the server's own words when it cannot. */
 export async function startPostgres(): Promise<Postgres> {
-  if (!havePostgres()) throw new Error(`PostgreSQL 15 is not installed (${PG_BIN}/initdb is missing)`);
+  if (!havePostgres())
+    throw new Error(`PostgreSQL 15 or newer is not installed (${PG_BIN}/initdb is missing)`);
   const dir = mkdtempSync(join(tmpdir(), 'ogf-pg-'));
   chmodSync(dir, 0o700);
   if (asRoot) {

@@ -6,19 +6,32 @@
  * (one is refused), a grant's uses taken from both (exactly its uses), a transaction that throws (nothing
  * stays), and the change feed hearing the other writer's commit.
  */
+import { generateKeyPairSync, type KeyObject, sign, verify } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pgClient from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { AuditEntry, Command, Grant, StoreChange, StorePorts } from '../daemon/core/index.js';
-import { PostgresStore, SCHEMA_VERSION } from '../daemon/store/postgres/index.js';
+import { verifyChain } from '../daemon/audit/index.js';
+import type {
+  AuditEntry,
+  AuditSigner,
+  Checkpoint,
+  Command,
+  Grant,
+  StoreChange,
+  StorePorts,
+} from '../daemon/core/index.js';
+import { checkpointPayload, sealEntry } from '../daemon/core/index.js';
+import { PostgresStore, SCHEMA_VERSION, searchWhere } from '../daemon/store/postgres/index.js';
 import { Store } from '../daemon/store/sqlite/index.js';
 import { waitFor } from './helpers/daemon.js';
 import { type Postgres, startPostgres } from './helpers/postgres.js';
 
 /** The token checks tokens/ makes synchronously: the same method names on both stores. */
 interface TokenReads {
+  oauthClientNames(): Set<string> | Promise<Set<string>>;
+  forgetPasskeys(owner: string, at: string, actor: AuditEntry['actor']): number | Promise<number>;
   ownerByTokenHash(hash: string): string | undefined;
   ownerTokenHash(name: string): string | undefined;
   clientByTokenHash(hash: string): string | undefined;
@@ -29,7 +42,7 @@ type Impl = StorePorts & TokenReads;
 interface Backend {
   name: string;
   /** A fresh, empty database, and how to open a store on it (twice: two writers). */
-  fresh(): Promise<() => Promise<Impl>>;
+  fresh(opts?: { signer?: AuditSigner }): Promise<() => Promise<Impl>>;
   done(store: Impl): Promise<void>;
 }
 
@@ -45,10 +58,10 @@ afterAll(async () => {
 
 const sqlite: Backend = {
   name: 'sqlite',
-  async fresh() {
+  async fresh(opts = {}) {
     const dir = mkdtempSync(join(tmpdir(), 'ogf-ports-'));
     dirs.push(dir);
-    return async () => new Store(join(dir, 'broker.db'), { pollMs: 20 });
+    return async () => new Store(join(dir, 'broker.db'), { pollMs: 20, ...opts });
   },
   async done(store) {
     store.close();
@@ -57,9 +70,9 @@ const sqlite: Backend = {
 
 const postgres: Backend = {
   name: 'postgres',
-  async fresh() {
+  async fresh(opts = {}) {
     const url = await pg!.createDatabase();
-    return () => PostgresStore.open(url, { max: 4 });
+    return () => PostgresStore.open(url, { max: 4, ...opts });
   },
   async done(store) {
     store.close();
@@ -578,5 +591,333 @@ describe('[F.unavailable] what only PostgreSQL has: overlapping transactions, de
     await waitFor(() => s.available, 'available again');
     expect(changes).toEqual([false, true]);
     expect((await s.commands.active()).map((x) => x.id)).toEqual([before.id, after.id]);
+  });
+});
+
+/** An Ed25519 signer as the daemon's (audit/keys.ts signerOf), with its public key for verifyChain. */
+function ed25519(): { signer: AuditSigner; publicKey: KeyObject } {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  return {
+    signer: { sign: (payload) => sign(null, Buffer.from(payload, 'utf8'), privateKey).toString('base64') },
+    publicKey,
+  };
+}
+
+describe.each([sqlite, postgres])('[F.store-ports] the v3 ports on $name', (backend) => {
+  const open: Impl[] = [];
+  let openStore: () => Promise<Impl>;
+  async function fresh(opts: { signer?: AuditSigner } = {}): Promise<Impl> {
+    openStore = await backend.fresh(opts);
+    return another();
+  }
+  async function another(): Promise<Impl> {
+    const s = await openStore();
+    open.push(s);
+    return s;
+  }
+  afterEach(async () => {
+    for (const s of open.splice(0)) await backend.done(s);
+  });
+  const at = '2026-11-30T10:00:00.000Z';
+  const owner = { kind: 'owner', name: 'owner' } as const;
+
+  it('amend replaces the record at the same version, with its audit entry; another version is refused', async () => {
+    const s = await fresh();
+    const a = command();
+    await s.commands.insert(a, audit(a, 'submit'));
+    const previewed: Command = {
+      ...a,
+      preview: { kind: 'file_diff', status: 'ready', diff: '--- a\n+++ a\n' },
+    };
+    await s.commands.amend(previewed, audit(a, 'preview_made'));
+    expect(await s.commands.get(a.id)).toEqual(previewed);
+    expect(s.committedReads.command(a.id)).toEqual(previewed);
+    expect((await s.commands.get(a.id))!.version).toBe(1);
+    const stale = { ...previewed, version: 2 };
+    await expect(s.commands.amend(stale, audit(stale, 'preview_made'))).rejects.toThrow(/not at version 2/);
+    expect((await s.audits.forCommand(a.id)).map((e) => e.action)).toEqual(['submit', 'preview_made']);
+    // The next update still names version 1: an amend never moved it.
+    const d = denied(previewed);
+    await s.commands.update(d, audit(d, 'deny'));
+    expect((await s.commands.get(a.id))!.version).toBe(2);
+  });
+
+  it('the chain: two store instances writing at once, every entry chained, seq without gaps, verified', async () => {
+    const key = ed25519();
+    const s1 = await fresh({ signer: key.signer });
+    // Two daemons on one database are PostgreSQL's (the multi-node property); two SQLite connections in one
+    // process would wait on each other's open transaction, so SQLite's writers share one store.
+    const s2 = backend.name === 'postgres' ? await another() : s1;
+    const ids: string[] = [];
+    const write = async (s: Impl) => {
+      for (let i = 0; i < 15; i++) {
+        const c = command();
+        ids.push(c.id);
+        await s.transaction(() =>
+          Promise.all([
+            s.commands.insert(c, audit(c, 'submit')),
+            s.commands.update(denied(c), audit(denied(c), 'deny')),
+          ]).then(() => undefined),
+        );
+      }
+    };
+    await Promise.all([write(s1), write(s2), write(s1), write(s2)]);
+    const chain = await s2.audits.chainFor(ids);
+    expect(chain).toHaveLength(ids.length * 2);
+    expect(chain.map((e) => e.seq)).toEqual(Array.from({ length: chain.length }, (_, i) => i + 1));
+    const cp = await s1.audits.checkpoint('2026-11-30T11:00:00.000Z');
+    expect(cp).toMatchObject({ seq: chain.length, hash: chain.at(-1)!.hash });
+    const result = verifyChain({
+      entries: chain.map((value) => ({ value: { ...value } })),
+      checkpoints: [cp!],
+      publicKey: key.publicKey,
+    });
+    expect(result).toMatchObject({ ok: true, entries: chain.length, checkpoints: 1 });
+    // The recomputation an outsider makes: prev is the entry before's hash, hash the SHA-256 of the rest.
+    chain.forEach((e, i) => {
+      const { hash, ...rest } = e;
+      expect(e.prev).toBe(i === 0 ? '0'.repeat(64) : chain[i - 1]!.hash);
+      expect(sealEntry(rest).hash).toBe(hash);
+    });
+    // Each command's entries name it; a grant's use names the command it approved.
+    expect(chain.filter((e) => e.command_id === ids[0]).map((e) => e.event)).toEqual(['submit', 'deny']);
+  });
+
+  it('checkpoints: the 10-minute one only when new, every 1,000th in its transaction, heard after commit', async () => {
+    const key = ed25519();
+    const s = await fresh({ signer: key.signer });
+    const heard: Checkpoint[] = [];
+    const off = s.audits.onCheckpoint((cp) => heard.push(cp));
+    expect(await s.audits.checkpoint(at)).toBeUndefined();
+    await s.audits.append({ at, actor: owner, action: 'owner_login' });
+    const first = await s.audits.checkpoint(at);
+    expect(first).toMatchObject({ seq: 1, at });
+    expect(await s.audits.checkpoint(at)).toBeUndefined();
+    // A batch that fails makes no checkpoint, and no one hears of one.
+    await expect(
+      Promise.resolve(
+        s.transaction(async () => {
+          const appends = Array.from({ length: 1000 }, () =>
+            s.audits.append({ at, actor: owner, action: 'owner_login' }),
+          );
+          await Promise.all(appends);
+          throw new Error('the batch fails');
+        }),
+      ),
+    ).rejects.toThrow(/the batch fails/);
+    expect(heard.map((cp) => cp.seq)).toEqual([1]);
+    await s.transaction(() =>
+      Promise.all(
+        Array.from({ length: 1000 }, () => s.audits.append({ at, actor: owner, action: 'owner_login' })),
+      ).then(() => undefined),
+    );
+    await waitFor(() => heard.length === 2, 'the 1,000th entry’s checkpoint');
+    expect(heard[1]).toMatchObject({ seq: 1000 });
+    off();
+    for (const cp of heard) {
+      const payload = Buffer.from(checkpointPayload(cp), 'utf8');
+      expect(verify(null, payload, key.publicKey, Buffer.from(cp.signature, 'base64'))).toBe(true);
+    }
+  });
+
+  it('the history search: text in any case (command, args, decider, note), state, client, before', async () => {
+    const s = await fresh();
+    const a = command('local', { command: 'ls', args: { path: '/srv/Reports/q3' } });
+    const b = command('ci', {
+      command: 'rm',
+      args: { path: '/tmp/x' },
+      justification: 'Clean the scratch dir',
+    });
+    const c = command('local', { command: 'cat', args: { path: '/etc/hosts' } });
+    for (const x of [a, b, c]) await s.commands.insert(x, audit(x, 'submit'));
+    const d = denied(c, 'alice');
+    await s.commands.update(d, audit(d, 'deny'));
+    const ids = async (f: Parameters<Impl['commands']['search']>[0], before?: string) =>
+      (await s.commands.search(f, 10, before)).map((x) => x.id);
+    expect(await ids({ text: 'reports/Q3' })).toEqual([a.id]);
+    expect(await ids({ text: 'SCRATCH' })).toEqual([b.id]);
+    expect(await ids({ text: 'alice' })).toEqual([c.id]);
+    expect(await ids({ text: '/' })).toEqual([c.id, b.id, a.id]);
+    expect(await ids({ text: '100%' })).toEqual([]);
+    expect(await ids({ state: 'denied' })).toEqual([c.id]);
+    expect(await ids({ state: 'awaiting_review', client: 'local' })).toEqual([a.id]);
+    expect(await ids({ text: 'path', client: 'local' })).toEqual([c.id, a.id]);
+    expect(await ids({}, c.id)).toEqual([b.id, a.id]);
+    expect(await ids({}, 'c_unknown')).toEqual([]);
+  });
+
+  it('oauth: connect, token, rotate raced by two writers (one wins), disconnect once, only hashes', async () => {
+    const s1 = await fresh();
+    const s2 = await another();
+    await s1.oauth.register({
+      client_id: 'dcr_1',
+      client_name: 'Claude',
+      redirect_uris: ['https://x/cb'],
+      created_at: at,
+    });
+    expect(await s2.oauth.registered('dcr_1')).toMatchObject({ redirect_uris: ['https://x/cb'] });
+    expect(await s2.oauth.registrationsSince(at)).toBe(1);
+    const connection = {
+      id: 'conn_1',
+      client_name: 'claude',
+      client_id: 'dcr_1',
+      client_host: 'x',
+      redirect_host: 'x',
+      connected_at: at,
+      last_used_at: at,
+    };
+    const token = (hash: string, kind: 'access' | 'refresh') =>
+      ({
+        hash,
+        connection_id: 'conn_1',
+        kind,
+        state: 'live',
+        expires_at: '2099-01-01T00:00:00.000Z',
+      }) as const;
+    await s1.oauth.connect(connection, [token('a0', 'access'), token('r0', 'refresh')], {
+      at,
+      actor: owner,
+      action: 'oauth_client_connected',
+      detail: { connection_id: 'conn_1' },
+    });
+    expect(await s2.oauth.token('r0')).toMatchObject({
+      token: { state: 'live' },
+      connection: { id: 'conn_1' },
+    });
+    for (let round = 1; round <= 5; round++) {
+      const old = `r${round - 1}`;
+      const won = await Promise.all([
+        s1.oauth.rotate(old, [token(`a${round}`, 'access'), token(`r${round}`, 'refresh')], at),
+        s2.oauth.rotate(old, [token(`a${round}b`, 'access'), token(`r${round}b`, 'refresh')], at),
+      ]);
+      expect(won.filter(Boolean)).toHaveLength(1);
+      if (!won[0]) {
+        // The other writer won: carry on from its refresh token.
+        await s1.oauth.rotate(
+          `r${round}b`,
+          [token(`a${round}`, 'access'), token(`r${round}`, 'refresh')],
+          at,
+        );
+      }
+      expect((await s1.oauth.token(old))!.token.state).toBe('rotated');
+    }
+    await s1.oauth.touch('conn_1', '2026-11-30T12:00:00.000Z');
+    expect(await s2.oauth.connections()).toMatchObject([
+      { id: 'conn_1', last_used_at: '2026-11-30T12:00:00.000Z' },
+    ]);
+    expect(await s2.oauthClientNames()).toEqual(new Set(['claude']));
+    const bye = {
+      at,
+      actor: owner,
+      action: 'oauth_client_disconnected',
+      detail: { connection_id: 'conn_1' },
+    } as const;
+    const ended = await Promise.all([
+      s1.oauth.disconnect('conn_1', at, bye),
+      s2.oauth.disconnect('conn_1', at, bye),
+    ]);
+    expect(ended.filter(Boolean)).toHaveLength(1);
+    expect(await s1.oauth.connections()).toEqual([]);
+    expect((await s1.oauth.token('a5'))!.token.state).toBe('revoked');
+    const log = (await s1.audits.since(0)).map((e) => e.action);
+    expect(log).toEqual(['oauth_client_connected', 'oauth_client_disconnected']);
+  });
+
+  it('passkeys: add, get, list in order, remove only its owner’s, used, forget all on rotation', async () => {
+    const s = await fresh();
+    const key = (id: string, who = 'owner') => ({
+      credential_id: id,
+      owner: who,
+      public_key: `pk_${id}`,
+      rp_id: 'localhost',
+      counter: 0,
+      created_at: at,
+    });
+    const added = (id: string) =>
+      ({ at, actor: owner, action: 'passkey_added', detail: { credential_id: id } }) as const;
+    await s.passkeys.add({ ...key('k1'), transports: ['internal'] }, added('k1'));
+    await s.passkeys.add(key('k2'), added('k2'));
+    await s.passkeys.add(key('k3', 'alice'), added('k3'));
+    await expect(s.passkeys.add(key('k1'), added('k1'))).rejects.toThrow();
+    expect((await s.passkeys.list('owner')).map((p) => p.credential_id)).toEqual(['k1', 'k2']);
+    expect(await s.passkeys.get('k1')).toEqual({ ...key('k1'), transports: ['internal'] });
+    const removed = { at, actor: owner, action: 'passkey_removed', detail: {} } as const;
+    expect(await s.passkeys.remove('owner', 'k3', removed)).toBe(false);
+    expect(await s.passkeys.remove('owner', 'k2', removed)).toBe(true);
+    expect(await s.passkeys.remove('owner', 'k2', removed)).toBe(false);
+    await s.passkeys.used('k1', 7, '2026-11-30T12:00:00.000Z');
+    expect(await s.passkeys.get('k1')).toMatchObject({
+      counter: 7,
+      last_used_at: '2026-11-30T12:00:00.000Z',
+    });
+    expect(await s.forgetPasskeys('alice', at, owner)).toBe(1);
+    expect(await s.passkeys.list('alice')).toEqual([]);
+    expect((await s.audits.since(0)).map((e) => [e.action, e.detail?.removed])).toEqual([
+      ['passkey_added', undefined],
+      ['passkey_added', undefined],
+      ['passkey_added', undefined],
+      ['passkey_removed', undefined],
+      ['passkeys_removed', 1],
+    ]);
+  });
+
+  it('push: put, an endpoint handed to another owner, all, remove once', async () => {
+    const s = await fresh();
+    const sub = (endpoint: string, who: string, created_at = at) => ({
+      endpoint,
+      keys: { p256dh: 'p', auth: 'a' },
+      owner: who,
+      created_at,
+    });
+    const ev = (action: 'push_subscribed' | 'push_unsubscribed') => ({
+      at,
+      actor: owner,
+      action,
+      detail: {},
+    });
+    await s.push.put(sub('https://push.example/1', 'owner'), ev('push_subscribed'));
+    await s.push.put(
+      sub('https://push.example/2', 'owner', '2026-11-30T10:00:01.000Z'),
+      ev('push_subscribed'),
+    );
+    await s.push.put(sub('https://push.example/1', 'alice'), ev('push_subscribed'));
+    expect(await s.push.all()).toEqual([
+      sub('https://push.example/1', 'alice'),
+      sub('https://push.example/2', 'owner', '2026-11-30T10:00:01.000Z'),
+    ]);
+    expect(await s.push.remove('https://push.example/1', ev('push_unsubscribed'))).toBe(true);
+    expect(await s.push.remove('https://push.example/1', ev('push_unsubscribed'))).toBe(false);
+    expect((await s.push.all()).map((x) => x.endpoint)).toEqual(['https://push.example/2']);
+    expect((await s.audits.since(0)).map((e) => e.action)).toEqual([
+      'push_subscribed',
+      'push_subscribed',
+      'push_subscribed',
+      'push_unsubscribed',
+    ]);
+  });
+});
+
+describe('[F.store-ports] the history search on PostgreSQL is served by its trigram index', () => {
+  it('EXPLAIN of a text search names commands_search_trgm', async () => {
+    const url = await pg!.createDatabase();
+    const s = await PostgresStore.open(url, { max: 2 });
+    try {
+      const db = url.split('/').pop()!;
+      expect(await pg!.sql(db, "SELECT extname FROM pg_extension WHERE extname = 'pg_trgm'")).toBe('pg_trgm');
+      const { where, values } = searchWhere({ text: 'reports' });
+      const raw = new pgClient.Client({ connectionString: url });
+      await raw.connect();
+      try {
+        // A small table is cheaper to scan: the planner is told not to, so the index's use shows.
+        await raw.query('SET enable_seqscan = off');
+        const plan = await raw.query(`EXPLAIN SELECT seq FROM commands WHERE ${where.join(' AND ')}`, values);
+        expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/commands_search_trgm/);
+      } finally {
+        await raw.end();
+      }
+    } finally {
+      s.close();
+      await s.closed();
+    }
   });
 });

@@ -11,7 +11,7 @@ import { REQUIREMENT_IDS, REQUIREMENTS } from './requirements.js';
 
 const TEST_DIRS = ['test', 'daemon', 'bridge-client', 'examples'];
 /** A citation: an id-shaped token in square brackets. */
-const TOKEN_RE = /\[((?:R\d+\.\d+)|(?:[SQMUGONP]\.[a-z][a-z-]*))\]/g;
+const TOKEN_RE = /\[((?:R\d+\.\d+)|(?:[SQMUGONPF]\.[a-z][a-z-]*))\]/g;
 /** Lines that may carry a citation: a test or suite title, or a `covers:` comment. */
 const CITING_LINE_RE = /\b(?:it|test|describe)(?:\.\w+)*\s*\(|\/\/\s*covers:/;
 

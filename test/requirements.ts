@@ -130,6 +130,11 @@ export const REQUIREMENTS = {
     statement:
       'The data dir and run/ are 0700, every file the daemon creates is 0600 (SQLite -wal/-shm included); a group/other accessible data dir is refused at start.',
   },
+  'S.database-url': {
+    source: 'contracts.md 16',
+    statement:
+      'The shared database URL (it may hold a password) comes from the environment; it is never printed, logged or shown by status, doctor or an error, a bad one included.',
+  },
   'S.session-file': {
     source: 'contracts.md 4',
     statement:
@@ -666,6 +671,22 @@ export const REQUIREMENTS = {
     source: 'contracts.md 13.2',
     statement:
       'VAPID keys are made at first start in vapid.json (0600) and kept; push_subscribe/push_unsubscribe take https (or loopback http) endpoints per owner, kept across restarts; each waiting command is pushed with RFC 8291 encryption and a VAPID JWT that verifies; 404/410 removes the subscription.',
+  },
+  // ---- contracts.md section 16: several daemons, one PostgreSQL (F: fleet) ---------------------------
+  'F.store-ports': {
+    source: 'contracts.md 16; issue 27 item 1',
+    statement:
+      "The same port suite passes on SQLite and PostgreSQL: of two writers updating one command at one version one is refused, a grant's uses taken by two writers are exactly its uses, a transaction is all or nothing, and another writer's commit reaches the change feed and the synchronous reads.",
+  },
+  'F.postgres': {
+    source: 'contracts.md 16',
+    statement:
+      'With OGF_BROKER_DATABASE_URL (or database_url_from_env) the daemon keeps commands, audit, grants, owners and client token hashes in PostgreSQL (no broker.db), and a restart finds its history there.',
+  },
+  'F.unavailable': {
+    source: 'contracts.md 16, 3.2',
+    statement:
+      'A daemon that loses the database keeps answering, refuses new MCP commands with the tool error Unavailable and decides nothing; once the database is back it works again without a restart.',
   },
 } as const satisfies Record<string, Requirement>;
 

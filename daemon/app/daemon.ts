@@ -28,7 +28,7 @@ import { loadVapidKeys, Notifier, PushDevices } from '../notify/index.js';
 import { OAuthServer, oauthRoutes } from '../oauth/index.js';
 import { createOwnerEdge, createSetupFeed, type OwnerContext } from '../owner/index.js';
 import { compileRules, RuleBook, removeRulesStatus, rulePort, writeRulesStatus } from '../rules/index.js';
-import { Store } from '../store/sqlite/index.js';
+import { type DaemonStore, openStore } from '../store/index.js';
 import { Tokens } from '../tokens/index.js';
 import {
   removeUpstreamStatus,
@@ -79,7 +79,7 @@ export class Daemon {
   readonly #env: NodeJS.ProcessEnv;
   readonly #log: Logger;
   #paths: DataDir | undefined;
-  #store: Store | undefined;
+  #store: DaemonStore | undefined;
   #broker: Broker | undefined;
   #retention: RetentionPass | undefined;
   #checkpoints: CheckpointTimer | undefined;
@@ -109,7 +109,7 @@ export class Daemon {
    * The store's audit port, once started: `audits.onCheckpoint` is the seam the `checkpoint` notification
    * (contract 13.1) subscribes to.
    */
-  get audits(): Store['audits'] | undefined {
+  get audits(): DaemonStore['audits'] | undefined {
     return this.#store?.audits;
   }
 
@@ -149,7 +149,16 @@ export class Daemon {
     }
     // Contract 14: the audit key is made at the first start; the store signs checkpoints with it.
     const auditKey = unwritable(config.dataDir, () => loadOrCreateAuditKey(config.dataDir));
-    const store = unwritable(config.dataDir, () => new Store(paths.db, { signer: signerOf(auditKey) }));
+    // Contract 16: the shared PostgreSQL when configured, else broker.db (store/open.ts).
+    const store = await openStore(config, paths, {
+      log: this.#log,
+      exclusive: true,
+      signer: signerOf(auditKey),
+    }).catch((e: unknown) =>
+      unwritable(config.dataDir, () => {
+        throw e;
+      }),
+    );
     this.#store = store;
     this.#checkpoints = new CheckpointTimer({
       audits: store.audits,
@@ -158,7 +167,11 @@ export class Daemon {
     });
     const tokens = unwritable(config.dataDir, () => new Tokens(paths, store, this.#env));
     this.#tokens = tokens;
-    unwritable(config.dataDir, () => tokens.refreshAtStart());
+    await tokens.refreshAtStart().catch((e: unknown) =>
+      unwritable(config.dataDir, () => {
+        throw e;
+      }),
+    );
     tokens.assertDistinct();
 
     // Contract 7: one MCP client connection per upstream, opened in the background once the daemon is ready.
@@ -377,6 +390,8 @@ export class Daemon {
       ogf_bridge: config.ogf_bridge !== null,
       commands: Object.keys(config.commands).length,
       upstreams: upstreams.names().length,
+      // Contract 16: where the daemon keeps its data (never the URL: it may hold a password).
+      store: config.database_url === null ? 'sqlite' : 'postgres',
     });
     return this.#info;
   }

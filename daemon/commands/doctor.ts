@@ -9,7 +9,7 @@ import { parseFlags, stringFlag } from '../base/index.js';
 import { type Config, loadConfig, resolveDataDir } from '../config/index.js';
 import { dataDirPaths } from '../datadir/index.js';
 import { checkChannels } from '../notify/index.js';
-import { countOwners } from '../store/sqlite/index.js';
+import { lookAtStore } from '../store/index.js';
 import {
   type Check,
   checkBridge,
@@ -55,8 +55,17 @@ export async function runDoctor(argv: string[]): Promise<number> {
     checks.push(await checkBridge(config));
     checks.push(...(await checkUpstreams(config)));
     checks.push(...checkUpstreamReach(config));
-    // A data dir not started yet has owner `owner` only (its first start creates it).
-    checks.push(...checkQuorum(config, countOwners(dataDirPaths(root).db) ?? 1));
+    const store = await lookAtStore(config, dataDirPaths(root));
+    // Contract 16: the shared database must be reachable for the daemon to start.
+    if (config.database_url !== null) {
+      checks.push({
+        name: 'database',
+        ok: store.reachable,
+        detail: store.reachable ? `${store.where} is reachable, ${store.owners} owner(s)` : store.where,
+      });
+    }
+    // A data dir (or database) not started yet has owner `owner` only (its first start creates it).
+    checks.push(...checkQuorum(config, store.owners || 1));
     // Contract 13.1: each notification channel's variables set and valid (their values never printed).
     checks.push(...checkChannels(config.notify, process.env));
   } else {

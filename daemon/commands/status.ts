@@ -1,23 +1,38 @@
 /** `ogf-broker status`: whether a daemon runs, its URLs, and counts by state; exit 0 running, 1 not. */
 import { parseFlags, stringFlag } from '../base/index.js';
-import { resolveDataDir } from '../config/index.js';
+import { loadConfig, resolveDataDir } from '../config/index.js';
 import { dataDirPaths, runningDaemon } from '../datadir/index.js';
 import { describeChannel, readNotifyStatus } from '../notify/index.js';
 import { readRulesStatus } from '../rules/index.js';
-import { countsByState } from '../store/sqlite/index.js';
+import { lookAtStore } from '../store/index.js';
 import { describeUpstream, readUpstreamStatus } from '../upstreams/index.js';
 
 export async function runStatus(argv: string[]): Promise<number> {
   const p = parseFlags('status', argv, { 'data-dir': { type: 'string' } });
   const paths = dataDirPaths(resolveDataDir(stringFlag(p, 'data-dir')));
   const info = runningDaemon(paths.daemonJson);
-  const counts = countsByState(paths.db);
+  // Contract 16: the counts come from the shared PostgreSQL when the config names one. A config that does
+  // not load leaves status on broker.db (start says what is wrong with it).
+  let databaseUrl: string | null = null;
+  try {
+    databaseUrl = loadConfig({ dataDir: paths.root }).database_url;
+  } catch {
+    databaseUrl = null;
+  }
+  const { counts, where } = await lookAtStore({ database_url: databaseUrl }, paths);
   const states = ['awaiting_review', 'approved', 'running', 'succeeded', 'denied', 'failed', 'unknown'];
-  const line = counts ? states.map((s) => `${s} ${counts[s] ?? 0}`).join(', ') : 'no commands yet';
+  const line = counts
+    ? Object.keys(counts).length > 0 || databaseUrl === null
+      ? states.map((s) => `${s} ${counts[s] ?? 0}`).join(', ')
+      : 'no commands yet'
+    : databaseUrl === null
+      ? 'no commands yet'
+      : 'unknown';
+  const database = databaseUrl === null ? '' : `database: ${where}\n`;
   if (info) {
     process.stdout.write(
       `running: pid ${info.pid}, version ${info.version}, since ${info.started_at}\n` +
-        `url: ${info.url}\nmcp: ${info.mcp_url}\nowner panel: ${info.owner_url}\ncommands: ${line}\n`,
+        `url: ${info.url}\nmcp: ${info.mcp_url}\nowner panel: ${info.owner_url}\n${database}commands: ${line}\n`,
     );
     // Contract 1.1 (v2): each upstream's state, as the running daemon last wrote it.
     for (const u of readUpstreamStatus(paths.upstreamsJson, info.pid) ?? []) {
@@ -29,7 +44,7 @@ export async function runStatus(argv: string[]): Promise<number> {
     printChannels(paths.notifyJson);
     return 0;
   }
-  process.stdout.write(`not running (data dir ${paths.root})\ncommands: ${line}\n`);
+  process.stdout.write(`not running (data dir ${paths.root})\n${database}commands: ${line}\n`);
   printChannels(paths.notifyJson);
   return 1;
 }

@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { parseFlags, stringFlag, UsageError } from '../base/index.js';
 import { loadConfig } from '../config/index.js';
 import { type DaemonInfo, openDataDir, runningDaemon } from '../datadir/index.js';
-import { Store } from '../store/sqlite/index.js';
+import { openStore } from '../store/index.js';
 import { checkClientName, checkOwnerName, FIRST_OWNER, LOCAL_CLIENT, Tokens } from '../tokens/index.js';
 
 /**
@@ -48,7 +48,8 @@ export async function runToken(argv: string[]): Promise<number> {
   const config = loadConfig({ dataDir: stringFlag(p, 'data-dir') });
   const existed = existsSync(config.dataDir);
   const paths = openDataDir(config.dataDir);
-  const store = new Store(paths.db);
+  // Contract 16: with a shared PostgreSQL configured, its token hashes are every daemon's.
+  const store = await openStore(config, paths);
   try {
     const tokens = new Tokens(paths, store);
     const info = runningDaemon(paths.daemonJson);
@@ -56,7 +57,7 @@ export async function runToken(argv: string[]): Promise<number> {
     const where = () => process.stderr.write(whereLine(paths.root, existed, info));
     // The terminal acts as owner `owner` (contract 9): it holds the data dir, owner.token included.
     if (kind === 'owner') {
-      const { token, outcome } = tokens.ownerTokenFor(owner, rotate, FIRST_OWNER);
+      const { token, outcome } = await tokens.ownerTokenFor(owner, rotate, FIRST_OWNER);
       where();
       const base = info?.url ?? `http://${config.host}:${config.port}`;
       if (outcome === 'created')
@@ -74,7 +75,7 @@ export async function runToken(argv: string[]): Promise<number> {
       process.stdout.write(`${base}/login#token=${token}\n`);
       return 0;
     }
-    const token = tokens.mcpTokenFor(client, rotate, FIRST_OWNER);
+    const token = await tokens.mcpTokenFor(client, rotate, FIRST_OWNER);
     where();
     if (rotate)
       process.stdout.write(`Rotated the MCP token of client ${client}; the old one no longer works.\n`);

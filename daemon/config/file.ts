@@ -3,6 +3,7 @@
  */
 import { z } from 'zod';
 import { commandSchema, NAME_RE } from './catalog.js';
+import { databaseUrlFromEnvSchema } from './database.js';
 import { HTTPS_ORIGIN, intIn, isHttpsOrigin } from './fields.js';
 import { commandApprovals, configGrantSchema } from './grants.js';
 import { notifySchema } from './notify.js';
@@ -75,6 +76,8 @@ export const fileSchema = z
     require_passkey: z.boolean('must be true or false').default(false),
     // Contract 13.1 (v3): notification channels.
     notify: notifySchema,
+    // Contract 16: the variable holding the shared PostgreSQL's URL (else OGF_BROKER_DATABASE_URL, else SQLite).
+    database_url_from_env: databaseUrlFromEnvSchema.optional(),
   })
   .superRefine((file, ctx) => {
     const twice = repeatedRuleId(file.rules);

@@ -8,6 +8,7 @@ import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { duplicateKeyPath, UsageError } from '../base/index.js';
 import type { CatalogEntry } from './catalog.js';
+import { databaseUrl } from './database.js';
 import { describeZodError, protoKeyPath } from './fields.js';
 import { type BridgeConfig, fileSchema } from './file.js';
 import type { ConfigGrantEntry } from './grants.js';
@@ -41,6 +42,8 @@ export interface Config {
   require_passkey: boolean;
   /** Contract 13.1 (v3): notification channels, in the config's order. */
   notify: ReadonlyArray<NotifyChannelConfig>;
+  /** Contract 16: the shared PostgreSQL's URL, or null for the embedded SQLite (never logged: a password). */
+  database_url: string | null;
 }
 
 /** What flags say; each falls back to its environment variable (contract 1.1). */
@@ -165,5 +168,6 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
     }),
     require_passkey: file.require_passkey,
     notify: Object.freeze(file.notify),
+    database_url: databaseUrl(file.database_url_from_env, env),
   });
 }

@@ -1,7 +1,7 @@
 /**
  * The store behind ports (issue 20 item 2): what the core needs of durable storage, as interfaces whose
  * methods return Promises, so a networked store (section 16: PostgreSQL) can stand where SQLite stands
- * today. daemon/store/sqlite/ is the one implementation; core/ names no database.
+ * today. daemon/store/sqlite/ (the default) and daemon/store/postgres/ implement them; core/ names no database.
  *
  * Writes made inside `transaction(fn)` are that transaction's: the group commit (commit.ts) issues a batch's
  * writes in queue order, all within one turn, and awaits them; they commit together or not at all.
@@ -79,7 +79,11 @@ export interface CommandStore {
 
 /** Grants (contract 8), each with its audit entry. */
 export interface GrantStore {
-  /** Inserts a grant or replaces the stored one with the same id, with its audit entry. */
+  /**
+   * Inserts a grant or replaces the stored one with the same id, with its audit entry. A grant with uses
+   * is replaced only while stored live, by a use (one fewer `uses_left`) or an end; else it rejects
+   * (another writer took that use, or ended it, first: uses stay exact across daemons, section 16).
+   */
   put(grant: Grant, audit: AuditEntry): Promise<void>;
   get(id: string): Promise<Grant | undefined>;
   /** Every grant stored as live (some may have passed their expiry), oldest first. */

@@ -14,9 +14,11 @@ import {
   type ServerCapabilities,
   type ServerContext,
 } from '@modelcontextprotocol/server';
+import { BrokerError } from '../base/index.js';
 import type { BrokerApi, Command } from '../core/index.js';
 import type { Generation } from './generations.js';
 import { createTaskResult, registerTaskHandlers, TASKS_EXTENSION, taskRequestOf } from './tasks.js';
+import { refusal } from './tools.js';
 import { TaskStarted, type ToolSet } from './toolset.js';
 
 export const SERVER_INSTRUCTIONS =
@@ -131,12 +133,19 @@ export function createMcpServer(deps: McpServerDeps): Server {
       task = undefined;
     }
     const progressToken = ctx.mcpReq._meta?.progressToken;
-    const result = await listed.call(request.params.arguments ?? {}, {
-      client,
-      signal: ctx.mcpReq.signal,
-      progress: { token: progressToken, send: (n) => ctx.mcpReq.notify(n) },
-      ...(task === undefined ? {} : { task }),
-    });
+    let result: Awaited<ReturnType<typeof listed.call>>;
+    try {
+      result = await listed.call(request.params.arguments ?? {}, {
+        client,
+        signal: ctx.mcpReq.signal,
+        progress: { token: progressToken, send: (n) => ctx.mcpReq.notify(n) },
+        ...(task === undefined ? {} : { task }),
+      });
+    } catch (e) {
+      // Contract 16: the shared database is out of reach, so nothing was queued or decided: a tool error.
+      if (e instanceof BrokerError && e.code === 'Unavailable') return refusal('Unavailable', e.message);
+      throw e;
+    }
     if (result instanceof TaskStarted) return taskAnswer(createTaskResult(generation, result.command));
     return result;
   });

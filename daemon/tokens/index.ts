@@ -7,5 +7,6 @@ export {
   FIRST_OWNER,
   LOCAL_CLIENT,
   type OwnerCredential,
+  type TokenBook,
   Tokens,
 } from './tokens.js';

@@ -9,9 +9,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, renameSync } from 'node:fs';
 import { iso, UsageError } from '../base/index.js';
-import type { Actor } from '../core/index.js';
+import type { Actor, Awaitable, StoreChange } from '../core/index.js';
 import { type DataDir, newToken, readOrCreateSecret, writePrivateFileExclusive } from '../datadir/index.js';
-import type { Store } from '../store/sqlite/index.js';
 
 export const LOCAL_CLIENT = 'local';
 /** Contract 9: the owner every data dir starts with, whose token is owner.token (or OGF_BROKER_OWNER_TOKEN). */
@@ -79,12 +78,37 @@ function readSecretIfPresent(path: string): string | undefined {
   }
 }
 
+/**
+ * What tokens need of the store: the hash checks, answered at once (SQLite reads its file; PostgreSQL
+ * answers from the memory it keeps current, contract 16), writes that may answer later, and the change feed.
+ */
+export interface TokenBook {
+  clientByTokenHash(hash: string): string | undefined;
+  clientTokenHash(name: string): string | undefined;
+  ownerByTokenHash(hash: string): string | undefined;
+  ownerTokenHash(name: string): string | undefined;
+  owners(): Map<string, string>;
+  setClientTokenHash(name: string, hash: string, at: string, actor: Actor): Awaitable<void>;
+  setOwnerTokenHash(
+    name: string,
+    hash: string,
+    at: string,
+    actor: Actor,
+    detail?: Record<string, unknown>,
+  ): Awaitable<void>;
+  /** Contract 15: the client names of live OAuth connections (a token may not take one). */
+  oauthClientNames(): Awaitable<Set<string>>;
+  /** Contract 13.3 recovery: removes every passkey of `owner`, audited; resolves how many. */
+  forgetPasskeys(owner: string, at: string, actor: Actor): Awaitable<number>;
+  subscribe(listener: (change: StoreChange) => void): () => void;
+}
+
 /** What `token owner` did: printed differently, since a created or rotated URL is shown only once. */
 export type OwnerTokenOutcome = 'existing' | 'created' | 'rotated';
 
 export class Tokens {
   readonly #paths: DataDir;
-  readonly #store: Store;
+  readonly #store: TokenBook;
   readonly #env: NodeJS.ProcessEnv;
   #ownerToken: string;
 
@@ -93,7 +117,7 @@ export class Tokens {
    * the store: only `start` refreshes the stored hashes (refreshAtStart), so a `token` command run from a
    * shell whose environment differs from the daemon's cannot replace the running daemon's tokens.
    */
-  constructor(paths: DataDir, store: Store, env: NodeJS.ProcessEnv = process.env) {
+  constructor(paths: DataDir, store: TokenBook, env: NodeJS.ProcessEnv = process.env) {
     this.#paths = paths;
     this.#store = store;
     this.#env = env;
@@ -110,7 +134,7 @@ export class Tokens {
    * and owner.token / OGF_BROKER_OWNER_TOKEN (created or replaced, audited). A token already held by another
    * client or owner is refused (exit 2) rather than stored twice.
    */
-  refreshAtStart(): void {
+  async refreshAtStart(): Promise<void> {
     const at = iso(Date.now());
     const local = hashToken(this.localMcpToken());
     if (this.#store.clientTokenHash(LOCAL_CLIENT) !== local) {
@@ -120,7 +144,7 @@ export class Tokens {
           `${this.#mcpSource()}: client local's MCP token equals client ${holder}'s; rotate that client's: ogf-broker token mcp --client ${holder} --rotate`,
         );
       }
-      this.#store.setClientTokenHash(LOCAL_CLIENT, local, at, DAEMON);
+      await this.#store.setClientTokenHash(LOCAL_CLIENT, local, at, DAEMON);
     }
     const owner = hashToken(this.#ownerToken);
     if (this.#store.ownerTokenHash(FIRST_OWNER) !== owner) {
@@ -130,7 +154,7 @@ export class Tokens {
           `${this.#ownerSource()}: owner ${FIRST_OWNER}'s token equals owner ${holder}'s; rotate that owner's: ogf-broker token owner --name ${holder} --rotate`,
         );
       }
-      this.#store.setOwnerTokenHash(FIRST_OWNER, owner, at, DAEMON, { via: 'start' });
+      await this.#store.setOwnerTokenHash(FIRST_OWNER, owner, at, DAEMON, { via: 'start' });
     }
   }
 
@@ -247,7 +271,7 @@ export class Tokens {
    * `token mcp [--client NAME] [--rotate]`: returns the token to print. Client `local` keeps its token in
    * mcp.token; any other client's token is shown once, when created or rotated, and kept only as a hash.
    */
-  mcpTokenFor(name: string, rotate: boolean, actor: string): string {
+  async mcpTokenFor(name: string, rotate: boolean, actor: string): Promise<string> {
     checkClientName(name);
     if (name === LOCAL_CLIENT) {
       if (rotate) {
@@ -258,7 +282,7 @@ export class Tokens {
         }
         const token = this.#freshToken();
         writeSecretAtomically(this.#paths.mcpToken, token);
-        this.#store.setClientTokenHash(LOCAL_CLIENT, hashToken(token), iso(Date.now()), {
+        await this.#store.setClientTokenHash(LOCAL_CLIENT, hashToken(token), iso(Date.now()), {
           kind: 'owner',
           name: actor,
         });
@@ -268,7 +292,7 @@ export class Tokens {
     }
     // Contract 15: a name an OAuth connection acts as is that connection's; a token of the same name would
     // see its commands.
-    if (this.#store.oauthClientNames().has(name)) {
+    if ((await this.#store.oauthClientNames()).has(name)) {
       throw new UsageError(
         `--client ${name}: that name belongs to a connected OAuth client; disconnect it in the panel first, or choose another name`,
       );
@@ -279,7 +303,10 @@ export class Tokens {
       );
     }
     const token = this.#freshToken();
-    this.#store.setClientTokenHash(name, hashToken(token), iso(Date.now()), { kind: 'owner', name: actor });
+    await this.#store.setClientTokenHash(name, hashToken(token), iso(Date.now()), {
+      kind: 'owner',
+      name: actor,
+    });
     return token;
   }
 
@@ -292,7 +319,11 @@ export class Tokens {
    * A rotation also removes the owner's passkeys (contract 13.3: the recovery of an owner who lost them;
    * it approves nothing by itself, and ends every session of that owner).
    */
-  ownerTokenFor(name: string, rotate: boolean, actor: string): { token: string; outcome: OwnerTokenOutcome } {
+  async ownerTokenFor(
+    name: string,
+    rotate: boolean,
+    actor: string,
+  ): Promise<{ token: string; outcome: OwnerTokenOutcome }> {
     checkOwnerName(name);
     const by: Actor = { kind: 'owner', name: actor };
     if (name === FIRST_OWNER) {
@@ -305,8 +336,8 @@ export class Tokens {
       const token = this.#freshToken();
       writeSecretAtomically(this.#paths.ownerToken, token);
       this.#ownerToken = token;
-      this.#store.setOwnerTokenHash(FIRST_OWNER, hashToken(token), iso(Date.now()), by);
-      this.#store.forgetPasskeys(FIRST_OWNER, iso(Date.now()), by);
+      await this.#store.setOwnerTokenHash(FIRST_OWNER, hashToken(token), iso(Date.now()), by);
+      await this.#store.forgetPasskeys(FIRST_OWNER, iso(Date.now()), by);
       return { token, outcome: 'rotated' };
     }
     const exists = this.#store.ownerTokenHash(name) !== undefined;
@@ -316,9 +347,9 @@ export class Tokens {
       );
     }
     const token = this.#freshToken();
-    this.#store.setOwnerTokenHash(name, hashToken(token), iso(Date.now()), by);
+    await this.#store.setOwnerTokenHash(name, hashToken(token), iso(Date.now()), by);
     // Contract 13.3 recovery: an owner who lost every passkey rotates and adds new ones from a token login.
-    if (exists) this.#store.forgetPasskeys(name, iso(Date.now()), by);
+    if (exists) await this.#store.forgetPasskeys(name, iso(Date.now()), by);
     return { token, outcome: exists ? 'rotated' : 'created' };
   }
 }

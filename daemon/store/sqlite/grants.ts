@@ -17,18 +17,35 @@ export class SqliteGrants {
     this.#atomic = atomic;
     this.#stmts = {
       insert: db.prepare('INSERT INTO grants (id, state, body) VALUES (?, ?, ?)'),
-      update: db.prepare('UPDATE grants SET state = ?, body = ? WHERE id = ?'),
+      // A write that takes a use takes it from the uses still stored (see `put`).
+      update: db.prepare(
+        `UPDATE grants SET state = @state, body = @body WHERE id = @id AND (json_extract(body, '$.uses_left') IS NULL
+           OR (state = 'live' AND (json_extract(body, '$.uses_left') = @uses + 1
+             OR (json_extract(body, '$.uses_left') = @uses AND @state <> 'live'))))`,
+      ),
+      exists: db.prepare('SELECT 1 FROM grants WHERE id = ?'),
       get: db.prepare('SELECT body FROM grants WHERE id = ?'),
       live: db.prepare("SELECT body FROM grants WHERE state = 'live' ORDER BY seq"),
       recent: db.prepare('SELECT body FROM grants ORDER BY seq DESC LIMIT ?'),
     };
   }
 
-  /** Inserts a new grant, or replaces the stored one with the same id, with its audit entry. */
+  /**
+   * Inserts a new grant, or replaces the stored one with the same id, with its audit entry. A grant with
+   * uses is replaced only while stored live, by a use (exactly one fewer) or an end (as many, not live): a
+   * use or an end another writer (a second daemon on a shared database, contract 16) made first makes
+   * this write refused, so no use is ever taken twice.
+   */
   put(grant: Grant, audit: AuditEntry): void {
     this.#atomic(() => {
       const body = JSON.stringify(grant);
-      if (this.#stmts.update.run(grant.state, body, grant.id).changes === 0) {
+      const row = { state: grant.state, body, id: grant.id, uses: grant.uses_left ?? null };
+      if (this.#stmts.update.run(row).changes === 0) {
+        if (this.#stmts.exists.get(grant.id) !== undefined) {
+          throw new Error(
+            `store: grant ${grant.id} no longer has the uses this write takes from (another writer took one first)`,
+          );
+        }
         this.#stmts.insert.run(grant.id, grant.state, body);
       }
       this.#audit.append(audit);

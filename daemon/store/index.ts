@@ -1,0 +1,5 @@
+/**
+ * The store (contract 9, 16): which one a daemon or the `token` command opens — the embedded SQLite
+ * (store/sqlite/) or the shared PostgreSQL (store/postgres/, loaded only when configured).
+ */
+export { type DaemonStore, lookAtStore, openStore, type StoreLook } from './open.js';

@@ -1,0 +1,78 @@
+/**
+ * Which store a daemon (or the `token` command) opens (contract 16): the shared PostgreSQL when the config
+ * names one (OGF_BROKER_DATABASE_URL or `database_url_from_env`), else the embedded SQLite in the data dir.
+ * The PostgreSQL store is loaded only then, so a daemon on SQLite never loads `pg`.
+ */
+import { type Logger, UsageError } from '../base/index.js';
+import type { Config } from '../config/index.js';
+import type { AuditSigner, StorePorts } from '../core/index.js';
+import type { DataDir } from '../datadir/index.js';
+import type { TokenBook } from '../tokens/index.js';
+import { countOwners, countsByState, Store } from './sqlite/index.js';
+
+/** A store as the daemon holds it: the ports, and the token checks tokens/ makes. */
+export type DaemonStore = StorePorts & TokenBook;
+
+/**
+ * Opens the configured store; a PostgreSQL that cannot be reached now rejects (the start fails). The daemon
+ * opens it `exclusive` (one daemon per database until nodes exist: docs/fleet.md, exit 2 for a second);
+ * the `token` command does not, so it works beside a running daemon. `signer` signs the audit checkpoints
+ * (contract 14: the daemon's key; the `token` command signs none).
+ */
+export async function openStore(
+  config: Config,
+  paths: DataDir,
+  opts: { log?: Logger; exclusive?: boolean; signer?: AuditSigner } = {},
+): Promise<DaemonStore> {
+  const signer = opts.signer;
+  if (config.database_url === null) return new Store(paths.db, signer === undefined ? {} : { signer });
+  const { PostgresStore } = await import('./postgres/index.js');
+  const log = opts.log;
+  try {
+    return await PostgresStore.open(config.database_url, {
+      exclusive: opts.exclusive === true,
+      ...(signer === undefined ? {} : { signer }),
+      onAvailability: (available, error) =>
+        log?.log(available ? 'info' : 'error', available ? 'database_back' : 'database_unavailable', {
+          ...(error === undefined ? {} : { error: error.message }),
+        }),
+    });
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    throw new Error(`the shared database cannot be used: ${(e as Error).message}`, { cause: e });
+  }
+}
+
+/** What `status` and `doctor` read of the store, without opening it for writing. */
+export interface StoreLook {
+  /** Commands by state; undefined when there are none anywhere yet, or the database cannot be read. */
+  counts?: Record<string, number>;
+  /** Owners stored; undefined when not known (no broker.db yet, or the database cannot be read). */
+  owners?: number;
+  /** Where: `broker.db`, `PostgreSQL`, or `PostgreSQL, out of reach (why)`. */
+  where: string;
+  /** False when the shared database cannot be read now. */
+  reachable: boolean;
+}
+
+/**
+ * Reads broker.db, or (contract 16) the shared database, where a database out of reach is said, not
+ * hidden (never with its URL).
+ */
+export async function lookAtStore(
+  config: Pick<Config, 'database_url'>,
+  paths: Pick<DataDir, 'db'>,
+): Promise<StoreLook> {
+  if (config.database_url === null) {
+    return {
+      counts: countsByState(paths.db),
+      owners: countOwners(paths.db),
+      where: 'broker.db',
+      reachable: true,
+    };
+  }
+  const { lookAt } = await import('./postgres/index.js');
+  const look = await lookAt(config.database_url);
+  if (look.ok) return { counts: look.counts, owners: look.owners, where: 'PostgreSQL', reachable: true };
+  return { where: `PostgreSQL, out of reach (${look.error})`, reachable: false };
+}

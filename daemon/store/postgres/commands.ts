@@ -1,0 +1,185 @@
+/**
+ * Commands in PostgreSQL: each row keeps its whole record as JSON text plus the columns queried by, as in
+ * broker.db (store/sqlite/commands.ts); a row and its audit entry are one statement. An update names the
+ * version it replaces: of two daemons updating one command at one version, PostgreSQL lets one through
+ * and re-checks the other against the newer row, which it no longer matches (transaction.ts).
+ */
+import type { AuditEntry, Command, CommandStore, RetentionRow, State, TasksPage } from '../../core/index.js';
+import { AUDIT_SELECT, withAudit } from './audit-sql.js';
+import type { Apply } from './mirror.js';
+import { searchCommands } from './search.js';
+import type { PgTransactions } from './transaction.js';
+
+/** The same bound as broker.db's history (store/sqlite/commands.ts HISTORY_MAX_CHARS: issue 19 finding 3). */
+const HISTORY_MAX_CHARS = 64 * 1024 * 1024;
+const FINAL_STATES = "('succeeded','denied','failed','unknown')";
+const ACTIVE_STATES = "('awaiting_review','approved','running')";
+
+const INSERT = withAudit(
+  `WITH c AS (INSERT INTO commands (id, client, request_id, state, version, created_at, body, task)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING seq),
+   a AS (${AUDIT_SELECT} FROM c RETURNING 1)
+   SELECT c.seq FROM c, a`,
+  8,
+);
+
+/** An amend (contract 12): the record replaced at the same version. */
+const AMEND = withAudit(
+  `WITH c AS (UPDATE commands SET body = $1 WHERE id = $2 AND version = $3 RETURNING seq),
+   a AS (${AUDIT_SELECT} FROM c RETURNING 1)
+   SELECT c.seq FROM c, a`,
+  3,
+);
+
+const UPDATE = withAudit(
+  `WITH c AS (UPDATE commands SET state = $1, version = $2, body = $3 WHERE id = $4 AND version = $2 - 1
+     RETURNING seq),
+   a AS (${AUDIT_SELECT} FROM c RETURNING 1)
+   SELECT c.seq FROM c, a`,
+  4,
+);
+
+/**
+ * Rows of a page newest first, each with the characters read so far (`run`) and its place (`n`): a page
+ * stops before the row that passes `maxChars`, at least one row (the parse bound of issue 19 finding 3,
+ * decided in the database so an oversized page is never sent).
+ */
+export function bounded(inner: string, order: string): string {
+  return `SELECT body, n, total FROM (
+     SELECT body, sum(length(body)) OVER w AS run, row_number() OVER w AS n, count(*) OVER () AS total
+     FROM (${inner}) s WINDOW w AS (ORDER BY ${order})) t
+   WHERE n = 1 OR run <= $MAX ORDER BY n`;
+}
+
+type Page = { body: string; n: number; total: number };
+
+const parse = (rows: Array<{ body: string }>): Command[] => rows.map((r) => JSON.parse(r.body) as Command);
+
+export function pgCommands(tx: PgTransactions, apply: Apply): CommandStore {
+  const insert = (command: Command, audit: AuditEntry) =>
+    tx.write<{ seq: number }>(
+      INSERT,
+      [
+        command.id,
+        command.client,
+        command.request_id ?? null,
+        command.phase.state,
+        command.version,
+        command.created_at,
+        JSON.stringify(command),
+        command.task === undefined ? null : 1,
+      ],
+      (rows) => () => apply((m) => m.applyCommand(command, rows[0]!.seq)),
+      audit,
+    );
+  const update = (next: Command, audit: AuditEntry) =>
+    tx.write<{ seq: number }>(
+      UPDATE,
+      [next.phase.state, next.version, JSON.stringify(next), next.id],
+      (rows) => {
+        if (rows.length !== 1)
+          throw new Error(`store: command ${next.id} is not at version ${next.version - 1}`);
+        return () => apply((m) => m.applyCommand(next, rows[0]!.seq));
+      },
+      audit,
+    );
+  const amend = (next: Command, audit: AuditEntry) =>
+    tx.write<{ seq: number }>(
+      AMEND,
+      [JSON.stringify(next), next.id, next.version],
+      (rows) => {
+        if (rows.length !== 1) throw new Error(`store: command ${next.id} is not at version ${next.version}`);
+        return () => apply((m) => m.applyCommand(next, rows[0]!.seq));
+      },
+      audit,
+    );
+  const page = async (inner: string, order: string, values: unknown[], maxChars: number) =>
+    tx.read<Page>(bounded(inner, order).replace('$MAX', `$${values.length + 1}`), [...values, maxChars]);
+
+  return {
+    insert,
+    update,
+    amend,
+    search: async (filter, limit, before) =>
+      parse(await searchCommands(tx, filter, limit, before, HISTORY_MAX_CHARS, bounded)),
+    updateMany: (changes) =>
+      tx.run(() =>
+        Promise.all(changes.map((c) => update(c.next, c.audit))).then(() => undefined),
+      ) as Promise<void>,
+    get: async (id) => parse(await tx.read('SELECT body FROM commands WHERE id = $1', [id]))[0],
+    active: async () =>
+      parse(await tx.read(`SELECT body FROM commands WHERE state IN ${ACTIVE_STATES} ORDER BY seq`)),
+    recentFinal: async (limit) =>
+      parse(
+        await tx.read(`SELECT body FROM commands WHERE state IN ${FINAL_STATES} ORDER BY seq DESC LIMIT $1`, [
+          limit,
+        ]),
+      ),
+    async history(limit, before, maxChars = HISTORY_MAX_CHARS) {
+      if (before === undefined) {
+        return parse(
+          await page(
+            'SELECT seq, body FROM commands ORDER BY seq DESC LIMIT $1',
+            'seq DESC',
+            [limit],
+            maxChars,
+          ),
+        );
+      }
+      const seq = (await tx.read<{ seq: number }>('SELECT seq FROM commands WHERE id = $1', [before]))[0];
+      if (seq !== undefined) {
+        return parse(
+          await page(
+            'SELECT seq, body FROM commands WHERE seq < $1 ORDER BY seq DESC LIMIT $2',
+            'seq DESC',
+            [seq.seq, limit],
+            maxChars,
+          ),
+        );
+      }
+      return parse(
+        await page(
+          'SELECT seq, created_at, body FROM commands WHERE created_at < $1 ORDER BY created_at DESC, seq DESC LIMIT $2',
+          'created_at DESC, seq DESC',
+          [before, limit],
+          maxChars,
+        ),
+      );
+    },
+    async tasksOf(client, limit, maxChars, before): Promise<TasksPage | undefined> {
+      let from = Number.MAX_SAFE_INTEGER;
+      if (before !== undefined) {
+        const row = (
+          await tx.read<{ seq: number }>(
+            'SELECT seq FROM commands WHERE id = $1 AND client = $2 AND task IS NOT NULL',
+            [before, client],
+          )
+        )[0];
+        if (row === undefined) return undefined;
+        from = row.seq;
+      }
+      // One more row than the page, so `more` is known without a second query.
+      const rows = await page(
+        'SELECT seq, body FROM commands WHERE client = $1 AND task IS NOT NULL AND seq < $2 ORDER BY seq DESC LIMIT $3',
+        'seq DESC',
+        [client, from, limit + 1],
+        maxChars,
+      );
+      const kept = rows.slice(0, limit);
+      return { commands: parse(kept), more: (rows[0]?.total ?? 0) > kept.length };
+    },
+    retentionScan: (afterSeq, limit) =>
+      tx.read<RetentionRow>(
+        'SELECT seq, id, state, created_at, length(body) AS chars FROM commands WHERE seq > $1 ORDER BY seq LIMIT $2',
+        [afterSeq, limit],
+      ),
+    async counts() {
+      const out: Partial<Record<State, number>> = {};
+      const rows = await tx.read<{ state: State; n: number }>(
+        'SELECT state, count(*) AS n FROM commands GROUP BY state',
+      );
+      for (const row of rows) out[row.state] = row.n;
+      return out;
+    },
+  };
+}

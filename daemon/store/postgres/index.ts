@@ -1,0 +1,11 @@
+/**
+ * The PostgreSQL store (contract 16, issue 27): the store ports on a shared PostgreSQL, selected by
+ * OGF_BROKER_DATABASE_URL (or config `database_url_from_env`) in the composition root; the embedded SQLite
+ * (store/sqlite/) stays the default. The only folder that imports `pg`.
+ */
+export { isUnreachable } from './errors.js';
+export { MIRROR_WINDOW } from './mirror.js';
+export { type DatabaseLook, lookAt } from './readonly.js';
+export { SCHEMA_VERSION } from './schema.js';
+export { searchWhere } from './search.js';
+export { type PostgresOptions, PostgresStore } from './store.js';

@@ -61,7 +61,7 @@ function record() {
   return { rows, chain, cp, key, pub: publicKeyDer(key.publicKey) };
 }
 
-describe('[S.audit-walk] the one-pass walk of audit verify', () => {
+describe('[S.audit-verify] the one-pass walk of audit verify', () => {
   const { rows, chain, cp, key, pub } = record();
   const text = toJsonl(chain, [cp], pub);
 

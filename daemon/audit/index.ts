@@ -15,3 +15,4 @@ export {
 export { verifyPasskeyApprovals } from './passkeys.js';
 export { chainFromExport, chainFromRows } from './sources.js';
 export { type Bad, type BadReason, type ChainInput, type VerifyResult, verifyChain } from './verify.js';
+export { ChainWalk, type Walked, walkExport } from './walk.js';

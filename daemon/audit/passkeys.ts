@@ -7,7 +7,6 @@
  * but cannot make an approval say what the owner's key did not sign.
  */
 import { canonicalJson, sha256Hex } from '../core/index.js';
-import { verifyKeptInEntry } from '../passkeys/index.js';
 import type { Bad, ChainInput } from './verify.js';
 
 interface EntryView {
@@ -52,6 +51,8 @@ export async function verifyPasskeyApprovals(
     };
     if (id !== undefined) entry.command_id = id;
     if (typeof data.version === 'number') entry.version = data.version;
+    // Loaded on the first kept approval: WebAuthn's libraries are most of `audit verify`'s start-up otherwise.
+    const { verifyKeptInEntry } = await import('../passkeys/index.js');
     const verdict = await verifyKeptInEntry(entry);
     if (!verdict.ok) return bad(`seq ${v.seq}: ${verdict.why}`);
     const recorded = id === undefined ? undefined : submitted.get(id);

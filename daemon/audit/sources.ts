@@ -56,29 +56,20 @@ export function chainFromExport(text: string): { input: ChainInput; bad?: Bad } 
       entries.push(entryOf(line, o, i));
       return;
     }
-    const canonical = canonicalJson(o) === line;
     if (o.type === 'checkpoint') {
-      const cp = o as unknown as ReadCheckpoint & { public_key?: string };
-      const known = Object.keys(o).every((k) => CHECKPOINT_KEYS.has(k));
-      if (!canonical || !known || typeof cp.seq !== 'number' || typeof cp.signature !== 'string') {
+      const read = checkpointOf(o, line);
+      if (read === undefined) {
         bad ??= {
-          seq: typeof cp.seq === 'number' ? cp.seq : lastSeq(),
+          seq: typeof o.seq === 'number' ? o.seq : lastSeq(),
           reason: 'bad checkpoint signature',
           detail: `line ${i + 1} is not a checkpoint as signed`,
         };
         return;
       }
-      const read: ReadCheckpoint = {
-        seq: cp.seq,
-        hash: String(cp.hash),
-        at: String(cp.at),
-        signature: String(cp.signature),
-      };
-      if (typeof cp.public_key === 'string') read.publicKey = cp.public_key;
       checkpoints.push(read);
       return;
     }
-    if (canonical) marker = o;
+    if (canonicalJson(o) === line) marker = o;
     else entries.push({ unreadable: `line ${i + 1} is not an export line as written` });
   });
   const input: ChainInput = { entries, checkpoints };
@@ -88,6 +79,23 @@ export function chainFromExport(text: string): { input: ChainInput; bad?: Bad } 
     input.range = true;
   }
   return bad === undefined ? { input } : { input, bad };
+}
+
+/** A checkpoint line (`type` "checkpoint") as read, or undefined when it is not one as signed and written. */
+export function checkpointOf(o: Record<string, unknown>, line: string): ReadCheckpoint | undefined {
+  const cp = o as unknown as ReadCheckpoint & { public_key?: string };
+  const known = Object.keys(o).every((k) => CHECKPOINT_KEYS.has(k));
+  if (canonicalJson(o) !== line || !known || typeof cp.seq !== 'number' || typeof cp.signature !== 'string') {
+    return undefined;
+  }
+  const read: ReadCheckpoint = {
+    seq: cp.seq,
+    hash: String(cp.hash),
+    at: String(cp.at),
+    signature: String(cp.signature),
+  };
+  if (typeof cp.public_key === 'string') read.publicKey = cp.public_key;
+  return read;
 }
 
 /** `,"hash":"<64 hex>"` — in canonical key order only `prev` and `seq` follow it, so its last match is the entry's. */

@@ -8,11 +8,13 @@
  *   approvals verified` (exit 0), or the first bad seq and why (exit 1).
  * - `audit export [--data-dir D] [--since T] [--until T] [--command ID] [--format jsonl|csv]`: to stdout.
  */
+import type { KeyObject } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   auditKeyPaths,
   type ChainInput,
+  ChainWalk,
   chainFromExport,
   chainFromRows,
   loadOrCreateAuditKey,
@@ -23,12 +25,13 @@ import {
   type VerifyResult,
   verifyChain,
   verifyPasskeyApprovals,
+  type Walked,
+  walkExport,
 } from '../audit/index.js';
 import { parseFlags, stringFlag, UsageError } from '../base/index.js';
-import { resolveDataDir } from '../config/index.js';
 import type { ChainEntry } from '../core/index.js';
-import { openDataDir } from '../datadir/index.js';
-import { type AuditRange, readAuditChain } from '../store/sqlite/index.js';
+import { openDataDir, resolveDataDir } from '../datadir/index.js';
+import { type AuditRange, readAuditChain, walkAuditChain } from '../store/sqlite/index.js';
 
 const SUBCOMMANDS = 'key, verify or export';
 
@@ -78,36 +81,58 @@ async function auditVerify(argv: string[]): Promise<number> {
   if (file !== undefined && stringFlag(p, 'data-dir') !== undefined) {
     throw new UsageError('audit verify: give --data-dir D or --file EXPORT, not both');
   }
-  let input: ChainInput;
-  let early: VerifyResult | undefined;
+  const dataDir = file === undefined ? resolveDataDir(stringFlag(p, 'data-dir')) : undefined;
+  // The key checkpoints must verify under: --pub, else the data dir's audit.pub, else (an export) each one's own.
+  const keyOf = (): KeyObject | undefined => {
+    if (pub !== undefined) return readPublicKey(pub);
+    const own = dataDir === undefined ? undefined : auditKeyPaths(dataDir).pub;
+    return own !== undefined && existsSync(own) ? readPublicKey(own) : undefined;
+  };
+  let text: string | undefined;
+  let walked: Walked | undefined;
   if (file !== undefined) {
-    let text: string;
     try {
       text = readFileSync(file, 'utf8');
     } catch (e) {
       throw new UsageError(`--file: cannot read ${file}: ${(e as Error).message}`);
     }
-    const read = chainFromExport(text);
-    input = read.input;
-    if (read.bad !== undefined) early = { ok: false, bad: read.bad };
-    if (pub === undefined && input.checkpoints.length > 0) {
-      process.stderr.write(
-        'audit verify: checkpoints checked against the key the export names; pass --pub FILE (your copy of `audit key`) to check them against yours\n',
-      );
-    }
+    walked = walkExport(text, keyOf());
   } else {
-    const dataDir = resolveDataDir(stringFlag(p, 'data-dir'));
-    const chain = storedChain(dataDir);
-    input = chainFromRows(chain.rows, chain.checkpoints);
-    const own = auditKeyPaths(dataDir).pub;
-    if (pub === undefined && existsSync(own)) input.publicKey = readPublicKey(own);
+    // One streaming pass first (walk.ts); a record it finds anything off in is read whole below.
+    const walk = new ChainWalk();
+    const read = walkAuditChain(join(dataDir!, 'broker.db'), (entry, hash) => walk.row(entry, hash));
+    if (read !== undefined && !read.stopped) walked = walk.finish(read.checkpoints, keyOf());
   }
-  if (pub !== undefined) input.publicKey = readPublicKey(pub);
-  let r = first(early, verifyChain(input));
+  let r: VerifyResult;
+  let kept: ChainInput;
+  if (walked !== undefined) {
+    r = { ok: true, entries: walked.entries, checkpoints: walked.checkpoints, passkeys: 0 };
+    kept = walked.kept;
+  } else {
+    // The whole input, for the first bad seq and why (verify.ts).
+    let early: VerifyResult | undefined;
+    if (text !== undefined) {
+      const read = chainFromExport(text);
+      kept = read.input;
+      if (read.bad !== undefined) early = { ok: false, bad: read.bad };
+    } else {
+      const chain = storedChain(dataDir!);
+      kept = chainFromRows(chain.rows, chain.checkpoints);
+    }
+    const key = keyOf();
+    if (key !== undefined) kept.publicKey = key;
+    r = first(early, verifyChain(kept));
+  }
+  const checkpoints = walked?.checkpoints ?? kept.checkpoints.length;
+  if (file !== undefined && pub === undefined && checkpoints > 0) {
+    process.stderr.write(
+      'audit verify: checkpoints checked against the key the export names; pass --pub FILE (your copy of `audit key`) to check them against yours\n',
+    );
+  }
   if (r.ok) {
     // Contract 14: every passkey assertion kept with an approval, checked offline (contract 13.3).
-    const kept = await verifyPasskeyApprovals(input);
-    r = kept.ok ? { ...r, passkeys: kept.count } : kept;
+    const checked = await verifyPasskeyApprovals(kept);
+    r = checked.ok ? { ...r, passkeys: checked.count } : checked;
   }
   if (r.ok) {
     process.stdout.write(

@@ -2,11 +2,13 @@
  * The configuration (contracts.md 1.1–1.3): one schema per section (catalog, upstreams, grants), the
  * file's schema that merges them, and the loader that applies flags and environment into one frozen Config.
  */
+
+export { defaultDataDir, resolveDataDir } from '../datadir/index.js';
 export type { CatalogEntry, ParamSpec } from './catalog.js';
 export { describeZodError } from './fields.js';
 export { type BridgeConfig, fileSchema, OUTPUT_LIMIT_MAX } from './file.js';
 export { type ConfigGrantEntry, commandApprovals } from './grants.js';
-export { type Config, type ConfigFlags, defaultDataDir, loadConfig, resolveDataDir } from './load.js';
+export { type Config, type ConfigFlags, loadConfig } from './load.js';
 export {
   CHANNEL_ID_RE,
   type EmailChannelConfig,

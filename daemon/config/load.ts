@@ -4,9 +4,9 @@
  * accepts; the CLI turns it into one line and exit 2.
  */
 import { readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { duplicateKeyPath, UsageError } from '../base/index.js';
+import { resolveDataDir } from '../datadir/index.js';
 import type { CatalogEntry } from './catalog.js';
 import { databaseUrl } from './database.js';
 import { describeZodError, protoKeyPath } from './fields.js';
@@ -52,19 +52,6 @@ export interface ConfigFlags {
   host?: string | undefined;
   port?: string | undefined;
   config?: string | undefined;
-}
-
-/** The default data dir: `$XDG_STATE_HOME/ogf-broker`, else `~/.local/state/ogf-broker` (contract 1.2). */
-export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
-  const xdg = env.XDG_STATE_HOME;
-  return xdg && isAbsolute(xdg) ? join(xdg, 'ogf-broker') : join(homedir(), '.local', 'state', 'ogf-broker');
-}
-
-/** Resolves the data dir from a flag, `OGF_BROKER_DATA_DIR`, or the default. */
-export function resolveDataDir(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
-  const d = flag ?? env.OGF_BROKER_DATA_DIR;
-  if (d === undefined || d === '') return defaultDataDir(env);
-  return resolve(d);
 }
 
 function parsePort(raw: string, source: string): number {

@@ -7,7 +7,7 @@
  */
 import { accessSync, constants, realpathSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
-import { defaultDataDir } from './load.js';
+import { defaultDataDir } from '../datadir/index.js';
 
 /** POSIX shell quoting: bare when only safe characters, else single quotes (a `'` as `'\''`). */
 export function shellQuote(arg: string): string {

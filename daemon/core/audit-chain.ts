@@ -25,7 +25,7 @@
  * | cue_refused (a cue with the feature off; older rows keep the kind's own name) | cue_refused | `client:<name>` |
  * | anything else (preview_started, preview_made, passkey_*, passkeys_removed, push_*, oauth_client_*) | itself | as given |
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import type { Actor } from './lifecycle.js';
 
@@ -147,9 +147,12 @@ export function canonicalJson(value: unknown): string {
   return text;
 }
 
-/** Lower-case hex SHA-256 of a text's UTF-8 bytes. */
+/**
+ * Lower-case hex SHA-256 of a text's UTF-8 bytes. `crypto.hash` (Node ≥ 20.12; engines asks 20.19) is the
+ * one-shot form: no Hash object per call, about half the cost of `createHash` on an entry's few hundred bytes.
+ */
 export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
+  return hash('sha256', text, 'hex');
 }
 
 /** The canonical text of an entry without its hash, and that hash. */

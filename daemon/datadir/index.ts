@@ -12,3 +12,4 @@ export {
   readOrCreateSecret,
   writePrivateFileExclusive,
 } from './datadir.js';
+export { defaultDataDir, resolveDataDir } from './resolve.js';

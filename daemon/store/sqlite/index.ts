@@ -11,6 +11,7 @@ export {
   newestCommands,
   readAuditChain,
   type StoredChain,
+  walkAuditChain,
 } from './readonly.js';
 export { PAGE_CACHE_KIB } from './schema.js';
 export { CHANGE_POLL_MS, Store } from './store.js';

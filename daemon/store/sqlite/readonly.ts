@@ -93,6 +93,49 @@ export function readAuditChain(path: string, range: AuditRange = {}): StoredChai
   }
 }
 
+/**
+ * broker.db's whole audit chain in one streaming pass, read-only in one snapshot (`audit verify`): `visit`
+ * sees each row's entry text and hash in seq order without the rows being held (100,000 entries would be
+ * 100,000 objects kept alive for the collector to move); it returns false to stop. Then the checkpoints.
+ * Undefined as readAuditChain; `stopped` when `visit` stopped.
+ */
+export function walkAuditChain(
+  path: string,
+  visit: (entry: string | null, hash: string | null) => boolean,
+): { checkpoints: Checkpoint[]; stopped: boolean } | undefined {
+  if (!existsSync(path)) return undefined;
+  let db: ReturnType<typeof openReadOnly>;
+  try {
+    db = openReadOnly(path);
+  } catch {
+    return undefined;
+  }
+  try {
+    const columns = db.prepare("SELECT name FROM pragma_table_info('audit')").pluck().all() as string[];
+    if (!columns.includes('hash')) return undefined;
+    db.exec('BEGIN');
+    let stopped = false;
+    const rows = db.prepare('SELECT entry, hash FROM audit ORDER BY seq').raw().iterate() as IterableIterator<
+      [string | null, string | null]
+    >;
+    for (const [entry, hash] of rows) {
+      if (!visit(entry, hash)) {
+        stopped = true;
+        break; // ends the statement (the iterator's return)
+      }
+    }
+    const checkpoints = stopped
+      ? []
+      : (db
+          .prepare('SELECT seq, hash, at, signature FROM audit_checkpoints ORDER BY seq')
+          .all() as Checkpoint[]);
+    db.exec('COMMIT');
+    return { checkpoints, stopped };
+  } finally {
+    db.close();
+  }
+}
+
 /** Which entries an export holds: a time range (by seq, contiguous) or some commands' entries. */
 export interface AuditRange {
   since?: string;

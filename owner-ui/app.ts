@@ -27,6 +27,7 @@ import { type AllowChoice, AllowDialog } from './allow.js';
 import { argsReconnected, argsRefused, receiveArgs, setupArgsLoader } from './args-loader.js';
 import { showTrail } from './audit-trail.js';
 import { countdownText, timeLeft } from './card.js';
+import { CardActions } from './card-actions.js';
 import { CardList } from './card-list.js';
 import { ClickGuard } from './click-safety.js';
 import { OwnerConnection } from './connection.js';
@@ -46,8 +47,6 @@ import { PasskeyArea } from './passkeys.js';
 import { newestFirst, oldestFirst } from './placement.js';
 import { PushSettings } from './push.js';
 import { QueueView } from './queue-view.js';
-import { alreadyMineWords, myApproval } from './quorum.js';
-import { type RequestOptions, webauthn, webauthnTrouble } from './webauthn.js';
 
 const views = new Map<string, View>();
 /** Contract 15: the OAuth connections, with Disconnect (hidden while OAuth is off). */
@@ -144,6 +143,18 @@ const guard = new ClickGuard((card) => {
   return [...requests.values()].some((r) => r.id === id);
 });
 const cards = new CardList(guard, (id) => board.describe(id));
+/** Approve, Allow…, Deny and Reconcile on a card, a passkey approval in one gesture (card-actions.ts). */
+const actions = new CardActions({
+  views,
+  requests,
+  conn,
+  cards,
+  guard,
+  me: () => me,
+  reqId: () => `p${nextReq++}`,
+  openAllow: (v) => openAllow(v),
+});
+const act = (card: HTMLElement, action: string) => actions.act(card, action);
 const queue = new QueueView(cards, guard, firstRun, (force) => render(force));
 const header = new Header(guard, {
   retry: () => conn.retryNow(),
@@ -264,7 +275,7 @@ function onMessage(m: ServerMessage): void {
       passkeys.receive(m);
       return;
     case 'approve_challenge':
-      void signAndApprove(m);
+      void actions.signAndApprove(m);
       return;
     case 'push_devices':
       devices.devices(m.devices);
@@ -303,73 +314,11 @@ function onReply(m: Extract<ServerMessage, { type: 'reply' }>): void {
   cards.setMessage(req.id, `${m.error.code}: ${EXPLAIN[m.error.code] ?? ''} (${m.error.message})`);
 }
 
-function send(id: string, action: string, frame: Record<string, unknown>): void {
-  const req_id = `p${nextReq++}`;
-  if (!conn.send({ type: action, req_id, id, ...frame })) {
-    cards.setMessage(id, 'Not connected: wait for the panel to reconnect, then try again.');
-    return;
-  }
-  requests.set(req_id, { id, action });
-  const node = cards.node(id);
-  if (node !== undefined) guard.sync(node);
-}
-
-function act(card: HTMLElement, action: string): void {
-  const id = card.dataset.pendingId;
-  const v = id === undefined ? undefined : views.get(id);
-  if (v === undefined) return;
-  // The buttons are inert, and so are the shortcuts that stand for them (aria-keyshortcuts).
-  if (guard.isInert(card)) {
-    cards.setMessage(v.id, 'Wait a moment: this card just appeared or moved. Look at it again, then decide.');
-    return;
-  }
-  const mine = myApproval(v, me);
-  if (action === 'approve' && v.state === 'awaiting_review' && mine !== undefined)
-    cards.setMessage(v.id, alreadyMineWords(v, mine));
-  else if (action === 'approve' && v.state === 'awaiting_review' && v.passkey_required === true)
-    // Contract 13.3, one gesture: the challenge, the passkey prompt, then the approval with its assertion.
-    send(v.id, 'approve_challenge', { version: v.version });
-  else if (action === 'approve' && v.state === 'awaiting_review')
-    send(v.id, 'approve', { version: v.version });
-  else if (action === 'allow' && v.state === 'awaiting_review') openAllow(v);
-  else if (action === 'deny' && v.state === 'awaiting_review') {
-    const note = card.querySelector<HTMLInputElement>('input.note')?.value.trim() ?? '';
-    send(v.id, 'deny', note === '' ? { version: v.version } : { version: v.version, note });
-  } else if (action === 'reconcile' && (v.status === 'ERROR' || v.status === 'UNKNOWN')) {
-    const outcome = card.querySelector<HTMLInputElement>('input[type=radio]:checked')?.value;
-    if (outcome === undefined) {
-      cards.setMessage(v.id, 'Choose “delivered” or “not delivered” first.');
-      return;
-    }
-    const note = card.querySelector<HTMLInputElement>('input.reconcile-note')?.value.trim() ?? '';
-    send(v.id, 'reconcile', note === '' ? { outcome } : { outcome, note });
-  }
-}
-
-/**
- * Contract 13.3: the daemon's challenge over exactly this approval goes to the owner's authenticator (user
- * verification required), and its answer goes with `approve`. The card stays in flight meanwhile.
- */
-async function signAndApprove(m: Extract<ServerMessage, { type: 'approve_challenge' }>): Promise<void> {
-  const lib = webauthn();
-  try {
-    if (lib === undefined) throw new Error('this browser cannot use passkeys here');
-    const assertion = await lib.startAuthentication({ optionsJSON: m.options as unknown as RequestOptions });
-    requests.delete(m.req_id);
-    send(m.id, 'approve', { version: m.version, assertion });
-  } catch (e) {
-    requests.delete(m.req_id);
-    const node = cards.node(m.id);
-    if (node !== undefined) guard.sync(node);
-    cards.setMessage(m.id, webauthnTrouble(e));
-  }
-}
-
 /** The Allow… dialog for the card the owner looked at: its version is the one the grant approves. */
 function openAllow(v: View): void {
   allowDialog.open(
     v,
-    (grant: AllowChoice) => send(v.id, 'approve', { version: v.version, grant }),
+    (grant: AllowChoice) => actions.send(v.id, 'approve', { version: v.version, grant }),
     (submitted) => {
       // Back to the card: on its Allow button when cancelled, on the card once the approval is in flight.
       const node = cards.node(v.id);

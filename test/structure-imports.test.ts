@@ -247,3 +247,13 @@ describe('one direction (issue 20 item 4)', () => {
     expect(pastIndex(bad)).toEqual(['daemon/b/y.ts -> daemon/a/x.ts']);
   });
 });
+
+describe('files of one concept (issue 20 item 3)', () => {
+  it('no product file is past 400 lines', () => {
+    const long = productFiles()
+      .map((file) => [file, readFileSync(join(root, file), 'utf8').split('\n').length - 1] as const)
+      .filter(([, lines]) => lines > 400)
+      .map(([file, lines]) => `${file}: ${lines} lines`);
+    expect(long).toEqual([]);
+  });
+});

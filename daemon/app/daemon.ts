@@ -24,7 +24,6 @@ import { connectionLimits, createHttpServer, createOrigins, descriptorLimit } fr
 import { executorsOf } from '../kind/index.js';
 import { createSources, KINDS, type KindWork, startKindWork } from '../kinds/index.js';
 import { createMcpEdge } from '../mcp/index.js';
-import { loadVapidKeys, Notifier, PushDevices } from '../notify/index.js';
 import { OAuthServer, oauthRoutes } from '../oauth/index.js';
 import { createOwnerEdge, createSetupFeed, type OwnerContext } from '../owner/index.js';
 import { compileRules, RuleBook, removeRulesStatus, rulePort, writeRulesStatus } from '../rules/index.js';
@@ -36,38 +35,8 @@ import {
   withExposed,
   writeUpstreamStatus,
 } from '../upstreams/index.js';
-
-/** Errors that mean the data dir cannot be written (a read-only mount, a full disk, no permission). */
-const UNWRITABLE = new Set(['EROFS', 'EACCES', 'EPERM', 'ENOSPC', 'EDQUOT']);
-
-/**
- * Runs one start-up step on the data dir; an unwritable data dir becomes one clear line and exit 2
- * (contract 1.1: bad values exit 2 naming the field), not a stack trace. On a read-only mount Node's
- * recursive mkdir reports ENOENT for a missing child, so that counts too.
- */
-function unwritable<T>(dataDir: string, step: () => T): T {
-  try {
-    return step();
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    // SQLite reports a full or read-only disk under several extended codes (SQLITE_IOERR_WRITE, …).
-    const sqlite = code !== undefined && /^SQLITE_(FULL|READONLY|IOERR|CANTOPEN)/.test(code);
-    if (
-      e instanceof UsageError ||
-      code === undefined ||
-      !(UNWRITABLE.has(code) || code === 'ENOENT' || sqlite)
-    )
-      throw e;
-    throw new UsageError(
-      `--data-dir: ${dataDir} must be a writable directory on a writable file system with free space; ${detail(code, (e as Error).message)}`,
-      { cause: e },
-    );
-  }
-}
-
-function detail(code: string, message: string): string {
-  return message.startsWith(code) ? message : `${code}: ${message}`;
-}
+import { type Reach, startReach } from './reach.js';
+import { unwritable } from './unwritable.js';
 
 export interface DaemonOptions {
   env?: NodeJS.ProcessEnv;
@@ -83,8 +52,8 @@ export class Daemon {
   #broker: Broker | undefined;
   #retention: RetentionPass | undefined;
   #checkpoints: CheckpointTimer | undefined;
-  #notifier: Notifier | undefined;
-  #offCheckpoints: (() => void) | undefined;
+  /** Notifications and Web Push (contracts 13.1, 13.2). */
+  #reach: Reach | undefined;
   #server: Server | undefined;
   #edges: Edge[] = [];
   #tokens: Tokens | undefined;
@@ -233,38 +202,17 @@ export class Daemon {
           base: () => config.public_url ?? origins.url(),
         })
       : undefined;
-    // Contract 13.1: notifications hear every committed change and send in the background; links point
-    // at public_url when there is one (a phone reaches the daemon through it), else at the daemon itself.
-    // Contract 13.2: the VAPID key pair, made at first start and kept; the owners' devices, from the store.
-    const vapid = unwritable(config.dataDir, () => loadVapidKeys(paths.vapidJson));
-    const push = new PushDevices({
-      store: store.push,
-      keys: vapid,
-      subject: config.public_url ?? 'mailto:owner@ogf-broker.invalid',
-      log: this.#log,
-    });
-    await push.load();
-    const notifier = new Notifier({
-      push,
-      channels: config.notify,
-      kinds: KINDS,
+    const reach = await startReach({
+      config,
+      paths,
+      store,
+      broker,
       baseUrl: () => config.public_url ?? origins.url(),
       env: this.#env,
       log: this.#log,
-      statusPath: paths.notifyJson,
     });
-    this.#notifier = notifier;
-    if (notifier.active) notifier.start(broker);
-    // Contract 14: every signed checkpoint goes out as a `checkpoint` notification (13.1), so a copy of the
-    // chain's signed tip lives off this machine. The signature is public data: it proves, it grants nothing.
-    this.#offCheckpoints = store.audits.onCheckpoint((cp) =>
-      notifier.publish({
-        event: 'checkpoint',
-        title: `Audit checkpoint at entry ${cp.seq}`,
-        summary: `The audit record up to entry ${cp.seq} is signed: hash ${cp.hash}, signature ${cp.signature}`,
-        fields: { seq: cp.seq, hash: cp.hash, at: cp.at, signature: cp.signature },
-      }),
-    );
+    this.#reach = reach;
+    const push = reach.push;
     const ctx: OwnerContext = {
       ...(oauth !== undefined
         ? {
@@ -412,8 +360,7 @@ export class Daemon {
       await Promise.allSettled(this.#edges.map((e) => e.close()));
       this.#retention?.close();
       for (const w of this.#kindWork) w.close();
-      this.#offCheckpoints?.();
-      this.#notifier?.close();
+      this.#reach?.close();
       await this.#broker?.close();
       // After the broker: a call still in flight had its grace period; then every server's group stops.
       await this.#upstreams?.close();

@@ -30,7 +30,6 @@ import type {
   SubmitRequest,
   SubmitResult,
 } from './api.js';
-import type { ChainEntry } from './audit-chain.js';
 import type { BrokerDeps } from './broker-deps.js';
 import { CommandActions } from './command-actions.js';
 import { allOf, type Change, GroupCommit } from './commit.js';
@@ -41,9 +40,9 @@ import { type CommandPolicy, type ConfigGrant, GrantBook } from './grant-book.js
 import type { Grant } from './grants.js';
 import type { KindPolicies } from './kind-policy.js';
 import { Launches } from './launches.js';
-import { type Actor, type Command, type Event, isFinal, type State } from './lifecycle.js';
+import { type Actor, type Command, type Event, isFinal } from './lifecycle.js';
 import { Listeners } from './listeners.js';
-import type { AuditAction, AuditEntry, HistorySearch, StorePorts } from './ports.js';
+import type { AuditAction, AuditEntry, StorePorts } from './ports.js';
 import { Reads } from './reads.js';
 import { type Also, auditOf, logChange } from './records.js';
 import { recover } from './recovery.js';
@@ -225,14 +224,6 @@ export class Broker implements BrokerApi {
     return this.#grantActions.revoke(id, by);
   }
 
-  liveGrants(): Grant[] {
-    return this.#reads.liveGrants();
-  }
-
-  recentGrants(limit: number): Promise<Grant[]> {
-    return this.#reads.recentGrants(limit);
-  }
-
   subscribeGrants(listener: (grant: Grant) => void): () => void {
     return this.#grantListeners.add(listener);
   }
@@ -264,6 +255,17 @@ export class Broker implements BrokerApi {
     return this.#actions.prune(id);
   }
 
+  // The store as committed, as the edges read it (reads.ts).
+  readonly liveGrants: Reads['liveGrants'] = () => this.#reads.liveGrants();
+  readonly recentGrants: Reads['recentGrants'] = (limit) => this.#reads.recentGrants(limit);
+  readonly snapshot = (finalLimit = 200): Command[] => this.#reads.snapshot(finalLimit);
+  readonly history: Reads['history'] = (limit, before) => this.#reads.history(limit, before);
+  readonly search: Reads['search'] = (filter, limit, before) => this.#reads.search(filter, limit, before);
+  readonly auditFor: Reads['auditFor'] = (ids) => this.#reads.auditFor(ids);
+  readonly tasksOf: Reads['tasksOf'] = (client, limit, max, before) =>
+    this.#reads.tasksOf(client, limit, max, before);
+  readonly counts: Reads['counts'] = () => this.#reads.counts();
+
   /** The command as last committed (reads.ts: edges never see a change before its commit). */
   get(id: string): Command | undefined {
     return this.#reads.get(id);
@@ -278,35 +280,6 @@ export class Broker implements BrokerApi {
 
   subscribe(listener: (command: Command) => void): () => void {
     return this.#listeners.add(listener);
-  }
-
-  snapshot(finalLimit = 200): Command[] {
-    return this.#reads.snapshot(finalLimit);
-  }
-
-  history(limit: number, before?: string): Promise<Command[]> {
-    return this.#reads.history(limit, before);
-  }
-
-  search(filter: HistorySearch, limit: number, before?: string): Promise<Command[]> {
-    return this.#reads.search(filter, limit, before);
-  }
-
-  auditFor(commandIds: readonly string[]): Promise<ChainEntry[]> {
-    return this.#reads.auditFor(commandIds);
-  }
-
-  tasksOf(
-    client: string,
-    limit: number,
-    maxChars: number,
-    before?: string,
-  ): Promise<{ commands: Command[]; more: boolean } | undefined> {
-    return this.#reads.tasksOf(client, limit, maxChars, before);
-  }
-
-  counts(): Promise<Partial<Record<State, number>>> {
-    return this.#reads.counts();
   }
 
   audit(entry: AuditEntry): void {

@@ -16,12 +16,36 @@ import {
   POLICY_TEST_DEFAULT,
   POLICY_TEST_MAX,
 } from '../rules/index.js';
+import { id, must, reqId, strict, version } from './protocol-fields.js';
+import {
+  type AuditFrame,
+  auditFrame,
+  HISTORY_DEFAULT,
+  HISTORY_MAX,
+  type HistoryFrame,
+  historyFrame,
+  SEARCH_TEXT_MAX,
+} from './protocol-history.js';
+import {
+  type ApproveChallengeFrame,
+  approveChallengeFrame,
+  type PasskeyFrame,
+  passkeyBeginFrame,
+  passkeyFinishFrame,
+  passkeyListFrame,
+  passkeyRemoveFrame,
+} from './protocol-passkeys.js';
+import {
+  type PushListFrame,
+  type PushSubscribeFrame,
+  type PushUnsubscribeFrame,
+  pushListFrame,
+  pushSubscribeFrame,
+  pushUnsubscribeFrame,
+} from './protocol-push.js';
 
 /** Frames over this many bytes close the socket with 1009 (contract 5). */
 export const MAX_FRAME_BYTES = 64 * 1024;
-/** `history` answers at most this many commands (contract 5). */
-export const HISTORY_MAX = 500;
-export const HISTORY_DEFAULT = 100;
 /** The longest deny or reconcile note we keep: a few paragraphs, far below the frame cap. */
 export const NOTE_MAX = 2000;
 
@@ -48,55 +72,9 @@ export const CLIENT_TYPES = [
 ] as const;
 export type ClientType = (typeof CLIENT_TYPES)[number];
 
-function must(field: string, accepts: string) {
-  return {
-    error: (issue: { input?: unknown }) => `${field} must be ${accepts}, got ${describeInput(issue.input)}`,
-  };
-}
-
-const REQ_ID = 'a string of at most 64 characters';
-const reqId = z.string(must('req_id', REQ_ID)).max(64, must('req_id', REQ_ID));
-const ID = 'a pending_id string (1 to 128 characters)';
-const id = z.string(must('id', ID)).min(1, must('id', ID)).max(128, must('id', ID));
-const VERSION = "an integer >= 1 (the View's current version)";
-const version = z
-  .number(must('version', VERSION))
-  .int(must('version', VERSION))
-  .min(1, must('version', VERSION));
 const NOTE = `a string of at most ${NOTE_MAX} characters`;
 const note = z.string(must('note', NOTE)).max(NOTE_MAX, must('note', NOTE));
 const OUTCOME = 'one of delivered, not_delivered';
-const LIMIT = `an integer from 1 to ${HISTORY_MAX}`;
-const BEFORE = 'a pending_id or an ISO-8601 time (1 to 128 characters)';
-/** The longest text the history search takes (contract 14). */
-export const SEARCH_TEXT_MAX = 200;
-const TEXT = `a string of at most ${SEARCH_TEXT_MAX} characters`;
-const STATES = [
-  'awaiting_review',
-  'approved',
-  'running',
-  'succeeded',
-  'denied',
-  'failed',
-  'unknown',
-] as const;
-const STATE = `one of ${STATES.join(', ')}`;
-const SEARCH_CLIENT = 'a client name (1 to 64 characters)';
-const TIME = 'an ISO-8601 time such as 2026-11-30T10:00:00.000Z';
-const isoTime = (field: string) =>
-  z
-    .string(must(field, TIME))
-    .max(40, must(field, TIME))
-    .refine((v) => /^\d{4}-\d{2}-\d{2}/.test(v) && !Number.isNaN(Date.parse(v)), must(field, TIME))
-    .transform((v) => new Date(Date.parse(v)).toISOString());
-const IDS = `an array of 1 to ${HISTORY_MAX} pending_ids`;
-
-const strict = {
-  error: (issue: { code?: string; keys?: string[] }) =>
-    issue.code === 'unrecognized_keys'
-      ? `${(issue.keys ?? []).join(', ')}: unknown field (not accepted here)`
-      : undefined,
-};
 
 // Contract 8: grants. ttl_s 60..2592000 (required), uses 1..10000 (optional), a client name or `*`.
 const TTL = `an integer number of seconds from ${GRANT_TTL_MIN_S} to ${GRANT_TTL_MAX_S}`;
@@ -175,8 +153,6 @@ const approveGrant = z
   });
 
 const ASSERTION = 'the WebAuthn answer (AuthenticationResponseJSON) to the approve_challenge of this version';
-const WEBAUTHN_RESPONSE = 'the WebAuthn answer of the browser (startRegistration)';
-const CREDENTIAL_ID = 'a credential id (base64url, 1 to 1024 characters) from passkey_list';
 
 export const approveFrame = z.strictObject(
   {
@@ -187,31 +163,6 @@ export const approveFrame = z.strictObject(
     grant: approveGrant.optional(),
     // Contract 13.3: checked by the owner edge (passkeys/approval.ts) before the broker sees the approval.
     assertion: z.record(z.string(), z.unknown(), must('assertion', ASSERTION)).optional(),
-  },
-  strict,
-);
-/** Contract 13.3: a challenge over exactly what approving `id` at `version` means. */
-export const approveChallengeFrame = z.strictObject(
-  { type: z.literal('approve_challenge'), req_id: reqId, id, version },
-  strict,
-);
-export const passkeyBeginFrame = z.strictObject({ type: z.literal('passkey_begin'), req_id: reqId }, strict);
-export const passkeyFinishFrame = z.strictObject(
-  {
-    type: z.literal('passkey_finish'),
-    req_id: reqId,
-    response: z.record(z.string(), z.unknown(), must('response', WEBAUTHN_RESPONSE)),
-  },
-  strict,
-);
-export const passkeyListFrame = z.strictObject({ type: z.literal('passkey_list'), req_id: reqId }, strict);
-export const passkeyRemoveFrame = z.strictObject(
-  {
-    type: z.literal('passkey_remove'),
-    req_id: reqId,
-    credential_id: z
-      .string(must('credential_id', CREDENTIAL_ID))
-      .regex(/^[A-Za-z0-9_-]{1,1024}$/, must('credential_id', CREDENTIAL_ID)),
   },
   strict,
 );
@@ -264,59 +215,6 @@ export const reconcileFrame = z.strictObject(
   },
   strict,
 );
-export const historyFrame = z.strictObject(
-  {
-    type: z.literal('history'),
-    req_id: reqId,
-    before: z
-      .string(must('before', BEFORE))
-      .min(1, must('before', BEFORE))
-      .max(128, must('before', BEFORE))
-      .optional(),
-    limit: z
-      .number(must('limit', LIMIT))
-      .int(must('limit', LIMIT))
-      .min(1, must('limit', LIMIT))
-      .max(HISTORY_MAX, must('limit', LIMIT))
-      .optional(),
-    // Contract 14: the history search; each field narrows what `history` answers.
-    text: z.string(must('text', TEXT)).max(SEARCH_TEXT_MAX, must('text', TEXT)).optional(),
-    state: z.enum(STATES, must('state', STATE)).optional(),
-    client: z
-      .string(must('client', SEARCH_CLIENT))
-      .min(1, must('client', SEARCH_CLIENT))
-      .max(64, must('client', SEARCH_CLIENT))
-      .optional(),
-    since: isoTime('since').optional(),
-    until: isoTime('until').optional(),
-  },
-  strict,
-);
-
-/**
- * Contract 14: a command's audit entries ("who did what, when"), or — with `command_ids` — the entries of
- * the commands a panel shows, as the JSONL export when `format` is `jsonl`.
- */
-export const auditFrame = z
-  .strictObject(
-    {
-      type: z.literal('audit'),
-      req_id: reqId,
-      command_id: id.optional(),
-      command_ids: z
-        .array(id, must('command_ids', IDS))
-        .min(1, must('command_ids', IDS))
-        .max(HISTORY_MAX, must('command_ids', IDS))
-        .optional(),
-      format: z.literal('jsonl', must('format', 'jsonl')).optional(),
-    },
-    strict,
-  )
-  .refine((f) => (f.command_id === undefined) !== (f.command_ids === undefined), {
-    message:
-      'command_id must be a pending_id string, or command_ids an array of them (exactly one of the two)',
-  });
-
 /**
  * An addition to contract 5: a command's whole arguments, which its View carries only as a preview when
  * they are over 16 KiB of JSON (`args_truncated`, core/args-preview.ts). Any command an owner can see.
@@ -358,89 +256,24 @@ export const policyTestFrame = z
     message:
       'policy_test must carry exactly one of rule {when, decision} and grant {command, client, args? | when?}',
   });
-// Contract 13.2: Web Push. An endpoint is an https URL, or an http URL on a loopback address (a local push
-// relay, and how tests play the push service); the keys are the browser's P-256 public key (65 bytes) and
-// its 16-byte auth secret, base64url.
-const ENDPOINT = 'an https:// URL (or http:// on a loopback address) of at most 2048 characters';
-function isPushEndpoint(u: string): boolean {
-  try {
-    const url = new URL(u);
-    if (url.protocol === 'https:') return url.hostname !== '';
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    return (
-      url.protocol === 'http:' &&
-      (host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host))
-    );
-  } catch {
-    return false;
-  }
-}
-const endpoint = (field: string) =>
-  z
-    .string(must(field, ENDPOINT))
-    .max(2048, must(field, ENDPOINT))
-    .refine(isPushEndpoint, must(field, ENDPOINT));
-function base64urlBytes(field: string, bytes: number, first?: number) {
-  const accepts = `base64url of ${bytes} bytes${first === undefined ? '' : ' (an uncompressed P-256 point)'}`;
-  return z
-    .string(must(field, accepts))
-    .max(200, must(field, accepts))
-    .refine(
-      (t) => {
-        if (!/^[A-Za-z0-9_-]+={0,2}$/.test(t)) return false;
-        const b = Buffer.from(t, 'base64url');
-        return b.length === bytes && (first === undefined || b[0] === first);
-      },
-      must(field, accepts),
-    );
-}
-export const pushSubscribeFrame = z.strictObject(
-  {
-    type: z.literal('push_subscribe'),
-    req_id: reqId,
-    subscription: z.strictObject(
-      {
-        endpoint: endpoint('subscription.endpoint'),
-        expirationTime: z.number().nullable().optional(),
-        keys: z.strictObject(
-          {
-            p256dh: base64urlBytes('subscription.keys.p256dh', 65, 4),
-            auth: base64urlBytes('subscription.keys.auth', 16),
-          },
-          strict,
-        ),
-      },
-      strict,
-    ),
-  },
-  strict,
-);
-export const pushUnsubscribeFrame = z.strictObject(
-  { type: z.literal('push_unsubscribe'), req_id: reqId, endpoint: endpoint('endpoint') },
-  strict,
-);
-/** Not in contract 13.2, which says only that the panel lists them: the signed-in owner's devices. */
-export const pushListFrame = z.strictObject({ type: z.literal('push_list'), req_id: reqId }, strict);
-
 export type ApproveFrame = z.infer<typeof approveFrame>;
 export type DenyFrame = z.infer<typeof denyFrame>;
 export type ReconcileFrame = z.infer<typeof reconcileFrame>;
-export type HistoryFrame = z.infer<typeof historyFrame>;
 export type GrantFrame = z.infer<typeof grantFrame>;
 export type RevokeFrame = z.infer<typeof revokeFrame>;
 export type GrantsFrame = z.infer<typeof grantsFrame>;
 export type ArgsFrame = z.infer<typeof argsFrame>;
 export type PolicyTestFrame = z.infer<typeof policyTestFrame>;
-export type AuditFrame = z.infer<typeof auditFrame>;
-export type ApproveChallengeFrame = z.infer<typeof approveChallengeFrame>;
-export type PasskeyFrame =
-  | z.infer<typeof passkeyBeginFrame>
-  | z.infer<typeof passkeyFinishFrame>
-  | z.infer<typeof passkeyListFrame>
-  | z.infer<typeof passkeyRemoveFrame>;
-export type PushSubscribeFrame = z.infer<typeof pushSubscribeFrame>;
-export type PushUnsubscribeFrame = z.infer<typeof pushUnsubscribeFrame>;
-export type PushListFrame = z.infer<typeof pushListFrame>;
+export type {
+  ApproveChallengeFrame,
+  AuditFrame,
+  HistoryFrame,
+  PasskeyFrame,
+  PushListFrame,
+  PushSubscribeFrame,
+  PushUnsubscribeFrame,
+};
+export { HISTORY_DEFAULT, HISTORY_MAX, SEARCH_TEXT_MAX };
 export type ClientFrame =
   | ApproveFrame
   | DenyFrame

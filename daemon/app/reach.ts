@@ -1,0 +1,65 @@
+/**
+ * Reaching the owner where they are (contracts 13.1, 13.2, 14): the notification channels hear every
+ * committed change and send in the background; links point at public_url when there is one (a phone reaches
+ * the daemon through it), else at the daemon itself. The VAPID key pair is made at first start and kept; the
+ * owners' devices come from the store. Every signed audit checkpoint goes out as a `checkpoint`
+ * notification, so a copy of the chain's signed tip lives off this machine.
+ */
+import type { Logger } from '../base/index.js';
+import type { Config } from '../config/index.js';
+import type { BrokerApi, StorePorts } from '../core/index.js';
+import type { DataDir } from '../datadir/index.js';
+import { KINDS } from '../kinds/index.js';
+import { loadVapidKeys, Notifier, PushDevices } from '../notify/index.js';
+import { unwritable } from './unwritable.js';
+
+export interface Reach {
+  readonly push: PushDevices;
+  close(): void;
+}
+
+export async function startReach(o: {
+  config: Config;
+  paths: DataDir;
+  store: Pick<StorePorts, 'push' | 'audits'>;
+  broker: BrokerApi;
+  baseUrl: () => string;
+  env: NodeJS.ProcessEnv;
+  log: Logger;
+}): Promise<Reach> {
+  const { config, paths, store, log } = o;
+  const vapid = unwritable(config.dataDir, () => loadVapidKeys(paths.vapidJson));
+  const push = new PushDevices({
+    store: store.push,
+    keys: vapid,
+    subject: config.public_url ?? 'mailto:owner@ogf-broker.invalid',
+    log,
+  });
+  await push.load();
+  const notifier = new Notifier({
+    push,
+    channels: config.notify,
+    kinds: KINDS,
+    baseUrl: o.baseUrl,
+    env: o.env,
+    log,
+    statusPath: paths.notifyJson,
+  });
+  if (notifier.active) notifier.start(o.broker);
+  // The signature is public data: it proves, it grants nothing.
+  const offCheckpoints = store.audits.onCheckpoint((cp) =>
+    notifier.publish({
+      event: 'checkpoint',
+      title: `Audit checkpoint at entry ${cp.seq}`,
+      summary: `The audit record up to entry ${cp.seq} is signed: hash ${cp.hash}, signature ${cp.signature}`,
+      fields: { seq: cp.seq, hash: cp.hash, at: cp.at, signature: cp.signature },
+    }),
+  );
+  return {
+    push,
+    close() {
+      offCheckpoints();
+      notifier.close();
+    },
+  };
+}

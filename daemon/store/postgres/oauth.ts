@@ -5,31 +5,9 @@
  * `oauth_client_disconnected`. A refresh token's rotation is decided on its row, which PostgreSQL locks and
  * re-checks: of two daemons rotating one token at once, the second finds it no longer live (a reuse).
  */
-import type {
-  OAuthConnection,
-  OAuthRegisteredClient,
-  OAuthStore,
-  OAuthTokenRecord,
-} from '../../core/index.js';
+import type { OAuthRegisteredClient, OAuthStore, OAuthTokenRecord } from '../../core/index.js';
+import { type ConnectionRow, toConnection } from '../rows/index.js';
 import type { PgTransactions, Steps } from './transaction.js';
-
-interface ConnectionRow {
-  id: string;
-  client_name: string;
-  client_id: string;
-  client_host: string;
-  redirect_host: string;
-  connected_at: string;
-  last_used_at: string;
-  revoked_at: string | null;
-}
-
-function toConnection(r: ConnectionRow): OAuthConnection {
-  const { revoked_at, ...rest } = r;
-  const c: OAuthConnection = { ...rest };
-  if (revoked_at !== null) c.revoked_at = revoked_at;
-  return c;
-}
 
 const LIVE = 'SELECT * FROM oauth_connections WHERE revoked_at IS NULL ORDER BY connected_at, id';
 

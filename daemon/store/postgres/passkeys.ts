@@ -3,34 +3,10 @@
  * (store/sqlite/passkeys.ts): public data only; adding and removing one is audited in the same transaction
  * (`passkey_added`, `passkey_removed`), and `token owner --rotate` removes them all (`passkeys_removed`).
  */
-import type { AuditEntry, PasskeyStore, StoredPasskey } from '../../core/index.js';
+import type { AuditEntry, PasskeyStore } from '../../core/index.js';
+import { type PasskeyRow, toPasskey } from '../rows/index.js';
 import { AUDIT_SELECT, withAudit } from './audit-sql.js';
 import type { PgTransactions } from './transaction.js';
-
-interface PasskeyRow {
-  credential_id: string;
-  owner: string;
-  public_key: string;
-  rp_id: string;
-  counter: number;
-  transports: string | null;
-  created_at: string;
-  last_used_at: string | null;
-}
-
-function toPasskey(row: PasskeyRow): StoredPasskey {
-  const p: StoredPasskey = {
-    credential_id: row.credential_id,
-    owner: row.owner,
-    public_key: row.public_key,
-    rp_id: row.rp_id,
-    counter: row.counter,
-    created_at: row.created_at,
-  };
-  if (row.transports !== null) p.transports = JSON.parse(row.transports) as string[];
-  if (row.last_used_at !== null) p.last_used_at = row.last_used_at;
-  return p;
-}
 
 const COLUMNS = 'credential_id, owner, public_key, rp_id, counter, transports, created_at, last_used_at';
 

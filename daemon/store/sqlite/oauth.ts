@@ -10,33 +10,9 @@ import type {
   OAuthRegisteredClient,
   OAuthTokenRecord,
 } from '../../core/index.js';
+import { type ConnectionRow, toConnection } from '../rows/index.js';
 import type { SqliteAudit } from './audit.js';
 import type { Db } from './schema.js';
-
-interface ConnectionRow {
-  id: string;
-  client_name: string;
-  client_id: string;
-  client_host: string;
-  redirect_host: string;
-  connected_at: string;
-  last_used_at: string;
-  revoked_at: string | null;
-}
-
-function toConnection(r: ConnectionRow): OAuthConnection {
-  const c: OAuthConnection = {
-    id: r.id,
-    client_name: r.client_name,
-    client_id: r.client_id,
-    client_host: r.client_host,
-    redirect_host: r.redirect_host,
-    connected_at: r.connected_at,
-    last_used_at: r.last_used_at,
-  };
-  if (r.revoked_at !== null) c.revoked_at = r.revoked_at;
-  return c;
-}
 
 /** The OAuth tables, synchronously, on one connection. */
 export class SqliteOAuth {

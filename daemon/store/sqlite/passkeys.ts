@@ -4,33 +4,9 @@
  * in the same transaction (`passkey_added`, `passkey_removed`), naming the owner and the credential.
  */
 import type { AuditEntry, StoredPasskey } from '../../core/index.js';
+import { type PasskeyRow, toPasskey } from '../rows/index.js';
 import type { SqliteAudit } from './audit.js';
 import type { Db } from './schema.js';
-
-interface PasskeyRow {
-  credential_id: string;
-  owner: string;
-  public_key: string;
-  rp_id: string;
-  counter: number;
-  transports: string | null;
-  created_at: string;
-  last_used_at: string | null;
-}
-
-function toPasskey(row: PasskeyRow): StoredPasskey {
-  const p: StoredPasskey = {
-    credential_id: row.credential_id,
-    owner: row.owner,
-    public_key: row.public_key,
-    rp_id: row.rp_id,
-    counter: row.counter,
-    created_at: row.created_at,
-  };
-  if (row.transports !== null) p.transports = JSON.parse(row.transports) as string[];
-  if (row.last_used_at !== null) p.last_used_at = row.last_used_at;
-  return p;
-}
 
 /** Passkey rows, synchronously, on one connection. */
 export class SqlitePasskeys {

@@ -3,20 +3,10 @@
  * TRUNCATE, except chaining a row an older version wrote: schema.ts). The chain is sealed by the
  * transaction that appends (transaction.ts); this file reads it and signs the 10-minute checkpoints.
  */
-import type { AuditStore, ChainEntry, Checkpoint, StoredAudit } from '../../core/index.js';
+import type { AuditStore, Checkpoint } from '../../core/index.js';
+import { type AuditRow, toAudit, toChain } from '../rows/index.js';
 import { AUDIT_SELECT, withAudit } from './audit-sql.js';
 import type { PgTransactions } from './transaction.js';
-
-interface AuditRow {
-  seq: number;
-  at: string;
-  actor_kind: StoredAudit['actor']['kind'];
-  actor: string;
-  action: StoredAudit['action'];
-  command_id: string | null;
-  version: number | null;
-  detail: string | null;
-}
 
 const APPEND = withAudit(AUDIT_SELECT, 0);
 
@@ -48,22 +38,4 @@ export function pgAudit(tx: PgTransactions, onCheckpoint: AuditStore['onCheckpoi
   };
 }
 
-/** A chained row as the contract's entry. */
-export function toChain(row: { entry: string; hash: string }): ChainEntry {
-  return { ...(JSON.parse(row.entry) as Omit<ChainEntry, 'hash'>), hash: row.hash };
-}
-
-export function toAudit(row: AuditRow): StoredAudit {
-  const entry: StoredAudit = {
-    seq: row.seq,
-    at: row.at,
-    actor: { kind: row.actor_kind, name: row.actor },
-    action: row.action,
-  };
-  if (row.command_id !== null) entry.command_id = row.command_id;
-  if (row.version !== null) entry.version = row.version;
-  if (row.detail !== null) entry.detail = JSON.parse(row.detail) as Record<string, unknown>;
-  return entry;
-}
-
-export type { AuditRow };
+export { type AuditRow, toAudit, toChain };

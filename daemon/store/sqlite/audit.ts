@@ -13,8 +13,6 @@
  */
 
 import {
-  type Actor,
-  type AuditAction,
   type AuditEntry,
   type AuditSigner,
   type ChainEntry,
@@ -25,20 +23,8 @@ import {
   type StoredAudit,
   sealEntry,
 } from '../../core/index.js';
+import { type AuditRow, toAudit, toChain } from '../rows/index.js';
 import type { Db } from './schema.js';
-
-interface AuditRow {
-  seq: number;
-  at: string;
-  actor_kind: Actor['kind'];
-  actor: string;
-  action: AuditAction;
-  command_id: string | null;
-  version: number | null;
-  detail: string | null;
-  entry: string | null;
-  hash: string | null;
-}
 
 /** Contract 14: the store signs a checkpoint with every 1,000th entry, in that entry's transaction. */
 export const CHECKPOINT_EVERY = 1000;
@@ -175,22 +161,4 @@ export class SqliteAudit {
     }
     return out.sort((a, b) => a.seq - b.seq);
   }
-}
-
-/** A chained row as the contract's entry. */
-export function toChain(row: { entry: string; hash: string }): ChainEntry {
-  return { ...(JSON.parse(row.entry) as Omit<ChainEntry, 'hash'>), hash: row.hash };
-}
-
-function toAudit(row: AuditRow): StoredAudit {
-  const entry: StoredAudit = {
-    seq: row.seq,
-    at: row.at,
-    actor: { kind: row.actor_kind, name: row.actor },
-    action: row.action,
-  };
-  if (row.command_id !== null) entry.command_id = row.command_id;
-  if (row.version !== null) entry.version = row.version;
-  if (row.detail !== null) entry.detail = JSON.parse(row.detail) as Record<string, unknown>;
-  return entry;
 }

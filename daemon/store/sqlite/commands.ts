@@ -229,21 +229,16 @@ export class SqliteCommands {
         params.push(text);
       }
     }
-    if (filter.state !== undefined) {
-      where.push('state = ?');
-      params.push(filter.state);
-    }
-    if (filter.client !== undefined) {
-      where.push('client = ?');
-      params.push(filter.client);
-    }
-    if (filter.since !== undefined) {
-      where.push('created_at >= ?');
-      params.push(filter.since);
-    }
-    if (filter.until !== undefined) {
-      where.push('created_at <= ?');
-      params.push(filter.until);
+    const exact: Array<[string, string | undefined]> = [
+      ['state = ?', filter.state],
+      ['client = ?', filter.client],
+      ['created_at >= ?', filter.since],
+      ['created_at <= ?', filter.until],
+    ];
+    for (const [sql, value] of exact) {
+      if (value === undefined) continue;
+      where.push(sql);
+      params.push(value);
     }
     if (before !== undefined) {
       const seq = this.#stmts.seqOf.get(before) as { seq: number } | undefined;

@@ -68,16 +68,7 @@ export interface StoredChain {
  * consistent snapshot). Undefined when the file is absent or older than the chain (start the daemon once).
  */
 export function readAuditChain(path: string, range: AuditRange = {}): StoredChain | undefined {
-  if (!existsSync(path)) return undefined;
-  let db: ReturnType<typeof openReadOnly>;
-  try {
-    db = openReadOnly(path);
-  } catch {
-    return undefined;
-  }
-  try {
-    const columns = db.prepare("SELECT name FROM pragma_table_info('audit')").pluck().all() as string[];
-    if (!columns.includes('hash')) return undefined;
+  return withChain(path, (db) => {
     db.exec('BEGIN'); // one snapshot for the rows and the checkpoints
     const { where, params } = rangeSql(range);
     const rows = db
@@ -88,6 +79,25 @@ export function readAuditChain(path: string, range: AuditRange = {}): StoredChai
       .all() as Checkpoint[];
     db.exec('COMMIT');
     return { rows, checkpoints };
+  });
+}
+
+/**
+ * Runs `read` on broker.db opened read-only; undefined when the file is absent, cannot be opened, or is older
+ * than the chain (no `hash` column: start the daemon once).
+ */
+function withChain<T>(path: string, read: (db: ReturnType<typeof openReadOnly>) => T): T | undefined {
+  if (!existsSync(path)) return undefined;
+  let db: ReturnType<typeof openReadOnly>;
+  try {
+    db = openReadOnly(path);
+  } catch {
+    return undefined;
+  }
+  try {
+    const columns = db.prepare("SELECT name FROM pragma_table_info('audit')").pluck().all() as string[];
+    if (!columns.includes('hash')) return undefined;
+    return read(db);
   } finally {
     db.close();
   }
@@ -103,16 +113,7 @@ export function walkAuditChain(
   path: string,
   visit: (entry: string | null, hash: string | null) => boolean,
 ): { checkpoints: Checkpoint[]; stopped: boolean } | undefined {
-  if (!existsSync(path)) return undefined;
-  let db: ReturnType<typeof openReadOnly>;
-  try {
-    db = openReadOnly(path);
-  } catch {
-    return undefined;
-  }
-  try {
-    const columns = db.prepare("SELECT name FROM pragma_table_info('audit')").pluck().all() as string[];
-    if (!columns.includes('hash')) return undefined;
+  return withChain(path, (db) => {
     db.exec('BEGIN');
     let stopped = false;
     const rows = db.prepare('SELECT entry, hash FROM audit ORDER BY seq').raw().iterate() as IterableIterator<
@@ -131,9 +132,7 @@ export function walkAuditChain(
           .all() as Checkpoint[]);
     db.exec('COMMIT');
     return { checkpoints, stopped };
-  } finally {
-    db.close();
-  }
+  });
 }
 
 /** Which entries an export holds: a time range (by seq, contiguous) or some commands' entries. */

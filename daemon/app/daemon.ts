@@ -177,6 +177,9 @@ export class Daemon {
       // Contract 13.3: approvals of these need the approving owner's passkey; never granted or auto-approved.
       passkeyRequired: (name) => requiresPasskey(config, name),
       configGrants: config.grants,
+      // Contract 16: commands carry this node's name; on a shared database only its own are launched here.
+      node: config.node_name,
+      shared: config.database_url !== null,
       // Contract 11: the config's rules, read at start (the config loader already compiled each once).
       rules: rulePort(new RuleBook(compiledRules(config), this.#log, systemClock), KINDS),
       log: this.#log,

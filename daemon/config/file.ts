@@ -6,6 +6,7 @@ import { commandSchema, NAME_RE } from './catalog.js';
 import { databaseUrlFromEnvSchema } from './database.js';
 import { HTTPS_ORIGIN, intIn, isHttpsOrigin } from './fields.js';
 import { commandApprovals, configGrantSchema } from './grants.js';
+import { nodeNameSchema } from './node.js';
 import { notifySchema } from './notify.js';
 import { oauthSchema } from './oauth.js';
 import { passkeyAllowRefusal, requiresPasskey } from './passkey.js';
@@ -78,6 +79,8 @@ export const fileSchema = z
     notify: notifySchema,
     // Contract 16: the variable holding the shared PostgreSQL's URL (else OGF_BROKER_DATABASE_URL, else SQLite).
     database_url_from_env: databaseUrlFromEnvSchema.optional(),
+    // Contract 16: this daemon's name among the nodes of one database (default: the host name, node.ts).
+    node_name: nodeNameSchema.optional(),
   })
   .superRefine((file, ctx) => {
     const twice = repeatedRuleId(file.rules);

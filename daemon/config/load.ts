@@ -12,6 +12,7 @@ import { databaseUrl } from './database.js';
 import { describeZodError, protoKeyPath } from './fields.js';
 import { type BridgeConfig, fileSchema } from './file.js';
 import type { ConfigGrantEntry } from './grants.js';
+import { defaultNodeName } from './node.js';
 import type { NotifyChannelConfig } from './notify.js';
 import type { OAuthConfig } from './oauth.js';
 import type { RuleConfigEntry } from './rules.js';
@@ -44,6 +45,8 @@ export interface Config {
   notify: ReadonlyArray<NotifyChannelConfig>;
   /** Contract 16: the shared PostgreSQL's URL, or null for the embedded SQLite (never logged: a password). */
   database_url: string | null;
+  /** Contract 16: this daemon's node name (config `node_name`, default the host name: node.ts). */
+  node_name: string;
 }
 
 /** What flags say; each falls back to its environment variable (contract 1.1). */
@@ -156,5 +159,6 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
     require_passkey: file.require_passkey,
     notify: Object.freeze(file.notify),
     database_url: databaseUrl(file.database_url_from_env, env),
+    node_name: file.node_name ?? defaultNodeName(),
   });
 }

@@ -38,6 +38,13 @@ export interface BrokerDeps {
   passkeyRequired?: (command: string) => boolean;
   /** Contract 8: the config's grants, made live at start under their stable ids. */
   configGrants?: readonly ConfigGrant[];
+  /**
+   * Contract 16: this daemon's node name, stamped on every command it receives. With `shared`, the broker
+   * launches, expires and recovers only its own node's commands, and hears the others' from the store.
+   */
+  node?: string;
+  /** Contract 16: the store is shared with other nodes (PostgreSQL); default false (every command is ours). */
+  shared?: boolean;
   clock?: Clock;
   log?: Logger;
   randomId?: () => string;

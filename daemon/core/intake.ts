@@ -198,6 +198,7 @@ export function commandOf(
   approvalsNeeded: number | undefined,
   kinds: KindPolicies,
   passkey = false,
+  node?: string,
 ): Command {
   const command: Command = {
     id,
@@ -212,6 +213,7 @@ export function commandOf(
     phase: { state: 'awaiting_review' },
     ...kinds.fields(req),
   };
+  if (node !== undefined) command.node = node;
   if (req.justification !== undefined) command.justification = req.justification;
   if (req.request_id !== undefined) command.request_id = req.request_id;
   if (req.task !== undefined) command.task = req.task;

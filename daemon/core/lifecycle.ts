@@ -173,6 +173,11 @@ export interface Command extends KindFields {
   display: string[];
   justification?: string;
   client: string;
+  /**
+   * Contract 16: the node (daemon) that received it; only that node launches it and applies restart rules
+   * 3–4 to it. Absent on commands stored before nodes existed.
+   */
+  node?: string;
   request_id?: string;
   /** Made as an MCP task (contract 10): the task is this command, kept this long at least. */
   task?: { ttl_ms: number };

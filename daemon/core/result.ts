@@ -11,6 +11,8 @@ export interface CommandResult {
   phase?: 'awaiting_review' | 'approved' | 'running';
   command: string;
   display?: string[];
+  /** Contract 16: the node that received it (absent on commands stored before nodes existed). */
+  node?: string;
   created_at?: string;
   review_expires_at?: string;
   reason?: string;
@@ -55,6 +57,7 @@ export function toResult(command: Command): CommandResult {
     status: statusOf(p.state),
     command: command.command,
     display: command.display,
+    ...(command.node === undefined ? {} : { node: command.node }),
     created_at: command.created_at,
     review_expires_at: command.review_expires_at,
   };

@@ -42,6 +42,8 @@ export interface SubmitDeps {
   /** Session secrets, in memory only (rule 4); the broker drops them when their command turns final. */
   secrets: Map<string, unknown>;
   randomId?: () => string;
+  /** Contract 16: this daemon's node name, stamped on every command it receives. */
+  node?: string;
   reviewMs: number;
   /** Contract 1.3 (v2): PENDING commands one client may have (default 100). */
   maxPendingPerClient?: number;
@@ -113,6 +115,7 @@ export class Submits {
       decided.kind === 'create' ? decided.approvalsNeeded : undefined,
       kinds,
       decided.kind === 'create' && decided.passkey === true,
+      this.#deps.node,
     );
     const grant = decided.kind === 'create' ? decided.grant : undefined;
     const by = decided.kind === 'create' ? decided.approvedBy : decided.deniedBy;

@@ -39,6 +39,8 @@ export interface View extends KindView {
   args_hidden?: number;
   justification?: string;
   client: string;
+  /** Contract 16: the node that received it (absent on commands stored before nodes existed). */
+  node?: string;
   created_at: string;
   review_expires_at: string;
   state: State;
@@ -100,6 +102,7 @@ export function toView(command: Command, kinds: KindPolicies): View {
     summary: kinds.of(command.tool).summary(command),
     args: command.args,
     client: command.client,
+    ...(command.node === undefined ? {} : { node: command.node }),
     created_at: command.created_at,
     review_expires_at: command.review_expires_at,
     state,

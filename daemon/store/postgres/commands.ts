@@ -16,11 +16,11 @@ const FINAL_STATES = "('succeeded','denied','failed','unknown')";
 const ACTIVE_STATES = "('awaiting_review','approved','running')";
 
 const INSERT = withAudit(
-  `WITH c AS (INSERT INTO commands (id, client, request_id, state, version, created_at, body, task)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING seq),
+  `WITH c AS (INSERT INTO commands (id, client, request_id, state, version, created_at, body, task, node)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING seq),
    a AS (${AUDIT_SELECT} FROM c RETURNING 1)
    SELECT c.seq FROM c, a`,
-  8,
+  9,
 );
 
 /** An amend (contract 12): the record replaced at the same version. */
@@ -68,6 +68,7 @@ export function pgCommands(tx: PgTransactions, apply: Apply): CommandStore {
         command.created_at,
         JSON.stringify(command),
         command.task === undefined ? null : 1,
+        command.node ?? null,
       ],
       (rows) => () => apply((m) => m.applyCommand(command, rows[0]!.seq)),
       audit,

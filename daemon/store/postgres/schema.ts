@@ -216,6 +216,23 @@ const MIGRATIONS: readonly string[] = [
      created_at text NOT NULL
    );
    CREATE INDEX push_subscriptions_owner ON push_subscriptions(owner);`,
+  // Contract 16 (v3): nodes. Each command names the node that received it (`node`, also in its body); rows
+  // written before are claimed by the first node to start (nodes.ts). `nodes` is the live-node registry:
+  // a row per name, its heartbeat moved by the database's clock (so machines' clocks never matter), its
+  // audit public key (checkpoints of every node verify from any node, docs/fleet.md).
+  `ALTER TABLE commands ADD COLUMN node text;
+   CREATE INDEX commands_node_active ON commands(node, seq)
+     WHERE state IN ('awaiting_review','approved','running');
+   CREATE TABLE nodes (
+     name text PRIMARY KEY,
+     host text NOT NULL,
+     pid integer NOT NULL,
+     version text NOT NULL,
+     started_at timestamptz NOT NULL,
+     heartbeat_at timestamptz NOT NULL,
+     stopped_at timestamptz,
+     audit_public_key text
+   );`,
 ];
 
 /** How many migrations this build knows (the newest schema version). */

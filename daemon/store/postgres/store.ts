@@ -140,6 +140,10 @@ export class PostgresStore implements StorePorts {
     this.#pool = new pg.Pool({ ...config, max: opts.max ?? 10, idleTimeoutMillis: 30_000 });
     // An idle client whose connection ends (the server stopped) is dropped by the pool; said once here.
     this.#pool.on('error', (e) => this.#lost(e));
+    // A client checked out between two queries when the server goes (a transaction awaiting its writes)
+    // emits 'error' with no pool listener on it: unheard, Node would end the daemon. Its next query
+    // rejects (the caller hears `Unavailable`), and the pool drops it when released.
+    this.#pool.on('connect', (client) => client.on('error', (e) => this.#lost(e)));
     this.#tx = new PgTransactions(this.#pool, {
       ...(opts.signer === undefined ? {} : { signer: opts.signer }),
       onSigned: (cp) => {

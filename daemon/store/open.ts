@@ -8,7 +8,7 @@ import type { Config } from '../config/index.js';
 import type { AuditSigner, StorePorts } from '../core/index.js';
 import type { DataDir } from '../datadir/index.js';
 import type { TokenBook } from '../tokens/index.js';
-import type { NodeRecord } from './postgres/nodes.js';
+import type { NodeRecord } from './postgres/index.js';
 import { countOwners, countsByState, Store } from './sqlite/index.js';
 
 /** A store as the daemon holds it: the ports, and the token checks tokens/ makes. */

@@ -5,6 +5,7 @@
  */
 export { isUnreachable } from './errors.js';
 export { MIRROR_WINDOW } from './mirror.js';
+export type { LiveNode, NodeRecord } from './nodes.js';
 export { type DatabaseLook, lookAt } from './readonly.js';
 export { SCHEMA_VERSION } from './schema.js';
 export { searchWhere } from './search.js';

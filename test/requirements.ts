@@ -688,6 +688,21 @@ export const REQUIREMENTS = {
     statement:
       'A daemon that loses the database keeps answering, refuses new MCP commands with the tool error Unavailable and decides nothing; once the database is back it works again without a restart.',
   },
+  'F.status-nodes': {
+    source: 'contracts.md 16',
+    statement:
+      "`status` names this data dir's node and, on PostgreSQL, lists the live nodes (name, host, pid, version, seconds since the heartbeat) and says when the running daemon lost the database; `doctor` names the node and fails when another live daemon holds its name.",
+  },
+  'F.nodes-list': {
+    source: 'contracts.md 16, 5',
+    statement:
+      "`ogf-broker list` names each command's node once it shows commands of more than one node; one node's commands print as before.",
+  },
+  'F.nodes-panel': {
+    source: 'contracts.md 16, 5, 14',
+    statement:
+      'The panel marks every card (queue, history, search results) with its node once it holds commands of more than one node, at 390 px and desktop width; the history search takes an exact node, and a history frame without it answers as before.',
+  },
 } as const satisfies Record<string, Requirement>;
 
 export type RequirementId = keyof typeof REQUIREMENTS;

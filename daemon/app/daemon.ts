@@ -27,7 +27,7 @@ import { createMcpEdge } from '../mcp/index.js';
 import { OAuthServer, oauthRoutes } from '../oauth/index.js';
 import { createOwnerEdge, createSetupFeed, type OwnerContext } from '../owner/index.js';
 import { compileRules, RuleBook, removeRulesStatus, rulePort, writeRulesStatus } from '../rules/index.js';
-import { type DaemonStore, openStore } from '../store/index.js';
+import { type DaemonStore, openStore, removeDatabaseStatus } from '../store/index.js';
 import { Tokens } from '../tokens/index.js';
 import {
   removeUpstreamStatus,
@@ -123,6 +123,7 @@ export class Daemon {
       log: this.#log,
       exclusive: true,
       signer: signerOf(auditKey),
+      publish: true, // contract 16: its view of the shared database, for `status` (database.json)
     }).catch((e: unknown) =>
       unwritable(config.dataDir, () => {
         throw e;
@@ -304,6 +305,7 @@ export class Daemon {
       mcp_url: `${url}/mcp`,
       owner_url: `${url}/`,
       started_at: new Date().toISOString(),
+      node: config.node_name,
     };
     unwritable(config.dataDir, () => writeDaemonInfo(paths.daemonJson, this.#info!));
     unwritable(config.dataDir, () => writeRulesStatus(config.dataDir, process.pid, config.rules.length));
@@ -379,6 +381,7 @@ export class Daemon {
         if (this.#upstreams && this.#upstreams.names().length > 0)
           removeUpstreamStatus(this.#paths.upstreamsJson);
         removeRulesStatus(this.#paths.root);
+        removeDatabaseStatus(this.#paths.root);
         removeDaemonInfo(this.#paths.daemonJson, process.pid);
       }
       if (wasReady) this.#log.log('info', 'daemon_stopped', {});

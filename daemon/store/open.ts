@@ -8,7 +8,9 @@ import type { Config } from '../config/index.js';
 import type { AuditSigner, StorePorts } from '../core/index.js';
 import type { DataDir } from '../datadir/index.js';
 import type { TokenBook } from '../tokens/index.js';
+import type { LiveNode } from './postgres/index.js';
 import { countOwners, countsByState, Store } from './sqlite/index.js';
+import { writeDatabaseStatus } from './status-file.js';
 
 /** A store as the daemon holds it: the ports, and the token checks tokens/ makes. */
 export type DaemonStore = StorePorts & TokenBook;
@@ -17,26 +19,39 @@ export type DaemonStore = StorePorts & TokenBook;
  * Opens the configured store; a PostgreSQL that cannot be reached now rejects (the start fails). The daemon
  * opens it `exclusive` (one daemon per database until nodes exist: docs/fleet.md, exit 2 for a second);
  * the `token` command does not, so it works beside a running daemon. `signer` signs the audit checkpoints
- * (contract 14: the daemon's key; the `token` command signs none).
+ * (contract 14: the daemon's key; the `token` command signs none). `publish`: the daemon keeps its view of
+ * the database's availability in the data dir's database.json (status-file.ts) for `status` (contract 16).
  */
 export async function openStore(
   config: Config,
   paths: DataDir,
-  opts: { log?: Logger; exclusive?: boolean; signer?: AuditSigner } = {},
+  opts: { log?: Logger; exclusive?: boolean; signer?: AuditSigner; publish?: boolean } = {},
 ): Promise<DaemonStore> {
   const signer = opts.signer;
   if (config.database_url === null) return new Store(paths.db, signer === undefined ? {} : { signer });
   const { PostgresStore } = await import('./postgres/index.js');
   const log = opts.log;
+  const publish = (available: boolean, error?: Error) => {
+    if (opts.publish !== true) return;
+    try {
+      writeDatabaseStatus(paths.root, process.pid, available, error?.message);
+    } catch (e) {
+      log?.log('error', 'database_status_not_written', { error: (e as Error).message });
+    }
+  };
   try {
-    return await PostgresStore.open(config.database_url, {
+    const store = await PostgresStore.open(config.database_url, {
       exclusive: opts.exclusive === true,
       ...(signer === undefined ? {} : { signer }),
-      onAvailability: (available, error) =>
+      onAvailability: (available, error) => {
         log?.log(available ? 'info' : 'error', available ? 'database_back' : 'database_unavailable', {
           ...(error === undefined ? {} : { error: error.message }),
-        }),
+        });
+        publish(available, error);
+      },
     });
+    publish(store.available);
+    return store;
   } catch (e) {
     if (e instanceof UsageError) throw e;
     throw new Error(`the shared database cannot be used: ${(e as Error).message}`, { cause: e });
@@ -53,6 +68,8 @@ export interface StoreLook {
   where: string;
   /** False when the shared database cannot be read now. */
   reachable: boolean;
+  /** Contract 16, on PostgreSQL: the live nodes (the `nodes` registry), by name. */
+  nodes?: LiveNode[];
 }
 
 /**
@@ -73,6 +90,13 @@ export async function lookAtStore(
   }
   const { lookAt } = await import('./postgres/index.js');
   const look = await lookAt(config.database_url);
-  if (look.ok) return { counts: look.counts, owners: look.owners, where: 'PostgreSQL', reachable: true };
+  if (look.ok)
+    return {
+      counts: look.counts,
+      owners: look.owners,
+      where: 'PostgreSQL',
+      reachable: true,
+      nodes: look.nodes,
+    };
   return { where: `PostgreSQL, out of reach (${look.error})`, reachable: false };
 }

@@ -8,6 +8,7 @@ const laptop: LiveNode = {
   host: 'laptop.lan',
   pid: 41,
   version: '0.1.0',
+  started_at: '2026-12-02T11:00:00.000Z',
   heartbeat_age_s: 1.25,
 };
 const build: LiveNode = {
@@ -15,6 +16,7 @@ const build: LiveNode = {
   host: 'ci\u001b[2J',
   pid: 7,
   version: '0.1.0',
+  started_at: '2026-12-02T11:00:00.000Z',
   heartbeat_age_s: 12,
 };
 

@@ -8,7 +8,7 @@ import type { Config } from '../config/index.js';
 import type { AuditSigner, StorePorts } from '../core/index.js';
 import type { DataDir } from '../datadir/index.js';
 import type { TokenBook } from '../tokens/index.js';
-import type { LiveNode } from './postgres/index.js';
+import type { LiveNode, NodeRecord } from './postgres/index.js';
 import { countOwners, countsByState, Store } from './sqlite/index.js';
 import { writeDatabaseStatus } from './status-file.js';
 
@@ -17,22 +17,22 @@ export type DaemonStore = StorePorts & TokenBook;
 
 /**
  * Opens the configured store; a PostgreSQL that cannot be reached now rejects (the start fails). The daemon
- * opens it `exclusive` (one daemon per database until nodes exist: docs/fleet.md, exit 2 for a second);
- * the `token` command does not, so it works beside a running daemon. `signer` signs the audit checkpoints
- * (contract 14: the daemon's key; the `token` command signs none). `publish`: the daemon keeps its view of
- * the database's availability in the data dir's database.json (status-file.ts) for `status` (contract 16).
+ * opens it as its `node` (contract 16: its name held while it runs, exit 2 for a second live daemon with
+ * the name); the `token` command is no node, so it works beside running daemons. `signer` signs the audit
+ * checkpoints (contract 14: the daemon's key; the `token` command signs none). A node (the daemon) keeps
+ * its view of the database's availability in the data dir's database.json (status-file.ts) for `status`.
  */
 export async function openStore(
   config: Config,
   paths: DataDir,
-  opts: { log?: Logger; exclusive?: boolean; signer?: AuditSigner; publish?: boolean } = {},
+  opts: { log?: Logger; node?: NodeRecord; signer?: AuditSigner } = {},
 ): Promise<DaemonStore> {
   const signer = opts.signer;
   if (config.database_url === null) return new Store(paths.db, signer === undefined ? {} : { signer });
   const { PostgresStore } = await import('./postgres/index.js');
   const log = opts.log;
   const publish = (available: boolean, error?: Error) => {
-    if (opts.publish !== true) return;
+    if (opts.node === undefined) return;
     try {
       writeDatabaseStatus(paths.root, process.pid, available, error?.message);
     } catch (e) {
@@ -41,7 +41,7 @@ export async function openStore(
   };
   try {
     const store = await PostgresStore.open(config.database_url, {
-      exclusive: opts.exclusive === true,
+      ...(opts.node === undefined ? {} : { node: opts.node }),
       ...(signer === undefined ? {} : { signer }),
       onAvailability: (available, error) => {
         log?.log(available ? 'info' : 'error', available ? 'database_back' : 'database_unavailable', {

@@ -5,7 +5,8 @@
  */
 export { isUnreachable } from './errors.js';
 export { MIRROR_WINDOW } from './mirror.js';
-export { type DatabaseLook, type LiveNode, lookAt } from './readonly.js';
+export type { LiveNode, NodeRecord } from './nodes.js';
+export { type DatabaseLook, lookAt } from './readonly.js';
 export { SCHEMA_VERSION } from './schema.js';
 export { searchWhere } from './search.js';
 export { type PostgresOptions, PostgresStore } from './store.js';

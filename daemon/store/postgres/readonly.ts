@@ -4,30 +4,11 @@
  * the URL.
  */
 import pg from 'pg';
-
-/** A live node of the `nodes` registry (contract 16), as `status` lists it. */
-export interface LiveNode {
-  name: string;
-  host: string;
-  pid: number;
-  version: string;
-  /** Seconds since its last heartbeat, by the database's clock (machines' clocks never matter). */
-  heartbeat_age_s: number;
-}
+import { type LiveNode, liveNodes } from './nodes.js';
 
 export type DatabaseLook =
   | { ok: true; counts: Record<string, number>; owners: number; nodes: LiveNode[] }
   | { ok: false; error: string };
-
-/**
- * Live: not stopped, and a heartbeat (every 5 s) within the last 15 s — by the database's `now()`, as the
- * daemons move `heartbeat_at`.
- */
-export const LIVE_NODES_SQL = `SELECT name, host, pid, version,
-    round(extract(epoch FROM now() - heartbeat_at)::numeric, 1)::float8 AS heartbeat_age_s
-  FROM nodes
-  WHERE stopped_at IS NULL AND heartbeat_at > now() - interval '15 seconds'
-  ORDER BY name`;
 
 /** 42P01: no such table yet (no daemon ever started on this database, or one older than the table). */
 const noTable = (e: unknown) => (e as { code?: string }).code === '42P01';
@@ -45,13 +26,11 @@ export async function lookAt(url: string): Promise<DatabaseLook> {
       'SELECT state, count(*)::int AS n FROM commands GROUP BY state',
     );
     const owners = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM owners');
-    const nodes = await client.query<LiveNode>(LIVE_NODES_SQL).then(
-      (r) => r.rows,
-      (e: unknown) => {
-        if (noTable(e)) return [];
-        throw e;
-      },
-    );
+    // Contract 16: live = not stopped, and a heartbeat (every 5 s) within 15 s, by the database's clock.
+    const nodes = await liveNodes(client).catch((e: unknown) => {
+      if (noTable(e)) return [];
+      throw e;
+    });
     return {
       ok: true,
       counts: Object.fromEntries(rows.map((r) => [r.state, r.n])),

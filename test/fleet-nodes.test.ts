@@ -4,9 +4,11 @@
  * command, inserted straight into the database stand for another machine's daemon), and says when the
  * running daemon lost the database; `doctor` names the node; `list` names each command's node; and the
  * panel, in real Chromium at 1280 and 390 px, marks every card with its node once it holds two nodes'
- * commands (none before), and its history search takes a node. Screenshots go to test-output/.
+ * commands (none before), and its history search takes a node. Then a second real daemon joins the
+ * database: each lists the other live, and its waiting command shows, marked, in the first one's panel and
+ * `list`. Screenshots go to test-output/.
  */
-import { writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -222,5 +224,53 @@ describe("[F.nodes-list] [F.nodes-panel] two nodes' commands in list and in the 
     }
     await screenshot(small, 'fleet-nodes-390');
     await phone.close();
+  }, 90_000);
+
+  it("two real daemons on one database: each lists the other live, and a command waiting on one shows, marked, in the other's panel and list", async () => {
+    const dir2 = makeDataDir('ogf-fleet-nodes-2-');
+    // Another machine joins with the fleet's tokens (docs/fleet.md): the token hashes are shared.
+    for (const f of ['owner.token', 'mcp.token']) {
+      copyFileSync(join(d.dataDir, f), join(dir2, f));
+      chmodSync(join(dir2, f), 0o600);
+    }
+    const d2 = await startDaemon({
+      dataDir: dir2,
+      env,
+      config: { ...ownerCatalog(join(dir2, 'marks')), node_name: 'build-2' },
+    });
+    const ai2 = await mcpClient(d2);
+    try {
+      const waiting2 = await queue(ai2, 'mark', { word: 'three' });
+      const status = await runCli(['status', '--data-dir', dir2], env);
+      expect(status.stdout).toMatch(/^node: build-2$/m);
+      expect(status.stdout).toMatch(
+        new RegExp(`^ {2}alpha {2}host \\S+ {2}pid ${d.info.pid} {2}version `, 'm'),
+      );
+      expect(status.stdout).toMatch(
+        new RegExp(`^ {2}build-2 \\(this data dir\\) {2}host \\S+ {2}pid ${d2.info.pid} {2}version `, 'm'),
+      );
+      const list = await waitFor(async () => {
+        const r = await runCli(['list', '--data-dir', d.dataDir], env);
+        return r.stdout.includes(waiting2) ? r.stdout : undefined;
+      }, "build-2's waiting command in alpha's list");
+      expect(list).toMatch(
+        new RegExp(
+          `^${waiting2} {2}PENDING \\(awaiting review\\) {2}client local {2}node build-2 {2}v1`,
+          'm',
+        ),
+      );
+      const context = await browser!.newContext({ viewport: { width: 1280, height: 900 } });
+      const page = await context.newPage();
+      await loginPage(page, d);
+      await card(page, waiting2).waitFor();
+      await expect.poll(() => marks(page).then((m) => m[waiting2])).toBe('node build-2');
+      await expect.poll(() => marks(page).then((m) => m[ids.waiting])).toBe('node alpha');
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await screenshot(page, 'fleet-nodes-two-daemons-1280');
+      await context.close();
+    } finally {
+      await ai2.close();
+      await d2.stop();
+    }
   }, 90_000);
 });

@@ -318,7 +318,6 @@ export class Daemon {
       mcp_url: `${url}/mcp`,
       owner_url: `${url}/`,
       started_at: new Date().toISOString(),
-      node: config.node_name,
     };
     unwritable(config.dataDir, () => writeDaemonInfo(paths.daemonJson, this.#info!));
     unwritable(config.dataDir, () => writeRulesStatus(config.dataDir, process.pid, config.rules.length));

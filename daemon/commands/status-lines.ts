@@ -7,11 +7,8 @@
 import { escapeForTerminal as esc } from '../base/index.js';
 import type { DatabaseStatus, LiveNode } from '../store/index.js';
 
-/** `node: laptop`, and where the name comes from when the running daemon's differs from the config's. */
-export function nodeLine(running: string | undefined, configured: string | undefined): string {
-  if (running !== undefined && configured !== undefined && running !== configured)
-    return `node: ${esc(running)} (the config now says ${esc(configured)}; a restart takes it)`;
-  const name = running ?? configured;
+/** `node: laptop`: this data dir's `node_name` (config, default the host name). */
+export function nodeLine(name: string | undefined): string {
   return name === undefined ? 'node: unknown (the config does not load)' : `node: ${esc(name)}`;
 }
 

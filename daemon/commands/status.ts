@@ -38,13 +38,13 @@ export async function runStatus(argv: string[]): Promise<number> {
       : 'unknown';
   const database = databaseUrl === null ? '' : `database: ${where}\n`;
   // Contract 16: the live nodes of the shared database (none to list on broker.db, or out of reach).
-  const fleet = nodes === undefined ? '' : `${liveNodeLines(nodes, info?.node ?? nodeName).join('\n')}\n`;
+  const fleet = nodes === undefined ? '' : `${liveNodeLines(nodes, nodeName).join('\n')}\n`;
   if (info) {
     // The running daemon's own view of the database, when it lost it (store/status-file.ts).
     const lost = daemonDatabaseLine(readDatabaseStatus(paths.root, info.pid), Date.now());
     process.stdout.write(
       `running: pid ${info.pid}, version ${info.version}, since ${info.started_at}\n` +
-        `${nodeLine(info.node, nodeName)}\n` +
+        `${nodeLine(nodeName)}\n` +
         `url: ${info.url}\nmcp: ${info.mcp_url}\nowner panel: ${info.owner_url}\n${database}commands: ${line}\n` +
         `${lost === undefined ? '' : `${lost}\n`}${fleet}`,
     );
@@ -59,7 +59,7 @@ export async function runStatus(argv: string[]): Promise<number> {
     return 0;
   }
   process.stdout.write(
-    `not running (data dir ${paths.root})\n${nodeLine(undefined, nodeName)}\n${database}commands: ${line}\n${fleet}`,
+    `not running (data dir ${paths.root})\n${nodeLine(nodeName)}\n${database}commands: ${line}\n${fleet}`,
   );
   printChannels(paths.notifyJson);
   return 1;

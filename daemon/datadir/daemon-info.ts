@@ -13,8 +13,6 @@ export interface DaemonInfo {
   mcp_url: string;
   owner_url: string;
   started_at: string;
-  /** Contract 16: the running daemon's node name (absent in a daemon.json of an older version). */
-  node?: string;
 }
 
 export function readDaemonInfo(path: string): DaemonInfo | undefined {

@@ -57,6 +57,7 @@ async function startNode(
   const commands = { ...(base.commands as object), ...((extra.commands as object | undefined) ?? {}) };
   const d = await startDaemon({
     dataDir,
+    timeoutMs: 60_000,
     env: { OGF_BROKER_DATABASE_URL: url },
     config: { ...base, ...extra, commands, node_name: name },
   });
@@ -71,7 +72,8 @@ async function twoNodes(extra: Record<string, unknown> = {}) {
   return { url, db: url.split('/').pop()!, alpha, beta };
 }
 
-describe('[F.nodes] several daemons on one PostgreSQL', () => {
+// Real daemons and a real PostgreSQL beside the rest of the suite: generous time, never a timing assertion.
+describe('[F.nodes] several daemons on one PostgreSQL', { timeout: 240_000 }, () => {
   it('an approval made on one node of another node’s command is launched by that node alone; a second live daemon with a name in use exits 2', async () => {
     const { url, db, alpha, beta } = await twoNodes();
     const ai = await mcpClient(beta.d);

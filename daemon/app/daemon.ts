@@ -34,7 +34,7 @@ import { createMcpEdge } from '../mcp/index.js';
 import { OAuthServer, oauthRoutes } from '../oauth/index.js';
 import { createOwnerEdge, createSetupFeed, type OwnerContext } from '../owner/index.js';
 import { compileRules, RuleBook, removeRulesStatus, rulePort, writeRulesStatus } from '../rules/index.js';
-import { type DaemonStore, openStore } from '../store/index.js';
+import { type DaemonStore, openStore, removeDatabaseStatus } from '../store/index.js';
 import { Tokens } from '../tokens/index.js';
 import {
   removeUpstreamStatus,
@@ -381,6 +381,7 @@ export class Daemon {
         if (this.#upstreams && this.#upstreams.names().length > 0)
           removeUpstreamStatus(this.#paths.upstreamsJson);
         removeRulesStatus(this.#paths.root);
+        removeDatabaseStatus(this.#paths.root);
         removeDaemonInfo(this.#paths.daemonJson, process.pid);
       }
       if (wasReady) this.#log.log('info', 'daemon_stopped', {});

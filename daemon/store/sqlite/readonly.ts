@@ -103,6 +103,9 @@ function withChain<T>(path: string, read: (db: ReturnType<typeof openReadOnly>) 
   }
 }
 
+/** How much of broker.db the walk maps (address space only; SQLite reads past it as usual). */
+const WALK_MMAP_BYTES = 1 << 30;
+
 /**
  * broker.db's whole audit chain in one streaming pass, read-only in one snapshot (`audit verify`): `visit`
  * sees each row's entry text and hash in seq order without the rows being held (100,000 entries would be
@@ -114,6 +117,9 @@ export function walkAuditChain(
   visit: (entry: string | null, hash: string | null) => boolean,
 ): { checkpoints: Checkpoint[]; stopped: boolean } | undefined {
   return withChain(path, (db) => {
+    // Pages read straight from the file's mapping, not copied through read(2): a third of the walk's time
+    // was the kernel copying 50 MB of pages (bench row 15). Read-only: the mapping is never written.
+    db.pragma(`mmap_size = ${WALK_MMAP_BYTES}`);
     db.exec('BEGIN');
     let stopped = false;
     const rows = db.prepare('SELECT entry, hash FROM audit ORDER BY seq').raw().iterate() as IterableIterator<

@@ -78,7 +78,10 @@ describe('[S.audit-verify] the walk of broker.db', () => {
       ['an entry stored as a blob', 'UPDATE audit SET entry = CAST(entry AS BLOB) WHERE seq = 999'],
       ['an empty entry', "UPDATE audit SET entry = '' WHERE seq = 2500"],
       ['a hash one character short', 'UPDATE audit SET hash = substr(hash, 2) WHERE seq = 10'],
-      ['a NUL character inside an entry', "UPDATE audit SET entry = entry || char(0) || 'x' WHERE seq = 1000"],
+      [
+        'a NUL character inside an entry',
+        "UPDATE audit SET entry = entry || char(0) || 'x' WHERE seq = 1000",
+      ],
     ];
     for (const [name, sql] of attacks) {
       const copy = tampered(path, sql);

@@ -8,10 +8,10 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import {
+  auditPublicKeyText,
   CheckpointTimer,
   checkpointIntervalMs,
   loadOrCreateAuditKey,
-  publicKeyDer,
   signerOf,
 } from '../audit/index.js';
 import type { Logger } from '../base/index.js';
@@ -122,7 +122,7 @@ export class Daemon {
         host: hostname(),
         pid: process.pid,
         version: VERSION,
-        auditPublicKey: publicKeyDer(auditKey.publicKey),
+        auditPublicKey: auditPublicKeyText(auditKey.publicKey),
       },
       signer: signerOf(auditKey),
     }).catch((e: unknown) =>

@@ -19,7 +19,9 @@ import { havePostgres, PG_BIN, type Postgres, startPostgres } from './lib/postgr
 import { benchConfig, makeDataDir, ROOT, removeDir, startBareServer, startDaemon } from './lib/procs.js';
 import { formatTable, type Row } from './lib/stats.js';
 import { auditChain } from './rows/audit.js';
+import { crossNode } from './rows/cross-node.js';
 import { cueLatency } from './rows/cue.js';
+import { fleetScale } from './rows/fleet-scale.js';
 import { generations } from './rows/generations.js';
 import { grantApprove } from './rows/grant-approve.js';
 import { growth } from './rows/growth.js';
@@ -113,6 +115,14 @@ async function postgresRows(): Promise<Row[]> {
       progress('16 durable throughput on PostgreSQL vs SQLite');
       rows.push(...(await pgThroughput(pg, quick)));
     }
+    if (only.has('17')) {
+      progress('17 cross-node approve → running vs same node');
+      rows.push(...(await crossNode(pg, quick)));
+    }
+    if (only.has('18')) {
+      progress('18 fleet: 4 nodes × 25 submitters vs 1 node × 25');
+      rows.push(...(await fleetScale(pg, quick)));
+    }
   } finally {
     await pg.destroy();
   }
@@ -203,6 +213,9 @@ async function main(): Promise<void> {
   rows.sort((a, b) => Number.parseInt(a.id, 10) - Number.parseInt(b.id, 10));
   const table = formatTable(rows);
   process.stdout.write(`${table}\n`);
+  for (const r of rows)
+    if (r.figure.endsWith(': not measured'))
+      process.stdout.write(`row ${r.id}: not measured: ${String(r.detail?.why)}\n`);
   const result = {
     date: new Date().toISOString(),
     commit: gitCommit(),

@@ -58,6 +58,8 @@ export async function crossNode(pg: Postgres, quick: boolean): Promise<Row[]> {
         const running = seenB.next(tag, 'running', 10_000);
         const done = seenB.next(tag, 'succeeded', 10_000);
         const backToA = kind === 'x' ? seenA.next(tag, 'running', 10_000) : undefined;
+        // Awaited below, one after another: a timeout of a later one must not go unhandled meanwhile.
+        for (const p of [running, done, backToA]) p?.catch(() => {});
         const approver = kind === 'x' ? ownerA : ownerB;
         const t0 = performance.now();
         const reply = await approver.approve(kind === 'x' ? va.view : vb.view);

@@ -35,7 +35,7 @@ export async function fleetScale(pg: Postgres, quick: boolean): Promise<Row[]> {
   try {
     for (const d of fleet.nodes) sessions.push(await connectSubmitters(d, PER_NODE));
     await Promise.all(sessions.map((c, i) => warm(c, `n${i}`)));
-    const ms = quick ? 1000 : 3000;
+    const ms = quick ? 1500 : 4000;
     const rounds = quick ? 1 : 2;
     const one: Burst[] = [];
     const all: Burst[] = [];

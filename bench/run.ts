@@ -1,12 +1,13 @@
 /**
- * `npm run bench` (issues 7, 12, 15, 21, 22, 23): measurements of the real daemon, each beside a baseline
+ * `npm run bench` (issues 7, 12, 15, 21, 22, 23, 27): measurements of the real daemon, each beside a baseline
  * measured in the same run, printed as one table and written to bench/results/latest.json. Never part of
  * `npm test`.
  *
  *   node dist/bench/run.js [--quick] [--only 1,2,...] [--budget-s 480]
  *
  * Everything runs on loopback against real processes: `ogf-broker start --port 0` in temp data dirs, the
- * SDK client over Streamable HTTP, owner WebSockets, the real bridge client and the avatar app's server.
+ * SDK client over Streamable HTTP, owner WebSockets, the real bridge client and the avatar app's server;
+ * rows 16–18 add a PostgreSQL 15 of their own (Debian's, initdb in a temp dir; skipped when not installed).
  * The budget bounds the whole run (growth, row 6, runs last and takes what is left; the table is still
  * in row order), so a fresh clone finishes in 10 minutes including `npm run build`.
  */

@@ -185,9 +185,9 @@ describe('[F.postgres] [F.unavailable] one daemon on a shared PostgreSQL', () =>
     const env = { OGF_BROKER_DATABASE_URL: url };
     const d = await startDaemon({ env, config: ownerCatalog(join(makeDataDir(), 'marks')) });
     daemons.push(d);
-    // Until nodes exist, a second daemon on the same database is refused at its start (docs/fleet.md).
+    // Contract 16: a second live daemon with the same node_name (both default to the host name) exits 2.
     await expect(startDaemon({ env })).rejects.toThrow(
-      /exited 2: .*another ogf-broker daemon already uses this database/s,
+      /exited 2: .*node_name [a-z][a-z0-9-]*: another live ogf-broker daemon named [a-z][a-z0-9-]* uses this database \(pid \d+ on host/s,
     );
     // Another data dir, as on another machine: the owner lives in the database both share.
     const elsewhere = makeDataDir();

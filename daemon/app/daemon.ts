@@ -6,7 +6,14 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CheckpointTimer, checkpointIntervalMs, loadOrCreateAuditKey, signerOf } from '../audit/index.js';
+import { hostname } from 'node:os';
+import {
+  CheckpointTimer,
+  checkpointIntervalMs,
+  loadOrCreateAuditKey,
+  publicKeyDer,
+  signerOf,
+} from '../audit/index.js';
 import type { Logger } from '../base/index.js';
 import { systemClock, UsageError, VERSION } from '../base/index.js';
 import { type Config, commandApprovals, requiresPasskey } from '../config/index.js';
@@ -121,7 +128,14 @@ export class Daemon {
     // Contract 16: the shared PostgreSQL when configured, else broker.db (store/open.ts).
     const store = await openStore(config, paths, {
       log: this.#log,
-      exclusive: true,
+      // Contract 16: on a shared database this daemon is the node `node_name` (a second live one exits 2).
+      node: {
+        name: config.node_name,
+        host: hostname(),
+        pid: process.pid,
+        version: VERSION,
+        auditPublicKey: publicKeyDer(auditKey.publicKey),
+      },
       signer: signerOf(auditKey),
     }).catch((e: unknown) =>
       unwritable(config.dataDir, () => {
@@ -136,7 +150,7 @@ export class Daemon {
     });
     const tokens = unwritable(config.dataDir, () => new Tokens(paths, store, this.#env));
     this.#tokens = tokens;
-    await tokens.refreshAtStart().catch((e: unknown) =>
+    await tokens.refreshAtStart(config.database_url !== null).catch((e: unknown) =>
       unwritable(config.dataDir, () => {
         throw e;
       }),

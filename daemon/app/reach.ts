@@ -6,7 +6,7 @@
  * notification, so a copy of the chain's signed tip lives off this machine.
  */
 import type { Logger } from '../base/index.js';
-import type { Config } from '../config/index.js';
+import { type Config, ownsCommand } from '../config/index.js';
 import type { BrokerApi, StorePorts } from '../core/index.js';
 import type { DataDir } from '../datadir/index.js';
 import { KINDS } from '../kinds/index.js';
@@ -45,7 +45,7 @@ export async function startReach(o: {
     log,
     statusPath: paths.notifyJson,
   });
-  if (notifier.active) notifier.start(o.broker);
+  if (notifier.active) notifier.start(o.broker, (c) => ownsCommand(config, c));
   // The signature is public data: it proves, it grants nothing.
   const offCheckpoints = store.audits.onCheckpoint((cp) =>
     notifier.publish({

@@ -9,6 +9,7 @@ export { describeZodError } from './fields.js';
 export { type BridgeConfig, fileSchema, OUTPUT_LIMIT_MAX } from './file.js';
 export { type ConfigGrantEntry, commandApprovals } from './grants.js';
 export { type Config, type ConfigFlags, loadConfig } from './load.js';
+export { NODE_NAME_RE, ownsCommand } from './node.js';
 export {
   CHANNEL_ID_RE,
   type EmailChannelConfig,

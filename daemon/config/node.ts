@@ -30,3 +30,15 @@ export function defaultNodeName(host: string = hostname()): string {
   if (!/^[a-z]/.test(name)) name = `n-${name}`;
   return name.slice(0, 32).replace(/-+$/, '');
 }
+
+/**
+ * Whether this daemon acts on a command as its node (contract 16): previews it, notifies of it. Every
+ * command is its own on a database of its own; on a shared one, those it received (each node notifies of
+ * its own commands, so an owner hears of each once, and previews through its own upstreams).
+ */
+export function ownsCommand(
+  config: { database_url: string | null; node_name: string },
+  command: { node?: string },
+): boolean {
+  return config.database_url === null || command.node === config.node_name;
+}

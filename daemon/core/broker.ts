@@ -1,22 +1,19 @@
 /**
- * The queue: the only writer of command state (architecture.md). It decides nothing alone: what becomes of
- * a submit is intake.ts's tagged result (applied by submit.ts), an owner's decision is checked by
- * decisions.ts (command-actions.ts, grant-actions.ts), every change is `transition()` (transition.ts); the
- * broker applies what they return through its one `#apply` and its one group commit (commit.ts): the
- * changes of one event-loop turn are written in one SQLite transaction, then each goes out as one event to
- * every subscriber, in commit order, and only then are its callers answered (architecture.md example 3:
- * batched, never skipped; nobody hears of a change before its commit). How an approved command runs is an
- * Executor's business; the launch path (launches.ts) orders launches (per-session FIFO, rule 6), awaits the
- * commit of `running` before the executor spawns (rule 3), and records the one outcome the executor
- * reports. An approval starts its launch in its own turn, so with a free lane `running` shares the
- * approval's transaction (launches.ts `schedule`).
+ * The queue: the only writer of command state (architecture.md). It decides nothing alone: a submit is
+ * intake.ts's tagged result (applied by submit.ts), an owner's decision is checked by decisions.ts
+ * (command-actions.ts, grant-actions.ts), every change is `transition()`; the broker applies what they
+ * return through its one `#apply` and its one group commit (commit.ts): the changes of one event-loop turn
+ * are written in one transaction, then each goes out as one event to every subscriber, in commit order,
+ * and only then are its callers answered (example 3: batched, never skipped). The launch path
+ * (launches.ts) orders launches (rule 6) and awaits the commit of `running` before the executor spawns
+ * (rule 3); with a free lane `running` shares the approval's transaction.
  *
- * Two views of memory (views.ts; grant-book.ts for grants). The working view (active commands, the caps,
- * the grants' uses) changes at once, so a later request of the same turn sees it (a grant with 3 uses
- * approves 3 of 50 requests arriving together). What edges read (reads.ts, `wait`) is the committed view
- * (and the store). If a batch fails, the working view is put back from the committed one and every caller
- * gets the error. Recovery at start is recovery.ts's, review deadlines expiry.ts's timers, `wait()` callers
- * waiters.ts's, subscribers listeners.ts's; what a broker is built from is broker-deps.ts.
+ * Two views of memory (views.ts; grant-book.ts for grants): the working view changes at once, so a later
+ * request of the same turn sees it (a grant with 3 uses approves 3 of 50 requests arriving together); what
+ * edges read is the committed view. If a batch fails, the working view is put back from the committed one
+ * and every caller gets the error. Recovery at start is recovery.ts's, review deadlines expiry.ts's,
+ * `wait()` callers waiters.ts's, subscribers listeners.ts's, other nodes on a shared database (contract
+ * 16) fleet.ts's; what a broker is built from is broker-deps.ts.
  */
 import { type Clock, iso, type Logger, silentLogger, systemClock } from '../base/index.js';
 import type {
@@ -35,6 +32,7 @@ import { CommandActions } from './command-actions.js';
 import { allOf, type Change, GroupCommit } from './commit.js';
 import { Expiry } from './expiry.js';
 import { noFaults } from './fault.js';
+import { Fleet } from './fleet.js';
 import { GrantActions } from './grant-actions.js';
 import { type CommandPolicy, type ConfigGrant, GrantBook } from './grant-book.js';
 import type { Grant } from './grants.js';
@@ -42,7 +40,7 @@ import type { KindPolicies } from './kind-policy.js';
 import { Launches } from './launches.js';
 import { type Actor, type Command, type Event, isFinal } from './lifecycle.js';
 import { Listeners } from './listeners.js';
-import type { AuditAction, AuditEntry, StorePorts } from './ports.js';
+import type { AuditEntry, StorePorts } from './ports.js';
 import { Reads } from './reads.js';
 import { type Also, auditOf, logChange } from './records.js';
 import { recover } from './recovery.js';
@@ -63,32 +61,25 @@ export class Broker implements BrokerApi {
   readonly #store: StorePorts;
   readonly #clock: Clock;
   readonly #log: Logger;
-  /** The working and the committed view of non-final commands (views.ts). */
   readonly #views = new Views();
   /** Session secrets, in memory only (rule 4). */
   readonly #secrets = new Map<string, unknown>();
-  /** Review deadlines (expiry.ts). */
   readonly #expiry: Expiry;
-  /** The launch/outcome path (launches.ts): lanes, `running` before the spawn, the one outcome. */
   readonly #launches: Launches;
   readonly #listeners: Listeners<Command>;
   readonly #grantListeners: Listeners<Grant>;
   readonly #grants: GrantBook;
-  /** Approve-with-grant, grant, revoke (grant-actions.ts) over the grant book. */
   readonly #grantActions: GrantActions;
-  /** Approve, deny, cancel, reconcile, prune as lifecycle events (command-actions.ts). */
   readonly #actions: CommandActions;
-  /** The submit path (submit.ts): intake's decision applied. */
   readonly #submits: Submits;
-  /** The committed reads the edges ask (reads.ts). */
   readonly #reads: Reads;
   readonly #commit: GroupCommit;
-  /** `wait()` callers (waiters.ts), released when their command turns final (or on their deadline). */
   readonly #waiters: Waiters;
   readonly #configGrants: readonly ConfigGrant[];
   readonly #commandPolicy: CommandPolicy;
   readonly #kinds: KindPolicies;
   readonly #rules: RulePort;
+  readonly #fleet: Fleet;
   #started = false;
   #closing = false;
 
@@ -144,10 +135,25 @@ export class Broker implements BrokerApi {
       rules: deps.rules ?? noRules,
       commit: (change: Change) => this.#commit.add(change),
       emit: (g: Grant) => this.#grantListeners.emit(g),
+      ...(deps.node === undefined ? {} : { node: deps.node }),
+      shared: deps.shared === true,
     };
     this.#grants = new GrantBook(
       deps.randomGrantId === undefined ? grantDeps : { ...grantDeps, randomId: deps.randomGrantId },
     );
+    this.#fleet = new Fleet({
+      store: this.#store,
+      log: this.#log,
+      node: deps.node,
+      shared: deps.shared === true,
+      views: this.#views,
+      grants: this.#grants,
+      expiry: this.#expiry,
+      launches: this.#launches,
+      secrets: this.#secrets,
+      emit: (c) => this.#emit(c),
+      closing: () => this.#closing,
+    });
     this.#reads = new Reads({ store: this.#store, views: this.#views, grants: this.#grants });
     this.#grantActions = new GrantActions({
       grants: this.#grants,
@@ -188,7 +194,9 @@ export class Broker implements BrokerApi {
   start(): Promise<void> {
     if (this.#started) throw new Error('Broker.start() called twice');
     this.#started = true;
+    const fleet = this.#fleet;
     return recover({
+      own: (c) => fleet.own(c),
       store: this.#store,
       clock: this.#clock,
       log: this.#log,
@@ -198,12 +206,12 @@ export class Broker implements BrokerApi {
       launches: this.#launches,
       grants: this.#grants,
       configGrants: this.#configGrants,
-    });
+    }).then(() => fleet.start());
   }
 
   /** A request: intake.ts decides, submit.ts applies (a repeat, a refusal, or a new command queued). */
   submit(req: SubmitRequest): Promise<SubmitResult> {
-    return this.#submits.submit(req);
+    return this.#fleet.again(() => this.#submits.submit(req));
   }
 
   approve(
@@ -213,15 +221,15 @@ export class Broker implements BrokerApi {
     grant?: ApproveGrant,
     passkey?: PasskeyEvidence,
   ): Promise<ActionResult> {
-    return this.#actions.approve(id, version, by, grant, passkey);
+    return this.#fleet.again(() => this.#actions.approve(id, version, by, grant, passkey));
   }
 
   grant(spec: GrantSpec, by: string): Promise<GrantResult> {
-    return this.#grantActions.grant(spec, by);
+    return this.#fleet.again(() => this.#grantActions.grant(spec, by));
   }
 
   revoke(id: string, by: string): Promise<GrantResult> {
-    return this.#grantActions.revoke(id, by);
+    return this.#fleet.again(() => this.#grantActions.revoke(id, by));
   }
 
   subscribeGrants(listener: (grant: Grant) => void): () => void {
@@ -229,11 +237,11 @@ export class Broker implements BrokerApi {
   }
 
   deny(id: string, version: number, by: string, note?: string): Promise<ActionResult> {
-    return this.#actions.deny(id, version, by, note);
+    return this.#fleet.again(() => this.#actions.deny(id, version, by, note));
   }
 
   cancel(id: string, by: string): Promise<ActionResult> {
-    return this.#actions.cancel(id, by);
+    return this.#fleet.again(() => this.#actions.cancel(id, by));
   }
 
   reconcile(
@@ -242,12 +250,12 @@ export class Broker implements BrokerApi {
     by: string,
     note?: string,
   ): Promise<ActionResult> {
-    return this.#actions.reconcile(id, outcome, by, note);
+    return this.#fleet.again(() => this.#actions.reconcile(id, outcome, by, note));
   }
 
   /** Contract 12: kind fields learnt while it awaits review, same version (command-actions.ts). */
   amend(id: string, amendment: Amendment): Promise<ActionResult> {
-    return this.#actions.amend(id, amendment);
+    return this.#fleet.again(() => this.#actions.amend(id, amendment));
   }
 
   /** The retention rule applied to one final command, as a change of its own (command-actions.ts). */
@@ -309,6 +317,7 @@ export class Broker implements BrokerApi {
   async close(graceMs = SHUTDOWN_GRACE_MS): Promise<void> {
     if (this.#closing) return;
     this.#closing = true;
+    this.#fleet.close();
     this.#grants.close();
     this.#expiry.close();
     // The daemon closes the store once this returns: what this turn queued commits first.
@@ -357,7 +366,8 @@ export class Broker implements BrokerApi {
       return this.#settled(() => ({ ok: false, code, message: r.message }));
     }
     const next = r.command;
-    const audit = this.#auditOf(next, event.type === 'amend' ? event.action : event.type, actor, event);
+    const action = event.type === 'amend' ? event.action : event.type;
+    const audit = auditOf(next, action, actor, iso(this.#clock.now()), event);
     // An amend keeps the version (transition.ts): the store replaces the row at that version.
     const save = next.version === c.version ? 'amend' : 'update';
     this.#views.changed(next);
@@ -374,12 +384,9 @@ export class Broker implements BrokerApi {
       },
     };
     const done = this.#commit.add(change).then(() => ({ ok: true as const, command: next }));
-    if (next.phase.state === 'approved') this.#launches.schedule(next);
+    // Contract 16: another node's command is launched by that node, once it hears of the approval.
+    if (next.phase.state === 'approved' && this.#fleet.own(next)) this.#launches.schedule(next);
     return done;
-  }
-
-  #auditOf(c: Command, action: AuditAction, actor: Actor, event?: Event): AuditEntry {
-    return auditOf(c, action, actor, iso(this.#clock.now()), event);
   }
 
   /**

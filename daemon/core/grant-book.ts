@@ -46,7 +46,13 @@ export interface GrantBookDeps {
   /** Queues a change on the broker's group commit. */
   commit: (change: Change) => Promise<void>;
   randomId?: () => string;
+  /** Contract 16: this node, and whether the store is shared (then only this node's config grants are its). */
+  node?: string;
+  shared?: boolean;
 }
+
+/** Ended grants heard of whose id is remembered, so a late read-back never makes one live again. */
+const ENDED_SEEN_MAX = 10_000;
 
 const DAEMON: Actor = { kind: 'daemon', name: 'daemon' };
 
@@ -71,6 +77,8 @@ export class GrantBook {
   /** Grants the pending batch changed (ended ones too): not in the store yet. */
   readonly #unsaved = new Map<string, Grant>();
   readonly #timers = new Map<string, { cancel(): void }>();
+  /** Ids of grants known ended, oldest first (bounded): a read-back of one as live is older news. */
+  readonly #ended = new Set<string>();
   /** Contract 11: each `when` grant's expression, compiled once (a grant's `when` never changes). */
   readonly #whens = new Map<string, WhenTest>();
   #closed = false;
@@ -89,8 +97,10 @@ export class GrantBook {
     const writes: Array<Awaitable<void>> = [];
     const at = iso(clock.now());
     const wanted = new Map(config.map((e) => [configGrantId(e), e]));
+    // Contract 16: on a shared database, another node's config grants are that node's to reconcile.
+    const mine = (g: Grant) => this.#deps.shared !== true || g.node === this.#deps.node;
     for (const g of store.committedReads.liveGrants()) {
-      if (g.source === 'config' && !wanted.has(g.id)) {
+      if (g.source === 'config' && !wanted.has(g.id) && mine(g)) {
         writes.push(
           this.#write(end(g, 'revoked', at), 'grant_revoked', DAEMON, { why: 'removed from the config' }),
         );
@@ -113,6 +123,7 @@ export class GrantBook {
       };
       if (entry.args !== undefined) g.args = entry.args;
       if (entry.note !== undefined) g.note = entry.note;
+      if (this.#deps.node !== undefined) g.node = this.#deps.node;
       writes.push(this.#write(g, 'grant_created', DAEMON));
       this.#loaded(g);
     }
@@ -225,8 +236,34 @@ export class GrantBook {
       this.#shown.delete(g.id);
       // An ended grant never matches again: its compiled `when` goes with it.
       this.#whens.delete(g.id);
+      this.#ended.add(g.id);
+      if (this.#ended.size > ENDED_SEEN_MAX) this.#ended.delete(this.#ended.values().next().value!);
     }
     this.#deps.emit(g);
+  }
+
+  /**
+   * Contract 16: another node's committed grant change, as the store read it back — a new grant, a use
+   * taken (fewer `uses_left`), an end. Both views follow (the working one unless the pending batch changed
+   * the grant: that batch then fails on the database and its rollback takes the committed view); owners
+   * hear of it. Older news (a use count not lower, a live read of an ended grant) changes nothing.
+   */
+  heard(g: Grant): void {
+    const known = this.#shown.get(g.id);
+    if (g.state === 'live') {
+      if (this.#ended.has(g.id)) return;
+      const fewer =
+        g.uses_left !== undefined && known?.uses_left !== undefined && g.uses_left < known.uses_left;
+      if (known !== undefined && !fewer) return;
+    } else if (known === undefined) {
+      this.#ended.add(g.id);
+      return;
+    }
+    if (!this.#unsaved.has(g.id)) {
+      if (g.state === 'live') this.#live.set(g.id, g);
+      else this.#live.delete(g.id);
+    }
+    this.committed(g);
   }
 
   /** A grant change of its own (created, revoked, expired): taken now, committed in the turn's batch. */

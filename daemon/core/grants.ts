@@ -24,6 +24,8 @@ export interface Grant {
   when?: string;
   state: GrantState;
   source: 'owner' | 'config';
+  /** Contract 16: a config grant's node (each node's config reconciles only its own at start). */
+  node?: string;
   created_by: string;
   created_at: string;
   expires_at?: string;

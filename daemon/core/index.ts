@@ -76,4 +76,5 @@ export {
   type RuleVerdict,
   type WhenTest,
 } from './rule-port.js';
+export { isStaleWrite, StaleWrite } from './stale.js';
 export { type View, viewJson } from './view.js';

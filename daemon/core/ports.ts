@@ -250,6 +250,10 @@ export interface PushStore {
 export interface StoreChange {
   /** SQLite tells only that something changed; a finer feed (LISTEN/NOTIFY) may name the table. */
   table?: 'owners' | 'mcp_clients' | 'commands' | 'grants';
+  /** Contract 16: the commands another writer changed, as read back after its commit (the broker hears them). */
+  commands?: Command[];
+  /** Contract 16: the grants another writer changed, as read back. */
+  grants?: Grant[];
 }
 
 /** Committed changes of other writers (SQLite: `PRAGMA data_version`; section 16: LISTEN/NOTIFY). */

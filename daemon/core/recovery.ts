@@ -36,6 +36,11 @@ export interface RecoveryDeps {
   /** Live grants loaded and the config's grants reconciled (grant-book.ts `load`). */
   grants: GrantBook;
   configGrants: readonly ConfigGrant[];
+  /**
+   * Contract 16: whether a command is this node's. Rules 3–4 are applied by each node to its own commands;
+   * another node's are loaded as they are (that node recovers them at its own restart).
+   */
+  own?: (c: Command) => boolean;
 }
 
 const DAEMON: Actor = { kind: 'daemon', name: 'daemon' };
@@ -47,7 +52,13 @@ export function recover(deps: RecoveryDeps): Promise<void> {
   const recovered: Array<{ next: Command; audit: AuditEntry }> = [];
   const survivors: Command[] = [];
   const reads = store.committedReads;
+  const own = deps.own ?? (() => true);
+  const others: Command[] = [];
   for (const c of reads.active()) {
+    if (!own(c)) {
+      others.push(c);
+      continue;
+    }
     const r = transition(c, { type: 'restart', at, carriesSecret: kinds.of(c.tool).carriesSecret });
     if (r.ok)
       recovered.push({ next: r.command, audit: auditOf(r.command, 'restart', DAEMON, iso(clock.now())) });
@@ -56,7 +67,8 @@ export function recover(deps: RecoveryDeps): Promise<void> {
   const written = recovered.length > 0 ? store.commands.updateMany(recovered) : undefined;
   for (const { next } of recovered) logChange(log, next, DAEMON);
   // Older restarts' orphans count too, in case the daemon died again within the window.
-  launches.holdForOrphans(reads.recentFinal(200));
+  launches.holdForOrphans(reads.recentFinal(200).filter(own));
+  for (const c of others) views.load(c);
   for (const c of survivors) {
     views.load(c);
     if (c.phase.state === 'awaiting_review') expiry.arm(c);

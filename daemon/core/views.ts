@@ -14,6 +14,15 @@ import { type Command, isFinal } from './lifecycle.js';
 
 const requestKey = (client: string, requestId: string) => `${client}\n${requestId}`;
 
+/** Final commands heard from other nodes whose version is remembered (a late read-back is then ignored). */
+const FINAL_SEEN_MAX = 10_000;
+
+/** Newer: a later version, or the same version with another preview (an amend keeps the version). */
+function isNewer(c: Command, known: Command): boolean {
+  if (c.version !== known.version) return c.version > known.version;
+  return c.preview !== known.preview && JSON.stringify(c.preview) !== JSON.stringify(known.preview);
+}
+
 export class Views {
   /**
    * The working view: every non-final command as of the last change, committed or not, in creation order.
@@ -26,6 +35,8 @@ export class Views {
   readonly #unsaved = new Map<string, Command>();
   /** Commands the pending batch created, by client and request_id (the store has them after the commit). */
   readonly #unsavedRequests = new Map<string, Command>();
+  /** Contract 16: the versions of other nodes' commands heard final, oldest first (bounded). */
+  readonly #finalSeen = new Map<string, number>();
   /** PENDING commands by client, kept with #active (contract 1.3's per-client cap). */
   readonly #pendingByClient = new Map<string, number>();
 
@@ -92,8 +103,34 @@ export class Views {
 
   /** After its commit: the committed view follows a change (a final command leaves it). */
   show(c: Command): void {
-    if (isFinal(c)) this.#committed.delete(c.id);
-    else this.#committed.set(c.id, c);
+    if (isFinal(c)) {
+      this.#committed.delete(c.id);
+      this.#seenFinal(c);
+    } else this.#committed.set(c.id, c);
+  }
+
+  /**
+   * Contract 16: another node's committed change, as the store read it back. The committed view follows
+   * when it is newer than what it holds; the working view too, unless the pending batch changed that
+   * command (the batch then fails on the database, and its rollback takes the working view from this
+   * committed one). False when it was not newer: nothing changed, nobody needs to hear of it.
+   */
+  heard(c: Command): boolean {
+    const known = this.#committed.get(c.id) ?? this.#active.get(c.id);
+    if (known !== undefined && !isNewer(c, known)) return false;
+    const seen = this.#finalSeen.get(c.id);
+    if (seen !== undefined && seen >= c.version) return false;
+    if (isFinal(c)) {
+      this.#committed.delete(c.id);
+      this.#seenFinal(c);
+    } else {
+      this.#committed.set(c.id, c);
+    }
+    if (!this.#unsaved.has(c.id)) {
+      if (isFinal(c)) this.#untrack(c);
+      else this.#track(c);
+    }
+    return true;
   }
 
   /** The pending batch committed: the store has what it changed. */
@@ -111,6 +148,13 @@ export class Views {
     }
     this.#unsaved.clear();
     this.#unsavedRequests.clear();
+  }
+
+  /** A final version remembered, so a read-back older than it (contract 16) is never taken for news. */
+  #seenFinal(c: Command): void {
+    this.#finalSeen.delete(c.id);
+    this.#finalSeen.set(c.id, c.version);
+    if (this.#finalSeen.size > FINAL_SEEN_MAX) this.#finalSeen.delete(this.#finalSeen.keys().next().value!);
   }
 
   #track(c: Command): void {

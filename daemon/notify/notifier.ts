@@ -80,9 +80,12 @@ export class Notifier {
   }
 
   /** Starts hearing the broker's committed changes. */
-  start(broker: Pick<BrokerApi, 'subscribe'>): void {
+  start(broker: Pick<BrokerApi, 'subscribe'>, own: (c: Command) => boolean = () => true): void {
     if (this.#unsubscribe !== undefined) throw new Error('Notifier.start() called twice');
-    this.#unsubscribe = broker.subscribe((c) => this.command(c));
+    // Contract 16: each node notifies of its own commands (every device still hears every node's, once).
+    this.#unsubscribe = broker.subscribe((c) => {
+      if (own(c)) this.command(c);
+    });
     this.#writeStatus();
   }
 

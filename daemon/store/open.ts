@@ -8,6 +8,7 @@ import type { Config } from '../config/index.js';
 import type { AuditSigner, StorePorts } from '../core/index.js';
 import type { DataDir } from '../datadir/index.js';
 import type { TokenBook } from '../tokens/index.js';
+import type { NodeRecord } from './postgres/nodes.js';
 import { countOwners, countsByState, Store } from './sqlite/index.js';
 
 /** A store as the daemon holds it: the ports, and the token checks tokens/ makes. */
@@ -15,14 +16,14 @@ export type DaemonStore = StorePorts & TokenBook;
 
 /**
  * Opens the configured store; a PostgreSQL that cannot be reached now rejects (the start fails). The daemon
- * opens it `exclusive` (one daemon per database until nodes exist: docs/fleet.md, exit 2 for a second);
- * the `token` command does not, so it works beside a running daemon. `signer` signs the audit checkpoints
- * (contract 14: the daemon's key; the `token` command signs none).
+ * opens it as its `node` (contract 16: its name held while it runs, exit 2 for a second live daemon with
+ * the name); the `token` command is no node, so it works beside running daemons. `signer` signs the audit
+ * checkpoints (contract 14: the daemon's key; the `token` command signs none).
  */
 export async function openStore(
   config: Config,
   paths: DataDir,
-  opts: { log?: Logger; exclusive?: boolean; signer?: AuditSigner } = {},
+  opts: { log?: Logger; node?: NodeRecord; signer?: AuditSigner } = {},
 ): Promise<DaemonStore> {
   const signer = opts.signer;
   if (config.database_url === null) return new Store(paths.db, signer === undefined ? {} : { signer });
@@ -30,7 +31,7 @@ export async function openStore(
   const log = opts.log;
   try {
     return await PostgresStore.open(config.database_url, {
-      exclusive: opts.exclusive === true,
+      ...(opts.node === undefined ? {} : { node: opts.node }),
       ...(signer === undefined ? {} : { signer }),
       onAvailability: (available, error) =>
         log?.log(available ? 'info' : 'error', available ? 'database_back' : 'database_unavailable', {

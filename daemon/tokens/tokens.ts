@@ -133,11 +133,21 @@ export class Tokens {
    * At start: client `local`'s and owner `owner`'s stored hashes follow mcp.token / OGF_BROKER_MCP_TOKEN
    * and owner.token / OGF_BROKER_OWNER_TOKEN (created or replaced, audited). A token already held by another
    * client or owner is refused (exit 2) rather than stored twice.
+   *
+   * Contract 16, `shared` (several nodes on one database): a stored hash is never replaced from this data
+   * dir — another node set it, or an owner rotated it there to shut a leaked token out, and a node starting
+   * with the old file must not let it back in. A data dir whose token differs exits 2 saying how to join.
    */
-  async refreshAtStart(): Promise<void> {
+  async refreshAtStart(shared = false): Promise<void> {
     const at = iso(Date.now());
     const local = hashToken(this.localMcpToken());
-    if (this.#store.clientTokenHash(LOCAL_CLIENT) !== local) {
+    const stored = this.#store.clientTokenHash(LOCAL_CLIENT);
+    if (shared && stored !== undefined && stored !== local)
+      throw this.#notJoined(this.#mcpSource(), 'client local');
+    const ownerStored = this.#store.ownerTokenHash(FIRST_OWNER);
+    if (shared && ownerStored !== undefined && ownerStored !== hashToken(this.#ownerToken))
+      throw this.#notJoined(this.#ownerSource(), `owner ${FIRST_OWNER}`);
+    if (stored !== local) {
       const holder = this.#store.clientByTokenHash(local);
       if (holder !== undefined) {
         throw new UsageError(
@@ -156,6 +166,12 @@ export class Tokens {
       }
       await this.#store.setOwnerTokenHash(FIRST_OWNER, owner, at, DAEMON, { via: 'start' });
     }
+  }
+
+  #notJoined(source: string, who: string): UsageError {
+    return new UsageError(
+      `${source}: ${who}'s token on this shared database differs from this data dir's (another node set it, or it was rotated there); copy owner.token and mcp.token from a node's data dir into this one, or give every node the same OGF_BROKER_OWNER_TOKEN and OGF_BROKER_MCP_TOKEN (docs/fleet.md, adding a machine)`,
+    );
   }
 
   #ownerSource(): string {

@@ -2,6 +2,7 @@
  * The upstream kind as registered (kinds/index.ts): the tools of every MCP server behind the gate, and the
  * previews of their calls while they await review (contract 12), through the same connections.
  */
+import { ownsCommand } from '../../config/index.js';
 import type { KindModule } from '../../kind/index.js';
 import { UpstreamExecutor } from './executor.js';
 import { upstreamKind } from './kind.js';
@@ -12,9 +13,15 @@ export const upstream: KindModule = {
   kind: upstreamKind,
   source: ({ config, upstreams, log }) =>
     new UpstreamSource(upstreams, log, new UpstreamExecutor(upstreams, config.output_limit_bytes)),
-  work({ upstreams, log }, broker) {
+  work({ config, upstreams, log }, broker) {
     if (upstreams.names().length === 0) return undefined;
-    const runner = new PreviewRunner({ broker, registry: upstreams, log });
+    // Contract 16: a node previews only its own commands, through its own upstreams.
+    const runner = new PreviewRunner({
+      broker,
+      registry: upstreams,
+      log,
+      own: (c) => ownsCommand(config, c),
+    });
     runner.start();
     return runner;
   },

@@ -4,7 +4,15 @@
  * version it replaces: of two daemons updating one command at one version, PostgreSQL lets one through
  * and re-checks the other against the newer row, which it no longer matches (transaction.ts).
  */
-import type { AuditEntry, Command, CommandStore, RetentionRow, State, TasksPage } from '../../core/index.js';
+import {
+  type AuditEntry,
+  type Command,
+  type CommandStore,
+  type RetentionRow,
+  StaleWrite,
+  type State,
+  type TasksPage,
+} from '../../core/index.js';
 import { AUDIT_SELECT, withAudit } from './audit-sql.js';
 import type { Apply } from './mirror.js';
 import { searchCommands } from './search.js';
@@ -79,7 +87,11 @@ export function pgCommands(tx: PgTransactions, apply: Apply): CommandStore {
       [next.phase.state, next.version, JSON.stringify(next), next.id],
       (rows) => {
         if (rows.length !== 1)
-          throw new Error(`store: command ${next.id} is not at version ${next.version - 1}`);
+          throw new StaleWrite(
+            'commands',
+            next.id,
+            `store: command ${next.id} is not at version ${next.version - 1}`,
+          );
         return () => apply((m) => m.applyCommand(next, rows[0]!.seq));
       },
       audit,
@@ -89,7 +101,12 @@ export function pgCommands(tx: PgTransactions, apply: Apply): CommandStore {
       AMEND,
       [JSON.stringify(next), next.id, next.version],
       (rows) => {
-        if (rows.length !== 1) throw new Error(`store: command ${next.id} is not at version ${next.version}`);
+        if (rows.length !== 1)
+          throw new StaleWrite(
+            'commands',
+            next.id,
+            `store: command ${next.id} is not at version ${next.version}`,
+          );
         return () => apply((m) => m.applyCommand(next, rows[0]!.seq));
       },
       audit,

@@ -5,6 +5,7 @@
  * is retried by the transaction (transaction.ts).
  */
 import { BrokerError } from '../../base/index.js';
+import { StaleWrite } from '../../core/index.js';
 
 /** SQLSTATEs a transaction is simply run again for: serialization_failure, deadlock_detected. */
 const RETRYABLE = new Set(['40001', '40P01']);
@@ -45,6 +46,10 @@ export function isRetryable(e: unknown): boolean {
 
 /** The error a caller sees: `Unavailable` when the database is out of reach, else `e` itself. */
 export function storeError(e: unknown): unknown {
+  // Contract 16: one request_id submitted to two nodes at once: the second insert lost (core/stale.ts).
+  const pgErr = e as { code?: unknown; constraint?: unknown } | undefined;
+  if (pgErr?.code === '23505' && pgErr.constraint === 'commands_request')
+    return new StaleWrite('commands', undefined, 'store: another node stored this request_id first');
   if (e instanceof BrokerError || !isUnreachable(e)) return e;
   const why = e instanceof Error ? e.message : String(e);
   return new BrokerError(

@@ -7,11 +7,8 @@
  * it keeps in memory. A missed notification therefore delays, never loses.
  */
 import pg from 'pg';
-import { UsageError } from '../../base/index.js';
+import { beat, claimName, HEARTBEAT_MS, type NodeRecord, stopped } from './nodes.js';
 import { CHANNEL } from './schema.js';
-
-/** The advisory lock a daemon holds on its feed's session while it uses the database (`exclusive`). */
-const DAEMON_LOCK = 7_146_028;
 
 /** One row change as announced: its table, its key (id or name) and the writer (a store's random id). */
 export interface Notice {
@@ -29,11 +26,11 @@ export interface FeedDeps {
   /** The connection was lost (true) or is back (false). */
   down(lost: boolean, error?: Error): void;
   /**
-   * Hold the database for this daemon alone while connected: until nodes exist (contract 16's node_name,
-   * registry and heartbeats: not built yet), a second daemon would recover the first one's commands as its
-   * own at its start (rules 3–4), so it is refused (docs/fleet.md).
+   * Contract 16: the node this daemon is. Its name is held on this session (nodes.ts: a second live daemon
+   * with the name is refused, exit 2), registered, and its heartbeat moved every 5 s; taken again after a
+   * lost connection. Absent for a process that is no node (`ogf-broker token`).
    */
-  exclusive?: boolean;
+  node?: NodeRecord;
 }
 
 const RETRY_MIN_MS = 250;
@@ -45,9 +42,18 @@ export class Feed {
   #closed = false;
   #retryMs = RETRY_MIN_MS;
   #timer: NodeJS.Timeout | undefined;
+  #heartbeat: NodeJS.Timeout | undefined;
 
   constructor(deps: FeedDeps) {
     this.#deps = deps;
+    const node = deps.node;
+    if (node === undefined) return;
+    this.#heartbeat = setInterval(() => {
+      const c = this.#client;
+      // A beat that fails: the connection's own error handler says the database is gone.
+      if (c !== undefined) beat(c, node.name).catch(() => {});
+    }, HEARTBEAT_MS);
+    this.#heartbeat.unref();
   }
 
   /** Connects and LISTENs; rejects when the database cannot be reached now (the store's open fails). */
@@ -81,16 +87,7 @@ export class Feed {
     try {
       await client.connect();
       await client.query(`LISTEN ${CHANNEL}`);
-      if (this.#deps.exclusive === true) {
-        const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [
-          DAEMON_LOCK,
-        ]);
-        if (rows[0]?.ok !== true) {
-          throw new UsageError(
-            'OGF_BROKER_DATABASE_URL: another ogf-broker daemon already uses this database; several daemons on one database (nodes) are not built yet (docs/fleet.md): give each daemon its own database',
-          );
-        }
-      }
+      if (this.#deps.node !== undefined) await claimName(client, this.#deps.node);
     } catch (e) {
       lost = true;
       client.removeAllListeners();
@@ -129,11 +126,16 @@ export class Feed {
     return this.#client !== undefined;
   }
 
-  close(): Promise<void> {
+  /** Stops; a node leaves the live list at once (its row says stopped, its lock goes with the session). */
+  async close(): Promise<void> {
     this.#closed = true;
     clearTimeout(this.#timer);
+    clearInterval(this.#heartbeat);
     const c = this.#client;
     this.#client = undefined;
-    return c === undefined ? Promise.resolve() : c.end().catch(() => {});
+    if (c === undefined) return;
+    const node = this.#deps.node;
+    if (node !== undefined) await stopped(c, node.name).catch(() => {});
+    await c.end().catch(() => {});
   }
 }

@@ -6,7 +6,7 @@
  * grant cannot both have it: the second write is refused and its transaction fails (nothing of it is
  * stored). Contract 8's uses are exact across daemons.
  */
-import type { Grant, GrantStore } from '../../core/index.js';
+import { type Grant, type GrantStore, StaleWrite } from '../../core/index.js';
 import { AUDIT_SELECT, withAudit } from './audit-sql.js';
 import type { Apply } from './mirror.js';
 import type { PgTransactions } from './transaction.js';
@@ -33,7 +33,9 @@ export function pgGrants(tx: PgTransactions, apply: Apply): GrantStore {
         [grant.id, grant.state, JSON.stringify(grant), grant.uses_left ?? null],
         (rows) => {
           if (rows.length !== 1) {
-            throw new Error(
+            throw new StaleWrite(
+              'grants',
+              grant.id,
               `store: grant ${grant.id} no longer has the uses this write takes from (another writer took one first)`,
             );
           }

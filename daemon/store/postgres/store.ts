@@ -39,6 +39,7 @@ import { Feed, type Notice } from './feed.js';
 import { pgGrants } from './grants.js';
 import { loadMirror } from './load.js';
 import { MIRROR_WINDOW, Mirror, type TokenTable } from './mirror.js';
+import { adoptUnowned, type LiveNode, liveNodes, type NodeRecord } from './nodes.js';
 import { pgOAuth } from './oauth.js';
 import { pgPasskeys } from './passkeys.js';
 import { pgPush } from './push.js';
@@ -62,8 +63,12 @@ export interface PostgresOptions {
   window?: number;
   /** Told when the database is lost or back (the daemon logs it; `status` may show it). */
   onAvailability?: (available: boolean, error?: Error) => void;
-  /** This daemon alone on the database while it runs (feed.ts): a second one is refused at its start. */
-  exclusive?: boolean;
+  /**
+   * Contract 16: the node this daemon is (nodes.ts): its name held while it runs (a second live daemon
+   * with it is refused at its start), registered with heartbeats; commands stored before nodes existed
+   * are adopted by it. Absent for a process that is no node (`ogf-broker token`).
+   */
+  node?: NodeRecord;
   /** Signs the audit checkpoints (contract 14: the daemon's key; the `token` command signs none). */
   signer?: AuditSigner;
 }
@@ -113,6 +118,7 @@ export class PostgresStore implements StorePorts {
       // The first start of the version with the chain chains what older versions wrote (docs/audit.md).
       await chainOlder(store.#tx);
       await store.#feed.start();
+      if (opts.node !== undefined) await store.#adopt(opts.node.name);
       await store.#reload();
     } catch (e) {
       await store.#shutdown();
@@ -155,7 +161,7 @@ export class PostgresStore implements StorePorts {
       notice: (n) => this.#notice(n),
       resync: () => void this.#resync(),
       down: (lost, e) => (lost ? this.#lost(e) : this.#back()),
-      exclusive: opts.exclusive === true,
+      ...(opts.node === undefined ? {} : { node: opts.node }),
     });
     const apply = (effect: (m: Mirror) => void) => this.#apply(effect);
     this.commands = pgCommands(this.#tx, apply);
@@ -180,6 +186,25 @@ export class PostgresStore implements StorePorts {
   #apply(effect: (m: Mirror) => void): void {
     effect(this.#mirror);
     this.#replay?.push(effect);
+  }
+
+  async #adopt(name: string): Promise<void> {
+    const client = await this.#pool.connect();
+    try {
+      await adoptUnowned(client, name);
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Contract 16: the live nodes of this database, by name (`status`). */
+  async liveNodes(): Promise<LiveNode[]> {
+    const client = await this.#pool.connect();
+    try {
+      return await liveNodes(client);
+    } finally {
+      client.release();
+    }
   }
 
   get committedReads(): Mirror {
@@ -287,21 +312,26 @@ export class PostgresStore implements StorePorts {
   async #readBack(announced: Map<string, Set<string>>): Promise<void> {
     if (this.#closed) return;
     const m = this.#mirror;
+    const changes: StoreChange[] = [];
     try {
       for (const [table, keys] of announced) {
         const ids = [...keys];
         if (table === 'commands') {
           const rows = await this.#tx.read<{ seq: number; body: string }>(
-            'SELECT seq, body FROM commands WHERE id = ANY($1)',
+            'SELECT seq, body FROM commands WHERE id = ANY($1) ORDER BY seq',
             [ids],
           );
-          for (const r of rows) m.applyCommand(JSON.parse(r.body) as Command, r.seq);
+          const commands = rows.map((r) => JSON.parse(r.body) as Command);
+          rows.forEach((r, i) => m.applyCommand(commands[i]!, r.seq));
+          changes.push({ table, commands });
         } else if (table === 'grants') {
           const rows = await this.#tx.read<{ seq: number; rev: number; body: string }>(
-            'SELECT seq, rev, body FROM grants WHERE id = ANY($1)',
+            'SELECT seq, rev, body FROM grants WHERE id = ANY($1) ORDER BY seq',
             [ids],
           );
-          for (const r of rows) m.applyGrant(JSON.parse(r.body) as Grant, r.seq, r.rev);
+          const grants = rows.map((r) => JSON.parse(r.body) as Grant);
+          rows.forEach((r, i) => m.applyGrant(grants[i]!, r.seq, r.rev));
+          changes.push({ table, grants });
         } else {
           const t = table as TokenTable;
           const rows = await this.#tx.read<{ name: string; token_hash: string; rev: number }>(
@@ -309,6 +339,7 @@ export class PostgresStore implements StorePorts {
             [ids],
           );
           for (const r of rows) m.applyToken(t, r.name, r.token_hash, r.rev);
+          changes.push({ table: t });
         }
       }
     } catch (e) {
@@ -316,7 +347,7 @@ export class PostgresStore implements StorePorts {
       if (isUnreachable(e)) this.#lost(e as Error);
       return;
     }
-    for (const table of announced.keys()) this.#emit({ table: table as StoreChange['table'] });
+    for (const change of changes) this.#emit(change);
   }
 
   async #resync(): Promise<void> {

@@ -40,6 +40,8 @@ export interface PreviewRunnerDeps {
   registry: UpstreamRegistry;
   log: Logger;
   clock?: Clock;
+  /** Contract 16: the commands this node previews (its own); default all. */
+  own?: (c: Command) => boolean;
 }
 
 /** UTF-8 bytes of the text a preview shows. */
@@ -60,8 +62,10 @@ export class PreviewRunner {
   readonly #specs = new Map<string, ReadonlyMap<string, PreviewSpec>>();
   #off: (() => void) | undefined;
   #closed = false;
+  readonly #own: PreviewRunnerDeps['own'];
 
   constructor(deps: PreviewRunnerDeps) {
+    this.#own = deps.own;
     this.#broker = deps.broker;
     this.#registry = deps.registry;
     this.#log = deps.log;
@@ -86,7 +90,7 @@ export class PreviewRunner {
 
   #seen(c: Command): void {
     const ref = c.upstream;
-    if (this.#closed || ref === undefined) return;
+    if (this.#closed || ref === undefined || this.#own?.(c) === false) return;
     if (c.phase.state !== 'awaiting_review') {
       // Contract 12: preview calls are made only while the command awaits review.
       this.#jobs.get(c.id)?.abort();

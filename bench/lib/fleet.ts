@@ -1,10 +1,12 @@
 /**
  * Several daemons on one PostgreSQL database (contract 16, rows 17 and 18): each its own data dir and
- * `node_name`, all with the same OGF_BROKER_DATABASE_URL, started one after another. A daemon that refuses
+ * `node_name`, all with the same OGF_BROKER_DATABASE_URL, started one after another; every node after the
+ * first starts with the first one's `owner.token` and `mcp.token` copied into its data dir (the shared
+ * database holds one hash per owner and client: docs/fleet.md). A daemon that refuses
  * to share the database (a build without nodes exits 2) fails the start with its own log line, which the
  * row reports instead of a figure.
  */
-import { readFileSync } from 'node:fs';
+import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { benchConfig, type Daemon, makeDataDir, removeDir, startDaemon } from './procs.js';
 import type { Row } from './stats.js';
@@ -35,6 +37,10 @@ export async function startFleet(url: string, names: readonly string[]): Promise
     for (const name of names) {
       const dir = makeDataDir();
       dirs.push(dir);
+      const first = nodes[0];
+      if (first)
+        for (const file of ['owner.token', 'mcp.token'])
+          copyFileSync(join(first.dataDir, file), join(dir, file));
       try {
         nodes.push(
           await startDaemon(dir, benchConfig({ node_name: name }), [], { OGF_BROKER_DATABASE_URL: url }),

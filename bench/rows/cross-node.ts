@@ -66,6 +66,8 @@ export async function crossNode(pg: Postgres, quick: boolean): Promise<Row[]> {
         const t1 = performance.now();
         if (reply.ok !== true) throw new Error(`approve of ${tag} refused: ${JSON.stringify(reply)}`);
         const run = await running;
+        const node = (run.view as { node?: string }).node;
+        if (node !== 'node-b') throw new Error(`${tag} ran on node ${node}, not node-b`);
         const fin = await done;
         const back = await backToA;
         if (i < 0) continue;

@@ -10,6 +10,9 @@
  * one by one; a cycle also waits for `succeeded` on B, so a spawn never lands in the next sample.
  * Contract 16 promises a cross-node launch within 1 s; a launch not seen within 10 s fails the row.
  */
+import { copyFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { callTool, closeMcp, connectMcp, Owner } from '../lib/clients.js';
 import { notMeasured, startFleet } from '../lib/fleet.js';
 import type { Postgres } from '../lib/postgres.js';
@@ -17,6 +20,15 @@ import { median, quantile, type Row, ratioOf } from '../lib/stats.js';
 import { Upserts } from '../lib/upserts.js';
 
 const ID = '17 cross-node approve';
+
+/** Copies the nodes' daemon.log files to a dir that outlives the row (a failure's evidence). */
+function keepLogs(dataDirs: readonly string[]): string {
+  const keep = mkdtempSync(join(tmpdir(), 'ogf-bench-17-logs-'));
+  dataDirs.forEach((dir, i) => {
+    copyFileSync(join(dir, 'daemon.log'), join(keep, `node-${'ab'[i]}.log`));
+  });
+  return keep;
+}
 const GOAL = '≤ 2×';
 
 export async function crossNode(pg: Postgres, quick: boolean): Promise<Row[]> {
@@ -57,7 +69,12 @@ export async function crossNode(pg: Postgres, quick: boolean): Promise<Row[]> {
         const [va, vb] = await Promise.all([onA, onB]);
         const running = seenB.next(tag, 'running', 10_000);
         const done = seenB.next(tag, 'succeeded', 10_000);
-        const backToA = kind === 'x' ? seenA.next(tag, 'running', 10_000) : undefined;
+        // A reads B's row back when it hears of its change: by then it may already be `succeeded`, so A's
+        // owner sees running or succeeded first, whichever B had committed when A read it.
+        const backToA =
+          kind === 'x'
+            ? Promise.any([seenA.next(tag, 'running', 10_000), seenA.next(tag, 'succeeded', 10_000)])
+            : undefined;
         // Awaited below, one after another: a timeout of a later one must not go unhandled meanwhile.
         for (const p of [running, done, backToA]) p?.catch(() => {});
         const approver = kind === 'x' ? ownerA : ownerB;
@@ -65,11 +82,22 @@ export async function crossNode(pg: Postgres, quick: boolean): Promise<Row[]> {
         const reply = await approver.approve(kind === 'x' ? va.view : vb.view);
         const t1 = performance.now();
         if (reply.ok !== true) throw new Error(`approve of ${tag} refused: ${JSON.stringify(reply)}`);
-        const run = await running;
+        const run = await running.catch(async () => {
+          // Late or never: wait 30 s more to tell which, and say where the logs are kept.
+          const late = await seenB.next(tag, 'running', 30_000).catch(() => undefined);
+          const logs = keepLogs(fleet.nodes.map((d) => d.dataDir));
+          throw new Error(
+            `${kind === 'x' ? 'cross-node' : 'same-node'} approval of ${tag} (cycle ${k}): the owner on B saw no running within 10 s; ${
+              late ? `it came ${((late.at - t0) / 1000).toFixed(1)} s after the approve` : 'nor within 40 s'
+            } (daemon logs kept in ${logs})`,
+          );
+        });
         const node = (run.view as { node?: string }).node;
         if (node !== 'node-b') throw new Error(`${tag} ran on node ${node}, not node-b`);
         const fin = await done;
-        const back = await backToA;
+        const back = await backToA?.catch((e: Error) => {
+          throw new Error(`owner on A, ${tag}: ${e.message}`);
+        });
         if (i < 0) continue;
         if (kind === 'x') {
           cross.push(run.at - t0);
@@ -120,7 +148,7 @@ export async function crossNode(pg: Postgres, quick: boolean): Promise<Row[]> {
       info('approve on A → running on B, p99', quantile(cross, 0.99), quantile(same, 0.99), 'same node, p99'),
       info('approve on A → succeeded on B, p50', median(crossDone), median(sameDone), 'same node, p50'),
       info(
-        "approve on A → A's owner sees B running, p50",
+        "approve on A → A's owner sees B's launch, p50",
         median(crossBackToA),
         base,
         'same node → running, p50',

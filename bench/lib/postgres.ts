@@ -79,6 +79,8 @@ export interface Postgres {
   running(): boolean;
   /** The server's log so far (for a failing test's message). */
   log(): string;
+  /** The postmaster's pid and its children's (backends, WAL writer, …) now, from /proc (the bench's CPU figures). */
+  pids(): number[];
   /** Stops the server and removes its temp dir. */
   destroy(): Promise<void>;
 }
@@ -215,6 +217,26 @@ export async function startPostgres(opts: PostgresOptions = {}): Promise<Postgre
     start,
     running: () => up,
     log,
+    pids() {
+      let master: number;
+      try {
+        master = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      } catch {
+        return [];
+      }
+      const children = readdirSync('/proc')
+        .filter((e) => /^\d+$/.test(e))
+        .filter((e) => {
+          try {
+            const stat = readFileSync(`/proc/${e}/stat`, 'utf8');
+            return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === master;
+          } catch {
+            return false; // gone meanwhile
+          }
+        })
+        .map(Number);
+      return [master, ...children];
+    },
     async destroy() {
       try {
         await stop('immediate');

@@ -12,10 +12,22 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { closeMcp } from '../lib/clients.js';
 import { notMeasured, startFleet } from '../lib/fleet.js';
 import type { Postgres } from '../lib/postgres.js';
+import { cpuMs } from '../lib/procs.js';
 import { quantile, type Row, ratioOf } from '../lib/stats.js';
 import { type Burst, burst, connectSubmitters, joined, warm } from '../lib/submit.js';
 
 const ID = '18 fleet scale';
+
+/** CPU ms the PostgreSQL processes `pids` have used (one that exited meanwhile counts 0). */
+function pgCpu(pids: readonly number[]): number {
+  return pids.reduce((n, pid) => {
+    try {
+      return n + cpuMs(pid);
+    } catch {
+      return n;
+    }
+  }, 0);
+}
 const NODES = 4;
 const PER_NODE = 25;
 
@@ -36,13 +48,39 @@ export async function fleetScale(pg: Postgres, quick: boolean): Promise<Row[]> {
     for (const d of fleet.nodes) sessions.push(await connectSubmitters(d, PER_NODE));
     await Promise.all(sessions.map((c, i) => warm(c, `n${i}`)));
     const ms = quick ? 1500 : 4000;
+    // The database's committed transactions over the fleet's windows: how many a submission takes.
+    const commits = async () =>
+      Number(
+        await pg.sql(
+          'ogf_bench_18',
+          "SELECT xact_commit FROM pg_stat_database WHERE datname = 'ogf_bench_18'",
+        ),
+      );
+    let fleetCommits = 0;
     const rounds = quick ? 1 : 2;
     const one: Burst[] = [];
     const all: Burst[] = [];
     const perNode: number[][] = sessions.map(() => []);
+    const daemonCores: number[] = [];
+    const benchCores: number[] = [];
+    const pgCores: number[] = [];
     for (let r = 0; r < rounds; r++) {
       one.push(await burst(sessions[0]!, ms, `o${r}`));
+      const x0 = await commits();
+      const cpu0 = fleet.nodes.map((d) => cpuMs(d.pid));
+      const self0 = process.cpuUsage();
+      const pgPids = pg.pids();
+      const pg0 = pgCpu(pgPids);
       const each = await Promise.all(sessions.map((c, i) => burst(c, ms, `f${r}n${i}`)));
+      const self = process.cpuUsage(self0);
+      const wall = Math.max(...each.map((b) => b.ms));
+      // Cores' worth of CPU each side used in the window: where a 2-core machine's time went.
+      daemonCores.push(fleet.nodes.reduce((n, d, i) => n + cpuMs(d.pid) - cpu0[i]!, 0) / wall);
+      benchCores.push((self.user + self.system) / 1000 / wall);
+      pgCores.push((pgCpu(pgPids) - pg0) / wall);
+      // pg_stat counters reach the view within ~0.5 s of the commit (the stats collector's flush).
+      await new Promise((r) => setTimeout(r, 1000));
+      fleetCommits += (await commits()) - x0;
       for (const [i, b] of each.entries()) perNode[i]!.push((b.calls / b.ms) * 1000);
       // One window of four concurrent bursts: the calls of all, over the longest.
       all.push({
@@ -71,6 +109,10 @@ export async function fleetScale(pg: Postgres, quick: boolean): Promise<Row[]> {
       calls_fleet: f.calls,
       calls_one: o.calls,
       per_node_rate: perNode.map((xs) => xs.reduce((s, x) => s + x, 0) / xs.length),
+      fleet_daemons_cpu_cores: daemonCores,
+      bench_clients_cpu_cores: benchCores,
+      postgres_cpu_cores: pgCores,
+      pg_transactions_per_submission_fleet: fleetCommits / f.calls,
     };
     return [
       total,

@@ -11,6 +11,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { closeMcp } from '../lib/clients.js';
 import { notMeasured, startFleet } from '../lib/fleet.js';
+import { sampleWaits, type Waits } from '../lib/pg-waits.js';
 import type { Postgres } from '../lib/postgres.js';
 import { cpuMs } from '../lib/procs.js';
 import { quantile, type Row, ratioOf } from '../lib/stats.js';
@@ -57,6 +58,8 @@ export async function fleetScale(pg: Postgres, quick: boolean): Promise<Row[]> {
         ),
       );
     let fleetCommits = 0;
+    const oneWaits: Waits[] = [];
+    const fleetWaits: Waits[] = [];
     const rounds = quick ? 1 : 2;
     const one: Burst[] = [];
     const all: Burst[] = [];
@@ -65,13 +68,17 @@ export async function fleetScale(pg: Postgres, quick: boolean): Promise<Row[]> {
     const benchCores: number[] = [];
     const pgCores: number[] = [];
     for (let r = 0; r < rounds; r++) {
+      const sOne = await sampleWaits(url, 'ogf_bench_18');
       one.push(await burst(sessions[0]!, ms, `o${r}`));
+      oneWaits.push(await sOne.stop());
       const x0 = await commits();
       const cpu0 = fleet.nodes.map((d) => cpuMs(d.pid));
       const self0 = process.cpuUsage();
       const pgPids = pg.pids();
       const pg0 = pgCpu(pgPids);
+      const sFleet = await sampleWaits(url, 'ogf_bench_18');
       const each = await Promise.all(sessions.map((c, i) => burst(c, ms, `f${r}n${i}`)));
+      fleetWaits.push(await sFleet.stop());
       const self = process.cpuUsage(self0);
       const wall = Math.max(...each.map((b) => b.ms));
       // Cores' worth of CPU each side used in the window: where a 2-core machine's time went.
@@ -113,6 +120,13 @@ export async function fleetScale(pg: Postgres, quick: boolean): Promise<Row[]> {
       bench_clients_cpu_cores: benchCores,
       postgres_cpu_cores: pgCores,
       pg_transactions_per_submission_fleet: fleetCommits / f.calls,
+      // Sampled every 50 ms by a connection of the bench's own (also while the 1-node baseline ran).
+      pg_sessions_active_mean_fleet: fleetWaits.map((w) => w.meanActive),
+      pg_sessions_lock_waiting_mean_fleet: fleetWaits.map((w) => w.meanLockWaits),
+      pg_lock_wait_events_fleet: fleetWaits.map((w) => w.events),
+      pg_lock_waits_by_table_fleet: fleetWaits.map((w) => w.tables),
+      pg_sessions_active_mean_one: oneWaits.map((w) => w.meanActive),
+      pg_sessions_lock_waiting_mean_one: oneWaits.map((w) => w.meanLockWaits),
     };
     return [
       total,

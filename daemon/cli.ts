@@ -13,7 +13,7 @@ const USAGE = `usage: ogf-broker <command> [flags]
   grant add --command C --client NAME|* --ttl-s N [--args JSON | --when EXPR] [--uses N] [--note T]
   policy test [--data-dir D] [--config F] [--limit N]       the config's rules against the recorded history
   token owner | token mcp [--client NAME] [--rotate]         print the owner login URL / an MCP token
-  audit key | audit verify [--data-dir D | --file EXPORT] [--pub FILE]
+  audit key | audit verify [--data-dir D | --file EXPORT] [--pub FILE] [--key FILE]…
   audit export [--since T] [--until T] [--command ID] [--format jsonl|csv]   the tamper-evident record
   notify test [--channel ID]                                 send a test message through each notify channel
   doctor                                                     check data dir, port, config and the avatar app`;

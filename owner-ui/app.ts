@@ -41,6 +41,7 @@ import { download, HistorySearch } from './history-search.js';
 import { HistoryView } from './history-view.js';
 import { registerWorker } from './install.js';
 import { shortcuts } from './keys.js';
+import { NodeMarks } from './nodes.js';
 import { Notifier } from './notify.js';
 import { OAuthClients } from './oauth-clients.js';
 import { PasskeyArea } from './passkeys.js';
@@ -114,6 +115,8 @@ const search = new HistorySearch(
   },
   () => render(),
 );
+/** Contract 16: each card's node, marked once the panel holds several nodes' commands (nodes.ts). */
+const nodeMarks = new NodeMarks();
 const notifier = new Notifier((id) => {
   // The owner asked for this card: place it even if it was held.
   render(true);
@@ -190,6 +193,7 @@ function layout(force: boolean): void {
   // Arrivals that would move the card the owner is on wait until the owner leaves it (or asks).
   const waiting = queue.admit(all.filter((v) => !isFinal(v)).sort(oldestFirst), force);
   const focused = queue.focus();
+  nodeMarks.update(all);
   const cardFor = (v: View) => cards.cardFor(v, skewMs, me);
   queue.place(waiting.map(cardFor));
   historyView.place(done.map(cardFor));

@@ -272,6 +272,7 @@ export function buildCard(
       'data-state': v.state,
       'data-version': v.version,
       'data-client': v.client,
+      'data-node': v.node,
       'data-inert': true,
       tabindex: 0,
       'aria-labelledby': titleId,
@@ -291,6 +292,15 @@ export function buildCard(
     el(
       'p',
       { class: 'meta' },
+      // Contract 16: the node that received it, shown once the panel holds several nodes' (nodes.ts).
+      v.node === undefined
+        ? null
+        : el(
+            'span',
+            { class: 'node-mark', title: `Received, and run, by the daemon of node ${v.node}` },
+            el('span', { class: 'node-word' }, 'node '),
+            el('strong', {}, v.node),
+          ),
       'Asked by ',
       el('strong', { class: 'client' }, v.client),
       ` at ${time(v.created_at)}`,

@@ -14,6 +14,8 @@ export interface SearchFilter {
   client?: string;
   since?: string;
   until?: string;
+  /** Contract 16: the node that received it, exactly. */
+  node?: string;
 }
 
 export class HistorySearch {
@@ -58,6 +60,7 @@ export class HistorySearch {
     if (value('search-text') !== '') f.text = value('search-text');
     if (value('search-state') !== '') f.state = value('search-state');
     if (value('search-client') !== '') f.client = value('search-client');
+    if (value('search-node') !== '') f.node = value('search-node').toLowerCase();
     const since = value('search-since');
     const until = value('search-until');
     if (since !== '') f.since = new Date(`${since}T00:00:00`).toISOString();

@@ -73,6 +73,11 @@ describe('[S.audit-frames] the audit and history-search owner frames', () => {
     expect(await ids({ since: '2100-01-01T00:00:00Z' })).toEqual([]);
     expect(await ids({ until: '2100-01-01', text: 'mark', limit: 1 })).toEqual([two]);
     expect(await ids({ text: 'mark', before: two })).toEqual([one]);
+    // Contract 16: the node that received it (broker.db: this daemon's, named after the host by default).
+    const node = (await owner.request({ type: 'history' })).commands[0].node as string;
+    expect(node).toMatch(/^[a-z][a-z0-9-]{0,31}$/);
+    expect(await ids({ node })).toEqual([two, one]);
+    expect(await ids({ node: 'not-this-node' })).toEqual([]);
   });
 
   it('refuses bad fields with BadMessage naming them', async () => {
@@ -80,6 +85,7 @@ describe('[S.audit-frames] the audit and history-search owner frames', () => {
       [{ type: 'history', state: 'gone' }, /^state must be one of awaiting_review/],
       [{ type: 'history', since: 'yesterday' }, /^since must be an ISO-8601 time/],
       [{ type: 'history', text: 'x'.repeat(201) }, /^text must be a string of at most 200/],
+      [{ type: 'history', node: 'Not A Node' }, /^node must be a node name/],
       [{ type: 'audit' }, /command_id must be a pending_id string, or command_ids/],
       [{ type: 'audit', command_id: one, command_ids: [one] }, /exactly one of the two/],
       [{ type: 'audit', command_ids: [] }, /^command_ids must be an array of 1 to 500/],

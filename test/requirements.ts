@@ -688,6 +688,26 @@ export const REQUIREMENTS = {
     statement:
       'A daemon that loses the database keeps answering, refuses new MCP commands with the tool error Unavailable and decides nothing; once the database is back it works again without a restart.',
   },
+  'F.status-nodes': {
+    source: 'contracts.md 16',
+    statement:
+      "`status` names this data dir's node and, on PostgreSQL, lists the live nodes (name, host, pid, version, seconds since the heartbeat) and says when the running daemon lost the database; `doctor` names the node and fails when another live daemon holds its name.",
+  },
+  'F.nodes-list': {
+    source: 'contracts.md 16, 5',
+    statement:
+      "`ogf-broker list` names each command's node once it shows commands of more than one node; one node's commands print as before.",
+  },
+  'F.nodes-panel': {
+    source: 'contracts.md 16, 5, 14',
+    statement:
+      'The panel marks every card (queue, history, search results) with its node once it holds commands of more than one node, at 390 px and desktop width; the history search takes an exact node, and a history frame without it answers as before.',
+  },
+  'F.nodes': {
+    source: 'contracts.md 16',
+    statement:
+      "Several daemons (nodes) on one PostgreSQL: each command belongs to the node that received it and only that node launches it; an approval made on any node reaches it; AlreadyDecided, quorum and grant uses hold across nodes; a killed node's commands wait for it and it alone applies rules 3–4; a missed notification only delays; a PostgreSQL restart mid-burst loses nothing and runs nothing twice; a second live daemon with a name in use exits 2.",
+  },
 } as const satisfies Record<string, Requirement>;
 
 export type RequirementId = keyof typeof REQUIREMENTS;

@@ -720,13 +720,14 @@ describe.each([sqlite, postgres])('[F.store-ports] the v3 ports on $name', (back
     }
   });
 
-  it('the history search: text in any case (command, args, decider, note), state, client, before', async () => {
+  it('the history search: text in any case (command, args, decider, note), state, client, node, before', async () => {
     const s = await fresh();
-    const a = command('local', { command: 'ls', args: { path: '/srv/Reports/q3' } });
+    const a = command('local', { command: 'ls', args: { path: '/srv/Reports/q3' }, node: 'alpha' });
     const b = command('ci', {
       command: 'rm',
       args: { path: '/tmp/x' },
       justification: 'Clean the scratch dir',
+      node: 'beta',
     });
     const c = command('local', { command: 'cat', args: { path: '/etc/hosts' } });
     for (const x of [a, b, c]) await s.commands.insert(x, audit(x, 'submit'));
@@ -744,6 +745,11 @@ describe.each([sqlite, postgres])('[F.store-ports] the v3 ports on $name', (back
     expect(await ids({ text: 'path', client: 'local' })).toEqual([c.id, a.id]);
     expect(await ids({}, c.id)).toEqual([b.id, a.id]);
     expect(await ids({}, 'c_unknown')).toEqual([]);
+    // Contract 16: the node that received it, exactly (c was stored before nodes: it has none).
+    expect(await ids({ node: 'beta' })).toEqual([b.id]);
+    expect(await ids({ node: 'alpha', text: 'reports' })).toEqual([a.id]);
+    expect(await ids({ node: 'alp' })).toEqual([]);
+    expect(await ids({ node: 'alpha', client: 'ci' })).toEqual([]);
   });
 
   it('oauth: connect, token, rotate raced by two writers (one wins), disconnect once, only hashes', async () => {

@@ -8,10 +8,10 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import {
+  auditPublicKeyText,
   CheckpointTimer,
   checkpointIntervalMs,
   loadOrCreateAuditKey,
-  publicKeyDer,
   signerOf,
 } from '../audit/index.js';
 import type { Logger } from '../base/index.js';
@@ -34,7 +34,7 @@ import { createMcpEdge } from '../mcp/index.js';
 import { OAuthServer, oauthRoutes } from '../oauth/index.js';
 import { createOwnerEdge, createSetupFeed, type OwnerContext } from '../owner/index.js';
 import { compileRules, RuleBook, removeRulesStatus, rulePort, writeRulesStatus } from '../rules/index.js';
-import { type DaemonStore, openStore } from '../store/index.js';
+import { type DaemonStore, openStore, removeDatabaseStatus } from '../store/index.js';
 import { Tokens } from '../tokens/index.js';
 import {
   removeUpstreamStatus,
@@ -42,6 +42,7 @@ import {
   withExposed,
   writeUpstreamStatus,
 } from '../upstreams/index.js';
+import { ownersWithoutPasskey } from './passkey-owners.js';
 import { type Reach, startReach } from './reach.js';
 import { unwritable } from './unwritable.js';
 
@@ -95,22 +96,9 @@ export class Daemon {
     return `${this.#info.url}/login#token=${this.#tokens.ownerToken}`;
   }
 
-  /**
-   * Contract 13.3: the owners who have no passkey while the config requires one somewhere — until they add
-   * one, a token session may add the first (docs/security.md), so `start` says so. Empty when no command
-   * requires a passkey.
-   */
-  async ownersWithoutPasskey(): Promise<string[]> {
-    const c = this.#config;
-    const required =
-      c.require_passkey ||
-      Object.values(c.commands).some((e) => e.require_passkey === true) ||
-      Object.values(c.upstreams).some((u) => u.require_passkey === true);
-    const store = this.#store;
-    if (!required || store === undefined) return [];
-    const names = [...store.owners().keys()];
-    const counts = await Promise.all(names.map((n) => store.passkeys.list(n)));
-    return names.filter((_, i) => counts[i]!.length === 0);
+  /** Contract 13.3: the owners who have no passkey while the config requires one (passkey-owners.ts). */
+  ownersWithoutPasskey(): Promise<string[]> {
+    return this.#store === undefined ? Promise.resolve([]) : ownersWithoutPasskey(this.#config, this.#store);
   }
 
   async start(): Promise<DaemonInfo> {
@@ -134,7 +122,7 @@ export class Daemon {
         host: hostname(),
         pid: process.pid,
         version: VERSION,
-        auditPublicKey: publicKeyDer(auditKey.publicKey),
+        auditPublicKey: auditPublicKeyText(auditKey.publicKey),
       },
       signer: signerOf(auditKey),
     }).catch((e: unknown) =>
@@ -393,6 +381,7 @@ export class Daemon {
         if (this.#upstreams && this.#upstreams.names().length > 0)
           removeUpstreamStatus(this.#paths.upstreamsJson);
         removeRulesStatus(this.#paths.root);
+        removeDatabaseStatus(this.#paths.root);
         removeDaemonInfo(this.#paths.daemonJson, process.pid);
       }
       if (wasReady) this.#log.log('info', 'daemon_stopped', {});

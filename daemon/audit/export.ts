@@ -5,7 +5,7 @@
  * "signature","public_key"}`); a filtered export ends with `{"type":"export",…}` naming its filter, which
  * tells `audit verify --file` where gaps are expected. CSV: `seq,at,actor,event,command_id,summary`.
  */
-import { type ChainEntry, type Checkpoint, canonicalJson } from '../core/index.js';
+import { type ChainEntry, type Checkpoint, canonicalJson } from '../core/audit-chain.js';
 
 /** What an export holds: a time range, or some commands' entries. */
 export interface ExportFilter {
@@ -14,11 +14,14 @@ export interface ExportFilter {
   commandIds?: readonly string[];
 }
 
-/** The JSONL export of `entries` with the checkpoints among them, signed under `publicKey` (base64 SPKI DER). */
+/**
+ * The JSONL export of `entries` with the checkpoints among them, signed under `publicKey` (base64 SPKI DER;
+ * on a shared database each checkpoint's own signer's: contract 16).
+ */
 export function toJsonl(
   entries: readonly ChainEntry[],
   checkpoints: readonly Checkpoint[],
-  publicKey: string | undefined,
+  publicKey: string | undefined | ((cp: Checkpoint) => string | undefined),
   filter: ExportFilter = {},
 ): string {
   const lines = entries.map((e) => canonicalJson(e));
@@ -27,7 +30,8 @@ export function toJsonl(
   for (const cp of checkpoints) {
     if (cp.seq < first || cp.seq > last) continue;
     const line: Record<string, unknown> = { type: 'checkpoint', ...cp };
-    if (publicKey !== undefined) line.public_key = publicKey;
+    const key = typeof publicKey === 'function' ? publicKey(cp) : publicKey;
+    if (key !== undefined) line.public_key = key;
     lines.push(canonicalJson(line));
   }
   const marker: Record<string, unknown> = {};

@@ -7,12 +7,23 @@ export { type ExportFilter, toCsv, toJsonl } from './export.js';
 export {
   type AuditKey,
   auditKeyPaths,
+  auditPublicKeyText,
+  keyFingerprint,
   loadOrCreateAuditKey,
+  parseAuditPublicKey,
   publicKeyDer,
   readPublicKey,
   signerOf,
 } from './keys.js';
 export { verifyPasskeyApprovals } from './passkeys.js';
 export { chainFromExport, chainFromRows } from './sources.js';
-export { type Bad, type BadReason, type ChainInput, type VerifyResult, verifyChain } from './verify.js';
+export {
+  type Bad,
+  type BadReason,
+  type ChainInput,
+  type NamedKey,
+  type UnpinnedSigner,
+  type VerifyResult,
+  verifyChain,
+} from './verify.js';
 export { ChainWalk, type Walked, walkExport } from './walk.js';

@@ -4,7 +4,14 @@
  * prints and `audit verify --pub` reads). The private key never leaves the data dir; checkpoints signed with
  * it are what should (docs/audit.md).
  */
-import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
+import {
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  hash,
+  type KeyObject,
+  sign,
+} from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../base/index.js';
@@ -56,18 +63,18 @@ export function loadOrCreateAuditKey(dataDir: string): AuditKey {
   return { privateKey, publicKey, publicPem };
 }
 
-/** A public key from a PEM file (`--pub`, audit.pub); a clear error naming the file otherwise. */
-export function readPublicKey(file: string): KeyObject {
+/** A public key from a PEM file (`--pub`, `--key`, audit.pub); a clear error naming the file otherwise. */
+export function readPublicKey(file: string, flag = '--pub'): KeyObject {
   let key: KeyObject;
   try {
     key = createPublicKey(readFileSync(file, 'utf8'));
   } catch (e) {
     throw new UsageError(
-      `--pub: ${file} must be an Ed25519 public key in PEM (ogf-broker audit key prints one): ${(e as Error).message}`,
+      `${flag}: ${file} must be an Ed25519 public key in PEM (ogf-broker audit key prints one): ${(e as Error).message}`,
     );
   }
   if (key.asymmetricKeyType !== 'ed25519') {
-    throw new UsageError(`--pub: ${file} must be an Ed25519 public key, got ${key.asymmetricKeyType}`);
+    throw new UsageError(`${flag}: ${file} must be an Ed25519 public key, got ${key.asymmetricKeyType}`);
   }
   return key;
 }
@@ -75,6 +82,33 @@ export function readPublicKey(file: string): KeyObject {
 /** The base64 SPKI DER form of a public key (what an export's checkpoint lines carry). */
 export function publicKeyDer(key: KeyObject): string {
   return (key.export({ type: 'spki', format: 'der' }) as Buffer).toString('base64');
+}
+
+/**
+ * The text a node publishes its audit public key as (contract 16: `nodes.audit_public_key`): the SPKI PEM
+ * that audit.pub holds and `ogf-broker audit key` prints, so a copy of either pins it (`audit verify --key`).
+ */
+export function auditPublicKeyText(key: KeyObject): string {
+  return key.export({ type: 'spki', format: 'pem' }) as string;
+}
+
+/** An Ed25519 public key from `auditPublicKeyText`'s PEM (or base64 SPKI DER); undefined when it is not one. */
+export function parseAuditPublicKey(text: string): KeyObject | undefined {
+  try {
+    const trimmed = text.trim();
+    const key = trimmed.startsWith('-----BEGIN')
+      ? createPublicKey(trimmed)
+      : createPublicKey({ key: Buffer.from(trimmed, 'base64'), format: 'der', type: 'spki' });
+    return key.asymmetricKeyType === 'ed25519' ? key : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `SHA256:` and the unpadded base64 of the SHA-256 of the key's SPKI DER (as `ssh-keygen -l` writes one). */
+export function keyFingerprint(key: KeyObject): string {
+  const der = key.export({ type: 'spki', format: 'der' }) as Buffer;
+  return `SHA256:${hash('sha256', der, 'base64').replace(/=+$/, '')}`;
 }
 
 /** Signs checkpoints with the private key (Ed25519 takes no digest name: `null`). */

@@ -6,7 +6,7 @@
  * entry recorded (its `args_sha256`). Someone holding the data dir can rewrite and re-hash the whole chain,
  * but cannot make an approval say what the owner's key did not sign.
  */
-import { canonicalJson, sha256Hex } from '../core/index.js';
+import { canonicalJson, sha256Hex } from '../core/audit-chain.js';
 import type { Bad, ChainInput } from './verify.js';
 
 interface EntryView {

@@ -17,7 +17,7 @@ import {
   sealEntry,
   sha256Hex,
   type UnsealedEntry,
-} from '../core/index.js';
+} from '../core/audit-chain.js';
 
 /** Why an entry failed, in the words `audit verify` prints. */
 export type BadReason =
@@ -34,9 +34,27 @@ export interface Bad {
   detail: string;
 }
 
+/**
+ * A checkpoint signer known only from the database (contract 16: a node's `audit_public_key`), not from
+ * audit.pub, `--pub` or `--key`: its checkpoints are accepted, and `audit verify` names it on a line.
+ */
+export interface UnpinnedSigner {
+  name: string;
+  fingerprint: string;
+  /** The seqs of the checkpoints it alone verified. */
+  seqs: number[];
+}
+
 export type VerifyResult =
-  | { ok: true; entries: number; checkpoints: number; passkeys: number }
+  | { ok: true; entries: number; checkpoints: number; passkeys: number; unpinned?: UnpinnedSigner[] }
   | { ok: false; bad: Bad };
+
+/** A public key the database names, with who it names it for (a node). */
+export interface NamedKey {
+  name: string;
+  key: KeyObject;
+  fingerprint: string;
+}
 
 /**
  * One entry as read: its parsed value (with `hash`) and, when the reader has them, the exact bytes that were
@@ -56,6 +74,13 @@ export interface ChainInput {
   checkpoints: readonly ReadCheckpoint[];
   /** The key checkpoints must verify under (audit.pub, or `--pub`); else each checkpoint's own. */
   publicKey?: KeyObject;
+  /** More keys trusted as `publicKey` is (`--key`, repeatable: other nodes' audit.pub). */
+  trustedKeys?: readonly KeyObject[];
+  /**
+   * Keys known only from the database (contract 16: each node's, from `nodes`): a checkpoint of the
+   * database that none of the trusted keys verifies may verify under one of these, and is then reported.
+   */
+  knownKeys?: readonly NamedKey[];
   /**
    * A partial export (some commands' entries): seq gaps are expected there, so only present neighbours
    * are linked; `commandIds` are the commands it claims to hold.
@@ -155,29 +180,49 @@ export function verifyChain(input: ChainInput): VerifyResult {
     expected = v.seq + 1;
   }
   const last = (expected ?? 1) - 1;
-  checkpointBads(input, (seq) => hashes.get(seq), last, bads);
+  const unpinned = new Map<string, UnpinnedSigner>();
+  checkpointBads(input, (seq) => hashes.get(seq), last, bads, unpinned);
   if (bads.length > 0) {
     bads.sort((a, b) => a.seq - b.seq);
     return { ok: false, bad: bads[0]! };
   }
-  return { ok: true, entries: hashes.size, checkpoints: input.checkpoints.length, passkeys: 0 };
+  const r: VerifyResult = {
+    ok: true,
+    entries: hashes.size,
+    checkpoints: input.checkpoints.length,
+    passkeys: 0,
+  };
+  if (unpinned.size > 0) r.unpinned = [...unpinned.values()];
+  return r;
 }
 
 /**
- * Each checkpoint against the key and against the entry it names (`hashOf`: the verified entry's hash, if
- * read); `last` is the last seq read. Pushes onto `bads` what fails.
+ * Each checkpoint against the keys and against the entry it names (`hashOf`: the verified entry's hash, if
+ * read); `last` is the last seq read. Pushes onto `bads` what fails, and onto `unpinned` (by name) the
+ * checkpoints only a key known from the database verified.
  */
 export function checkpointBads(
-  input: Pick<ChainInput, 'checkpoints' | 'publicKey' | 'partial'>,
+  input: Pick<ChainInput, 'checkpoints' | 'publicKey' | 'trustedKeys' | 'knownKeys' | 'partial'>,
   hashOf: (seq: number) => string | undefined,
   last: number,
   bads: Bad[],
+  unpinned?: Map<string, UnpinnedSigner>,
 ): void {
+  const trusted = [...(input.publicKey === undefined ? [] : [input.publicKey]), ...(input.trustedKeys ?? [])];
   for (const cp of input.checkpoints) {
-    const bad = checkCheckpoint(cp, input.publicKey);
-    if (bad !== undefined) {
-      bads.push({ seq: cp.seq, reason: 'bad checkpoint signature', detail: bad });
+    const checked = checkCheckpoint(cp, trusted, input.knownKeys ?? []);
+    if (typeof checked === 'string') {
+      bads.push({ seq: cp.seq, reason: 'bad checkpoint signature', detail: checked });
       continue;
+    }
+    if (checked !== undefined && unpinned !== undefined) {
+      const u = unpinned.get(checked.name) ?? {
+        name: checked.name,
+        fingerprint: checked.fingerprint,
+        seqs: [],
+      };
+      u.seqs.push(cp.seq);
+      unpinned.set(checked.name, u);
     }
     const h = hashOf(cp.seq);
     if (h !== undefined && h !== cp.hash) {
@@ -196,37 +241,68 @@ export function checkpointBads(
   }
 }
 
-/** Why a checkpoint's signature does not hold, or undefined when it does. */
-function checkCheckpoint(cp: ReadCheckpoint, key: KeyObject | undefined): string | undefined {
-  let k = key;
+/** A key's SPKI DER, made once per key. */
+const DER = new WeakMap<KeyObject, Buffer>();
+function derOf(key: KeyObject): Buffer {
+  let der = DER.get(key);
+  if (der === undefined) {
+    der = key.export({ type: 'spki', format: 'der' }) as Buffer;
+    DER.set(key, der);
+  }
+  return der;
+}
+
+function signedBy(cp: ReadCheckpoint, key: KeyObject, sig: Buffer): boolean {
+  try {
+    return verifySignature(null, Buffer.from(checkpointPayload(cp)), key, sig);
+  } catch {
+    return false; // a malformed signature is as bad as a wrong one
+  }
+}
+
+/**
+ * Why a checkpoint's signature does not hold; else undefined when a trusted key (or the export line's own
+ * key, when none is trusted) verifies it, or the database-known key that alone does.
+ */
+function checkCheckpoint(
+  cp: ReadCheckpoint,
+  trusted: readonly KeyObject[],
+  known: readonly NamedKey[],
+): string | NamedKey | undefined {
+  let keys = trusted;
   if (cp.publicKey !== undefined) {
-    // Strict base64: Node's decoder skips characters it does not know, and a byte changed must show.
+    // An export line names its key. Strict base64: Node's decoder skips characters it does not know, and a
+    // byte changed must show.
     const der = strictBase64(cp.publicKey);
     if (der === undefined) return `checkpoint ${cp.seq} carries no readable public key`;
-    if (k !== undefined && !der.equals(k.export({ type: 'spki', format: 'der' }) as Buffer)) {
-      return `checkpoint ${cp.seq} names another key than the one given`;
-    }
-    if (k === undefined) {
+    if (trusted.length > 0) {
+      const k = trusted.find((t) => der.equals(derOf(t)));
+      if (k === undefined) return `checkpoint ${cp.seq} names another key than the one given`;
+      keys = [k];
+    } else {
+      let k: KeyObject;
       try {
         k = createPublicKey({ key: der, format: 'der', type: 'spki' });
       } catch {
         return `checkpoint ${cp.seq} carries no readable public key`;
       }
       // OpenSSL reads a key and ignores bytes after it: the '=' of the base64 changed to a letter adds one.
-      if (!der.equals(k.export({ type: 'spki', format: 'der' }) as Buffer)) {
-        return `checkpoint ${cp.seq} carries no readable public key`;
-      }
+      if (!der.equals(derOf(k))) return `checkpoint ${cp.seq} carries no readable public key`;
+      keys = [k];
     }
+    known = [];
   }
-  if (k === undefined) return `checkpoint ${cp.seq} names no key and none was given (--pub)`;
-  try {
-    const sig = strictBase64(cp.signature);
-    if (sig === undefined) return `checkpoint ${cp.seq}'s signature is not base64`;
-    if (verifySignature(null, Buffer.from(checkpointPayload(cp)), k, sig)) return undefined;
-  } catch {
-    // A malformed signature is as bad as a wrong one.
+  if (keys.length === 0 && known.length === 0) {
+    return `checkpoint ${cp.seq} names no key and none was given (--pub)`;
   }
-  return `checkpoint ${cp.seq}'s signature does not verify under the audit key`;
+  const sig = strictBase64(cp.signature);
+  if (sig === undefined) return `checkpoint ${cp.seq}'s signature is not base64`;
+  if (keys.some((k) => signedBy(cp, k, sig))) return undefined;
+  const node = known.find((n) => signedBy(cp, n.key, sig));
+  if (node !== undefined) return node;
+  return keys.length + known.length === 1
+    ? `checkpoint ${cp.seq}'s signature does not verify under the audit key`
+    : `checkpoint ${cp.seq}'s signature verifies under none of the ${keys.length + known.length} keys known (audit.pub, --pub, --key, the database's nodes)`;
 }
 
 /** The bytes of a base64 text written the one way Node writes them, else undefined. */

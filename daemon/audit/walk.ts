@@ -8,15 +8,24 @@
  * the whole input for the first bad seq and why — the path a tampered record takes.
  */
 import type { KeyObject } from 'node:crypto';
-import { type Checkpoint, GENESIS_HASH, sha256Hex } from '../core/index.js';
+import { type Checkpoint, GENESIS_HASH, sha256Hex } from '../core/audit-chain.js';
 import { checkpointOf } from './sources.js';
-import { type Bad, type ChainInput, checkpointBads, type ReadCheckpoint, type ReadEntry } from './verify.js';
+import {
+  type Bad,
+  type ChainInput,
+  checkpointBads,
+  type ReadCheckpoint,
+  type ReadEntry,
+  type UnpinnedSigner,
+} from './verify.js';
 
 /** A chain found whole: its counts, and the entries the passkey check reads (passkeys.ts). */
 export interface Walked {
   entries: number;
   checkpoints: number;
   kept: ChainInput;
+  /** Signers of checkpoints known only from the database (verify.ts). */
+  unpinned: UnpinnedSigner[];
 }
 
 type Obj = Record<string, unknown>;
@@ -99,26 +108,36 @@ export class ChainWalk {
     return true;
   }
 
-  /** After the last entry: the checkpoints (broker.db's, else the export's own) checked; undefined if any fails. */
+  /**
+   * After the last entry: the checkpoints (the database's, else the export's own) checked under
+   * `publicKey` and `keys`' (verify.ts); undefined if any fails.
+   */
   finish(
     checkpoints: readonly Checkpoint[] | undefined,
     publicKey: KeyObject | undefined,
+    keys: Pick<ChainInput, 'trustedKeys' | 'knownKeys'> = {},
   ): Walked | undefined {
-    const input: ChainInput = { entries: [], checkpoints: checkpoints ?? this.#checkpoints };
+    const input: ChainInput = { ...keys, entries: [], checkpoints: checkpoints ?? this.#checkpoints };
     if (publicKey !== undefined) input.publicKey = publicKey;
     const bads: Bad[] = [];
-    checkpointBads(input, (seq) => this.#hashes[seq - 1], this.#hashes.length, bads);
+    const unpinned = new Map<string, UnpinnedSigner>();
+    checkpointBads(input, (seq) => this.#hashes[seq - 1], this.#hashes.length, bads, unpinned);
     if (bads.length > 0) return undefined;
     return {
       entries: this.#hashes.length,
       checkpoints: input.checkpoints.length,
       kept: { entries: this.#kept, checkpoints: [] },
+      unpinned: [...unpinned.values()],
     };
   }
 }
 
 /** An export's text walked line by line (split as sources.ts splits it), or undefined when anything is off. */
-export function walkExport(text: string, publicKey: KeyObject | undefined): Walked | undefined {
+export function walkExport(
+  text: string,
+  publicKey: KeyObject | undefined,
+  keys: Pick<ChainInput, 'trustedKeys'> = {},
+): Walked | undefined {
   const walk = new ChainWalk();
   for (let start = 0; start < text.length; ) {
     let end = text.indexOf('\n', start);
@@ -126,5 +145,5 @@ export function walkExport(text: string, publicKey: KeyObject | undefined): Walk
     if (!walk.line(text.slice(start, end))) return undefined;
     start = end + 1;
   }
-  return walk.finish(undefined, publicKey);
+  return walk.finish(undefined, publicKey, keys);
 }

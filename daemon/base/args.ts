@@ -5,10 +5,10 @@
 import { parseArgs } from 'node:util';
 import { UsageError } from './errors.js';
 
-export type FlagSpec = Record<string, { type: 'string' | 'boolean'; short?: string }>;
+export type FlagSpec = Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }>;
 
 export interface Parsed {
-  values: Record<string, string | boolean | undefined>;
+  values: Record<string, string | boolean | string[] | undefined>;
   positionals: string[];
 }
 
@@ -35,6 +35,12 @@ export function parseFlags(command: string, argv: string[], spec: FlagSpec, posi
 export function stringFlag(p: Parsed, name: string): string | undefined {
   const v = p.values[name];
   return typeof v === 'string' ? v : undefined;
+}
+
+/** Every value of a flag given `multiple: true` (`--key A --key B`), in order. */
+export function stringsFlag(p: Parsed, name: string): string[] {
+  const v = p.values[name];
+  return Array.isArray(v) ? v : typeof v === 'string' ? [v] : [];
 }
 
 /** The flags of a terminal subcommand that keeps `--name` keys (owner actions, grants). */

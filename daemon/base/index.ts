@@ -3,7 +3,7 @@
  * (contracts.md 3.2), the logger, the clock, the character rules, owner patterns (RE2), strict JSON, flag
  * scanning and the package version.
  */
-export { parseFlags, scanFlags, stringFlag } from './args.js';
+export { parseFlags, scanFlags, stringFlag, stringsFlag } from './args.js';
 export { type Clock, iso, systemClock } from './clock.js';
 export {
   BrokerError,

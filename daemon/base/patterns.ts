@@ -16,8 +16,19 @@
  * is one `.`; `\x{e9}` or a literal `é` names a character (RE2 has no `\u00e9`); `(?i)` and friends are
  * inline flags. `.` does not match a newline and `$` is the end of the value, not of a line.
  */
-import { RE2JS } from 're2js';
+import { createRequire } from 'node:module';
+import type { RE2JS as Re2js } from 're2js';
 import { escapeForTerminal } from './text-rules.js';
+
+/**
+ * re2js, loaded on the first pattern compiled: every CLI subcommand loads base/, and most compile none
+ * (`audit verify` is timed with its start-up against sha256sum: bench row 15).
+ */
+let re2js: typeof Re2js | undefined;
+function RE2(): typeof Re2js {
+  re2js ??= (createRequire(import.meta.url)('re2js') as { RE2JS: typeof Re2js }).RE2JS;
+  return re2js;
+}
 
 /** A compiled owner pattern: `matches` tests the whole value in time linear in its length. */
 export interface OwnerPattern {
@@ -39,10 +50,10 @@ export type CompiledPattern = { ok: true; pattern: OwnerPattern } | { ok: false;
  */
 export function compilePattern(pattern: string): CompiledPattern {
   const anchored = anchorPattern(pattern);
-  let re: RE2JS;
+  let re: Re2js;
   try {
-    RE2JS.compile(pattern);
-    re = RE2JS.compile(anchored);
+    RE2().compile(pattern);
+    re = RE2().compile(anchored);
   } catch (e) {
     // One line whatever the owner's pattern holds (contract 1.1: a bad config is one line).
     const detail = escapeForTerminal(

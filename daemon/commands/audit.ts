@@ -1,37 +1,28 @@
 /**
  * `ogf-broker audit key | verify | export` (contract 14), with or without a running daemon: broker.db is
- * opened read-only (WAL gives one consistent snapshot while the daemon writes), an export file is read as
- * it is.
+ * opened read-only (WAL gives one consistent snapshot while the daemon writes), the shared PostgreSQL
+ * (contract 16) in one read-only snapshot, an export file as it is.
  *
  * - `audit key [--data-dir D]`: prints audit.pub (created with the key pair when absent).
- * - `audit verify [--data-dir D | --file EXPORT] [--pub FILE]`: `ok: N entries, M checkpoints, K passkey
- *   approvals verified` (exit 0), or the first bad seq and why (exit 1).
+ * - `audit verify [--data-dir D | --file EXPORT] [--pub FILE] [--key FILE]…`: audit-verify.ts.
  * - `audit export [--data-dir D] [--since T] [--until T] [--command ID] [--format jsonl|csv]`: to stdout.
  */
-import type { KeyObject } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { type KeyObject, verify } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   auditKeyPaths,
-  type ChainInput,
-  ChainWalk,
-  chainFromExport,
-  chainFromRows,
   loadOrCreateAuditKey,
   publicKeyDer,
   readPublicKey,
   toCsv,
   toJsonl,
-  type VerifyResult,
-  verifyChain,
-  verifyPasskeyApprovals,
-  type Walked,
-  walkExport,
 } from '../audit/index.js';
 import { parseFlags, stringFlag, UsageError } from '../base/index.js';
-import type { ChainEntry } from '../core/index.js';
+import { type ChainEntry, type Checkpoint, checkpointPayload } from '../core/audit-chain.js';
 import { openDataDir, resolveDataDir } from '../datadir/index.js';
-import { type AuditRange, readAuditChain, walkAuditChain } from '../store/sqlite/index.js';
+import { type AuditRange, readAuditChain } from '../store/sqlite/readonly.js';
+import { auditVerify, databaseUrlOf, fromDatabase, knownKeysOf } from './audit-verify.js';
 
 const SUBCOMMANDS = 'key, verify or export';
 
@@ -70,87 +61,6 @@ function storedChain(dataDir: string, range: AuditRange = {}) {
   return chain;
 }
 
-async function auditVerify(argv: string[]): Promise<number> {
-  const p = parseFlags('audit verify', argv, {
-    'data-dir': { type: 'string' },
-    file: { type: 'string' },
-    pub: { type: 'string' },
-  });
-  const file = stringFlag(p, 'file');
-  const pub = stringFlag(p, 'pub');
-  if (file !== undefined && stringFlag(p, 'data-dir') !== undefined) {
-    throw new UsageError('audit verify: give --data-dir D or --file EXPORT, not both');
-  }
-  const dataDir = file === undefined ? resolveDataDir(stringFlag(p, 'data-dir')) : undefined;
-  // The key checkpoints must verify under: --pub, else the data dir's audit.pub, else (an export) each one's own.
-  const keyOf = (): KeyObject | undefined => {
-    if (pub !== undefined) return readPublicKey(pub);
-    const own = dataDir === undefined ? undefined : auditKeyPaths(dataDir).pub;
-    return own !== undefined && existsSync(own) ? readPublicKey(own) : undefined;
-  };
-  let text: string | undefined;
-  let walked: Walked | undefined;
-  if (file !== undefined) {
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (e) {
-      throw new UsageError(`--file: cannot read ${file}: ${(e as Error).message}`);
-    }
-    walked = walkExport(text, keyOf());
-  } else {
-    // One streaming pass first (walk.ts); a record it finds anything off in is read whole below.
-    const walk = new ChainWalk();
-    const read = walkAuditChain(join(dataDir!, 'broker.db'), (entry, hash) => walk.row(entry, hash));
-    if (read !== undefined && !read.stopped) walked = walk.finish(read.checkpoints, keyOf());
-  }
-  let r: VerifyResult;
-  let kept: ChainInput;
-  if (walked !== undefined) {
-    r = { ok: true, entries: walked.entries, checkpoints: walked.checkpoints, passkeys: 0 };
-    kept = walked.kept;
-  } else {
-    // The whole input, for the first bad seq and why (verify.ts).
-    let early: VerifyResult | undefined;
-    if (text !== undefined) {
-      const read = chainFromExport(text);
-      kept = read.input;
-      if (read.bad !== undefined) early = { ok: false, bad: read.bad };
-    } else {
-      const chain = storedChain(dataDir!);
-      kept = chainFromRows(chain.rows, chain.checkpoints);
-    }
-    const key = keyOf();
-    if (key !== undefined) kept.publicKey = key;
-    r = first(early, verifyChain(kept));
-  }
-  const checkpoints = walked?.checkpoints ?? kept.checkpoints.length;
-  if (file !== undefined && pub === undefined && checkpoints > 0) {
-    process.stderr.write(
-      'audit verify: checkpoints checked against the key the export names; pass --pub FILE (your copy of `audit key`) to check them against yours\n',
-    );
-  }
-  if (r.ok) {
-    // Contract 14: every passkey assertion kept with an approval, checked offline (contract 13.3).
-    const checked = await verifyPasskeyApprovals(kept);
-    r = checked.ok ? { ...r, passkeys: checked.count } : checked;
-  }
-  if (r.ok) {
-    process.stdout.write(
-      `ok: ${r.entries} entries, ${r.checkpoints} checkpoints, ${r.passkeys} passkey approvals verified\n`,
-    );
-    return 0;
-  }
-  process.stdout.write(`seq ${r.bad.seq}: ${r.bad.reason} (${r.bad.detail})\n`);
-  return 1;
-}
-
-/** The failure with the lower seq of two results, else the second. */
-function first(a: VerifyResult | undefined, b: VerifyResult): VerifyResult {
-  if (a === undefined || a.ok) return b;
-  if (b.ok || a.bad.seq <= b.bad.seq) return a;
-  return b;
-}
-
 function isoFlag(p: ReturnType<typeof parseFlags>, name: string): string | undefined {
   const v = stringFlag(p, name);
   if (v === undefined) return undefined;
@@ -163,7 +73,7 @@ function isoFlag(p: ReturnType<typeof parseFlags>, name: string): string | undef
   return new Date(t).toISOString();
 }
 
-function auditExport(argv: string[]): number {
+async function auditExport(argv: string[]): Promise<number> {
   const p = parseFlags('audit export', argv, {
     'data-dir': { type: 'string' },
     since: { type: 'string' },
@@ -188,7 +98,16 @@ function auditExport(argv: string[]): number {
   if (until !== undefined) range.until = until;
   if (command !== undefined) range.commandIds = [command];
   const dataDir = resolveDataDir(stringFlag(p, 'data-dir'));
-  const chain = storedChain(dataDir, range);
+  const url = await databaseUrlOf(dataDir);
+  let chain: { rows: Array<{ entry: string | null; hash: string | null }>; checkpoints: Checkpoint[] };
+  let nodes: Array<{ name: string; key: string | null }> = [];
+  if (url === null) chain = storedChain(dataDir, range);
+  else {
+    const { readPgAuditChain } = await import('../store/postgres/index.js');
+    const read = await fromDatabase(() => readPgAuditChain(url, range));
+    chain = read;
+    nodes = read.nodes;
+  }
   const entries: ChainEntry[] = [];
   for (const r of chain.rows) {
     if (r.entry === null || r.hash === null) continue;
@@ -199,7 +118,32 @@ function auditExport(argv: string[]): number {
     return 0;
   }
   const pubFile = auditKeyPaths(dataDir).pub;
-  const key = existsSync(pubFile) ? publicKeyDer(readPublicKey(pubFile)) : undefined;
-  process.stdout.write(toJsonl(entries, chain.checkpoints, key, range));
+  const own = existsSync(pubFile) ? readPublicKey(pubFile) : undefined;
+  process.stdout.write(toJsonl(entries, chain.checkpoints, signerKey(own, nodes), range));
   return 0;
+}
+
+/**
+ * The key each exported checkpoint line names (base64 SPKI DER): this data dir's; on a shared database
+ * (contract 16) the key of the node whose signature it is, found by trying this one's, then each node's.
+ */
+function signerKey(
+  own: KeyObject | undefined,
+  nodes: ReadonlyArray<{ name: string; key: string | null }>,
+): string | undefined | ((cp: Checkpoint) => string | undefined) {
+  if (nodes.length === 0) return own === undefined ? undefined : publicKeyDer(own);
+  const keys = [...(own === undefined ? [] : [own]), ...knownKeysOf(nodes).map((n) => n.key)];
+  return (cp) => {
+    const payload = Buffer.from(checkpointPayload(cp));
+    const sig = Buffer.from(cp.signature, 'base64');
+    const k = keys.find((key) => {
+      try {
+        return verify(null, payload, key, sig);
+      } catch {
+        return false;
+      }
+    });
+    const named = k ?? own;
+    return named === undefined ? undefined : publicKeyDer(named);
+  };
 }

@@ -8,9 +8,10 @@ import { readdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { probeBridge } from '../../bridge-client/probe.js';
-import { silentLogger, VERSION } from '../base/index.js';
+import { escapeForTerminal, silentLogger, VERSION } from '../base/index.js';
 import type { Config } from '../config/index.js';
 import { dataDirPaths, inspectDataDir, runningDaemon } from '../datadir/index.js';
+import type { LiveNode } from '../store/index.js';
 import { dataDirReach, probeUpstream } from '../upstreams/index.js';
 
 /** One line of doctor's report. */
@@ -164,4 +165,29 @@ export function checkQuorum(config: Pick<Config, 'commands' | 'upstreams'>, owne
       warn: true,
       detail: `${what} needs ${n} approvals but there ${owners === 1 ? 'is 1 owner' : `are ${owners} owners`}, so it can never be approved; add owners with: ogf-broker token owner --name NAME`,
     }));
+}
+
+/**
+ * Contract 16: the node this data dir's daemon is (config `node_name`, else the host name). On a shared
+ * database, a live node of that name that is not this data dir's running daemon fails the check: a daemon
+ * started here would exit 2 (two live daemons with one name).
+ */
+export function checkNode(
+  name: string,
+  nodes: readonly LiveNode[] | undefined,
+  running: { pid: number } | undefined,
+  host: string,
+): Check {
+  const other = nodes?.find((n) => n.name === name && !(n.pid === running?.pid && n.host === host));
+  if (other !== undefined) {
+    return {
+      name: 'node',
+      ok: false,
+      detail: `${name}: a live daemon of that name runs on host ${escapeForTerminal(other.host)} (pid ${other.pid}); one started here would exit 2 — give this one another node_name in its config`,
+    };
+  }
+  const live = nodes?.some((n) => n.name === name);
+  const where =
+    live === undefined ? '' : live ? ', live on the shared database' : ', not live on the shared database';
+  return { name: 'node', ok: true, detail: `${name}${where}` };
 }

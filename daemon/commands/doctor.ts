@@ -5,15 +5,17 @@
  * each saying what it found. Exit 0 when every check is ok, 1 otherwise; bad flags exit 2 (UsageError)
  * like every subcommand. The checks themselves are ../doctor.ts.
  */
+import { hostname } from 'node:os';
 import { parseFlags, stringFlag } from '../base/index.js';
 import { type Config, loadConfig, resolveDataDir } from '../config/index.js';
-import { dataDirPaths } from '../datadir/index.js';
+import { dataDirPaths, runningDaemon } from '../datadir/index.js';
 import { checkChannels } from '../notify/index.js';
 import { lookAtStore } from '../store/index.js';
 import {
   type Check,
   checkBridge,
   checkDataDir,
+  checkNode,
   checkPort,
   checkQuorum,
   checkUpstreamReach,
@@ -55,7 +57,10 @@ export async function runDoctor(argv: string[]): Promise<number> {
     checks.push(await checkBridge(config));
     checks.push(...(await checkUpstreams(config)));
     checks.push(...checkUpstreamReach(config));
-    const store = await lookAtStore(config, dataDirPaths(root));
+    const paths = dataDirPaths(root);
+    const store = await lookAtStore(config, paths);
+    // Contract 16: which node this data dir's daemon is, and (shared database) whether the name is free.
+    checks.push(checkNode(config.node_name, store.nodes, runningDaemon(paths.daemonJson), hostname()));
     // Contract 16: the shared database must be reachable for the daemon to start.
     if (config.database_url !== null) {
       checks.push({

@@ -7,7 +7,7 @@
  */
 import { escapeForTerminal, scanFlags, UsageError } from '../base/index.js';
 import { type OwnerClient, OwnerConnectError } from '../owner/client.js';
-import { formatView } from '../owner/format.js';
+import { formatView, showsNodes } from '../owner/format.js';
 import type { View } from '../owner/index.js';
 import { withOwnerClient } from '../owner/terminal.js';
 
@@ -129,7 +129,9 @@ export async function runOwnerCommand(
       const all = parsed.flags.get('--all') === true;
       const views = all ? client.snapshot : client.snapshot.filter((v) => v.status === 'PENDING');
       if (views.length === 0) process.stdout.write(all ? 'no commands\n' : 'nothing waits for a decision\n');
-      for (const v of views) process.stdout.write(`${formatView(v)}\n`);
+      // Contract 16: each command's node, once the listing holds more than one node's.
+      const node = showsNodes(views);
+      for (const v of views) process.stdout.write(`${formatView(v, { node })}\n`);
       return 0;
     }
     return act(client, sub, parsed.args[0]!, parsed.flags);

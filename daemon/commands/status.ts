@@ -1,11 +1,16 @@
-/** `ogf-broker status`: whether a daemon runs, its URLs, and counts by state; exit 0 running, 1 not. */
+/**
+ * `ogf-broker status`: whether a daemon runs, its URLs, this data dir's node, and counts by state; on a
+ * shared PostgreSQL (contract 16) the live nodes, and when the running daemon lost the database, that it
+ * did. Exit 0 running, 1 not.
+ */
 import { parseFlags, stringFlag } from '../base/index.js';
 import { loadConfig, resolveDataDir } from '../config/index.js';
 import { dataDirPaths, runningDaemon } from '../datadir/index.js';
 import { describeChannel, readNotifyStatus } from '../notify/index.js';
 import { readRulesStatus } from '../rules/index.js';
-import { lookAtStore } from '../store/index.js';
+import { lookAtStore, readDatabaseStatus } from '../store/index.js';
 import { describeUpstream, readUpstreamStatus } from '../upstreams/index.js';
+import { daemonDatabaseLine, liveNodeLines, nodeLine } from './status-lines.js';
 
 export async function runStatus(argv: string[]): Promise<number> {
   const p = parseFlags('status', argv, { 'data-dir': { type: 'string' } });
@@ -14,12 +19,15 @@ export async function runStatus(argv: string[]): Promise<number> {
   // Contract 16: the counts come from the shared PostgreSQL when the config names one. A config that does
   // not load leaves status on broker.db (start says what is wrong with it).
   let databaseUrl: string | null = null;
+  let nodeName: string | undefined;
   try {
-    databaseUrl = loadConfig({ dataDir: paths.root }).database_url;
+    const config = loadConfig({ dataDir: paths.root });
+    databaseUrl = config.database_url;
+    nodeName = config.node_name;
   } catch {
     databaseUrl = null;
   }
-  const { counts, where } = await lookAtStore({ database_url: databaseUrl }, paths);
+  const { counts, where, nodes } = await lookAtStore({ database_url: databaseUrl }, paths);
   const states = ['awaiting_review', 'approved', 'running', 'succeeded', 'denied', 'failed', 'unknown'];
   const line = counts
     ? Object.keys(counts).length > 0 || databaseUrl === null
@@ -29,10 +37,16 @@ export async function runStatus(argv: string[]): Promise<number> {
       ? 'no commands yet'
       : 'unknown';
   const database = databaseUrl === null ? '' : `database: ${where}\n`;
+  // Contract 16: the live nodes of the shared database (none to list on broker.db, or out of reach).
+  const fleet = nodes === undefined ? '' : `${liveNodeLines(nodes, nodeName).join('\n')}\n`;
   if (info) {
+    // The running daemon's own view of the database, when it lost it (store/status-file.ts).
+    const lost = daemonDatabaseLine(readDatabaseStatus(paths.root, info.pid), Date.now());
     process.stdout.write(
       `running: pid ${info.pid}, version ${info.version}, since ${info.started_at}\n` +
-        `url: ${info.url}\nmcp: ${info.mcp_url}\nowner panel: ${info.owner_url}\n${database}commands: ${line}\n`,
+        `${nodeLine(nodeName)}\n` +
+        `url: ${info.url}\nmcp: ${info.mcp_url}\nowner panel: ${info.owner_url}\n${database}commands: ${line}\n` +
+        `${lost === undefined ? '' : `${lost}\n`}${fleet}`,
     );
     // Contract 1.1 (v2): each upstream's state, as the running daemon last wrote it.
     for (const u of readUpstreamStatus(paths.upstreamsJson, info.pid) ?? []) {
@@ -44,7 +58,9 @@ export async function runStatus(argv: string[]): Promise<number> {
     printChannels(paths.notifyJson);
     return 0;
   }
-  process.stdout.write(`not running (data dir ${paths.root})\n${database}commands: ${line}\n`);
+  process.stdout.write(
+    `not running (data dir ${paths.root})\n${nodeLine(nodeName)}\n${database}commands: ${line}\n${fleet}`,
+  );
   printChannels(paths.notifyJson);
   return 1;
 }

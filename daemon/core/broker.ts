@@ -260,7 +260,7 @@ export class Broker implements BrokerApi {
 
   /** The retention rule applied to one final command, as a change of its own (command-actions.ts). */
   prune(id: string): Promise<{ ok: boolean }> {
-    return this.#actions.prune(id);
+    return this.#fleet.again(() => this.#actions.prune(id));
   }
 
   // The store as committed, as the edges read it (reads.ts).

@@ -45,6 +45,8 @@ export interface HistorySearch {
   /** Created at or after / at or before (ISO-8601 UTC). */
   since?: string;
   until?: string;
+  /** Contract 16: the node that received it, exactly (commands stored before nodes have none). */
+  node?: string;
 }
 
 /** Commands and their audit entries (one row per command, its whole record). */

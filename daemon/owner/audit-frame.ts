@@ -16,6 +16,7 @@ export function searchOf(f: HistoryFrame): HistorySearch | undefined {
   if (f.client !== undefined) s.client = f.client;
   if (f.since !== undefined) s.since = f.since;
   if (f.until !== undefined) s.until = f.until;
+  if (f.node !== undefined) s.node = f.node;
   return Object.keys(s).length === 0 ? undefined : s;
 }
 

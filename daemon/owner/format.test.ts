@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { needsEscape } from '../base/text-rules.js';
-import { formatView } from './format.js';
+import { formatView, showsNodes } from './format.js';
 import type { View } from './messages.js';
 
 const ESC = '\u001b';
@@ -54,5 +54,22 @@ describe('[S.terminal-escaped] formatView (contract 5)', () => {
     expect(lines[2]).toBe("    argv: note $'\\u001b[2J\\u009b1A\\r\\n\\u202e'");
     expect(lines[3]).toBe('    why: why\\u001b[2J\\u009b1A\\r\\n\\u202e');
     expect(lines[4]).toBe('    reconciled: not delivered — n\\u001b[2J\\u009b1A\\r\\n\\u202e');
+  });
+});
+
+describe("[F.nodes-list] list names each command's node once several nodes' commands are shown (contract 16)", () => {
+  it('one node (or commands from before nodes) stays uncluttered; two nodes are marked', () => {
+    const a = { ...base, node: 'laptop' };
+    const b = { ...base, id: 'c_bbbbbbbb12345678', node: 'build-1' };
+    expect(showsNodes([a, { ...a, id: 'c_other0012345678' }])).toBe(false);
+    expect(showsNodes([a, { ...base }])).toBe(false);
+    expect(showsNodes([a, b])).toBe(true);
+    expect(formatView(a).split('\n')[0]).toBe(
+      'c_abcdefgh12345678  PENDING (awaiting review)  client local  v1',
+    );
+    expect(formatView(b, { node: true }).split('\n')[0]).toBe(
+      'c_bbbbbbbb12345678  PENDING (awaiting review)  client local  node build-1  v1',
+    );
+    expect(formatView(base, { node: true }).split('\n')[0]).toContain('  node (none)  ');
   });
 });

@@ -21,11 +21,25 @@ function stateWords(v: View): string {
   return v.reason === undefined ? v.status : `${v.status} ${v.reason}`;
 }
 
-/** A command as a few lines of text, none holding a raw control or bidi character. */
-export function formatView(v: View): string {
+/**
+ * Contract 16: whether a listing names each command's node — when it holds commands of more than one
+ * (one machine alone stays uncluttered; a command stored before nodes has none).
+ */
+export function showsNodes(views: readonly View[]): boolean {
+  const nodes = new Set<string>();
+  for (const v of views) if (v.node !== undefined) nodes.add(v.node);
+  return nodes.size > 1;
+}
+
+/**
+ * A command as a few lines of text, none holding a raw control or bidi character; with `node` (a listing
+ * of several nodes' commands, showsNodes) the header names the node that received it.
+ */
+export function formatView(v: View, opts: { node?: boolean } = {}): string {
   // Who decided (contract 9: an owner's name), so the terminal answers "who approved this?" as the panel does.
   const by = v.decided_by === undefined ? '' : `  decided by ${esc(v.decided_by)}`;
-  const lines = [`${esc(v.id)}  ${esc(stateWords(v))}  client ${esc(v.client)}  v${v.version}${by}`];
+  const node = opts.node === true ? `  node ${v.node === undefined ? '(none)' : esc(v.node)}` : '';
+  const lines = [`${esc(v.id)}  ${esc(stateWords(v))}  client ${esc(v.client)}${node}  v${v.version}${by}`];
   lines.push(`    ${esc(v.summary)}`);
   lines.push(`    argv: ${v.display.map(quoteArg).join(' ')}`);
   // Its kind's own lines (kinds/<kind>/kind.ts): an upstream call's server, claims and arguments, a cue's session.

@@ -3,6 +3,7 @@
  * command's audit entries, or the JSONL export of the commands a panel shows.
  */
 import { z } from 'zod';
+import { NODE_NAME_RE } from '../config/index.js';
 import { id, must, reqId, strict } from './protocol-fields.js';
 
 /** `history` answers at most this many commands (contract 5). */
@@ -24,6 +25,7 @@ const STATES = [
 ] as const;
 const STATE = `one of ${STATES.join(', ')}`;
 const SEARCH_CLIENT = 'a client name (1 to 64 characters)';
+const NODE = 'a node name (a lower-case letter, then up to 31 of a-z, 0-9, -)';
 const TIME = 'an ISO-8601 time such as 2026-11-30T10:00:00.000Z';
 const isoTime = (field: string) =>
   z
@@ -58,6 +60,8 @@ export const historyFrame = z.strictObject(
       .optional(),
     since: isoTime('since').optional(),
     until: isoTime('until').optional(),
+    // Contract 16 (an addition to contract 14's search): the node that received the command, exactly.
+    node: z.string(must('node', NODE)).regex(NODE_NAME_RE, must('node', NODE)).optional(),
   },
   strict,
 );

@@ -3,3 +3,10 @@
  * (store/sqlite/) or the shared PostgreSQL (store/postgres/, loaded only when configured).
  */
 export { type DaemonStore, lookAtStore, openStore, type StoreLook } from './open.js';
+export type { LiveNode } from './postgres/index.js';
+export {
+  type DatabaseStatus,
+  readDatabaseStatus,
+  removeDatabaseStatus,
+  writeDatabaseStatus,
+} from './status-file.js';

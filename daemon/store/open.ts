@@ -8,8 +8,9 @@ import type { Config } from '../config/index.js';
 import type { AuditSigner, StorePorts } from '../core/index.js';
 import type { DataDir } from '../datadir/index.js';
 import type { TokenBook } from '../tokens/index.js';
-import type { NodeRecord } from './postgres/nodes.js';
+import type { LiveNode, NodeRecord } from './postgres/index.js';
 import { countOwners, countsByState, Store } from './sqlite/index.js';
+import { writeDatabaseStatus } from './status-file.js';
 
 /** A store as the daemon holds it: the ports, and the token checks tokens/ makes. */
 export type DaemonStore = StorePorts & TokenBook;
@@ -18,7 +19,8 @@ export type DaemonStore = StorePorts & TokenBook;
  * Opens the configured store; a PostgreSQL that cannot be reached now rejects (the start fails). The daemon
  * opens it as its `node` (contract 16: its name held while it runs, exit 2 for a second live daemon with
  * the name); the `token` command is no node, so it works beside running daemons. `signer` signs the audit
- * checkpoints (contract 14: the daemon's key; the `token` command signs none).
+ * checkpoints (contract 14: the daemon's key; the `token` command signs none). A node (the daemon) keeps
+ * its view of the database's availability in the data dir's database.json (status-file.ts) for `status`.
  */
 export async function openStore(
   config: Config,
@@ -29,15 +31,27 @@ export async function openStore(
   if (config.database_url === null) return new Store(paths.db, signer === undefined ? {} : { signer });
   const { PostgresStore } = await import('./postgres/index.js');
   const log = opts.log;
+  const publish = (available: boolean, error?: Error) => {
+    if (opts.node === undefined) return;
+    try {
+      writeDatabaseStatus(paths.root, process.pid, available, error?.message);
+    } catch (e) {
+      log?.log('error', 'database_status_not_written', { error: (e as Error).message });
+    }
+  };
   try {
-    return await PostgresStore.open(config.database_url, {
+    const store = await PostgresStore.open(config.database_url, {
       ...(opts.node === undefined ? {} : { node: opts.node }),
       ...(signer === undefined ? {} : { signer }),
-      onAvailability: (available, error) =>
+      onAvailability: (available, error) => {
         log?.log(available ? 'info' : 'error', available ? 'database_back' : 'database_unavailable', {
           ...(error === undefined ? {} : { error: error.message }),
-        }),
+        });
+        publish(available, error);
+      },
     });
+    publish(store.available);
+    return store;
   } catch (e) {
     if (e instanceof UsageError) throw e;
     throw new Error(`the shared database cannot be used: ${(e as Error).message}`, { cause: e });
@@ -54,6 +68,8 @@ export interface StoreLook {
   where: string;
   /** False when the shared database cannot be read now. */
   reachable: boolean;
+  /** Contract 16, on PostgreSQL: the live nodes (the `nodes` registry), by name. */
+  nodes?: LiveNode[];
 }
 
 /**
@@ -74,6 +90,13 @@ export async function lookAtStore(
   }
   const { lookAt } = await import('./postgres/index.js');
   const look = await lookAt(config.database_url);
-  if (look.ok) return { counts: look.counts, owners: look.owners, where: 'PostgreSQL', reachable: true };
+  if (look.ok)
+    return {
+      counts: look.counts,
+      owners: look.owners,
+      where: 'PostgreSQL',
+      reachable: true,
+      nodes: look.nodes,
+    };
   return { where: `PostgreSQL, out of reach (${look.error})`, reachable: false };
 }

@@ -3,8 +3,18 @@
  * OGF_BROKER_DATABASE_URL (or config `database_url_from_env`) in the composition root; the embedded SQLite
  * (store/sqlite/) stays the default. The only folder that imports `pg`.
  */
+
+export {
+  NoAuditChain,
+  type NodeKey,
+  type PgAuditRange,
+  type PgChainMeta,
+  readPgAuditChain,
+  walkPgAuditChain,
+} from './audit-read.js';
 export { isUnreachable } from './errors.js';
 export { MIRROR_WINDOW } from './mirror.js';
+export type { LiveNode, NodeRecord } from './nodes.js';
 export { type DatabaseLook, lookAt } from './readonly.js';
 export { SCHEMA_VERSION } from './schema.js';
 export { searchWhere } from './search.js';

@@ -24,8 +24,8 @@ export interface NodeRecord {
   pid: number;
   version: string;
   /**
-   * Its audit public key (contract 14) as base64 SPKI DER (audit/keys.ts `publicKeyDer`, the form an
-   * export's checkpoint lines carry), so checkpoints of every node verify from any node.
+   * Its audit public key (contract 14) as SPKI PEM (audit/keys.ts `auditPublicKeyText`, what `audit key`
+   * prints), so checkpoints of every node verify from any node (`audit verify` names a key known only here).
    */
   auditPublicKey?: string;
 }

@@ -4,14 +4,18 @@
  * the URL.
  */
 import pg from 'pg';
+import { type LiveNode, liveNodes } from './nodes.js';
 
 export type DatabaseLook =
-  | { ok: true; counts: Record<string, number>; owners: number }
+  | { ok: true; counts: Record<string, number>; owners: number; nodes: LiveNode[] }
   | { ok: false; error: string };
 
+/** 42P01: no such table yet (no daemon ever started on this database, or one older than the table). */
+const noTable = (e: unknown) => (e as { code?: string }).code === '42P01';
+
 /**
- * Commands by state and how many owners the database at `url` holds (nothing before the daemon's first
- * start created the tables).
+ * Commands by state, how many owners, and the live nodes the database at `url` holds (nothing before the
+ * daemon's first start created the tables).
  */
 export async function lookAt(url: string): Promise<DatabaseLook> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
@@ -22,14 +26,19 @@ export async function lookAt(url: string): Promise<DatabaseLook> {
       'SELECT state, count(*)::int AS n FROM commands GROUP BY state',
     );
     const owners = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM owners');
+    // Contract 16: live = not stopped, and a heartbeat (every 5 s) within 15 s, by the database's clock.
+    const nodes = await liveNodes(client).catch((e: unknown) => {
+      if (noTable(e)) return [];
+      throw e;
+    });
     return {
       ok: true,
       counts: Object.fromEntries(rows.map((r) => [r.state, r.n])),
       owners: owners.rows[0]?.n ?? 0,
+      nodes,
     };
   } catch (e) {
-    // 42P01: no such table yet (no daemon ever started on this database).
-    if ((e as { code?: string }).code === '42P01') return { ok: true, counts: {}, owners: 0 };
+    if (noTable(e)) return { ok: true, counts: {}, owners: 0, nodes: [] };
     return { ok: false, error: (e as Error).message };
   } finally {
     await client.end().catch(() => {});

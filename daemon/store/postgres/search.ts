@@ -24,6 +24,8 @@ export function searchWhere(filter: HistorySearch): { where: string[]; values: u
   if (filter.client !== undefined) add('client = ?', filter.client);
   if (filter.since !== undefined) add('created_at >= ?', filter.since);
   if (filter.until !== undefined) add('created_at <= ?', filter.until);
+  // Contract 16: the column the daemon writes with each command (schema.ts), not its JSON body.
+  if (filter.node !== undefined) add('node = ?', filter.node);
   return { where, values };
 }
 

@@ -20,9 +20,7 @@ import type {
   AuditStore,
   Awaitable,
   Checkpoint,
-  Command,
   CommandStore,
-  Grant,
   GrantStore,
   OAuthStore,
   PasskeyStore,
@@ -38,11 +36,12 @@ import { isUnreachable } from './errors.js';
 import { Feed, type Notice } from './feed.js';
 import { pgGrants } from './grants.js';
 import { loadMirror } from './load.js';
-import { MIRROR_WINDOW, Mirror, type TokenTable } from './mirror.js';
+import { MIRROR_WINDOW, Mirror } from './mirror.js';
 import { adoptUnowned, type LiveNode, liveNodes, type NodeRecord } from './nodes.js';
 import { pgOAuth } from './oauth.js';
 import { pgPasskeys } from './passkeys.js';
 import { pgPush } from './push.js';
+import { readBack } from './readback.js';
 import { migrate } from './schema.js';
 import { pgTokens } from './tokens.js';
 import { PgTransactions } from './transaction.js';
@@ -109,16 +108,11 @@ export class PostgresStore implements StorePorts {
   static async open(url: string, opts: PostgresOptions = {}): Promise<PostgresStore> {
     const store = new PostgresStore(url, opts);
     try {
-      const client = await store.#pool.connect();
-      try {
-        await migrate(client);
-      } finally {
-        client.release();
-      }
+      await store.#withClient(migrate);
       // The first start of the version with the chain chains what older versions wrote (docs/audit.md).
       await chainOlder(store.#tx);
       await store.#feed.start();
-      if (opts.node !== undefined) await store.#adopt(opts.node.name);
+      if (opts.node !== undefined) await store.#withClient((c) => adoptUnowned(c, opts.node!.name));
       await store.#reload();
     } catch (e) {
       await store.#shutdown();
@@ -140,6 +134,10 @@ export class PostgresStore implements StorePorts {
     this.#pool = new pg.Pool({ ...config, max: opts.max ?? 10, idleTimeoutMillis: 30_000 });
     // An idle client whose connection ends (the server stopped) is dropped by the pool; said once here.
     this.#pool.on('error', (e) => this.#lost(e));
+    // A client checked out between two queries when the server goes (a transaction awaiting its writes)
+    // emits 'error' with no pool listener on it: unheard, Node would end the daemon. Its next query
+    // rejects (the caller hears `Unavailable`), and the pool drops it when released.
+    this.#pool.on('connect', (client) => client.on('error', (e) => this.#lost(e)));
     this.#tx = new PgTransactions(this.#pool, {
       ...(opts.signer === undefined ? {} : { signer: opts.signer }),
       onSigned: (cp) => {
@@ -188,23 +186,19 @@ export class PostgresStore implements StorePorts {
     this.#replay?.push(effect);
   }
 
-  async #adopt(name: string): Promise<void> {
+  /** `fn` on one client of the pool, released after. */
+  async #withClient<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.#pool.connect();
     try {
-      await adoptUnowned(client, name);
+      return await fn(client);
     } finally {
       client.release();
     }
   }
 
   /** Contract 16: the live nodes of this database, by name (`status`). */
-  async liveNodes(): Promise<LiveNode[]> {
-    const client = await this.#pool.connect();
-    try {
-      return await liveNodes(client);
-    } finally {
-      client.release();
-    }
+  liveNodes(): Promise<LiveNode[]> {
+    return this.#withClient(liveNodes);
   }
 
   get committedReads(): Mirror {
@@ -311,37 +305,9 @@ export class PostgresStore implements StorePorts {
   /** Reads announced rows back into the mirror, then tells the listeners which tables changed. */
   async #readBack(announced: Map<string, Set<string>>): Promise<void> {
     if (this.#closed) return;
-    const m = this.#mirror;
-    const changes: StoreChange[] = [];
+    let changes: StoreChange[];
     try {
-      for (const [table, keys] of announced) {
-        const ids = [...keys];
-        if (table === 'commands') {
-          const rows = await this.#tx.read<{ seq: number; body: string }>(
-            'SELECT seq, body FROM commands WHERE id = ANY($1) ORDER BY seq',
-            [ids],
-          );
-          const commands = rows.map((r) => JSON.parse(r.body) as Command);
-          rows.forEach((r, i) => m.applyCommand(commands[i]!, r.seq));
-          changes.push({ table, commands });
-        } else if (table === 'grants') {
-          const rows = await this.#tx.read<{ seq: number; rev: number; body: string }>(
-            'SELECT seq, rev, body FROM grants WHERE id = ANY($1) ORDER BY seq',
-            [ids],
-          );
-          const grants = rows.map((r) => JSON.parse(r.body) as Grant);
-          rows.forEach((r, i) => m.applyGrant(grants[i]!, r.seq, r.rev));
-          changes.push({ table, grants });
-        } else {
-          const t = table as TokenTable;
-          const rows = await this.#tx.read<{ name: string; token_hash: string; rev: number }>(
-            `SELECT name, token_hash, rev FROM ${t} WHERE name = ANY($1)`,
-            [ids],
-          );
-          for (const r of rows) m.applyToken(t, r.name, r.token_hash, r.rev);
-          changes.push({ table: t });
-        }
-      }
+      changes = await readBack(this.#tx, this.#mirror, announced);
     } catch (e) {
       // Out of reach while reading back: the feed's connection goes too, and its return reloads everything.
       if (isUnreachable(e)) this.#lost(e as Error);

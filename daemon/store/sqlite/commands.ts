@@ -234,6 +234,9 @@ export class SqliteCommands {
       ['client = ?', filter.client],
       ['created_at >= ?', filter.since],
       ['created_at <= ?', filter.until],
+      // Contract 16: broker.db is one daemon's, so its commands are (nearly) all of one node: the filter
+      // reads the body, inside the page the other filters and seq order already bound.
+      ["json_extract(body, '$.node') = ?", filter.node],
     ];
     for (const [sql, value] of exact) {
       if (value === undefined) continue;

@@ -1,0 +1,188 @@
+/**
+ * `ogf-broker audit verify [--data-dir D | --file EXPORT] [--pub FILE] [--key FILE]…` (contracts 14, 16),
+ * with or without a running daemon: the data dir's broker.db (opened read-only), or — when the config names
+ * a shared PostgreSQL — the chain in that database, or an export file. `ok: N entries, M checkpoints, K
+ * passkey approvals verified` (exit 0), or the first bad seq and why (exit 1).
+ *
+ * Trust: a checkpoint must verify under `--pub` (else the data dir's audit.pub) or a `--key` (another
+ * node's audit.pub). On PostgreSQL every node signs with its own key and publishes it in `nodes`: a
+ * checkpoint only such a key verifies is accepted and named on a line of its own (pin it with `--key`); one
+ * no known key verifies fails at its seq.
+ *
+ * Start-up counts here (bench row 15 times this against sha256sum): on broker.db nothing but the walk,
+ * broker.db's reader and the chain's hashing are loaded; the config only when one may name a database.
+ */
+import type { KeyObject } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  auditKeyPaths,
+  type ChainInput,
+  ChainWalk,
+  chainFromExport,
+  chainFromRows,
+  keyFingerprint,
+  type NamedKey,
+  parseAuditPublicKey,
+  readPublicKey,
+  type UnpinnedSigner,
+  type VerifyResult,
+  verifyChain,
+  verifyPasskeyApprovals,
+  type Walked,
+  walkExport,
+} from '../audit/index.js';
+import { escapeForTerminal, parseFlags, stringFlag, stringsFlag, UsageError } from '../base/index.js';
+import { resolveDataDir } from '../datadir/index.js';
+import { readAuditChain, walkAuditChain } from '../store/sqlite/readonly.js';
+
+/** The shared database's URL when the config names one (contract 16), else null (broker.db). */
+export async function databaseUrlOf(dataDir: string): Promise<string | null> {
+  const env = process.env;
+  const set = (name: string) => (env[name] ?? '') !== '';
+  // Without these the config cannot name a database: the config's code (zod, CEL) is not loaded.
+  if (
+    !set('OGF_BROKER_DATABASE_URL') &&
+    !set('OGF_BROKER_CONFIG') &&
+    !existsSync(join(dataDir, 'config.json'))
+  ) {
+    return null;
+  }
+  const { loadConfig } = await import('../config/index.js');
+  return loadConfig({ dataDir }).database_url;
+}
+
+/** The nodes' published keys that parse (a node that has not published one signs nothing verifiable). */
+export function knownKeysOf(nodes: ReadonlyArray<{ name: string; key: string | null }>): NamedKey[] {
+  const out: NamedKey[] = [];
+  for (const n of nodes) {
+    const key = n.key === null ? undefined : parseAuditPublicKey(n.key);
+    if (key !== undefined) out.push({ name: n.name, key, fingerprint: keyFingerprint(key) });
+  }
+  return out;
+}
+
+/** A read of the shared database, its failures as exit 2 (never with the URL). */
+export async function fromDatabase<T>(read: () => Promise<T>): Promise<T> {
+  const { NoAuditChain } = await import('../store/postgres/index.js');
+  try {
+    return await read();
+  } catch (e) {
+    if (e instanceof NoAuditChain) {
+      throw new UsageError(
+        'the shared database holds no audit chain (start this version’s daemon on it once, or pass --file EXPORT)',
+      );
+    }
+    throw new UsageError(`the shared database cannot be read: ${(e as Error).message}`);
+  }
+}
+
+export async function auditVerify(argv: string[]): Promise<number> {
+  const p = parseFlags('audit verify', argv, {
+    'data-dir': { type: 'string' },
+    file: { type: 'string' },
+    pub: { type: 'string' },
+    key: { type: 'string', multiple: true },
+  });
+  const file = stringFlag(p, 'file');
+  const pub = stringFlag(p, 'pub');
+  if (file !== undefined && stringFlag(p, 'data-dir') !== undefined) {
+    throw new UsageError('audit verify: give --data-dir D or --file EXPORT, not both');
+  }
+  const dataDir = file === undefined ? resolveDataDir(stringFlag(p, 'data-dir')) : undefined;
+  const trustedKeys = stringsFlag(p, 'key').map((f) => readPublicKey(f, '--key'));
+  // The key checkpoints must verify under: --pub, else the data dir's audit.pub, else (an export) each one's own.
+  const keyOf = (): KeyObject | undefined => {
+    if (pub !== undefined) return readPublicKey(pub);
+    const own = dataDir === undefined ? undefined : auditKeyPaths(dataDir).pub;
+    return own !== undefined && existsSync(own) ? readPublicKey(own) : undefined;
+  };
+  const url = dataDir === undefined ? null : await databaseUrlOf(dataDir);
+  let text: string | undefined;
+  let walked: Walked | undefined;
+  if (file !== undefined) {
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (e) {
+      throw new UsageError(`--file: cannot read ${file}: ${(e as Error).message}`);
+    }
+    walked = walkExport(text, keyOf(), { trustedKeys });
+  } else if (url === null) {
+    // One streaming pass first (walk.ts); a record it finds anything off in is read whole below.
+    const walk = new ChainWalk();
+    const read = walkAuditChain(join(dataDir!, 'broker.db'), (entry, hash) => walk.row(entry, hash));
+    if (read !== undefined && !read.stopped) walked = walk.finish(read.checkpoints, keyOf(), { trustedKeys });
+  } else {
+    const { walkPgAuditChain } = await import('../store/postgres/index.js');
+    const walk = new ChainWalk();
+    const read = await fromDatabase(() => walkPgAuditChain(url, (entry, hash) => walk.row(entry, hash)));
+    if (!read.stopped) {
+      walked = walk.finish(read.checkpoints, keyOf(), { trustedKeys, knownKeys: knownKeysOf(read.nodes) });
+    }
+  }
+  let r: VerifyResult;
+  let kept: ChainInput;
+  if (walked !== undefined) {
+    r = { ok: true, entries: walked.entries, checkpoints: walked.checkpoints, passkeys: 0 };
+    if (walked.unpinned.length > 0) r.unpinned = walked.unpinned;
+    kept = walked.kept;
+  } else {
+    // The whole input, for the first bad seq and why (verify.ts).
+    let early: VerifyResult | undefined;
+    if (text !== undefined) {
+      const read = chainFromExport(text);
+      kept = read.input;
+      if (read.bad !== undefined) early = { ok: false, bad: read.bad };
+    } else if (url === null) {
+      const chain = readAuditChain(join(dataDir!, 'broker.db'));
+      if (chain === undefined) {
+        throw new UsageError(
+          `--data-dir: ${dataDir} holds no readable broker.db with an audit chain (start this version's daemon there once, or pass --file EXPORT)`,
+        );
+      }
+      kept = chainFromRows(chain.rows, chain.checkpoints);
+    } else {
+      const { readPgAuditChain } = await import('../store/postgres/index.js');
+      const chain = await fromDatabase(() => readPgAuditChain(url));
+      kept = chainFromRows(chain.rows, chain.checkpoints);
+      kept.knownKeys = knownKeysOf(chain.nodes);
+    }
+    const key = keyOf();
+    if (key !== undefined) kept.publicKey = key;
+    kept.trustedKeys = trustedKeys;
+    r = first(early, verifyChain(kept));
+  }
+  const checkpoints = walked?.checkpoints ?? kept.checkpoints.length;
+  if (file !== undefined && pub === undefined && trustedKeys.length === 0 && checkpoints > 0) {
+    process.stderr.write(
+      'audit verify: checkpoints checked against the key the export names; pass --pub FILE (your copy of `audit key`) to check them against yours\n',
+    );
+  }
+  if (r.ok) {
+    // Contract 14: every passkey assertion kept with an approval, checked offline (contract 13.3).
+    const checked = await verifyPasskeyApprovals(kept);
+    r = checked.ok ? { ...r, passkeys: checked.count } : checked;
+  }
+  if (r.ok) {
+    process.stdout.write(
+      `ok: ${r.entries} entries, ${r.checkpoints} checkpoints, ${r.passkeys} passkey approvals verified\n`,
+    );
+    for (const u of r.unpinned ?? []) process.stdout.write(`${unpinnedLine(u)}\n`);
+    return 0;
+  }
+  process.stdout.write(`seq ${r.bad.seq}: ${r.bad.reason} (${r.bad.detail})\n`);
+  return 1;
+}
+
+/** The line naming a signer known only from the database. */
+function unpinnedLine(u: UnpinnedSigner): string {
+  const seqs = u.seqs.length === 1 ? `seq ${u.seqs[0]}` : `seq ${u.seqs[0]} to ${u.seqs.at(-1)}`;
+  return `${u.seqs.length} checkpoints (${seqs}) signed by node ${escapeForTerminal(u.name)} (key fingerprint ${u.fingerprint}) known only from the database; pin it with --key FILE (a copy of that node's \`ogf-broker audit key\`)`;
+}
+
+/** The failure with the lower seq of two results, else the second. */
+function first(a: VerifyResult | undefined, b: VerifyResult): VerifyResult {
+  if (a === undefined || a.ok) return b;
+  if (b.ok || a.bad.seq <= b.bad.seq) return a;
+  return b;
+}

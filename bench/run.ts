@@ -1,12 +1,13 @@
 /**
- * `npm run bench` (issues 7, 12, 15, 21, 22, 23): measurements of the real daemon, each beside a baseline
+ * `npm run bench` (issues 7, 12, 15, 21, 22, 23, 27): measurements of the real daemon, each beside a baseline
  * measured in the same run, printed as one table and written to bench/results/latest.json. Never part of
  * `npm test`.
  *
  *   node dist/bench/run.js [--quick] [--only 1,2,...] [--budget-s 480]
  *
  * Everything runs on loopback against real processes: `ogf-broker start --port 0` in temp data dirs, the
- * SDK client over Streamable HTTP, owner WebSockets, the real bridge client and the avatar app's server.
+ * SDK client over Streamable HTTP, owner WebSockets, the real bridge client and the avatar app's server;
+ * rows 16–18 add a PostgreSQL 15 of their own (Debian's, initdb in a temp dir; skipped when not installed).
  * The budget bounds the whole run (growth, row 6, runs last and takes what is left; the table is still
  * in row order), so a fresh clone finishes in 10 minutes including `npm run build`.
  */
@@ -15,16 +16,20 @@ import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { retries } from './lib/clients.js';
+import { havePostgres, PG_BIN, type Postgres, startPostgres } from './lib/postgres.js';
 import { benchConfig, makeDataDir, ROOT, removeDir, startBareServer, startDaemon } from './lib/procs.js';
 import { formatTable, type Row } from './lib/stats.js';
 import { auditChain } from './rows/audit.js';
+import { crossNode } from './rows/cross-node.js';
 import { cueLatency } from './rows/cue.js';
+import { fleetScale } from './rows/fleet-scale.js';
 import { generations } from './rows/generations.js';
 import { grantApprove } from './rows/grant-approve.js';
 import { growth } from './rows/growth.js';
 import { mcpOverhead } from './rows/mcp-overhead.js';
 import { notifyRows } from './rows/notify.js';
 import { oauthOverhead } from './rows/oauth.js';
+import { pgThroughput } from './rows/pg-throughput.js';
 import { previewLatency } from './rows/preview.js';
 import { pushLatency } from './rows/push-latency.js';
 import { rules } from './rows/rules.js';
@@ -42,7 +47,9 @@ const { values } = parseArgs({
   },
 });
 const quick = values.quick ?? false;
-const only = new Set((values.only ?? '1,2,3,4,5,6,7,8,9,10,11,12,13,14,15').split(',').map((s) => s.trim()));
+const only = new Set(
+  (values.only ?? '1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18').split(',').map((s) => s.trim()),
+);
 const started = performance.now();
 const deadline = started + Number(values['budget-s']) * 1000;
 
@@ -87,6 +94,40 @@ function gitCommit(): string {
 
 function progress(what: string): void {
   process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(0)}s] ${what}\n`);
+}
+
+/**
+ * Rows 16–18 (issue 27) share one PostgreSQL 15, started here like the tests' (bench/lib/postgres.ts) but
+ * durable (fsync on), and stopped and removed at the end. Without PostgreSQL's binaries they are skipped,
+ * saying so on stdout.
+ */
+async function postgresRows(): Promise<Row[]> {
+  if (!havePostgres()) {
+    process.stdout.write(
+      `rows 16–18 skipped: PostgreSQL 15 or newer is not installed (${PG_BIN}/initdb is missing; apt-get install postgresql)\n`,
+    );
+    return [];
+  }
+  const rows: Row[] = [];
+  progress('16–18: starting PostgreSQL');
+  const pg: Postgres = await startPostgres({ durable: true, maxConnections: 120, sharedBuffers: '128MB' });
+  try {
+    if (only.has('16')) {
+      progress('16 durable throughput on PostgreSQL vs SQLite');
+      rows.push(...(await pgThroughput(pg, quick)));
+    }
+    if (only.has('17')) {
+      progress('17 cross-node approve → running vs same node');
+      rows.push(...(await crossNode(pg, quick)));
+    }
+    if (only.has('18')) {
+      progress('18 fleet: 4 nodes × 25 submitters vs 1 node × 25');
+      rows.push(...(await fleetScale(pg, quick)));
+    }
+  } finally {
+    await pg.destroy();
+  }
+  return rows;
 }
 
 async function main(): Promise<void> {
@@ -159,6 +200,7 @@ async function main(): Promise<void> {
       progress('15 audit chain');
       rows.push(...(await auditChain(quick)));
     }
+    if (only.has('16') || only.has('17') || only.has('18')) rows.push(...(await postgresRows()));
     // Last: growth takes the time the other rows leave.
     if (only.has('6')) {
       const budget = Math.max(30_000, deadline - performance.now() - 20_000);
@@ -172,6 +214,9 @@ async function main(): Promise<void> {
   rows.sort((a, b) => Number.parseInt(a.id, 10) - Number.parseInt(b.id, 10));
   const table = formatTable(rows);
   process.stdout.write(`${table}\n`);
+  for (const r of rows)
+    if (r.figure.endsWith(': not measured'))
+      process.stdout.write(`row ${r.id}: not measured: ${String(r.detail?.why)}\n`);
   const result = {
     date: new Date().toISOString(),
     commit: gitCommit(),

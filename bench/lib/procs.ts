@@ -30,6 +30,8 @@ export interface Daemon {
   ownerToken: string;
   mcpToken: string;
   child: ChildProcess;
+  /** Variables the daemon was started with beyond ours (e.g. OGF_BROKER_DATABASE_URL); its CLI calls get them too. */
+  env: Record<string, string>;
   /** ms from spawn to the "listening" line on stdout (printed after daemon.json is written). */
   startMs: number;
   stop(): Promise<void>;
@@ -72,19 +74,23 @@ function exited(child: ChildProcess): Promise<void> {
 
 /**
  * Starts the daemon on `dataDir` (writing `config` first when given) and waits for its ready line.
- * `nodeArgs` go to node before the daemon's script (e.g. lib/inspector.ts INSPECT_ARG).
+ * `nodeArgs` go to node before the daemon's script (e.g. lib/inspector.ts INSPECT_ARG); `extraEnv` to its
+ * environment (rows 16–18: OGF_BROKER_DATABASE_URL).
  */
 export async function startDaemon(
   dataDir: string,
   config?: Record<string, unknown>,
   nodeArgs: readonly string[] = [],
+  extraEnv: Record<string, string> = {},
 ): Promise<Daemon> {
   if (config) writeFileSync(join(dataDir, 'config.json'), JSON.stringify(config), { mode: 0o600 });
-  const env = { ...process.env };
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env.OGF_BROKER_DATABASE_URL;
   delete env.OGF_BROKER_CONFIG;
   delete env.OGF_BRIDGE_URL;
   delete env.OGF_BROKER_DATA_DIR;
   delete env.OGF_BENCH_DAEMON_NODE_ARGS;
+  Object.assign(env, extraEnv);
   const logFd = openSync(join(dataDir, 'daemon.log'), 'a', 0o600);
   const t0 = performance.now();
   // e.g. OGF_BENCH_DAEMON_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the daemon under a row.
@@ -125,6 +131,7 @@ export async function startDaemon(
     ownerToken: readFileSync(join(dataDir, 'owner.token'), 'utf8').trim(),
     mcpToken: readFileSync(join(dataDir, 'mcp.token'), 'utf8').trim(),
     child,
+    env: extraEnv,
     startMs,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
@@ -154,7 +161,7 @@ export async function mcpTokens(d: Daemon, count: number): Promise<string[]> {
     const child = spawn(
       process.execPath,
       [DAEMON_CLI, 'token', 'mcp', '--client', `bench-${i}`, '--data-dir', d.dataDir],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
+      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...d.env } },
     );
     let out = '';
     let err = '';

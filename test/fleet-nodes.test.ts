@@ -12,7 +12,7 @@ import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { makeDataDir, type RunningDaemon, runCli, startDaemon, waitFor } from './helpers/daemon.js';
 import {
   bearerSocket,
@@ -24,16 +24,12 @@ import {
   queue,
   readMarks,
 } from './helpers/owner.js';
-import { type Postgres, startPostgres } from './helpers/postgres.js';
+import { type Postgres, postgresForFile } from './helpers/postgres.js';
 
+const { server, daemons } = postgresForFile();
 let pg: Postgres;
-const daemons: RunningDaemon[] = [];
-beforeAll(async () => {
-  pg = await startPostgres();
-});
-afterAll(async () => {
-  for (const d of daemons) await d.stop();
-  await pg?.destroy();
+beforeAll(() => {
+  pg = server();
 });
 
 interface Node {

@@ -128,23 +128,15 @@ export async function fleetScale(pg: Postgres, quick: boolean): Promise<Row[]> {
       pg_sessions_active_mean_one: oneWaits.map((w) => w.meanActive),
       pg_sessions_lock_waiting_mean_one: oneWaits.map((w) => w.meanLockWaits),
     };
-    return [
-      total,
+    const at = (q: number, name: string) =>
       line(
-        `${NODES} × ${PER_NODE}: one submission's round trip, p50`,
-        quantile(f.latencies, 0.5),
-        quantile(o.latencies, 0.5),
+        `${NODES} × ${PER_NODE}: one submission's round trip, ${name}`,
+        quantile(f.latencies, q),
+        quantile(o.latencies, q),
         'ms',
-        `1 × ${PER_NODE}, p50`,
-      ),
-      line(
-        `${NODES} × ${PER_NODE}: one submission's round trip, p99`,
-        quantile(f.latencies, 0.99),
-        quantile(o.latencies, 0.99),
-        'ms',
-        `1 × ${PER_NODE}, p99`,
-      ),
-    ];
+        `1 × ${PER_NODE}, ${name}`,
+      );
+    return [total, at(0.5, 'p50'), at(0.99, 'p99')];
   } catch (e) {
     return [notMeasured(ID, figure, '—', (e as Error).message)];
   } finally {

@@ -76,6 +76,7 @@ describe('ogf-broker doctor', () => {
       'ok   data dir',
       'ok   port',
       'ok   avatar app',
+      'ok   node',
     ]);
     expect(r.line('avatar app')).toContain('SessionUnknown');
     expect(r.line('port')).toContain(`127.0.0.1:${port} is free`);

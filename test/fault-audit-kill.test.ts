@@ -66,8 +66,15 @@ describe('[Q.audit-crash] kill -9 mid-burst: the chain still verifies', () => {
       expect(n).toBeGreaterThan(entries);
       entries = n;
     }
-    // The restart recovers what was running (outcome entries by the daemon) and the chain goes on.
+    // The restart recovers what was running (outcome entries by the daemon, when the kill caught any
+    // running: a fast machine may have finished them all) and the chain goes on: one more call is chained.
     const d = await startDaemon({ dataDir, config });
+    const ai = await client(d);
+    await ai.callTool({
+      name: 'run_command_wait',
+      arguments: { command: 'mark', args: { word: 'after' }, wait_seconds: 0 },
+    });
+    await ai.close();
     expect(await d.stop()).toBe(0);
     const last = await verify(dataDir);
     expect(last.code, last.out).toBe(0);

@@ -186,6 +186,7 @@ describe('[F.nodes] several daemons on one PostgreSQL', { timeout: 240_000 }, ()
   it('a grant with 10 uses and 50 identical requests split over two nodes at once approves exactly 10', async () => {
     const { db, alpha, beta } = await twoNodes();
     const owner = await OwnerSocket.open(alpha.d);
+    const ownerB = await OwnerSocket.open(beta.d);
     const clients: Client[] = [];
     for (const n of [alpha, beta]) for (let i = 0; i < 5; i++) clients.push(await mcpClient(n.d));
     for (let round = 0; round < 3; round++) {
@@ -200,14 +201,9 @@ describe('[F.nodes] several daemons on one PostgreSQL', { timeout: 240_000 }, ()
       });
       expect(g.ok, JSON.stringify(g)).toBe(true);
       const grantId = (g.grant as Frame).id as string;
-      // Beta must know the grant before the burst (as a second machine would, milliseconds later).
-      await waitFor(
-        async () =>
-          (await callTool(clients[5]!, 'list_commands', {})) !== undefined &&
-          (await pg.sql(db, `SELECT uses_left FROM grants WHERE id = '${grantId}'`)) === '10',
-        'the grant stored',
-      );
-      await new Promise((r) => setTimeout(r, 300));
+      // Beta knows the grant before the burst (as a second machine does, milliseconds later): its owners
+      // hear of it (a grant_upsert), so its broker holds it.
+      await ownerB.waitFor((f) => f.type === 'grant_upsert' && f.grant.id === grantId, 'the grant on beta');
       const answers = (await Promise.all(
         Array.from({ length: 50 }, (_, i) =>
           clients[i % clients.length]!.callTool({
@@ -245,7 +241,7 @@ describe('[F.nodes] several daemons on one PostgreSQL', { timeout: 240_000 }, ()
     expect([...readMarks(alpha.marks), ...readMarks(beta.marks)]).toHaveLength(30);
     const stale = (alpha.d.stderr() + beta.d.stderr()).match(/"stale_write_retried"/g)?.length ?? 0;
     console.info(`grant race over two nodes: ${stale} calls refused as stale by the database and run again`);
-    await Promise.all([owner.close(), ...clients.map((c) => c.close())]);
+    await Promise.all([owner.close(), ownerB.close(), ...clients.map((c) => c.close())]);
     await beta.d.stop();
     await alpha.d.stop();
   });
@@ -331,9 +327,12 @@ describe('[F.nodes] several daemons on one PostgreSQL', { timeout: 240_000 }, ()
   }, async () => {
     const { db, alpha, beta } = await twoNodes();
     const owner = await OwnerSocket.open(alpha.d);
+    const ownerB = await OwnerSocket.open(beta.d);
     // Every request granted at once, so each one the database stored is launched by its node.
-    expect((await owner.request({ type: 'grant', command: 'mark', client: '*', ttl_s: 3600 })).ok).toBe(true);
-    await new Promise((r) => setTimeout(r, 300));
+    const g = await owner.request({ type: 'grant', command: 'mark', client: '*', ttl_s: 3600 });
+    expect(g.ok).toBe(true);
+    await ownerB.waitFor((f) => f.type === 'grant_upsert' && f.grant.id === g.grant.id, 'the grant on beta');
+    await ownerB.close();
     const ais = [await mcpClient(alpha.d), await mcpClient(beta.d)];
     const answers = new Map<string, Frame>();
     const call = async (word: string, i: number) => {

@@ -20,6 +20,7 @@ import type { SubmitRequest } from './api.js';
 import { Broker } from './broker.js';
 import type { Executor } from './executor.js';
 import type { Command } from './lifecycle.js';
+import { StaleWrite } from './stale.js';
 
 let dir: string;
 let path: string;
@@ -250,5 +251,34 @@ describe('[Q.one-commit] [R2.3] the decision path pays one fsync', () => {
     expect(await b.approve(c.id, 1, 'owner')).toMatchObject({ ok: true, command: { version: 2 } });
     expect((await settled(b, c.id)).phase.state).toBe('succeeded');
     expect(spawned()).toEqual(['refused']);
+  });
+});
+
+describe('[F.nodes] `running` in a batch another node made stale', () => {
+  it('is tried again on the command as it now is: the launch runs once, never LaunchFailed', async () => {
+    const w = watched();
+    w.hold.add('raced');
+    const { b } = makeBroker(w.executor);
+    const c = await submitted(b, mark('raced'));
+    expect((await b.approve(c.id, 1, 'owner')).ok).toBe(true);
+    // The real store, refusing the first `running` write as another node's change would (contract 16):
+    // the batch is refused whole and nothing of it is stored.
+    const update = store.commands.update.bind(store.commands);
+    let refused = 0;
+    store.commands.update = (next, audit) => {
+      if (next.phase.state === 'running' && refused++ === 0)
+        throw new StaleWrite('grants', 'g_other', 'store: grant g_other no longer has the uses (test)');
+      return update(next, audit);
+    };
+    w.release('raced');
+    expect((await settled(b, c.id)).phase.state).toBe('succeeded');
+    expect(refused).toBeGreaterThanOrEqual(2);
+    expect(spawned()).toEqual(['raced']);
+    expect(auditVersions(c.id)).toEqual([
+      ['submit', 1],
+      ['approve', 2],
+      ['start', 3],
+      ['finish', 4],
+    ]);
   });
 });

@@ -21,9 +21,12 @@ import type { ExecutionReport, Executor } from './executor.js';
 import type { Faults } from './fault.js';
 import { SessionLanes } from './lanes.js';
 import type { Command, Event } from './lifecycle.js';
+import { isStaleWrite } from './stale.js';
 
 /** How often an outcome the store refused (disk full, read-only) is committed again. */
 const COMMIT_RETRY_MS = 1000;
+/** How often `running` is tried again when its batch lost a race between nodes (stale.ts). */
+const STALE_RETRIES = 8;
 
 /** What the launch path needs from the broker that owns it. */
 export interface LaunchHost {
@@ -169,20 +172,25 @@ export class Launches {
     } else {
       let commitError: string | undefined;
       const markRunning = async (): Promise<boolean> => {
-        if (host.closing()) return false;
-        const cur = host.active(id);
-        if (!cur) return false;
-        try {
-          this.#faults('before_mark_running');
-          // Rule 3: resolved only once `running` is committed; the executor spawns or sends after that.
-          const ok = await host.apply(cur, { type: 'start', at: iso(this.#clock.now()) });
-          if (ok) this.#faults('after_mark_running');
-          return ok;
-        } catch (e) {
-          // Rule 3: if `running` cannot be made durable, nothing is spawned.
-          commitError = (e as Error).message;
-          this.#log.log('error', 'commit_failed', { id, error: commitError });
-          return false;
+        for (let attempt = 1; ; attempt++) {
+          if (host.closing()) return false;
+          const cur = host.active(id);
+          if (!cur) return false;
+          try {
+            this.#faults('before_mark_running');
+            // Rule 3: resolved only once `running` is committed; the executor spawns or sends after that.
+            const ok = await host.apply(cur, { type: 'start', at: iso(this.#clock.now()) });
+            if (ok) this.#faults('after_mark_running');
+            return ok;
+          } catch (e) {
+            // Contract 16: the batch lost a race on another row (another node's change): nothing of it
+            // was stored, so `running` is tried again on the command as it now is (approved still, or not).
+            if (isStaleWrite(e) && attempt < STALE_RETRIES) continue;
+            // Rule 3: if `running` cannot be made durable, nothing is spawned.
+            commitError = (e as Error).message;
+            this.#log.log('error', 'commit_failed', { id, error: commitError });
+            return false;
+          }
         }
       };
       try {

@@ -256,6 +256,8 @@ describe('[F.nodes] several daemons on one PostgreSQL', { timeout: 240_000 }, ()
     const ownerA = await OwnerSocket.open(alpha.d);
     // One of beta's commands running (a slow one), one awaiting review.
     const running = await queueSlow(ai);
+    // Alpha's owner decides what alpha's owner sees: wait for the state there, not for the submit.
+    await ownerA.view(running, (v) => v.state === 'awaiting_review', 'beta’s slow command on alpha');
     expect((await ownerA.request({ type: 'approve', id: running, version: 1 })).ok).toBe(true);
     await ownerA.view(running, (v) => v.state === 'running', 'beta to start it');
     const waiting = await queue(ai, 'mark', { word: 'later' });

@@ -26,4 +26,13 @@ export {
   type VerifyResult,
   verifyChain,
 } from './verify.js';
-export { ChainWalk, type Walked, walkExport } from './walk.js';
+export {
+  ChainWalk,
+  finishWalk,
+  type Joined,
+  joinParts,
+  type Walked,
+  type WalkPart,
+  walkExport,
+  walkLines,
+} from './walk.js';

@@ -21,7 +21,7 @@ import { toJsonl } from './export.js';
 import { loadOrCreateAuditKey, publicKeyDer, signerOf } from './keys.js';
 import { chainFromExport } from './sources.js';
 import { verifyChain } from './verify.js';
-import { ChainWalk, walkExport } from './walk.js';
+import { ChainWalk, finishWalk, joinParts, type WalkPart, walkExport, walkLines } from './walk.js';
 
 const at = '2026-12-02T08:00:00.000Z';
 const entries: AuditEntry[] = [
@@ -43,12 +43,12 @@ const entries: AuditEntry[] = [
   },
 ];
 
-function record() {
+function record(list: AuditEntry[] = entries, cpSeq = 4) {
   const key = loadOrCreateAuditKey(mkdtempSync(join(tmpdir(), 'ogf-walk-')));
   const rows: Array<{ text: string; hash: string }> = [];
   const chain: ChainEntry[] = [];
   let prev = GENESIS_HASH;
-  entries.forEach((e, i) => {
+  list.forEach((e, i) => {
     const unsealed = chainEntry(e, i + 1, prev);
     const { text, hash } = sealEntry(unsealed);
     rows.push({ text, hash });
@@ -56,7 +56,7 @@ function record() {
     prev = hash;
   });
   const last = chain.at(-1)!;
-  const payload = { seq: 4, hash: chain[3]!.hash, at: last.at };
+  const payload = { seq: cpSeq, hash: chain[cpSeq - 1]!.hash, at: last.at };
   const cp = { ...payload, signature: signerOf(key).sign(checkpointPayload(payload)) };
   return { rows, chain, cp, key, pub: publicKeyDer(key.publicKey) };
 }
@@ -100,5 +100,150 @@ describe('[S.audit-verify] the one-pass walk of audit verify', () => {
     // A key given: a checkpoint that names another key is not taken on its own word.
     const other = loadOrCreateAuditKey(mkdtempSync(join(tmpdir(), 'ogf-walk-')));
     expect(walkExport(text, other.publicKey)).toBeUndefined();
+  });
+});
+
+/**
+ * Pinned entries (walk.ts): under a trusted key, an entry at or below the last checkpoint is checked by its
+ * bytes' hash and its link alone. Sound only with finish: a record rewritten and re-chained below the
+ * checkpoint walks, and its checkpoint then names another hash.
+ */
+describe('[S.audit-verify] the walk of entries a checkpoint pins', () => {
+  const passkey = { credential_id: 'x', signed: { args: { word: 'w' } } };
+  const many: AuditEntry[] = Array.from({ length: 40 }, (_, i) => {
+    const id = `c_pin${String(Math.floor(i / 4)).padStart(4, '0')}`;
+    if (i % 4 === 0)
+      return {
+        at,
+        actor: { kind: 'client', name: 'agent' },
+        action: 'submit',
+        command_id: id,
+        detail: { args_sha256: 'b'.repeat(64) },
+      };
+    if (i === 9)
+      return {
+        at,
+        actor: { kind: 'owner', name: 'owner' },
+        action: 'approve',
+        command_id: id,
+        version: 2,
+        detail: { passkey },
+      };
+    if (i % 4 === 1)
+      return { at, actor: { kind: 'owner', name: 'owner' }, action: 'approve', command_id: id, version: 2 };
+    if (i % 4 === 2)
+      return { at, actor: { kind: 'daemon', name: 'daemon' }, action: 'start', command_id: id, version: 3 };
+    return {
+      at,
+      actor: { kind: 'daemon', name: 'daemon' },
+      action: 'finish',
+      command_id: id,
+      version: 4,
+      detail: { note: 'a "passkey": in a note' },
+    };
+  });
+  const { rows, chain, cp, key, pub } = record(many, 30);
+  const text = toJsonl(chain, [cp], pub);
+  /** The export walked as audit verify walks it under the trusted key, or undefined. */
+  const pinnedExport = (t: string, part: WalkPart | undefined = walkLines(t, { pinnedUpTo: 30 })) => {
+    const joined = part === undefined ? undefined : joinParts([part]);
+    return joined === undefined ? undefined : finishWalk(joined, undefined, key.publicKey);
+  };
+  /** broker.db's rows (one range) walked under the trusted key, or undefined. */
+  const pinnedRows = (rs: Array<{ text: string; hash: string }>, cps: Checkpoint[] = [cp]) => {
+    const walk = new ChainWalk({ pinnedUpTo: Math.max(0, ...cps.map((c) => c.seq)) });
+    const ok = walk.rows(rs.map((r) => r.text).join('\n'), rs.map((r) => r.hash).join(''), rs.length);
+    return ok ? walk.finish(cps, key.publicKey) : undefined;
+  };
+
+  it('finds the record whole, and still keeps every submit and the approval holding a passkey', () => {
+    const fromExport = pinnedExport(text);
+    const fromRows = pinnedRows(rows);
+    for (const walked of [fromExport, fromRows]) {
+      expect(walked).toMatchObject({ entries: 40, checkpoints: 1 });
+      const kept = walked!.kept.entries.map((e) => ('value' in e ? e.value.seq : 0));
+      expect(kept).toEqual([1, 5, 9, 10, 13, 17, 21, 25, 29, 33, 37]);
+    }
+  });
+
+  it('gives every single-byte change of the export to verify.ts, which finds it', () => {
+    const lines = text.split('\n');
+    // Every byte of three lines the checkpoint pins (a plain one, the approval holding a passkey, the
+    // checkpoint's own entry), one after it, and the checkpoint line.
+    for (const n of [2, 9, 29, 33, 40]) {
+      const from = lines.slice(0, n).join('\n').length + (n > 0 ? 1 : 0);
+      for (let i = from; i < from + lines[n]!.length; i++) {
+        for (const c of ['0', 'f', '"', 'x']) {
+          if (text[i] === c) continue;
+          const changed = text.slice(0, i) + c + text.slice(i + 1);
+          expect(pinnedExport(changed), `line ${n + 1} byte ${i - from} → ${c}`).toBeUndefined();
+          const read = chainFromExport(changed);
+          expect(read.bad !== undefined || !verifyChain({ ...read.input, publicKey: key.publicKey }).ok).toBe(
+            true,
+          );
+        }
+      }
+    }
+  });
+
+  it('walks a record re-chained below its checkpoint, whose checkpoint then fails: verify.ts reads it', () => {
+    // The attacker edits seq 12 and writes every hash after it again (no key needed for that).
+    const forged: AuditEntry[] = many.map((e, i) => (i === 11 ? { ...e, detail: { note: 'forged' } } : e));
+    const rechained = record(forged, 30).rows;
+    const walk = new ChainWalk({ pinnedUpTo: 30 });
+    const joinedText = rechained.map((r) => r.text).join('\n');
+    expect(walk.rows(joinedText, rechained.map((r) => r.hash).join(''), 40)).toBe(true);
+    expect(walk.finish([cp], key.publicKey)).toBeUndefined();
+    // Edited without writing the hashes again, it does not even walk.
+    const edited = rows.map((r, i) => (i === 11 ? { ...r, text: r.text.replace('c_pin', 'c_pIn') } : r));
+    expect(pinnedRows(edited)).toBeUndefined();
+    // Rows that pass their own hash check, in the wrong place: two plain pinned rows swapped, one deleted, one
+    // repeated, and one pinned entry's hash column changed.
+    expect(pinnedRows([...rows.slice(0, 2), rows[3]!, rows[2]!, ...rows.slice(4)])).toBeUndefined();
+    expect(pinnedRows([...rows.slice(0, 22), ...rows.slice(23)])).toBeUndefined();
+    expect(pinnedRows([...rows.slice(0, 23), rows[22]!, ...rows.slice(23)])).toBeUndefined();
+    expect(pinnedRows(rows.map((r, i) => (i === 7 ? { ...r, hash: 'f'.repeat(64) } : r)))).toBeUndefined();
+    // The same among entries that are never parsed (no submit, no approval): only the links show it.
+    const plainList: AuditEntry[] = Array.from({ length: 20 }, (_, i) => ({
+      at,
+      actor: { kind: 'daemon', name: 'daemon' },
+      action: i % 2 === 0 ? 'start' : 'finish',
+      command_id: `c_plain${i}`,
+      version: 3,
+    }));
+    const plain = record(plainList, 20);
+    const plainRows = (rs: Array<{ text: string; hash: string }>) => {
+      const walk = new ChainWalk({ pinnedUpTo: 20 });
+      const ok = walk.rows(rs.map((r) => r.text).join('\n'), rs.map((r) => r.hash).join(''), rs.length);
+      return ok ? walk.finish([plain.cp], plain.key.publicKey) : undefined;
+    };
+    const p = plain.rows;
+    expect(plainRows(p)).toMatchObject({ entries: 20 });
+    expect(plainRows([...p.slice(0, 5), p[6]!, p[5]!, ...p.slice(7)])).toBeUndefined();
+    expect(plainRows([...p.slice(0, 5), p[5]!, ...p.slice(5, 19)])).toBeUndefined();
+    const lines = toJsonl(plain.chain, [plain.cp], plain.pub).split('\n');
+    const plainExport = (ls: string[]) => {
+      const part = walkLines(ls.join('\n'), { pinnedUpTo: 20 });
+      const joined = part === undefined ? undefined : joinParts([part]);
+      return joined === undefined ? undefined : finishWalk(joined, undefined, plain.key.publicKey);
+    };
+    expect(plainExport(lines)).toMatchObject({ entries: 20, checkpoints: 1 });
+    expect(plainExport([...lines.slice(0, 5), lines[6]!, lines[5]!, ...lines.slice(7)])).toBeUndefined();
+  });
+
+  it('links parts only in order, each from the seq and hash before it', () => {
+    const parts = [0, 13, 27].map((from, k, all) => {
+      const slice = rows.slice(from, all[k + 1] ?? rows.length);
+      const walk = new ChainWalk({ part: true, pinnedUpTo: 30 });
+      expect(
+        walk.rows(slice.map((r) => r.text).join('\n'), slice.map((r) => r.hash).join(''), slice.length),
+      ).toBe(true);
+      return walk.part();
+    });
+    expect(joinParts(parts)?.entries).toBe(40);
+    expect(finishWalk(joinParts(parts)!, [cp], key.publicKey)).toMatchObject({ entries: 40 });
+    expect(joinParts([parts[1]!, parts[0]!, parts[2]!])).toBeUndefined();
+    expect(joinParts([parts[0]!, parts[2]!])).toBeUndefined();
+    expect(joinParts(parts.slice(1))).toBeUndefined();
   });
 });

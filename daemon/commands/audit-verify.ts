@@ -13,7 +13,7 @@
  * broker.db's reader and the chain's hashing are loaded; the config only when one may name a database.
  */
 import type { KeyObject } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   auditKeyPaths,
@@ -21,6 +21,7 @@ import {
   ChainWalk,
   chainFromExport,
   chainFromRows,
+  finishWalk,
   keyFingerprint,
   type NamedKey,
   parseAuditPublicKey,
@@ -30,11 +31,11 @@ import {
   verifyChain,
   verifyPasskeyApprovals,
   type Walked,
-  walkExport,
 } from '../audit/index.js';
 import { escapeForTerminal, parseFlags, stringFlag, stringsFlag, UsageError } from '../base/index.js';
 import { resolveDataDir } from '../datadir/index.js';
-import { readAuditChain, walkAuditChain } from '../store/sqlite/readonly.js';
+import { readAuditChain } from '../store/sqlite/readonly.js';
+import { readShared, walkDatabase, walkFile } from './audit-walk.js';
 
 /** The shared database's URL when the config names one (contract 16), else null (broker.db). */
 export async function databaseUrlOf(dataDir: string): Promise<string | null> {
@@ -98,26 +99,32 @@ export async function auditVerify(argv: string[]): Promise<number> {
     return own !== undefined && existsSync(own) ? readPublicKey(own) : undefined;
   };
   const url = dataDir === undefined ? null : await databaseUrlOf(dataDir);
+  const publicKey = keyOf();
+  // Checkpoints pin the entries they cover only under a key the user trusts (audit-walk.ts).
+  const trusted = publicKey !== undefined || trustedKeys.length > 0;
   let text: string | undefined;
   let walked: Walked | undefined;
   if (file !== undefined) {
+    let bytes: Buffer;
     try {
-      text = readFileSync(file, 'utf8');
+      bytes = readShared(file);
     } catch (e) {
       throw new UsageError(`--file: cannot read ${file}: ${(e as Error).message}`);
     }
-    walked = walkExport(text, keyOf(), { trustedKeys });
+    // One pass first, over two threads (audit-walk.ts); a record it finds anything off in is read whole below.
+    const { joined } = await walkFile(bytes, { trusted });
+    if (joined !== undefined) walked = finishWalk(joined, undefined, publicKey, { trustedKeys });
+    if (walked === undefined) text = bytes.toString('utf8');
   } else if (url === null) {
-    // One streaming pass first (walk.ts); a record it finds anything off in is read whole below.
-    const walk = new ChainWalk();
-    const read = walkAuditChain(join(dataDir!, 'broker.db'), (entry, hash) => walk.row(entry, hash));
-    if (read !== undefined && !read.stopped) walked = walk.finish(read.checkpoints, keyOf(), { trustedKeys });
+    const read = await walkDatabase(join(dataDir!, 'broker.db'), { trusted });
+    if (read?.joined !== undefined)
+      walked = finishWalk(read.joined, read.checkpoints, publicKey, { trustedKeys });
   } else {
     const { walkPgAuditChain } = await import('../store/postgres/index.js');
     const walk = new ChainWalk();
     const read = await fromDatabase(() => walkPgAuditChain(url, (entry, hash) => walk.row(entry, hash)));
     if (!read.stopped) {
-      walked = walk.finish(read.checkpoints, keyOf(), { trustedKeys, knownKeys: knownKeysOf(read.nodes) });
+      walked = walk.finish(read.checkpoints, publicKey, { trustedKeys, knownKeys: knownKeysOf(read.nodes) });
     }
   }
   let r: VerifyResult;
@@ -147,8 +154,7 @@ export async function auditVerify(argv: string[]): Promise<number> {
       kept = chainFromRows(chain.rows, chain.checkpoints);
       kept.knownKeys = knownKeysOf(chain.nodes);
     }
-    const key = keyOf();
-    if (key !== undefined) kept.publicKey = key;
+    if (publicKey !== undefined) kept.publicKey = publicKey;
     kept.trustedKeys = trustedKeys;
     r = first(early, verifyChain(kept));
   }

@@ -5,13 +5,14 @@
  */
 export { HISTORY_MAX_CHARS } from './commands.js';
 export {
+  type AuditChainReader,
   type AuditRange,
   countOwners,
   countsByState,
   newestCommands,
+  openAuditChain,
   readAuditChain,
   type StoredChain,
-  walkAuditChain,
 } from './readonly.js';
 export { PAGE_CACHE_KIB } from './schema.js';
 export { CHANGE_POLL_MS, Store } from './store.js';

@@ -1,15 +1,16 @@
 /**
- * broker.db's streaming walk (`audit verify`'s first pass, bench row 15) hands over exactly the rows
- * readAuditChain reads, text for text, across its 1,000-row chunks; a row it cannot hand over exactly (a
- * NULL, a non-text value, an entry holding a newline, an empty one) stops it there, never anything shifted,
- * merged or skipped — so what the walk accepts, verify.ts over the whole record reads the same.
+ * broker.db's reader of seq ranges (`audit verify`'s first pass, bench row 15) hands over exactly the rows
+ * readAuditChain reads, text for text, range by range; a range it cannot hand over exactly (a NULL, a
+ * non-text value, a missing or extra seq) it refuses whole, and an entry holding a newline shows as one
+ * piece too many — never anything shifted, merged or skipped, so what the walk accepts, verify.ts over the
+ * whole record reads the same.
  */
 import { copyFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { readAuditChain, walkAuditChain } from './readonly.js';
+import { openAuditChain, readAuditChain } from './readonly.js';
 import { Store } from './store.js';
 
 const actor = { kind: 'owner' as const, name: 'owner' };
@@ -47,13 +48,26 @@ function tampered(path: string, sql: string): string {
   return copy;
 }
 
+/** The rows the reader hands over, 1,000 seqs a range, as the walk splits them; `stopped` at the first refused. */
 function walked(path: string): { pairs: Array<[string | null, string | null]>; stopped: boolean } {
   const pairs: Array<[string | null, string | null]> = [];
-  const r = walkAuditChain(path, (entry, hash) => {
-    pairs.push([entry, hash]);
-    return true;
-  });
-  return { pairs, stopped: r!.stopped };
+  const reader = openAuditChain(path)!;
+  try {
+    const last = reader.last();
+    if (last === undefined) return { pairs, stopped: true };
+    for (let after = 0; after < last; after += 1000) {
+      const upTo = Math.min(after + 1000, last);
+      const read = reader.rows(after, upTo);
+      const pieces = read?.entries.split('\n');
+      if (read === undefined || pieces!.length !== upTo - after) return { pairs, stopped: true };
+      pieces!.forEach((p, i) => {
+        pairs.push([p, read.hashes.slice(64 * i, 64 * i + 64)]);
+      });
+    }
+    return { pairs, stopped: false };
+  } finally {
+    reader.close();
+  }
 }
 
 const rowsOf = (path: string) => readAuditChain(path)!.rows.map((r) => [r.entry, r.hash]);
@@ -81,6 +95,15 @@ describe('[S.audit-verify] the walk of broker.db', () => {
       [
         'a NUL character inside an entry',
         "UPDATE audit SET entry = entry || char(0) || 'x' WHERE seq = 1000",
+      ],
+      ['a row deleted', 'DELETE FROM audit WHERE seq = 1777'],
+      [
+        'a row added below seq 1',
+        'INSERT INTO audit (seq, at, actor_kind, actor, action, entry, hash) SELECT 0, at, actor_kind, actor, action, entry, hash FROM audit WHERE seq = 1',
+      ],
+      [
+        'a row added far past the last',
+        'INSERT INTO audit (seq, at, actor_kind, actor, action, entry, hash) SELECT 1000000000000, at, actor_kind, actor, action, entry, hash FROM audit WHERE seq = 2500',
       ],
     ];
     for (const [name, sql] of attacks) {

@@ -106,75 +106,91 @@ function withChain<T>(path: string, read: (db: ReturnType<typeof openReadOnly>) 
 /** How much of broker.db the walk maps (address space only; SQLite reads past it as usual). */
 const WALK_MMAP_BYTES = 1 << 30;
 
-/** Rows joined by SQLite per step of the walk. */
-const WALK_CHUNK = 1000;
-
 /**
- * A chunk of the chain in seq order as two texts SQLite joins in one pass over the rows (one string each
- * instead of an array and two strings per row: row stepping was a third of `audit verify`'s time, bench
- * row 15): the entries joined by newlines, the hashes end to end. `odd` counts rows that are not text (a
- * NULL would vanish from the join); an entry holding a newline (canonical JSON never does, a hand-edited row
- * may) shows as one piece too many. The walk stops at either. Rows out of seq order would show in the
- * entries' own `seq`, which the walk checks.
+ * The rows of a seq range joined by SQLite in one pass (one string each instead of an array and two strings
+ * per row: row stepping was a third of `audit verify`'s time, bench row 15): the entries joined by
+ * newlines, the hashes end to end. `odd` counts rows that are not text (a NULL would vanish from the join);
+ * an entry holding a newline (canonical JSON never does, a hand-edited row may) shows as one piece too many.
+ * Either stops the walk. Rows out of seq order would show in the entries' own `seq`, which the walk checks.
  */
-const CHUNK_SQL = (where: string) =>
-  `SELECT count(*), max(seq), sum(typeof(entry) <> 'text' OR typeof(hash) <> 'text'),
+const RANGE_SQL = `SELECT count(*), sum(typeof(entry) <> 'text' OR typeof(hash) <> 'text'),
      group_concat(entry, char(10)), group_concat(hash, '')
-   FROM (SELECT seq, entry, hash FROM audit ${where} ORDER BY seq LIMIT ${WALK_CHUNK})`;
+   FROM (SELECT entry, hash FROM audit WHERE seq > ? AND seq <= ? ORDER BY seq)`;
 
-type Chunk = [bigint, bigint | null, bigint | null, string | null, string | null];
+type RangeRow = [number, number | null, string | null, string | null];
 
 /**
- * broker.db's whole audit chain in one streaming pass, read-only in one snapshot (`audit verify`): `visit`
- * sees each row's entry text and hash in seq order without the rows being held (100,000 entries would be
- * 100,000 objects kept alive for the collector to move); it returns false to stop. A row that cannot be
- * handed over exactly (a NULL, a non-text value, an entry holding a newline) stops the walk as `visit`
- * refusing it would: the caller then reads the record whole (readAuditChain) to say what is wrong. Then
- * the checkpoints. Undefined as readAuditChain; `stopped` when the walk stopped.
+ * broker.db's audit chain read in seq ranges (`audit verify`'s walk, commands/audit-walk.ts): read-only, in
+ * one snapshot per reader, the rows handed over without being held (100,000 entries would be 100,000
+ * objects kept alive for the collector to move). Each thread of the walk opens its own.
  */
-export function walkAuditChain(
-  path: string,
-  visit: (entry: string | null, hash: string | null) => boolean,
-): { checkpoints: Checkpoint[]; stopped: boolean } | undefined {
-  return withChain(path, (db) => {
-    // Pages read straight from the file's mapping, not copied through read(2): a third of the walk's time
-    // was the kernel copying 50 MB of pages (bench row 15). Read-only: the mapping is never written.
-    db.pragma(`mmap_size = ${WALK_MMAP_BYTES}`);
-    db.exec('BEGIN');
-    // BigInt seqs: a rowid past 2^53 must not be rounded onto its neighbour's.
-    const first = db.prepare(CHUNK_SQL('')).raw().safeIntegers();
-    const next = db.prepare(CHUNK_SQL('WHERE seq > ?')).raw().safeIntegers();
-    let stopped = false;
-    let chunk = first.get() as Chunk;
-    while (!stopped && chunk[0] > 0n) {
-      const [count, last, odd, entries, hashes] = chunk;
-      const n = Number(count);
-      if (odd !== 0n || entries === null || hashes === null || hashes.length !== 64 * n) {
-        stopped = true;
-        break;
+export interface AuditChainReader {
+  /**
+   * The last seq of this snapshot (0: no row) when the first is 1, else undefined — the record is then read
+   * whole (readAuditChain) to say what is wrong. A seq missing between them shows in rows().
+   */
+  last(): number | undefined;
+  checkpoints(): Checkpoint[];
+  /**
+   * The rows `after < seq <= upTo` in seq order: their entries joined by newlines and their hashes end to
+   * end; undefined when a row cannot be handed over so (a missing seq, a NULL, a non-text value, a hash not
+   * 64 characters). An entry holding a newline shows as one piece too many to whoever splits it.
+   */
+  rows(after: number, upTo: number): { entries: string; hashes: string } | undefined;
+  close(): void;
+}
+
+/** A reader of broker.db's audit chain (above), or undefined as readAuditChain. */
+export function openAuditChain(path: string): AuditChainReader | undefined {
+  if (!existsSync(path)) return undefined;
+  let db: ReturnType<typeof openReadOnly>;
+  try {
+    db = openReadOnly(path);
+  } catch {
+    return undefined;
+  }
+  const columns = db.prepare("SELECT name FROM pragma_table_info('audit')").pluck().all() as string[];
+  if (!columns.includes('hash')) {
+    db.close();
+    return undefined;
+  }
+  // Pages read straight from the file's mapping, not copied through read(2): a third of the walk's time
+  // was the kernel copying 50 MB of pages (bench row 15). Read-only: the mapping is never written.
+  db.pragma(`mmap_size = ${WALK_MMAP_BYTES}`);
+  db.exec('BEGIN');
+  const range = db.prepare(RANGE_SQL).raw();
+  return {
+    last() {
+      // min and max are read off the rowid tree's ends (count(*) would read every page: ~10 ms at 100,000
+      // rows); that no seq between them is missing, each range's count shows (rows, below).
+      // BigInts: a rowid past 2^53 must not be rounded onto its neighbour's.
+      const [min, max] = db
+        .prepare('SELECT (SELECT min(seq) FROM audit), (SELECT max(seq) FROM audit)')
+        .raw()
+        .safeIntegers()
+        .get() as [bigint | null, bigint | null];
+      if (min === null || max === null) return 0;
+      return min === 1n && max <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(max) : undefined;
+    },
+    checkpoints() {
+      return db
+        .prepare('SELECT seq, hash, at, signature FROM audit_checkpoints ORDER BY seq')
+        .all() as Checkpoint[];
+    },
+    rows(after, upTo) {
+      const n = upTo - after;
+      if (n <= 0) return n === 0 ? { entries: '', hashes: '' } : undefined;
+      const [count, odd, entries, hashes] = range.get(after, upTo) as RangeRow;
+      if (count !== n || odd !== 0 || entries === null || hashes === null || hashes.length !== 64 * n) {
+        return undefined;
       }
-      // n pieces exactly, or nothing of the chunk is handed over (a newline inside an entry adds one).
-      const pieces = entries.split('\n');
-      if (pieces.length !== n) {
-        stopped = true;
-        break;
-      }
-      for (let i = 0; i < n; i++) {
-        if (!visit(pieces[i]!, hashes.slice(64 * i, 64 * i + 64))) {
-          stopped = true;
-          break;
-        }
-      }
-      if (!stopped) chunk = next.get(last) as Chunk;
-    }
-    const checkpoints = stopped
-      ? []
-      : (db
-          .prepare('SELECT seq, hash, at, signature FROM audit_checkpoints ORDER BY seq')
-          .all() as Checkpoint[]);
-    db.exec('COMMIT');
-    return { checkpoints, stopped };
-  });
+      return { entries, hashes };
+    },
+    close() {
+      if (db.inTransaction) db.exec('COMMIT');
+      db.close();
+    },
+  };
 }
 
 /** Which entries an export holds: a time range (by seq, contiguous) or some commands' entries. */

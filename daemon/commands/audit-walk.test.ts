@@ -1,0 +1,139 @@
+/**
+ * `audit verify`'s walk over two threads (audit-walk.ts) on a real broker.db the store wrote (signed
+ * checkpoints every 1,000 entries) and on its export: the worker thread is the built one
+ * (dist/…/audit-walk-worker.js: `npm test` builds first), sharing the parts alternately so that both
+ * threads surely walk. What two threads accept is what one accepts; a part either thread finds off — a row
+ * edited, a row added far past the end, a byte of the export changed — stops the walk (the caller then
+ * reads the record whole: verify.ts); a worker that cannot start leaves every part to the main thread.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { finishWalk, loadOrCreateAuditKey, publicKeyDer, signerOf, toJsonl } from '../audit/index.js';
+import type { ChainEntry } from '../core/index.js';
+import { readAuditChain, Store } from '../store/sqlite/index.js';
+import { readShared, type WalkOptions, walkDatabase, walkFile } from './audit-walk.js';
+
+const BUILT_WORKER = new URL('../../dist/daemon/commands/audit-walk-worker.js', import.meta.url);
+const N = 3000;
+
+/** A data dir whose broker.db holds N entries of every kind the walk tells apart, and its export. */
+async function record() {
+  const dir = mkdtempSync(join(tmpdir(), 'ogf-walk2-'));
+  const key = loadOrCreateAuditKey(dir);
+  const db = join(dir, 'broker.db');
+  const store = new Store(db, { signer: signerOf(key) });
+  for (let i = 0; i < N; i += 500) {
+    await store.transaction(() =>
+      Promise.all(
+        Array.from({ length: 500 }, (_, k) => {
+          const n = i + k;
+          const id = `c_walk${Math.floor(n / 3)}`;
+          if (n % 3 === 0) {
+            return store.audits.append({
+              at: '2026-12-02T10:00:00.000Z',
+              actor: { kind: 'client', name: 'agent' },
+              action: 'submit',
+              command_id: id,
+              detail: { args_sha256: 'c'.repeat(64), note: 'é ünïcode' },
+            });
+          }
+          return store.audits.append({
+            at: '2026-12-02T10:00:00.000Z',
+            actor: { kind: 'owner', name: 'owner' },
+            action: n % 3 === 1 ? 'approve' : 'deny',
+            command_id: id,
+            version: 2,
+          });
+        }),
+      ).then(() => undefined),
+    );
+  }
+  store.close();
+  const chain = readAuditChain(db)!;
+  const entries = chain.rows.map(
+    (r) => ({ ...(JSON.parse(r.entry!) as object), hash: r.hash! }) as ChainEntry,
+  );
+  const exported = join(dir, 'audit.jsonl');
+  writeFileSync(exported, toJsonl(entries, chain.checkpoints, publicKeyDer(key.publicKey)));
+  return { db, exported, key };
+}
+
+const both: WalkOptions = {
+  trusted: true,
+  worker: BUILT_WORKER,
+  sharing: 'alternate',
+  minPartsForWorker: 2,
+  rows: 100,
+  bytes: 4096,
+};
+
+describe('[S.audit-verify] the walk over two threads', async () => {
+  const { db, exported, key } = await record();
+
+  it('joins what both threads walked into the chain one thread walks', async () => {
+    const alone = await walkDatabase(db, { trusted: true, worker: null });
+    expect(alone?.joined?.entries).toBe(N);
+    expect(alone?.threads).toEqual({ here: 2, worker: 0 }); // 2,000 rows a part
+    expect(alone!.checkpoints.map((c) => c.seq)).toEqual([1000, 2000, 3000]);
+    const two = await walkDatabase(db, both);
+    expect(two?.threads).toEqual({ here: 15, worker: 15 });
+    expect(two?.joined?.entries).toBe(N);
+    expect(two?.joined?.hashes === alone?.joined?.hashes).toBe(true);
+    expect(two?.joined?.kept).toEqual(alone?.joined?.kept);
+    // The submits (kept for the passkey check) are every third entry, whichever thread read them.
+    expect(two!.joined!.kept).toHaveLength(N / 3);
+    const file = await walkFile(readShared(exported), both);
+    expect(file.threads.worker).toBeGreaterThan(0);
+    expect(file.joined?.entries).toBe(N);
+    expect(file.joined?.hashes === alone?.joined?.hashes).toBe(true);
+    expect(file.joined?.checkpoints).toHaveLength(3);
+    expect(finishWalk(file.joined!, undefined, key.publicKey)).toMatchObject({ entries: N, checkpoints: 3 });
+    expect(finishWalk(two!.joined!, two!.checkpoints, key.publicKey)).toMatchObject({
+      entries: N,
+      checkpoints: 3,
+    });
+  });
+
+  it('stops at a part the worker walks when a row in it is off', async () => {
+    const attacks = [
+      "UPDATE audit SET entry = replace(entry, 'owner', 'owneR') WHERE seq = 150", // part 1: the worker's
+      "UPDATE audit SET hash = replace(hash, substr(hash, 1, 1), 'x') WHERE seq = 2950",
+      'DELETE FROM audit WHERE seq = 1234',
+      'INSERT INTO audit (seq, at, actor_kind, actor, action, entry, hash) SELECT 1000000000000, at, actor_kind, actor, action, entry, hash FROM audit WHERE seq = 5',
+    ];
+    for (const sql of attacks) {
+      const copy = join(mkdtempSync(join(tmpdir(), 'ogf-walk2-')), 'broker.db');
+      const src = new Database(db, { readonly: true });
+      await src.backup(copy);
+      src.close();
+      const w = new Database(copy);
+      w.exec('DROP TRIGGER audit_no_update; DROP TRIGGER audit_no_delete;');
+      w.exec(sql);
+      w.close();
+      const walked = await walkDatabase(copy, both);
+      expect(walked?.joined, sql).toBeUndefined();
+    }
+  });
+
+  it('finds a byte of the export changed in a part either thread walks, or in a checkpoint', async () => {
+    const bytes = readShared(exported);
+    for (const at of [100, 5000, Math.floor(bytes.length / 2), bytes.length - 2000, bytes.length - 100]) {
+      const changed = Buffer.from(bytes);
+      changed[at] = changed[at] === 0x30 ? 0x31 : 0x30;
+      const walked = await walkFile(changed, both);
+      // The walk stops, or its checkpoints (finish) fail: either way verify.ts reads it whole.
+      const whole = walked.joined && finishWalk(walked.joined, undefined, key.publicKey);
+      expect(whole, `byte ${at}`).toBeUndefined();
+    }
+  });
+
+  it('walks every part in the main thread when the worker cannot start', async () => {
+    const missing = new URL('./no-such-worker.js', BUILT_WORKER);
+    const walked = await walkDatabase(db, { ...both, worker: missing });
+    expect(walked?.threads).toEqual({ here: 30, worker: 0 });
+    expect(walked?.joined?.entries).toBe(N);
+  });
+});

@@ -1,83 +1,78 @@
 /**
  * The parts `audit verify`'s walk cuts a record into (audit-walk.ts) and the walking of one, the same in
- * either thread: broker.db by seq ranges, an export at line ends, each part walked whole on its own
- * (audit/walk.ts). Loaded by the worker too, so it loads nothing else: the walk and broker.db's reader.
+ * either thread: broker.db's rows as the main thread read them, an export at line ends, each part walked
+ * whole on its own (audit/walk.ts). Loaded by the worker too, so it loads nothing else but the walk: no
+ * SQLite (the main thread reads broker.db and hands the rows over).
  */
 import { ChainWalk, type WalkPart, walkLines } from '../audit/walk.js';
-import { type AuditChainReader, openAuditChain } from '../store/sqlite/readonly.js';
+
+/** An export's bytes, cut into parts at `cuts` (line ends); entries to `pinnedUpTo` are pinned (walk.ts). */
+export interface FileSource {
+  bytes: SharedArrayBuffer;
+  length: number;
+  cuts: number[];
+  pinnedUpTo: number;
+}
 
 /**
- * A record cut into parts: broker.db's seqs 1..last by `rows`, or an export's bytes at `cuts`; entries to
- * `pinnedUpTo` are pinned by a checkpoint (audit/walk.ts).
- */
-export type WalkSource = { pinnedUpTo: number } & (
-  | { kind: 'db'; path: string; last: number; rows: number }
-  | { kind: 'file'; bytes: SharedArrayBuffer; length: number; cuts: number[] }
-);
-
-/**
- * How the threads share the parts: `claim`, each takes the next one not yet taken (a shared counter);
- * `alternate`, this thread the even ones and the worker the odd ones (tests: both threads surely walk).
+ * How the threads share an export's parts: `claim`, each takes the next one not yet taken (a shared
+ * counter); `alternate`, the main thread the even ones and the worker the odd ones (tests: both surely walk).
  */
 export type Sharing = 'claim' | 'alternate';
 
-/** What the worker is sent (structured-cloned; the buffers are shared, not copied). */
-export interface WorkerInput {
-  source: WalkSource;
-  /** [next part to take, 1 once a part was found off]. */
-  state: SharedArrayBuffer;
-  sharing: Sharing;
+/**
+ * What the worker is told first: an export to take parts of itself, or that broker.db rows will come
+ * (RowsPart messages, then `end`). `state` (shared): [parts taken (file) or walked (rows), 1 once one is off].
+ */
+export type WorkerInput =
+  | { kind: 'file'; source: FileSource; state: SharedArrayBuffer; sharing: Sharing }
+  | { kind: 'rows'; pinnedUpTo: number; state: SharedArrayBuffer };
+
+/** broker.db rows the main thread read (store/sqlite/readonly.ts's range), handed to the worker. */
+export interface RowsPart {
+  index: number;
+  entries: string;
+  hashes: string;
+  n: number;
 }
+
+export type ToWorker = WorkerInput | RowsPart | { end: true };
 
 /** A message from the worker: a part walked (undefined: found off), or that it has finished. */
 export type WorkerMessage = { index: number; part: WalkPart | undefined } | { done: true };
 
-/** How many parts `source` has. */
-export function partCount(source: WalkSource): number {
-  return source.kind === 'db' ? Math.ceil(source.last / source.rows) : source.cuts.length - 1;
+/** `n` rows as the reader joins them (entries by newlines, hashes end to end) walked as one part. */
+export function walkRows(
+  entries: string,
+  hashes: string,
+  n: number,
+  pinnedUpTo: number,
+): WalkPart | undefined {
+  const walk = new ChainWalk({ part: true, pinnedUpTo });
+  return walk.rows(entries, hashes, n) ? walk.part() : undefined;
 }
 
-/** Walks parts of `source` by index, in the calling thread; `reader`: broker.db already open in this one. */
-export function partWalker(
-  source: WalkSource,
-  reader?: AuditChainReader,
-): { walk(index: number): WalkPart | undefined; close(): void } | undefined {
-  const options = { part: true, pinnedUpTo: source.pinnedUpTo };
-  if (source.kind === 'file') {
-    const bytes = Buffer.from(source.bytes, 0, source.length);
-    return {
-      walk: (i) => walkLines(bytes.toString('utf8', source.cuts[i], source.cuts[i + 1]), options),
-      close: () => {},
-    };
-  }
-  const db = reader ?? openAuditChain(source.path);
-  if (db === undefined) return undefined;
-  return {
-    walk(i) {
-      const walk = new ChainWalk(options);
-      const after = i * source.rows;
-      const upTo = Math.min(after + source.rows, source.last);
-      const read = db.rows(after, upTo);
-      return read !== undefined && walk.rows(read.entries, read.hashes, upTo - after)
-        ? walk.part()
-        : undefined;
-    },
-    close: () => db.close(),
-  };
+/** Part `i` of an export walked. */
+export function walkFilePart(source: FileSource, i: number): WalkPart | undefined {
+  const text = Buffer.from(source.bytes, 0, source.length).toString(
+    'utf8',
+    source.cuts[i],
+    source.cuts[i + 1],
+  );
+  return walkLines(text, { part: true, pinnedUpTo: source.pinnedUpTo });
 }
 
 /**
- * Takes parts as `sharing` says (`thread` 0: the main one, 1: the worker) and walks each, handing it to
- * `done`, until none is left or one was found off (then `state` tells the other thread to stop too).
+ * Takes an export's parts as `sharing` says (`thread` 0: the main one, 1: the worker) and walks each,
+ * handing it to `done`, until none is left or one was found off (then `state` tells the other to stop too).
  */
-export function takeParts(
-  input: WorkerInput,
+export function takeFileParts(
+  input: Extract<WorkerInput, { kind: 'file' }>,
   thread: 0 | 1,
-  walk: (index: number) => WalkPart | undefined,
   done: (index: number, part: WalkPart | undefined) => void,
 ): void {
   const state = new Int32Array(input.state);
-  const count = partCount(input.source);
+  const count = input.source.cuts.length - 1;
   let mine = thread;
   for (;;) {
     if (Atomics.load(state, 1) !== 0) return;
@@ -88,7 +83,7 @@ export function takeParts(
       mine += 2;
     }
     if (index >= count) return;
-    const part = walk(index);
+    const part = walkFilePart(input.source, index);
     if (part === undefined) Atomics.store(state, 1, 1);
     done(index, part);
   }

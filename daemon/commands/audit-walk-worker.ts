@@ -1,23 +1,42 @@
 /**
  * The second thread of `audit verify`'s walk (audit-walk.ts): started before it is needed (audit-walk-thread.ts),
- * it waits for the record's parts, takes them as the main thread does, walks each whole and hands each back,
- * then says it is done. It decides nothing: the main thread joins the parts, and reads the record whole if
- * any is off.
+ * it waits to be told what to walk — an export, whose parts it takes as the main thread does, or broker.db
+ * rows the main thread reads and hands over — walks each part whole, and hands each back; then says it is
+ * done. It decides nothing: the main thread joins the parts, and reads the record whole if any is off.
  */
 import { parentPort } from 'node:worker_threads';
-import { partWalker, takeParts, type WorkerInput, type WorkerMessage } from './audit-walk-parts.js';
+import {
+  type ToWorker,
+  takeFileParts,
+  type WorkerInput,
+  type WorkerMessage,
+  walkRows,
+} from './audit-walk-parts.js';
 
-const post = (m: WorkerMessage) => parentPort!.postMessage(m);
+const port = parentPort!;
+const post = (m: WorkerMessage) => port.postMessage(m);
+let input: WorkerInput | undefined;
 
-parentPort!.once('message', (input: WorkerInput) => {
-  const walker = partWalker(input.source);
-  if (walker !== undefined) {
-    try {
-      takeParts(input, 1, walker.walk, (index, part) => post({ index, part }));
-    } finally {
-      walker.close();
-    }
-  }
+function finish(): void {
   post({ done: true });
-  parentPort!.close();
+  port.close();
+}
+
+port.on('message', (m: ToWorker) => {
+  if ('kind' in m) {
+    input = m;
+    if (m.kind === 'file') {
+      takeFileParts(m, 1, (index, part) => post({ index, part }));
+      finish();
+    }
+  } else if ('end' in m) {
+    finish();
+  } else if (input?.kind === 'rows') {
+    const state = new Int32Array(input.state);
+    const part =
+      Atomics.load(state, 1) === 0 ? walkRows(m.entries, m.hashes, m.n, input.pinnedUpTo) : undefined;
+    if (part === undefined) Atomics.store(state, 1, 1);
+    Atomics.add(state, 0, 1);
+    post({ index: m.index, part });
+  }
 });

@@ -1,11 +1,13 @@
 /**
  * `audit verify`'s first pass over two threads (contract 14; bench row 15 times it against `sha256sum`):
- * the record is cut into parts (audit-walk-parts.ts) — broker.db by seq ranges, an export file at line
- * ends — and this thread and one worker (audit-walk-worker.ts) each take the next part not yet taken until
- * none is left, walking each part whole on its own (audit/walk.ts). The parts are then joined in order, each
- * linked to the one before it (joinParts), so what two threads accept is what one walk from seq 1 accepts.
- * A part found off stops both threads: the caller reads the record whole (verify.ts) for the first bad seq
- * and why.
+ * the record is cut into parts, each walked whole on its own (audit/walk.ts) by this thread or by one worker
+ * (audit-walk-worker.ts), then joined in order, each linked to the one before it (joinParts) — so what two
+ * threads accept is what one walk from seq 1 accepts. A part found off stops both threads: the caller reads
+ * the record whole (verify.ts) for the first bad seq and why.
+ *
+ * - broker.db: this thread reads every part (seq ranges, one snapshot) and walks it, or hands it to the
+ *   worker, which holds no SQLite connection and loads no SQLite (it starts sooner).
+ * - An export: its bytes are shared; each thread takes the next part (cut at a line end) not yet taken.
  *
  * The worker only saves time: a part it took and never handed back (it failed to start, or died) is walked
  * here afterwards. A short record is walked here alone (a worker's start costs more than it would save).
@@ -18,13 +20,13 @@ import { type Joined, joinParts, type WalkPart } from '../audit/index.js';
 import type { Checkpoint } from '../core/audit-chain.js';
 import { openAuditChain } from '../store/sqlite/readonly.js';
 import {
-  partCount,
-  partWalker,
+  type FileSource,
   type Sharing,
-  takeParts,
-  type WalkSource,
+  takeFileParts,
   type WorkerInput,
   type WorkerMessage,
+  walkFilePart,
+  walkRows,
 } from './audit-walk-parts.js';
 import { hasEnded, takeWalkThread } from './audit-walk-thread.js';
 
@@ -55,48 +57,52 @@ export interface WalkThreads {
 const DEFAULT_ROWS = 2000;
 const DEFAULT_BYTES = 512 * 1024;
 const DEFAULT_MIN_PARTS = 8;
+/** broker.db parts handed to the worker and not yet walked by it, at most: more, and this thread walks one. */
+const AHEAD = 2;
 
-/** The parts of `source` walked by this thread and (if worth it) the worker, in order; undefined if any is off. */
-async function walkParts(
-  source: WalkSource,
-  here: { walk(index: number): WalkPart | undefined },
-  options: WalkOptions,
-): Promise<{ parts: WalkPart[]; threads: WalkThreads } | undefined> {
-  const count = partCount(source);
-  const input: WorkerInput = { source, state: new SharedArrayBuffer(8), sharing: options.sharing ?? 'claim' };
+/** The parts walked so far, by index, by either thread. */
+class Parts {
   // By index, not an array of `count`: a row added at seq 10^12 must make the first short range stop the
   // walk, not an array of 5·10^8 parts.
-  const parts = new Map<number, WalkPart | undefined>();
-  let off = false;
-  const threads: WalkThreads = { here: 0, worker: 0 };
-  const take = (by: keyof WalkThreads) => (index: number, part: WalkPart | undefined) => {
-    parts.set(index, part);
-    threads[by]++;
-    if (part === undefined) off = true;
-  };
-  const worth = options.worker !== null && count >= (options.minPartsForWorker ?? DEFAULT_MIN_PARTS);
-  const worker = worth ? takeWalkThread(options.worker ?? undefined) : undefined;
-  const finished = worker === undefined ? undefined : handOver(worker, input, take('worker'));
-  if (finished === undefined) input.sharing = 'claim'; // alone: every part is this thread's
-  takeParts(input, 0, here.walk, take('here'));
-  await finished;
-  const inOrder: WalkPart[] = [];
-  for (let i = 0; i < count && !off; i++) {
-    // A part taken by a worker that never handed it back is walked here.
-    if (!parts.has(i)) take('here')(i, here.walk(i));
-    const part = parts.get(i);
-    if (part !== undefined) inOrder.push(part);
+  readonly #parts = new Map<number, WalkPart | undefined>();
+  off = false;
+  readonly threads: WalkThreads = { here: 0, worker: 0 };
+
+  constructor(readonly count: number) {}
+
+  take(by: keyof WalkThreads): (index: number, part: WalkPart | undefined) => void {
+    return (index, part) => {
+      this.#parts.set(index, part);
+      this.threads[by]++;
+      if (part === undefined) this.off = true;
+    };
   }
-  return off ? undefined : { parts: inOrder, threads };
+
+  /** In order, each part a worker took and never handed back walked by `walk` here; undefined if any is off. */
+  joined(walk: (index: number) => WalkPart | undefined): Joined | undefined {
+    const inOrder: WalkPart[] = [];
+    for (let i = 0; i < this.count && !this.off; i++) {
+      if (!this.#parts.has(i)) this.take('here')(i, walk(i));
+      const part = this.#parts.get(i);
+      if (part !== undefined) inOrder.push(part);
+    }
+    return this.off ? undefined : joinParts(inOrder);
+  }
 }
 
-/** Gives the worker its work; settles once it has handed back every part it took, or ended. */
+/** The worker for `count` parts, when one is worth starting (else this thread walks alone). */
+function workerFor(count: number, options: WalkOptions): Worker | undefined {
+  if (options.worker === null || count < (options.minPartsForWorker ?? DEFAULT_MIN_PARTS)) return undefined;
+  const worker = takeWalkThread(options.worker ?? undefined);
+  return worker === undefined || hasEnded(worker) ? undefined : worker;
+}
+
+/** Tells the worker what to walk; settles once it has handed back every part it walked, or ended. */
 function handOver(
   worker: Worker,
   input: WorkerInput,
   onPart: (index: number, part: WalkPart | undefined) => void,
-): Promise<void> | undefined {
-  if (hasEnded(worker)) return undefined;
+): Promise<void> {
   return new Promise((resolve) => {
     worker.on('message', (m: WorkerMessage) => {
       if ('done' in m) resolve();
@@ -117,23 +123,58 @@ export interface DatabaseWalk {
   threads: WalkThreads;
 }
 
-/** broker.db's audit chain walked in parts; undefined when the file holds no chain (absent, or too old). */
+/**
+ * broker.db's audit chain walked in parts of `rows` seqs; undefined when the file holds no chain (absent, or
+ * too old). This thread reads every part (one SQLite connection, one snapshot) and walks it, or hands it to
+ * the worker while the worker has fewer than AHEAD waiting.
+ */
 export async function walkDatabase(path: string, options: WalkOptions): Promise<DatabaseWalk | undefined> {
   const reader = openAuditChain(path);
   if (reader === undefined) return undefined;
   try {
     const last = reader.last();
     if (last === undefined) return { joined: undefined, checkpoints: [], threads: { here: 0, worker: 0 } };
-    // The worker reads its own snapshot: rows up to `last` are the same in it (the chain only grows).
     const checkpoints = reader.checkpoints();
     const pinnedUpTo = options.trusted ? Math.max(0, ...checkpoints.map((c) => c.seq)) : 0;
-    const source: WalkSource = { kind: 'db', path, last, rows: options.rows ?? DEFAULT_ROWS, pinnedUpTo };
-    const walked = await walkParts(source, partWalker(source, reader)!, options);
-    return {
-      joined: walked === undefined ? undefined : joinParts(walked.parts),
-      checkpoints,
-      threads: walked?.threads ?? { here: 0, worker: 0 },
+    const rows = options.rows ?? DEFAULT_ROWS;
+    const parts = new Parts(Math.ceil(last / rows));
+    const here = parts.take('here');
+    const walkHere = (i: number) => {
+      const upTo = Math.min((i + 1) * rows, last);
+      const read = reader.rows(i * rows, upTo);
+      return read === undefined
+        ? undefined
+        : walkRows(read.entries, read.hashes, upTo - i * rows, pinnedUpTo);
     };
+    const worker = workerFor(parts.count, options);
+    const state = new SharedArrayBuffer(8);
+    const walkedThere = new Int32Array(state);
+    const finished =
+      worker === undefined
+        ? undefined
+        : handOver(worker, { kind: 'rows', pinnedUpTo, state }, parts.take('worker'));
+    let handed = 0;
+    for (let i = 0; i < parts.count && !parts.off && Atomics.load(walkedThere, 1) === 0; i++) {
+      const after = i * rows;
+      const upTo = Math.min(after + rows, last);
+      const read = reader.rows(after, upTo);
+      if (read === undefined) {
+        here(i, undefined);
+        break;
+      }
+      const there =
+        finished !== undefined &&
+        (options.sharing === 'alternate' ? i % 2 === 1 : handed - Atomics.load(walkedThere, 0) < AHEAD);
+      if (there) {
+        worker!.postMessage({ index: i, entries: read.entries, hashes: read.hashes, n: upTo - after });
+        handed++;
+      } else {
+        here(i, walkRows(read.entries, read.hashes, upTo - after, pinnedUpTo));
+      }
+    }
+    worker?.postMessage({ end: true });
+    await finished;
+    return { joined: parts.joined(walkHere), checkpoints, threads: parts.threads };
   } finally {
     reader.close();
   }
@@ -157,7 +198,7 @@ export function readShared(file: string): Buffer {
   }
 }
 
-/** An export (read by readShared, else copied) walked in parts cut at line ends. */
+/** An export (read by readShared, else copied) walked in parts cut at line ends, taken by either thread. */
 export async function walkFile(
   bytes: Buffer,
   options: WalkOptions,
@@ -172,18 +213,25 @@ export async function walkFile(
   }
   cuts.push(bytes.length);
   const shared = bytes.buffer instanceof SharedArrayBuffer && bytes.byteOffset === 0;
-  const source: WalkSource = {
-    pinnedUpTo: options.trusted ? lastCheckpointSeq(bytes) : 0,
-    kind: 'file',
+  const source: FileSource = {
     bytes: shared ? (bytes.buffer as SharedArrayBuffer) : copyShared(bytes),
     length: bytes.length,
     cuts,
+    pinnedUpTo: options.trusted ? lastCheckpointSeq(bytes) : 0,
   };
-  const walked = await walkParts(source, partWalker(source)!, options);
-  return {
-    joined: walked === undefined ? undefined : joinParts(walked.parts),
-    threads: walked?.threads ?? { here: 0, worker: 0 },
+  const parts = new Parts(cuts.length - 1);
+  const input: WorkerInput = {
+    kind: 'file',
+    source,
+    state: new SharedArrayBuffer(8),
+    sharing: options.sharing ?? 'claim',
   };
+  const worker = workerFor(parts.count, options);
+  const finished = worker === undefined ? undefined : handOver(worker, input, parts.take('worker'));
+  if (finished === undefined) input.sharing = 'claim'; // alone: every part is this thread's
+  takeFileParts(input, 0, parts.take('here'));
+  await finished;
+  return { joined: parts.joined((i) => walkFilePart(source, i)), threads: parts.threads };
 }
 
 /**

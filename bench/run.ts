@@ -20,6 +20,7 @@ import { havePostgres, PG_BIN, type Postgres, startPostgres } from './lib/postgr
 import { benchConfig, makeDataDir, ROOT, removeDir, startBareServer, startDaemon } from './lib/procs.js';
 import { formatTable, type Row } from './lib/stats.js';
 import { auditChain } from './rows/audit.js';
+import { chainBuilds } from './rows/chain-builds.js';
 import { crossNode } from './rows/cross-node.js';
 import { cueLatency } from './rows/cue.js';
 import { fleetScale } from './rows/fleet-scale.js';
@@ -199,6 +200,8 @@ async function main(): Promise<void> {
     if (only.has('15')) {
       progress('15 audit chain');
       rows.push(...(await auditChain(quick)));
+      progress('15 audit chain: durable submissions, a build with the chain vs without');
+      rows.push(...chainBuilds(quick));
     }
     if (only.has('16') || only.has('17') || only.has('18')) rows.push(...(await postgresRows()));
     // Last: growth takes the time the other rows leave.

@@ -4,15 +4,16 @@
  * - durable audit appends per second, one per transaction (@1: one fsync each, `synchronous = FULL`) and ten
  *   per transaction (@10, the group commit's batches), by the store's own append with the chain (read the
  *   tail, canonical JSON, SHA-256, the row and its chain columns) — against the same appends as the version
- *   before the chain wrote them (the plain INSERT of the old columns, on a file at that schema). Goal: the
- *   chain costs at most 1.05× per durable entry. (This is the audit append alone, a part of every
- *   submission; a whole durable submission pays its command row, its group commit and its MCP round trip
- *   besides, so the chain's share of it is smaller.)
+ *   before the chain wrote them (the plain INSERT of the old columns, on a file at that schema). The
+ *   chain's cost per entry, informational: this is the audit append alone, a part of every submission; a
+ *   whole durable submission pays its command row, its group commit and its MCP round trip besides. Goal
+ *   (a), whole submissions with the chain against a build without it, is chain-builds.ts.
  * - `ogf-broker audit verify` of 100,000 entries as a user runs it (the real CLI, a process of its own, Node's
  *   start-up included): `--data-dir` on a broker.db the store wrote (with its signed checkpoints and
  *   audit.pub) against `sha256sum` of a file holding the bytes it hashes (the entries' stored texts), and
- *   `--file` of an export of it against `sha256sum` of the export. Each pair run alternately, five times,
- *   the median; also in --quick (the goal names 100,000). Goal: at most 3×.
+ *   `--file` of an export of it (with `--pub`, the owner's audit.pub, as the command asks) against
+ *   `sha256sum` of the export. Each pair run alternately, nine times, the median, with Node's own start
+ *   (`node -e ''`) beside them; also in --quick (the goal names 100,000). Goal: at most 3×.
  */
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -150,9 +151,12 @@ async function recordOf(n: number): Promise<{ dir: string; hashed: string; expor
 function verifyRow(n: number, how: string, args: string[], file: string, baselineLabel: string): Row {
   const verify: number[] = [];
   const sum: number[] = [];
-  for (let round = 0; round < 5; round++) {
+  // Node's own start (`node -e ''`): what any Node CLI pays before its first line, NODE_EXTRA_CA_CERTS included.
+  const nodeStart: number[] = [];
+  for (let round = 0; round < 9; round++) {
     verify.push(timed(process.execPath, [CLI, 'audit', 'verify', ...args]));
     sum.push(timed('sha256sum', [file]));
+    nodeStart.push(timed(process.execPath, ['-e', '']));
   }
   const value = median(verify);
   const baseline = median(sum);
@@ -167,7 +171,14 @@ function verifyRow(n: number, how: string, args: string[], file: string, baselin
     ratio,
     goal: '≤ 3×',
     result: ratio !== null && ratio <= 3 ? 'pass' : 'miss',
-    detail: { entries: n, verify, sha256sum: sum, loadavg: loadavg() },
+    detail: {
+      entries: n,
+      verify,
+      sha256sum: sum,
+      nodeStart: median(nodeStart),
+      extraCaCerts: process.env.NODE_EXTRA_CA_CERTS !== undefined,
+      loadavg: loadavg(),
+    },
   };
 }
 
@@ -196,8 +207,10 @@ export async function auditChain(quick: boolean): Promise<Row[]> {
       baseline,
       baselineLabel: 'the same appends without the chain',
       ratio: cost,
-      goal: '≤ 1.05× cost per entry',
-      result: cost !== null && cost <= 1.05 ? 'pass' : 'miss',
+      // The append alone, a small part of a submission: informational. Goal (a) itself, whole durable
+      // submissions with the chain against a build without it, is chain-builds.ts.
+      goal: '—',
+      result: 'info',
       detail: {
         entries: n,
         withChain: withChain.map((a) => a.rate),
@@ -213,7 +226,11 @@ export async function auditChain(quick: boolean): Promise<Row[]> {
   const { dir, hashed, exported } = await recordOf(n);
   try {
     rows.push(verifyRow(n, '--data-dir', ['--data-dir', dir], hashed, 'sha256sum of the bytes it hashes'));
-    rows.push(verifyRow(n, '--file', ['--file', exported], exported, 'sha256sum of the export'));
+    // As `audit verify --file` asks (its stderr): against the owner's copy of audit.pub.
+    const pub = join(dir, 'audit.pub');
+    rows.push(
+      verifyRow(n, '--file', ['--file', exported, '--pub', pub], exported, 'sha256sum of the export'),
+    );
   } finally {
     removeDir(dir);
   }

@@ -1,0 +1,94 @@
+/**
+ * Row 15, goal (a) as issue 24 names it: durable submissions per second @1 and @10 submitters with the chain
+ * against a build without it. The two builds are the commit just before the chain was merged (`d99152b`)
+ * and that merge (`6519a06`: the chain, its checkpoints and nothing else), each taken from this repository's
+ * git history into bench/.builds/<commit> and built there once (`npm run build`, this checkout's
+ * node_modules; kept for later runs). Each runs its own row 4 — real daemons, real MCP clients, one durable
+ * commit per call returning — alternately, three times (once in --quick), and the medians are compared. A
+ * checkout without that history (a shallow clone) gets an info row saying so.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { notMeasured } from '../lib/fleet.js';
+import { ROOT } from '../lib/procs.js';
+import { median, type Row, ratioOf } from '../lib/stats.js';
+
+const WITHOUT = 'd99152b';
+const WITH = '6519a06';
+const FIGURES = [
+  ['@1', 'submissions committed/s @1 submitter'],
+  ['@10', 'submissions committed/s @10 submitters'],
+] as const;
+
+/** `commit` built in bench/.builds, or why it cannot be. */
+function built(commit: string): { dir: string } | { why: string } {
+  const dir = join(ROOT, 'bench', '.builds', commit);
+  if (existsSync(join(dir, 'dist', 'bench', 'run.js'))) return { dir };
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const archive = spawnSync('sh', ['-c', `git -C "${ROOT}" archive ${commit} | tar -x -C "${dir}"`], {
+    encoding: 'utf8',
+  });
+  if (archive.status !== 0) return { why: `git archive ${commit}: ${archive.stderr.trim() || 'failed'}` };
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+  const build = spawnSync('npm', ['run', 'build'], { cwd: dir, encoding: 'utf8' });
+  if (build.status !== 0) return { why: `npm run build of ${commit} failed: ${build.stderr.slice(-300)}` };
+  return { dir };
+}
+
+/** One run of a build's own row 4: its submissions/s by figure. */
+function row4(dir: string, quick: boolean): Record<string, number> {
+  const out = join(tmpdir(), `ogf-chain-build-${process.pid}-${Date.now()}.json`);
+  const args = ['dist/bench/run.js', '--only', '4', '--out', out, ...(quick ? ['--quick'] : [])];
+  const r = spawnSync(process.execPath, args, { cwd: dir, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`row 4 of ${dir} exited ${r.status}: ${r.stderr.slice(-500)}`);
+  const rows = (JSON.parse(readFileSync(out, 'utf8')) as { rows: Array<{ figure: string; value: number }> })
+    .rows;
+  rmSync(out, { force: true });
+  return Object.fromEntries(rows.map((row) => [row.figure, row.value]));
+}
+
+export function chainBuilds(quick: boolean): Row[] {
+  const without = built(WITHOUT);
+  const withChain = built(WITH);
+  if ('why' in without || 'why' in withChain) {
+    const why = 'why' in without ? without.why : (withChain as { why: string }).why;
+    return [
+      notMeasured(
+        '15 audit chain',
+        'durable submissions/s, a build with the chain vs without',
+        '≤ 1.05× cost',
+        why,
+      ),
+    ];
+  }
+  const runs: Record<'with' | 'without', Array<Record<string, number>>> = { with: [], without: [] };
+  for (let round = 0; round < (quick ? 1 : 3); round++) {
+    runs.without.push(row4(without.dir, quick));
+    runs.with.push(row4(withChain.dir, quick));
+  }
+  return FIGURES.map(([at, figure]) => {
+    const value = median(runs.with.map((r) => r[figure]!));
+    const baseline = median(runs.without.map((r) => r[figure]!));
+    // Cost per submission: the inverse of the rates.
+    const cost = ratioOf(baseline, value);
+    return {
+      id: '15 audit chain',
+      figure: `durable submissions/s ${at}, build with the chain (${WITH})`,
+      value,
+      unit: '/s',
+      baseline,
+      baselineLabel: `the build before it, ${WITHOUT}`,
+      ratio: cost,
+      goal: '≤ 1.05× cost',
+      result: cost !== null && cost <= 1.05 ? 'pass' : 'miss',
+      detail: {
+        with: runs.with.map((r) => r[figure]),
+        without: runs.without.map((r) => r[figure]),
+        loadavg: loadavg(),
+      },
+    };
+  });
+}

@@ -110,37 +110,23 @@ describe('[S.audit-verify] the one-pass walk of audit verify', () => {
  */
 describe('[S.audit-verify] the walk of entries a checkpoint pins', () => {
   const passkey = { credential_id: 'x', signed: { args: { word: 'w' } } };
+  const by = {
+    agent: { kind: 'client', name: 'agent' },
+    owner: { kind: 'owner', name: 'owner' },
+    daemon: { kind: 'daemon', name: 'daemon' },
+  } as const;
+  /** Seq i + 1: a submit every fourth, its approval (seq 10's holds a passkey), start and finish. */
   const many: AuditEntry[] = Array.from({ length: 40 }, (_, i) => {
-    const id = `c_pin${String(Math.floor(i / 4)).padStart(4, '0')}`;
-    if (i % 4 === 0)
-      return {
-        at,
-        actor: { kind: 'client', name: 'agent' },
-        action: 'submit',
-        command_id: id,
-        detail: { args_sha256: 'b'.repeat(64) },
-      };
-    if (i === 9)
-      return {
-        at,
-        actor: { kind: 'owner', name: 'owner' },
-        action: 'approve',
-        command_id: id,
-        version: 2,
-        detail: { passkey },
-      };
-    if (i % 4 === 1)
-      return { at, actor: { kind: 'owner', name: 'owner' }, action: 'approve', command_id: id, version: 2 };
-    if (i % 4 === 2)
-      return { at, actor: { kind: 'daemon', name: 'daemon' }, action: 'start', command_id: id, version: 3 };
-    return {
-      at,
-      actor: { kind: 'daemon', name: 'daemon' },
-      action: 'finish',
-      command_id: id,
-      version: 4,
-      detail: { note: 'a "passkey": in a note' },
-    };
+    const command_id = `c_pin${String(Math.floor(i / 4)).padStart(4, '0')}`;
+    const step = (
+      [
+        { actor: by.agent, action: 'submit', detail: { args_sha256: 'b'.repeat(64) } },
+        { actor: by.owner, action: 'approve', version: 2, ...(i === 9 ? { detail: { passkey } } : {}) },
+        { actor: by.daemon, action: 'start', version: 3 },
+        { actor: by.daemon, action: 'finish', version: 4, detail: { note: 'a "passkey": in a note' } },
+      ] as const
+    )[i % 4]!;
+    return { at, command_id, ...step } as AuditEntry;
   });
   const { rows, chain, cp, key, pub } = record(many, 30);
   const text = toJsonl(chain, [cp], pub);

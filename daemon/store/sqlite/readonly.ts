@@ -83,10 +83,10 @@ export function readAuditChain(path: string, range: AuditRange = {}): StoredChai
 }
 
 /**
- * Runs `read` on broker.db opened read-only; undefined when the file is absent, cannot be opened, or is older
- * than the chain (no `hash` column: start the daemon once).
+ * broker.db opened read-only; undefined when the file is absent, cannot be opened, or is older than the
+ * chain (no `hash` column: start the daemon once).
  */
-function withChain<T>(path: string, read: (db: ReturnType<typeof openReadOnly>) => T): T | undefined {
+function openChain(path: string): ReturnType<typeof openReadOnly> | undefined {
   if (!existsSync(path)) return undefined;
   let db: ReturnType<typeof openReadOnly>;
   try {
@@ -94,9 +94,17 @@ function withChain<T>(path: string, read: (db: ReturnType<typeof openReadOnly>) 
   } catch {
     return undefined;
   }
+  const columns = db.prepare("SELECT name FROM pragma_table_info('audit')").pluck().all() as string[];
+  if (columns.includes('hash')) return db;
+  db.close();
+  return undefined;
+}
+
+/** Runs `read` on broker.db opened by openChain; undefined as it is. */
+function withChain<T>(path: string, read: (db: ReturnType<typeof openReadOnly>) => T): T | undefined {
+  const db = openChain(path);
+  if (db === undefined) return undefined;
   try {
-    const columns = db.prepare("SELECT name FROM pragma_table_info('audit')").pluck().all() as string[];
-    if (!columns.includes('hash')) return undefined;
     return read(db);
   } finally {
     db.close();
@@ -142,18 +150,8 @@ export interface AuditChainReader {
 
 /** A reader of broker.db's audit chain (above), or undefined as readAuditChain. */
 export function openAuditChain(path: string): AuditChainReader | undefined {
-  if (!existsSync(path)) return undefined;
-  let db: ReturnType<typeof openReadOnly>;
-  try {
-    db = openReadOnly(path);
-  } catch {
-    return undefined;
-  }
-  const columns = db.prepare("SELECT name FROM pragma_table_info('audit')").pluck().all() as string[];
-  if (!columns.includes('hash')) {
-    db.close();
-    return undefined;
-  }
+  const db = openChain(path);
+  if (db === undefined) return undefined;
   // Pages read straight from the file's mapping, not copied through read(2): a third of the walk's time
   // was the kernel copying 50 MB of pages (bench row 15). Read-only: the mapping is never written.
   db.pragma(`mmap_size = ${WALK_MMAP_BYTES}`);

@@ -103,7 +103,10 @@ function handOver(
   input: WorkerInput,
   onPart: (index: number, part: WalkPart | undefined) => void,
 ): Promise<void> {
-  return new Promise((resolve) => {
+  // Started unreferenced (audit-walk-thread.ts); from now on the process waits for it: a verify whose main
+  // thread finished first must not end before the worker's parts are in.
+  worker.ref();
+  return new Promise<void>((resolve) => {
     worker.on('message', (m: WorkerMessage) => {
       if ('done' in m) resolve();
       else onPart(m.index, m.part);
@@ -112,7 +115,7 @@ function handOver(
     worker.on('error', () => resolve());
     worker.on('exit', () => resolve());
     worker.postMessage(input);
-  });
+  }).finally(() => worker.unref());
 }
 
 /** broker.db's chain walked (above), its checkpoints read in the same snapshot as its extent. */

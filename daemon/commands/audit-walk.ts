@@ -142,12 +142,15 @@ export async function walkDatabase(path: string, options: WalkOptions): Promise<
     const rows = options.rows ?? DEFAULT_ROWS;
     const parts = new Parts(Math.ceil(last / rows));
     const here = parts.take('here');
+    /** Part i's rows as the reader joins them, and how many. */
+    const readPart = (i: number) => {
+      const n = Math.min((i + 1) * rows, last) - i * rows;
+      const read = reader.rows(i * rows, i * rows + n);
+      return read === undefined ? undefined : { ...read, n };
+    };
     const walkHere = (i: number) => {
-      const upTo = Math.min((i + 1) * rows, last);
-      const read = reader.rows(i * rows, upTo);
-      return read === undefined
-        ? undefined
-        : walkRows(read.entries, read.hashes, upTo - i * rows, pinnedUpTo);
+      const read = readPart(i);
+      return read === undefined ? undefined : walkRows(read.entries, read.hashes, read.n, pinnedUpTo);
     };
     const worker = workerFor(parts.count, options);
     const state = new SharedArrayBuffer(8);
@@ -158,9 +161,7 @@ export async function walkDatabase(path: string, options: WalkOptions): Promise<
         : handOver(worker, { kind: 'rows', pinnedUpTo, state }, parts.take('worker'));
     let handed = 0;
     for (let i = 0; i < parts.count && !parts.off && Atomics.load(walkedThere, 1) === 0; i++) {
-      const after = i * rows;
-      const upTo = Math.min(after + rows, last);
-      const read = reader.rows(after, upTo);
+      const read = readPart(i);
       if (read === undefined) {
         here(i, undefined);
         break;
@@ -169,10 +170,10 @@ export async function walkDatabase(path: string, options: WalkOptions): Promise<
         finished !== undefined &&
         (options.sharing === 'alternate' ? i % 2 === 1 : handed - Atomics.load(walkedThere, 0) < AHEAD);
       if (there) {
-        worker!.postMessage({ index: i, entries: read.entries, hashes: read.hashes, n: upTo - after });
+        worker!.postMessage({ index: i, entries: read.entries, hashes: read.hashes, n: read.n });
         handed++;
       } else {
-        here(i, walkRows(read.entries, read.hashes, upTo - after, pinnedUpTo));
+        here(i, walkRows(read.entries, read.hashes, read.n, pinnedUpTo));
       }
     }
     worker?.postMessage({ end: true });

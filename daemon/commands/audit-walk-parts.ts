@@ -28,10 +28,13 @@ export type WorkerInput =
   | { kind: 'file'; source: FileSource; state: SharedArrayBuffer; sharing: Sharing }
   | { kind: 'rows'; pinnedUpTo: number; state: SharedArrayBuffer };
 
-/** broker.db rows the main thread read (store/sqlite/readonly.ts's range), handed to the worker. */
+/**
+ * broker.db rows the main thread read (store/sqlite/readonly.ts's range), handed to the worker: the entries'
+ * bytes are moved, not copied (a Buffer arrives as a plain Uint8Array).
+ */
 export interface RowsPart {
   index: number;
-  entries: string;
+  entries: Uint8Array;
   hashes: string;
   n: number;
 }
@@ -41,15 +44,17 @@ export type ToWorker = WorkerInput | RowsPart | { end: true };
 /** A message from the worker: a part walked (undefined: found off), or that it has finished. */
 export type WorkerMessage = { index: number; part: WalkPart | undefined } | { done: true };
 
-/** `n` rows as the reader joins them (entries by newlines, hashes end to end) walked as one part. */
+/** `n` rows as the reader joins them (entries' bytes by newlines, hashes end to end) walked as one part. */
 export function walkRows(
-  entries: string,
+  entries: Uint8Array,
   hashes: string,
   n: number,
   pinnedUpTo: number,
 ): WalkPart | undefined {
   const walk = new ChainWalk({ part: true, pinnedUpTo });
-  return walk.rows(entries, hashes, n) ? walk.part() : undefined;
+  // Decoded here, in whichever thread walks the part: the thread that reads them only reads.
+  const text = Buffer.from(entries.buffer, entries.byteOffset, entries.byteLength).toString('utf8');
+  return walk.rows(text, hashes, n) ? walk.part() : undefined;
 }
 
 /** Part `i` of an export walked. */

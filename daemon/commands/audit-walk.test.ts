@@ -102,6 +102,8 @@ describe('[S.audit-verify] the walk over two threads', async () => {
       "UPDATE audit SET entry = replace(entry, 'owner', 'owneR') WHERE seq = 150", // part 1: the worker's
       "UPDATE audit SET hash = replace(hash, substr(hash, 1, 1), 'x') WHERE seq = 2950",
       'DELETE FROM audit WHERE seq = 1234',
+      // Bytes that are not UTF-8 in a pinned row (the reader hands over bytes; the walk decodes them).
+      "UPDATE audit SET entry = CAST(replace(CAST(entry AS BLOB), CAST('owner' AS BLOB), X'6F77FF6572') AS TEXT) WHERE seq = 1700",
       'INSERT INTO audit (seq, at, actor_kind, actor, action, entry, hash) SELECT 1000000000000, at, actor_kind, actor, action, entry, hash FROM audit WHERE seq = 5',
     ];
     for (const sql of attacks) {

@@ -21,6 +21,7 @@ import type { Checkpoint } from '../core/audit-chain.js';
 import { openAuditChain } from '../store/sqlite/readonly.js';
 import {
   type FileSource,
+  type RowsPart,
   type Sharing,
   takeFileParts,
   type WorkerInput,
@@ -170,7 +171,11 @@ export async function walkDatabase(path: string, options: WalkOptions): Promise<
         finished !== undefined &&
         (options.sharing === 'alternate' ? i % 2 === 1 : handed - Atomics.load(walkedThere, 0) < AHEAD);
       if (there) {
-        worker!.postMessage({ index: i, entries: read.entries, hashes: read.hashes, n: read.n });
+        const { entries } = read;
+        // The bytes are moved when they own their memory (SQLite's answer does), else copied.
+        const own = entries.byteOffset === 0 && entries.byteLength === entries.buffer.byteLength;
+        const message: RowsPart = { index: i, entries, hashes: read.hashes, n: read.n };
+        worker!.postMessage(message, own ? [entries.buffer as ArrayBuffer] : []);
         handed++;
       } else {
         here(i, walkRows(read.entries, read.hashes, read.n, pinnedUpTo));

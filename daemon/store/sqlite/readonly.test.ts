@@ -58,7 +58,7 @@ function walked(path: string): { pairs: Array<[string | null, string | null]>; s
     for (let after = 0; after < last; after += 1000) {
       const upTo = Math.min(after + 1000, last);
       const read = reader.rows(after, upTo);
-      const pieces = read?.entries.split('\n');
+      const pieces = read?.entries.toString('utf8').split('\n');
       if (read === undefined || pieces!.length !== upTo - after) return { pairs, stopped: true };
       pieces!.forEach((p, i) => {
         pairs.push([p, read.hashes.slice(64 * i, 64 * i + 64)]);

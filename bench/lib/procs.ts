@@ -18,7 +18,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..', '..');
-export const DAEMON_CLI = join(ROOT, 'dist', 'daemon', 'cli.js');
+/**
+ * The daemon every row starts: this checkout's build, or another build's (OGF_BENCH_DAEMON_CLI, set by
+ * chain-builds.ts: the same rows measure a build from git history).
+ */
+export const DAEMON_CLI = process.env.OGF_BENCH_DAEMON_CLI || join(ROOT, 'dist', 'daemon', 'cli.js');
 export const BRIDGE_CLI = join(ROOT, 'dist', 'bridge-client', 'cli.js');
 export const BARE_SERVER = join(ROOT, 'dist', 'bench', 'bare-server.js');
 
@@ -155,12 +159,15 @@ export const SESSIONS_PER_TOKEN = 50;
  * 36 evicted before they were used, and 1000 waiters on one token would be 872 refusals (503). Session
  * `s` uses `tokens[s % tokens.length]`.
  */
-export async function mcpTokens(d: Daemon, count: number): Promise<string[]> {
-  const tokens = [d.mcpToken];
-  for (let i = 2; i <= count; i++) {
+export async function mcpTokens(d: Daemon, count: number, fresh?: string): Promise<string[]> {
+  // `fresh`: clients `<fresh>-1`, `<fresh>-2`, … none used before (a row's phases then never add up
+  // against one client's cap of pending commands).
+  const tokens = fresh === undefined ? [d.mcpToken] : [];
+  for (let i = tokens.length + 1; i <= count; i++) {
+    const name = fresh === undefined ? `bench-${i}` : `${fresh}-${i}`;
     const child = spawn(
       process.execPath,
-      [DAEMON_CLI, 'token', 'mcp', '--client', `bench-${i}`, '--data-dir', d.dataDir],
+      [DAEMON_CLI, 'token', 'mcp', '--client', name, '--data-dir', d.dataDir],
       { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...d.env } },
     );
     let out = '';
@@ -172,7 +179,7 @@ export async function mcpTokens(d: Daemon, count: number): Promise<string[]> {
       err += b.toString();
     });
     const code = await new Promise<number | null>((r) => child.once('exit', r));
-    if (code !== 0) throw new Error(`token mcp --client bench-${i} exited ${code}: ${err}`);
+    if (code !== 0) throw new Error(`token mcp --client ${name} exited ${code}: ${err}`);
     tokens.push(out.trim().split('\n').at(-1)!);
   }
   return tokens;

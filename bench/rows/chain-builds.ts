@@ -3,8 +3,10 @@
  * against a build without it. The two builds are the commit just before the chain was merged (`d99152b`)
  * and that merge (`6519a06`: the chain, its checkpoints and nothing else), each taken from this repository's
  * git history into bench/.builds/<commit> and built there once (`npm run build`, this checkout's
- * node_modules; kept for later runs). Each runs its own row 4 — real daemons, real MCP clients, one durable
- * commit per call returning — alternately, three times (once in --quick), and the medians are compared. A
+ * node_modules; kept for later runs). This checkout's row 4 — real daemons, real MCP clients, one durable
+ * commit per call returning — runs against each build's daemon (OGF_BENCH_DAEMON_CLI), alternately, three
+ * times (once in --quick), and the medians are compared. (Each build's own row 4 was run before; theirs
+ * queued every phase on one client and failed at its cap of pending commands on a quiet machine.) A
  * checkout without that history (a shallow clone) gets an info row saying so.
  */
 import { spawnSync } from 'node:child_process';
@@ -38,11 +40,22 @@ function built(commit: string): { dir: string } | { why: string } {
   return { dir };
 }
 
-/** One run of a build's own row 4: its submissions/s by figure. */
+/**
+ * One run of row 4 — this checkout's, the same measuring code for both builds — against the daemon of the
+ * build in `dir`: its submissions/s by figure.
+ */
 function row4(dir: string, quick: boolean): Record<string, number> {
   const out = join(tmpdir(), `ogf-chain-build-${process.pid}-${Date.now()}.json`);
-  const args = ['dist/bench/run.js', '--only', '4', '--out', out, ...(quick ? ['--quick'] : [])];
-  const r = spawnSync(process.execPath, args, { cwd: dir, encoding: 'utf8' });
+  const args = [
+    join(ROOT, 'dist', 'bench', 'run.js'),
+    '--only',
+    '4',
+    '--out',
+    out,
+    ...(quick ? ['--quick'] : []),
+  ];
+  const env = { ...process.env, OGF_BENCH_DAEMON_CLI: join(dir, 'dist', 'daemon', 'cli.js') };
+  const r = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', env });
   if (r.status !== 0) throw new Error(`row 4 of ${dir} exited ${r.status}: ${r.stderr.slice(-500)}`);
   const rows = (JSON.parse(readFileSync(out, 'utf8')) as { rows: Array<{ figure: string; value: number }> })
     .rows;

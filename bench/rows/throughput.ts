@@ -96,7 +96,11 @@ async function submitFor(d: Daemon | BareServer, submitters: number, ms: number)
   const bare = !('mcpToken' in d);
   const tool = bare ? 'echo' : 'run_command_wait';
   const clients: Client[] = [];
-  const tokens = bare ? [undefined] : await mcpTokens(d, Math.ceil(submitters / SESSIONS_PER_TOKEN));
+  // Each phase on clients of its own: @1, @10 and @100 on one client queued ~10,000 commands in 12 s on a
+  // quiet machine, its cap (max_pending_per_client), and the row failed with TooManyPending.
+  const tokens = bare
+    ? [undefined]
+    : await mcpTokens(d, Math.ceil(submitters / SESSIONS_PER_TOKEN), `w${submitters}`);
   for (let i = 0; i < submitters; i++) clients.push(await connectMcp(d.mcpUrl, tokens[i % tokens.length]));
   try {
     await Promise.all(

@@ -76,7 +76,6 @@ it('[S.secret] MCP ogf_cue → owner approves in the panel → the avatar page p
 
   const c = card(owner, id);
   await c.waitFor();
-  // biome-ignore lint/performance/useDomNodeTextContent: Playwright's innerText, the text a person sees.
   const shown = await c.innerText();
   expect(shown).toContain('ogf-bridge-client');
   expect(shown).toMatch(/sess·[0-9a-f]{6}/);

@@ -11,7 +11,7 @@ describe('node_name (contract 16)', () => {
     expect(defaultNodeName('---')).toBe('node');
     const long = defaultNodeName('a'.repeat(40));
     expect(long).toHaveLength(32);
-    for (const h of ['Build-Box.example.com', '7seas', 'x'.repeat(31) + '-y', 'ÄÖÜ-host'])
+    for (const h of ['Build-Box.example.com', '7seas', `${'x'.repeat(31)}-y`, 'ÄÖÜ-host'])
       expect(defaultNodeName(h)).toMatch(NODE_NAME_RE);
   });
 

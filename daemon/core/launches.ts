@@ -159,7 +159,7 @@ export class Launches {
   async #execute(id: string): Promise<void> {
     const host = this.#host;
     const c = host.active(id);
-    if (!c || c.phase.state !== 'approved') return;
+    if (c?.phase.state !== 'approved') return;
     const executor = this.#executors[c.tool];
     let report: ExecutionReport;
     if (host.closing()) return; // Rule 4: an approved command that never ran launches after the restart.

@@ -188,7 +188,12 @@ export const REQUIREMENTS = {
   'S.http-deadlines': {
     source: 'contracts.md 5',
     statement:
-      'Every HTTP connection must send its headers within 10 s and its body within 30 s, else it gets 408 and is closed; idle keep-alive connections close after 5 s; a response (a 90 s tool call) is not cut by these.',
+      'Every HTTP connection must send its headers within 10 s and its body within 30 s, else it gets 408 and is closed; a response (a 90 s tool call) is not cut by these.',
+  },
+  'S.http-keepalive': {
+    source: 'contracts.md 3, 5; docs/clients.md (tunnels and proxies)',
+    statement:
+      'An idle keep-alive connection is closed by the client or its proxy before the daemon closes it (the daemon keeps one 130 s, past the 60–120 s pools of nginx, Cloudflare Tunnel and Caddy): a client busy between two calls is answered, not cut with `other side closed`.',
   },
   'S.http-connections': {
     source: 'contracts.md 4, 5; the AI is the adversary',

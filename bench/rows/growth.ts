@@ -2,7 +2,7 @@
  * Row 6, growth: the daemon's RSS and open descriptors (/proc/<pid>/fd) after N full cycles — queued
  * over MCP, approved by an owner socket, launched (/bin/true), finished, result read by the waiting
  * call — against the same figures after the first 1,000. At each checkpoint the load pauses, in-flight
- * cycles finish and the daemon idles 5.5 s (past the HTTP keep-alive timeout) before three samples are taken (median).
+ * cycles finish and the daemon idles 5.5 s before three samples are taken (median).
  * Then the daemon is asked for a full garbage collection through its inspector (lib/inspector.ts) and RSS
  * and the JS heap are sampled again: what is still there is what the daemon keeps, while the first RSS
  * sample also holds whatever garbage V8 had not collected yet at that moment (tens of MiB either way).
@@ -63,7 +63,8 @@ export async function growth(budgetMs: number, quick: boolean): Promise<Row[]> {
         }),
       );
     const sample = async (): Promise<Sample> => {
-      // Past the HTTP keep-alive timeout (5 s), so idle pooled connections do not count as handles.
+      // In-flight work settles. The clients' pooled connections stay (the daemon keeps an idle one 130 s):
+      // the same 8 sessions hold them at every sample, so they are counted alike.
       await sleep(5500);
       const rs: number[] = [];
       const fs: number[] = [];

@@ -7,8 +7,16 @@
  * about *receiving* it — Node stops the clock once the request is complete, so a tool call may keep its
  * response open for its 90 s wait (checked by experiment on Node 20). A request past either gets 408 and
  * its connection is closed. Node checks the clocks every `connectionsCheckingInterval` (30 s by default,
- * which would let a 10 s deadline run to 40 s), so we check every second. Idle keep-alive connections
- * close after 5 s. How many connections, and which give way, is ./connections.ts.
+ * which would let a 10 s deadline run to 40 s), so we check every second. How many connections, and which
+ * give way, is ./connections.ts.
+ *
+ * Idle keep-alive connections: the client closes them, not the daemon (test/http-keepalive.test.ts). A
+ * client reuses a pooled connection until its own idle clock runs out: Node's fetch (both MCP SDKs) the
+ * daemon's `Keep-Alive: timeout=N` hint minus 2 s, on timers that wait for its event loop; the proxies
+ * docs/clients.md names for 60–120 s whatever the hint says (nginx 60 s, Cloudflare Tunnel 90 s, Caddy
+ * 120 s). Node's 5 s default closed connections under busy SDK clients and under every such proxy: the
+ * next call died with `other side closed`, lost unless the client retried a POST. An idle connection costs
+ * a descriptor and is the first to give way when the daemon is full (connections.ts).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -19,7 +27,8 @@ import type { HttpRoute, Origins, UpgradeRoute } from './edge.js';
 
 export const HEADERS_TIMEOUT_MS = 10_000;
 export const REQUEST_TIMEOUT_MS = 30_000;
-export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+/** Past the longest idle pool above (Caddy's 120 s). */
+export const KEEP_ALIVE_TIMEOUT_MS = 130_000;
 
 export function sendJson(
   res: ServerResponse,
@@ -64,6 +73,15 @@ export interface HttpServerDeps {
   limits: ConnectionLimits;
 }
 
+/** Whether a request asks for its connection to close after the answer (HTTP/1.0 unless it asks keep-alive). */
+function asksClose(req: IncomingMessage): boolean {
+  const options = (req.headers.connection ?? '')
+    .toLowerCase()
+    .split(',')
+    .map((o) => o.trim());
+  return req.httpVersion === '1.0' ? !options.includes('keep-alive') : options.includes('close');
+}
+
 /** The server, with its deadlines and connection gate (its limits: connections.ts). */
 export function createHttpServer(deps: HttpServerDeps): Server {
   const limits = deps.limits;
@@ -76,6 +94,9 @@ export function createHttpServer(deps: HttpServerDeps): Server {
       connectionsCheckingInterval: 1000,
     },
     async (req: IncomingMessage, res: ServerResponse) => {
+      // RFC 9112 9.6: a client that said `close` is closed after its answer, whatever the answer's headers
+      // say (the MCP SDK marks its answers `Connection: keep-alive`, and Node then keeps the connection).
+      if (asksClose(req)) res.once('finish', () => req.socket.end());
       const url = requestUrl(req);
       if (!deps.origins.isAllowedHost(req.headers.host))
         return sendJson(res, 403, { error: 'Host not allowed' });

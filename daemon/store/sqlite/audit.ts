@@ -25,6 +25,7 @@ import {
 } from '../../core/index.js';
 import { type AuditRow, toAudit, toChain } from '../rows/index.js';
 import type { Db } from './schema.js';
+import { writeTransaction } from './transaction.js';
 
 /** Contract 14: the store signs a checkpoint with every 1,000th entry, in that entry's transaction. */
 export const CHECKPOINT_EVERY = 1000;
@@ -98,7 +99,7 @@ export class SqliteAudit {
       if (tail.seq > last) made = this.#sign(tail.seq, tail.hash, at);
     };
     if (this.#db.inTransaction) run();
-    else this.#db.transaction(run)();
+    else writeTransaction(this.#db, run);
     return made;
   }
 
@@ -124,13 +125,15 @@ export class SqliteAudit {
    * transaction: the first start of this version (docs/audit.md). Returns how many it chained.
    */
   chainOlder(): number {
-    const rows = this.#db.prepare('SELECT * FROM audit WHERE hash IS NULL ORDER BY seq').all() as AuditRow[];
-    if (rows.length === 0) return 0;
+    const unchained = this.#db.prepare('SELECT * FROM audit WHERE hash IS NULL ORDER BY seq');
     const set = this.#db.prepare('UPDATE audit SET entry = ?, hash = ? WHERE seq = ?');
     const before = this.#db.prepare(
       'SELECT hash FROM audit WHERE seq < ? AND hash IS NOT NULL ORDER BY seq DESC LIMIT 1',
     );
-    this.#db.transaction(() => {
+    // Read in the transaction that writes: no entry may be appended between them (the lock is held).
+    return writeTransaction(this.#db, () => {
+      const rows = unchained.all() as AuditRow[];
+      if (rows.length === 0) return 0;
       let prev = (before.get(rows[0]!.seq) as { hash: string } | undefined)?.hash ?? GENESIS_HASH;
       for (const row of rows) {
         const { text, hash } = sealEntry(chainEntry(toAudit(row), row.seq, prev));
@@ -139,8 +142,8 @@ export class SqliteAudit {
       }
       // The older record is sealed at once, not 10 minutes later.
       this.checkpoint(rows.at(-1)!.at);
-    })();
-    return rows.length;
+      return rows.length;
+    });
   }
 
   forCommand(commandId: string): StoredAudit[] {

@@ -6,6 +6,7 @@
 import type { AuditEntry, PushSubscriptionRecord } from '../../core/index.js';
 import type { SqliteAudit } from './audit.js';
 import type { Db } from './schema.js';
+import { writeTransaction } from './transaction.js';
 
 export class SqlitePush {
   readonly #db: Db;
@@ -25,18 +26,18 @@ export class SqlitePush {
   }
 
   put(sub: PushSubscriptionRecord, audit: AuditEntry): void {
-    this.#db.transaction(() => {
+    writeTransaction(this.#db, () => {
       this.#stmts.put.run(sub.endpoint, sub.owner, JSON.stringify(sub), sub.created_at);
       this.#audit.append(audit);
-    })();
+    });
   }
 
   remove(endpoint: string, audit: AuditEntry): boolean {
-    return this.#db.transaction(() => {
+    return writeTransaction(this.#db, () => {
       const gone = this.#stmts.remove.run(endpoint).changes > 0;
       if (gone) this.#audit.append(audit);
       return gone;
-    })();
+    });
   }
 
   all(): PushSubscriptionRecord[] {

@@ -4,6 +4,7 @@
  * migrations applied in order (PRAGMA user_version).
  */
 import Database from 'better-sqlite3';
+import { writeTransaction } from './transaction.js';
 
 /** Schema versions, applied in order to an empty or older file (PRAGMA user_version). */
 export const MIGRATIONS: readonly string[] = [
@@ -194,12 +195,18 @@ export function openReadOnly(path: string): Db {
   return new Database(path, { readonly: true, fileMustExist: true });
 }
 
+/**
+ * Each missing migration in a write transaction that reads the version again under the lock: the daemon and
+ * a CLI opening a file of an older version at once run each migration once, the second finding it done.
+ */
 function migrate(db: Db): void {
-  const current = db.pragma('user_version', { simple: true }) as number;
-  for (let v = current; v < MIGRATIONS.length; v++) {
-    db.transaction(() => {
+  const version = () => db.pragma('user_version', { simple: true }) as number;
+  while (version() < MIGRATIONS.length) {
+    writeTransaction(db, () => {
+      const v = version();
+      if (v >= MIGRATIONS.length) return;
       db.exec(MIGRATIONS[v]!);
       db.pragma(`user_version = ${v + 1}`);
-    })();
+    });
   }
 }

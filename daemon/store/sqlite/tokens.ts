@@ -6,6 +6,7 @@
 import type { Actor } from '../../core/index.js';
 import type { SqliteAudit } from './audit.js';
 import type { Db } from './schema.js';
+import { writeTransaction } from './transaction.js';
 
 /** The two tables of the same shape: `owners` and `mcp_clients`. */
 export type TokenTable = 'owners' | 'mcp_clients';
@@ -55,7 +56,7 @@ export class SqliteTokenHashes {
    * client; `owner_created` or `owner_token_rotated` for an owner.
    */
   set(name: string, hash: string, at: string, actor: Actor, detail: Record<string, unknown> = {}): void {
-    this.#db.transaction(() => {
+    writeTransaction(this.#db, () => {
       const existed = this.#stmts.hash.get(name) !== undefined;
       if (this.#table === 'mcp_clients') {
         this.#stmts.upsert.run(name, hash, at);
@@ -74,6 +75,6 @@ export class SqliteTokenHashes {
         action: existed ? 'owner_token_rotated' : 'owner_created',
         detail: { owner: name, ...detail },
       });
-    })();
+    });
   }
 }

@@ -6,6 +6,7 @@
  * wait (`gate`), so nobody reads a change before its commit or writes into this transaction. A failure
  * rolls everything back and is rethrown.
  */
+import type { Transaction } from 'better-sqlite3';
 import type { Awaitable } from '../../core/index.js';
 import type { Db } from './schema.js';
 
@@ -20,7 +21,7 @@ export class Transactions {
   readonly #commit;
   readonly #rollback;
   /** `fn()` as one transaction (a savepoint when nested); made once, not per call. */
-  readonly #tx: (fn: () => unknown) => unknown;
+  readonly #tx: Transaction<(fn: () => unknown) => unknown>;
   /** Set while a transaction waits for its writes' Promises; settles (never rejects) at its end. */
   #open: Promise<void> | undefined;
   /** True while `fn` runs synchronously: its port calls are the transaction's own. */
@@ -32,7 +33,9 @@ export class Transactions {
   constructor(db: Db, committed: () => void = () => {}) {
     this.#db = db;
     this.#committed = committed;
-    this.#begin = db.prepare('BEGIN');
+    // IMMEDIATE: the write lock from the start, so another process's commit waits for this transaction
+    // instead of failing it between its reads and its writes (transaction.test.ts).
+    this.#begin = db.prepare('BEGIN IMMEDIATE');
     this.#commit = db.prepare('COMMIT');
     this.#rollback = db.prepare('ROLLBACK');
     this.#tx = db.transaction((fn: () => unknown) => fn());
@@ -47,7 +50,7 @@ export class Transactions {
   atomic(fn: () => void): void {
     if (this.#db.inTransaction) fn();
     else {
-      this.#tx(fn);
+      this.#tx.immediate(fn);
       this.#committed();
     }
   }
@@ -113,4 +116,9 @@ export class Transactions {
   #undo(): void {
     if (this.#db.inTransaction) this.#rollback.run();
   }
+}
+
+/** `fn` as one transaction that holds the write lock from its BEGIN (transaction.test.ts), or a savepoint in one already open. */
+export function writeTransaction<T>(db: Db, fn: () => T): T {
+  return db.transaction(fn).immediate();
 }

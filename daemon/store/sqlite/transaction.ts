@@ -6,9 +6,8 @@
  * wait (`gate`), so nobody reads a change before its commit or writes into this transaction. A failure
  * rolls everything back and is rethrown.
  */
-import type { Transaction } from 'better-sqlite3';
+import type { Database as Db, Transaction } from 'better-sqlite3';
 import type { Awaitable } from '../../core/index.js';
-import type { Db } from './schema.js';
 
 function isThenable(v: unknown): v is PromiseLike<void> {
   return typeof (v as PromiseLike<void> | undefined)?.then === 'function';

@@ -36,8 +36,8 @@ function busy(ms: number): void {
   }
 }
 
-/** The daemon's `Keep-Alive` header on an ordinary response. */
-function keepAliveHint(): Promise<string | undefined> {
+/** The daemon's `Keep-Alive` header on an ordinary response (`undefined` when it sends none). */
+function keepAliveHint(): Promise<string> {
   return new Promise((resolve, reject) => {
     const req = request(
       new URL('/', d.url),

@@ -647,6 +647,11 @@ export const REQUIREMENTS = {
     statement:
       'No message holds a token, cookie, panel key, session UUID, url_from_env URL, header value or (without include_args) an argument; logs name the channel and status, never the URL or a header value.',
   },
+  'S.notify-markup': {
+    source: 'contracts.md 13.1 (v4)',
+    statement:
+      'Text from the AI (arguments under include_args, client names) is escaped for Slack and Discord: no markdown link, emphasis, mention or link it writes renders there.',
+  },
   'N.notify-formats': {
     source: 'contracts.md 13.1',
     statement:

@@ -22,9 +22,32 @@ export function headerText(text: string): string {
   return /^[\x20-\x7e]*$/.test(text) ? text : `=?UTF-8?B?${Buffer.from(text, 'utf8').toString('base64')}?=`;
 }
 
-/** Slack's mrkdwn treats these three as markup (its documented escapes). */
-function slackEscape(t: string): string {
-  return t.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+/**
+ * Text from the AI (arguments under `include_args`, client names) as Slack shows it, never as markup
+ * (contract 13.1 (v4)): `&`, `<`, `>` are Slack's documented escapes (no `<url|text>` link, `<@U…>` or
+ * `<!channel>` mention can be written); mrkdwn has no escape for its emphasis markers (`*bold*`, `_it_`,
+ * `~strike~`, `` `code` ``), so each marker is fenced by zero-width spaces, which stop a marker pairing
+ * with another (the text reads the same; only markup is lost).
+ */
+export function slackEscape(t: string): string {
+  return t
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replace(/[*_~`]/g, '\u200b$&\u200b');
+}
+
+/**
+ * Text from the AI as Discord shows it, never as markup (contract 13.1 (v4)): Discord's markdown honours a
+ * backslash before any marker, so every character that can open markup is escaped — emphasis, code, spoilers
+ * and masked links (`[text](url)`) anywhere; headings, lists and quotes at a line's start; `@` (mentions are
+ * also refused by `allowed_mentions`); and `://`, so an address the AI wrote is not made a link.
+ */
+export function discordEscape(t: string): string {
+  return t
+    .replace(/[\\*_~`|[\]<@]/g, '\\$&')
+    .replace(/^([ \t]*)([#>-]|\d+\.)/gm, '$1\\$2')
+    .replaceAll('://', '\\://');
 }
 
 function expiryLine(m: Message): string {
@@ -57,7 +80,7 @@ export function webhookBody(format: WebhookFormat, m: Message): WebhookBody {
       return {
         headers: JSON_TYPE,
         body: JSON.stringify({
-          content: `**${m.title}**\n${m.summary}${expiryLine(m)}\n${m.url}`,
+          content: `**${discordEscape(m.title)}**\n${discordEscape(m.summary)}${expiryLine(m)}\n${m.url}`,
           // Nothing in a message may ping anyone (@everyone in an argument shown with include_args).
           allowed_mentions: { parse: [] },
         }),

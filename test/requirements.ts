@@ -130,6 +130,11 @@ export const REQUIREMENTS = {
     statement:
       'The data dir and run/ are 0700, every file the daemon creates is 0600 (SQLite -wal/-shm included); a group/other accessible data dir is refused at start.',
   },
+  'U.owner-umask': {
+    source: 'contracts.md 1.1 (v4); issue 36 item 2',
+    statement:
+      'What the daemon starts (catalog commands, stdio upstreams, the bridge client) runs with the umask the daemon was started with: a file an approved command writes gets the owner’s usual mode; only the daemon’s own files are 0600.',
+  },
   'S.database-url': {
     source: 'contracts.md 16',
     statement:

@@ -29,4 +29,5 @@ export {
   hasForbiddenCharacter,
   quoteArg,
 } from './text-rules.js';
+export { usePrivateUmask, withOwnerUmask } from './umask.js';
 export { VERSION } from './version.js';

@@ -15,7 +15,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { UsageError } from '../base/index.js';
+import { UsageError, usePrivateUmask } from '../base/index.js';
 
 export interface DataDir {
   root: string;
@@ -66,10 +66,11 @@ function checkPrivate(path: string, what: string): void {
 
 /**
  * Opens (creating when absent) the data dir and its `run/`; refuses a group/other accessible one.
- * Sets the process umask to 077 so SQLite's -wal/-shm and every other file come out 0600.
+ * Sets the process umask to 077 so SQLite's -wal/-shm and every other file come out 0600 (what the daemon
+ * starts for the owner gets the umask it was started with: base/umask.ts).
  */
 export function openDataDir(root: string): DataDir {
-  process.umask(0o077);
+  usePrivateUmask();
   const paths = dataDirPaths(root);
   mkdirSync(root, { recursive: true, mode: 0o700 });
   checkPrivate(root, 'data dir');

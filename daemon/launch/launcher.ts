@@ -4,6 +4,7 @@
  * (contract 4). Reports what happened; mapping that to a lifecycle outcome is the executor's job.
  */
 import { spawn } from 'node:child_process';
+import { withOwnerUmask } from '../base/index.js';
 
 export interface ProcessSpec {
   file: string;
@@ -99,15 +100,18 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
     };
     let child: ReturnType<typeof spawn>;
     try {
-      child = spawn(spec.file, spec.args, {
-        env: spec.env,
-        cwd: spec.cwd,
-        shell: false,
-        // Its own process group, so the deadline reaches grandchildren too.
-        detached: true,
-        stdio: ['ignore', 'pipe', 'pipe'],
-        windowsHide: true,
-      });
+      // The owner's umask, not the daemon's 077 (contract 1.1 (v4)): what it writes is the owner's file.
+      child = withOwnerUmask(() =>
+        spawn(spec.file, spec.args, {
+          env: spec.env,
+          cwd: spec.cwd,
+          shell: false,
+          // Its own process group, so the deadline reaches grandchildren too.
+          detached: true,
+          stdio: ['ignore', 'pipe', 'pipe'],
+          windowsHide: true,
+        }),
+      );
     } catch (e) {
       finish({ spawnError: spawnErrorText(e), exitCode: null, signal: null });
       return;

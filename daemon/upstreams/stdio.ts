@@ -13,7 +13,7 @@ import {
   serializeMessage,
   type Transport,
 } from '@modelcontextprotocol/client';
-import type { Logger } from '../base/index.js';
+import { type Logger, withOwnerUmask } from '../base/index.js';
 import { minimalEnv } from '../launch/index.js';
 
 /** How long a stopped server may take to exit after SIGTERM before its group gets SIGKILL. */
@@ -67,14 +67,17 @@ export class StdioUpstreamTransport implements Transport {
     return new Promise((resolve, reject) => {
       let child: ChildProcess;
       try {
-        child = spawn(file!, args, {
-          env: minimalEnv(this.#spec.env),
-          cwd: this.#spec.cwd,
-          shell: false,
-          detached: true,
-          stdio: ['pipe', 'pipe', 'pipe'],
-          windowsHide: true,
-        });
+        // The owner's umask, not the daemon's 077 (contract 1.1 (v4)): the files it writes are the owner's.
+        child = withOwnerUmask(() =>
+          spawn(file!, args, {
+            env: minimalEnv(this.#spec.env),
+            cwd: this.#spec.cwd,
+            shell: false,
+            detached: true,
+            stdio: ['pipe', 'pipe', 'pipe'],
+            windowsHide: true,
+          }),
+        );
       } catch (e) {
         reject(e as Error);
         return;

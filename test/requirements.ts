@@ -662,6 +662,11 @@ export const REQUIREMENTS = {
     statement:
       'json posts the seven fields, ntfy the summary with Title/Click/Priority/Tags, slack {text}, discord {content}, email the title as subject over SMTP; status prints each channel’s last success and failure.',
   },
+  'N.notify-once': {
+    source: 'contracts.md 13.1 (v4); issue 36 item 1',
+    statement:
+      'Exactly one waiting message per command and channel each time it starts awaiting review: when its preview is ready or failed, or 2 s after it started waiting (at once without a preview); a digest counts each command once and lists its pending_ids.',
+  },
   'N.notify-queue': {
     source: 'contracts.md 13.1',
     statement:

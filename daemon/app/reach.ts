@@ -9,7 +9,7 @@ import type { Logger } from '../base/index.js';
 import { type Config, ownsCommand } from '../config/index.js';
 import type { BrokerApi, StorePorts } from '../core/index.js';
 import type { DataDir } from '../datadir/index.js';
-import { KINDS } from '../kinds/index.js';
+import { awaitsPreview, KINDS } from '../kinds/index.js';
 import { loadVapidKeys, Notifier, PushDevices } from '../notify/index.js';
 import { unwritable } from './unwritable.js';
 
@@ -40,6 +40,7 @@ export async function startReach(o: {
     push,
     channels: config.notify,
     kinds: KINDS,
+    awaitsPreview: (c) => awaitsPreview(config, c),
     baseUrl: o.baseUrl,
     env: o.env,
     log,

@@ -5,7 +5,7 @@
  */
 import type { Logger } from '../base/index.js';
 import type { Config } from '../config/index.js';
-import type { BrokerApi } from '../core/index.js';
+import type { BrokerApi, Command } from '../core/index.js';
 import type { DataDir } from '../datadir/index.js';
 import type { UpstreamRegistry } from '../upstreams/index.js';
 import type { Kind } from './kind.js';
@@ -30,4 +30,6 @@ export interface KindModule {
   source(world: SourceWorld): Source;
   /** Started once the broker has recovered and the daemon listens; undefined when there is none. */
   work?(world: SourceWorld, broker: BrokerApi): KindWork | undefined;
+  /** Whether its work will make a preview for `command` under `config` (contract 12); absent: never. */
+  awaitsPreview?(config: Config, command: Command): boolean;
 }

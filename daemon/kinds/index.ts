@@ -5,7 +5,8 @@
  * a stored command, of their tools in `tools/list` and of their parts of `list_commands`.
  */
 
-import type { BrokerApi } from '../core/index.js';
+import type { Config } from '../config/index.js';
+import type { BrokerApi, Command } from '../core/index.js';
 import type { Kind, KindModule, KindWork, Source, SourceWorld } from '../kind/index.js';
 import { catalog } from './catalog/index.js';
 import { cue } from './cue/index.js';
@@ -21,6 +22,11 @@ export const KINDS: KindRegistry = kindRegistry(MODULES.map((m) => m.kind));
 /** Every kind's source, built from the daemon's world, in registration order. */
 export function createSources(world: SourceWorld): Source[] {
   return MODULES.map((m) => m.source(world));
+}
+
+/** Whether some kind's work will make a preview for `command` (its waiting notice waits for it: 13.1). */
+export function awaitsPreview(config: Config, command: Command): boolean {
+  return MODULES.some((m) => m.awaitsPreview?.(config, command) === true);
 }
 
 /** Every kind's background work (previews of upstream calls: contract 12), started in registration order. */

@@ -10,36 +10,46 @@ export const DIGEST_WINDOW_MS = 10_000;
 /** Waiting commands told one by one in each window; the rest go in its digest. */
 export const DIGEST_AFTER = 5;
 
+/** What one digest covers: how many commands per client, and their ids (each command once). */
+export interface Held {
+  byClient: Map<string, number>;
+  ids: string[];
+}
+
 interface Window {
   start: number;
   count: number;
-  held: Map<string, number>;
+  held: Held;
   timer?: { cancel(): void };
 }
 
 export class Digest {
   readonly #clock: Clock;
-  readonly #flush: (byClient: ReadonlyMap<string, number>) => void;
+  readonly #flush: (held: Readonly<Held>) => void;
   #window: Window | undefined;
   readonly #timers = new Set<{ cancel(): void }>();
 
-  /** `flush(byClient)`: send one digest covering these many requests per client. */
-  constructor(clock: Clock, flush: (byClient: ReadonlyMap<string, number>) => void) {
+  /** `flush(held)`: send one digest covering these requests. */
+  constructor(clock: Clock, flush: (held: Readonly<Held>) => void) {
     this.#clock = clock;
     this.#flush = flush;
   }
 
-  /** A command of `client` started waiting: true to tell it now, false when the window's digest covers it. */
-  admit(client: string): boolean {
+  /**
+   * The command `id` of `client` started waiting: true to tell it now, false when the window's digest covers
+   * it. The notifier admits each command once per start of waiting (contract 13.1 (v4)), so the count is exact.
+   */
+  admit(client: string, id: string): boolean {
     const now = this.#clock.now();
     let w = this.#window;
     if (w === undefined || now - w.start >= DIGEST_WINDOW_MS) {
-      w = { start: now, count: 0, held: new Map() };
+      w = { start: now, count: 0, held: { byClient: new Map(), ids: [] } };
       this.#window = w;
     }
     w.count++;
     if (w.count <= DIGEST_AFTER) return true;
-    w.held.set(client, (w.held.get(client) ?? 0) + 1);
+    w.held.byClient.set(client, (w.held.byClient.get(client) ?? 0) + 1);
+    w.held.ids.push(id);
     if (w.timer === undefined) {
       const win = w;
       const timer = this.#clock.setTimeout(

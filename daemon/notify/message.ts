@@ -8,6 +8,7 @@
  */
 import { escapeForTerminal } from '../base/index.js';
 import type { Command, KindPolicies } from '../core/index.js';
+import type { Held } from './digest.js';
 
 export type MessageEvent = 'waiting' | 'decided' | 'failed' | 'checkpoint' | 'digest' | 'test';
 
@@ -127,8 +128,12 @@ export function commandMessage(
   };
 }
 
-/** The digest of the 6th and later waiting commands of a window (contract 13.1): "7 more requests from local". */
-export function digestMessage(byClient: ReadonlyMap<string, number>, base: string): Message {
+/**
+ * The digest of the 6th and later waiting commands of a window (contract 13.1): "7 more requests from local";
+ * json carries the exact `count` and the `pending_ids` it covers.
+ */
+export function digestMessage(held: Readonly<Held>, base: string): Message {
+  const byClient = held.byClient;
   const total = [...byClient.values()].reduce((a, b) => a + b, 0);
   const requests = total === 1 ? 'request' : 'requests';
   const clients = [...byClient.entries()];
@@ -143,7 +148,14 @@ export function digestMessage(byClient: ReadonlyMap<string, number>, base: strin
     title: `ogf-broker: ${total} more ${requests} waiting`,
     summary,
     url,
-    json: { event: 'digest', count: total, clients: Object.fromEntries(byClient), summary, url },
+    json: {
+      event: 'digest',
+      count: total,
+      pending_ids: [...held.ids],
+      clients: Object.fromEntries(byClient),
+      summary,
+      url,
+    },
     priority: 4,
     tags: ['bell'],
   };

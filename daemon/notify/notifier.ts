@@ -6,8 +6,8 @@
  * a command: nothing here is awaited by the broker, and nothing here writes command state.
  *
  * ```
- *  broker commit ─▶ listener: eventOf(command) ─▶ waiting? ─▶ digest: first 5 of 10 s ─▶ each channel ─▶ queue
- *                                 │                              └ 6th+ ─▶ one digest at the window's end ─┘
+ *  broker commit ─▶ listener: awaits review? ─▶ waiting.ts: once, with its preview ─▶ digest: first 5 of 10 s ─▶ each channel ─▶ queue
+ *                                 │                                       └ 6th+ ─▶ one digest at the window's end ─┘
  *                                 └ decided / failed ─▶ channels that asked for it ─▶ queue
  *  publish(checkpoint) (the audit record, section 14) ─▶ channels that asked for it ─▶ queue
  * ```
@@ -19,7 +19,7 @@ import type { NotifyChannelConfig, NotifyEventName } from '../config/index.js';
 import type { BrokerApi, Command, KindPolicies } from '../core/index.js';
 import type { Attempt } from './attempt.js';
 import { type Channel, channelOf } from './channels.js';
-import { Digest } from './digest.js';
+import { Digest, type Held } from './digest.js';
 import {
   commandMessage,
   digestMessage,
@@ -30,6 +30,7 @@ import {
 } from './message.js';
 import { DeliveryQueue, type Job } from './queue.js';
 import { type ChannelStatus, writeNotifyStatus } from './status.js';
+import { WaitingNotices } from './waiting.js';
 
 /** More recipients of `waiting` messages than the configured channels: the owners' push subscriptions. */
 export interface ExtraRecipients {
@@ -49,6 +50,8 @@ export interface NotifierOptions {
   statusPath?: string;
   pid?: number;
   push?: ExtraRecipients;
+  /** Whether a preview will be made for a command (contract 12): its waiting message waits for it (≤ 2 s). */
+  awaitsPreview?: (c: Command) => boolean;
 }
 
 /** How often notify.json may be rewritten. */
@@ -60,6 +63,7 @@ export class Notifier {
   readonly #channels: Channel[];
   readonly #queue: DeliveryQueue;
   readonly #digest: Digest;
+  readonly #waiting: WaitingNotices;
   readonly #status = new Map<string, ChannelStatus>();
   #statusTimer: { cancel(): void } | undefined;
   #unsubscribe: (() => void) | undefined;
@@ -72,6 +76,9 @@ export class Notifier {
     for (const c of this.#channels) this.#status.set(c.id, { id: c.id, kind: c.kind });
     this.#queue = new DeliveryQueue({ clock: this.#clock, log: o.log });
     this.#digest = new Digest(this.#clock, (held) => this.#sendDigest(held));
+    this.#waiting = new WaitingNotices(this.#clock, o.awaitsPreview ?? (() => false), (c) =>
+      this.#tellWaiting(c),
+    );
   }
 
   /** Whether anything would ever be sent (no channel and no push: the daemon need not subscribe). */
@@ -92,17 +99,30 @@ export class Notifier {
   /** One committed change (the broker's listener): queues what it means to each channel. */
   command(c: Command): void {
     if (this.#closed) return;
+    if (c.phase.state === 'awaiting_review') {
+      this.#waiting.waiting(c);
+      return;
+    }
+    this.#waiting.left(c.id);
     const event = eventOf(c);
-    if (event === undefined) return;
-    if (event === 'waiting' && !this.#digest.admit(c.client)) return;
+    if (event === undefined || event === 'waiting') return;
     const base = this.#o.baseUrl;
     for (const ch of this.#channels) {
       if (!ch.events.has(event)) continue;
       this.#push(ch, event, () => commandMessage(event, c, ch.includeArgs, this.#o.kinds, base()));
     }
+  }
+
+  /** The one `waiting` message of a start of waiting (waiting.ts), unless the window's digest covers it. */
+  #tellWaiting(c: Command): void {
+    if (!this.#digest.admit(c.client, c.id)) return;
+    const base = this.#o.baseUrl;
+    for (const ch of this.#channels) {
+      if (!ch.events.has('waiting')) continue;
+      this.#push(ch, 'waiting', () => commandMessage('waiting', c, ch.includeArgs, this.#o.kinds, base()));
+    }
     // The push payload follows the same redaction rules: never an argument (contract 13.2).
-    if (event === 'waiting')
-      this.#pushAll(event, () => commandMessage(event, c, false, this.#o.kinds, base()));
+    this.#pushAll('waiting', () => commandMessage('waiting', c, false, this.#o.kinds, base()));
   }
 
   /**
@@ -115,7 +135,7 @@ export class Notifier {
       if (ch.events.has(e.event)) this.#push(ch, e.event, () => publishedMessage(e, this.#o.baseUrl()));
   }
 
-  #sendDigest(held: ReadonlyMap<string, number>): void {
+  #sendDigest(held: Readonly<Held>): void {
     if (this.#closed) return;
     const build = () => digestMessage(held, this.#o.baseUrl());
     for (const ch of this.#channels) if (ch.events.has('waiting')) this.#push(ch, 'digest', build);
@@ -187,6 +207,7 @@ export class Notifier {
     if (this.#closed) return;
     this.#closed = true;
     this.#unsubscribe?.();
+    this.#waiting.close();
     this.#digest.close();
     this.#queue.close();
     this.#statusTimer?.cancel();

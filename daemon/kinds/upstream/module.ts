@@ -6,7 +6,7 @@ import { ownsCommand } from '../../config/index.js';
 import type { KindModule } from '../../kind/index.js';
 import { UpstreamExecutor } from './executor.js';
 import { upstreamKind } from './kind.js';
-import { PreviewRunner } from './previews/index.js';
+import { PreviewRunner, previewSpecs } from './previews/index.js';
 import { UpstreamSource } from './source.js';
 
 export const upstream: KindModule = {
@@ -24,5 +24,10 @@ export const upstream: KindModule = {
     });
     runner.start();
     return runner;
+  },
+  awaitsPreview(config, c) {
+    const ref = c.upstream;
+    const entry = ref === undefined ? undefined : config.upstreams[ref.name];
+    return ref !== undefined && entry !== undefined && previewSpecs(entry).has(ref.tool);
   },
 };

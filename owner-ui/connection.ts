@@ -49,7 +49,8 @@ export async function logOut(): Promise<void> {
 export type ConnectionState =
   | { kind: 'connecting' }
   | { kind: 'live' }
-  | { kind: 'waiting'; retryAt: number }
+  /** `stopped`: the daemon said it is stopping (contract 17: its sockets close 1001). */
+  | { kind: 'waiting'; retryAt: number; stopped?: boolean }
   | { kind: 'logged-out' };
 
 export interface ConnectionEvents {
@@ -98,14 +99,14 @@ export class OwnerConnection {
         console.error('panel: bad frame from the daemon', err);
       }
     });
-    ws.addEventListener('close', () => {
+    ws.addEventListener('close', (e) => {
       if (this.#ws !== ws) return;
       this.#ws = undefined;
-      void this.#afterClose(opened, key);
+      void this.#afterClose(opened, key, e.code === 1001);
     });
   }
 
-  async #afterClose(wasOpen: boolean, key: string): Promise<void> {
+  async #afterClose(wasOpen: boolean, key: string, stopped: boolean): Promise<void> {
     if (!wasOpen) {
       try {
         const r = await fetch('/owner/session', {
@@ -123,7 +124,7 @@ export class OwnerConnection {
     }
     const delay = this.#delay;
     this.#delay = Math.min(MAX_DELAY_MS, this.#delay * 2);
-    this.#events.onState({ kind: 'waiting', retryAt: Date.now() + delay });
+    this.#events.onState({ kind: 'waiting', retryAt: Date.now() + delay, ...(stopped ? { stopped } : {}) });
     this.#timer = window.setTimeout(() => this.connect(), delay);
   }
 

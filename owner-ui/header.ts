@@ -74,8 +74,10 @@ export class Header {
     if (s.kind === 'live') conn.textContent = 'Live: updates arrive as they happen';
     else if (s.kind === 'connecting') conn.textContent = 'Connecting…';
     else if (s.kind === 'logged-out') conn.textContent = 'Logged out';
-    else
-      conn.textContent = `Disconnected: reconnecting in ${Math.max(0, Math.ceil((s.retryAt - Date.now()) / 1000))} s`;
+    else {
+      const wait = `reconnecting in ${Math.max(0, Math.ceil((s.retryAt - Date.now()) / 1000))} s`;
+      conn.textContent = s.stopped ? `The daemon stopped: ${wait}` : `Disconnected: ${wait}`;
+    }
     if (s.kind === 'logged-out') {
       this.#events.loggedOut();
       document.title = 'Logged out · ogf-broker owner';

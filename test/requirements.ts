@@ -135,6 +135,11 @@ export const REQUIREMENTS = {
     statement:
       'What the daemon starts (catalog commands, stdio upstreams, the bridge client) runs with the umask the daemon was started with: a file an approved command writes gets the owner’s usual mode; only the daemon’s own files are 0600.',
   },
+  'U.clean-stop': {
+    source: 'contracts.md 17; issue 36 item 3',
+    statement:
+      'On SIGTERM/SIGINT the daemon stops taking calls, answers every MCP call waiting for a decision with its current result (PENDING with its pending_id) before closing its stream, tells panels it stops (1001), and exits; after a start the same pending_id still awaits review.',
+  },
   'S.database-url': {
     source: 'contracts.md 16',
     statement:

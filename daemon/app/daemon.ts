@@ -5,7 +5,6 @@
  * children finish for up to 10 s, closes the store and removes `daemon.json`.
  */
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import {
   auditPublicKeyText,
@@ -27,7 +26,7 @@ import {
   writeDaemonInfo,
 } from '../datadir/index.js';
 import type { Edge } from '../http/index.js';
-import { connectionLimits, createHttpServer, createOrigins, descriptorLimit } from '../http/index.js';
+import { connectionLimits, createHttpServer, createOrigins, descriptorLimit, Flight } from '../http/index.js';
 import { executorsOf } from '../kind/index.js';
 import { createSources, KINDS, type KindWork, startKindWork } from '../kinds/index.js';
 import { createMcpEdge } from '../mcp/index.js';
@@ -42,9 +41,13 @@ import {
   withExposed,
   writeUpstreamStatus,
 } from '../upstreams/index.js';
+import { listen } from './listen.js';
 import { ownersWithoutPasskey } from './passkey-owners.js';
 import { type Reach, startReach } from './reach.js';
 import { unwritable } from './unwritable.js';
+
+/** Contract 17: how long a clean stop waits for the answers of the calls it just released to be written. */
+const STOP_ANSWERS_MS = 1_500;
 
 export interface DaemonOptions {
   env?: NodeJS.ProcessEnv;
@@ -71,6 +74,8 @@ export class Daemon {
   #info: DaemonInfo | undefined;
   #started = false;
   #closed: Promise<void> | undefined;
+  /** The requests in flight, refused once a clean stop begins (contract 17). */
+  readonly #flight = new Flight();
 
   constructor(config: Config, options: DaemonOptions) {
     this.#config = config;
@@ -268,25 +273,14 @@ export class Daemon {
     });
     const server = createHttpServer({
       limits,
+      flight: this.#flight,
       origins,
       log: this.#log,
       routes: () => this.#edges.flatMap((e) => e.routes),
       upgrades: () => this.#edges.flatMap((e) => e.upgrades),
     });
     this.#server = server;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', (e: NodeJS.ErrnoException) =>
-        reject(
-          e.code === 'EADDRINUSE'
-            ? new UsageError(
-                `--port: ${config.host}:${config.port} is already in use; pick another port or --port 0`,
-              )
-            : e,
-        ),
-      );
-      server.listen(config.port, config.host, () => resolve());
-    });
-    port = (server.address() as AddressInfo).port;
+    port = await listen(server, config.host, config.port);
     const mcpEdge = createMcpEdge(ctx);
     this.#edges = [mcpEdge, createOwnerEdge(ctx, { loginMax: limits.loginMax }, this.#env)];
     if (oauth !== undefined) {
@@ -362,11 +356,17 @@ export class Daemon {
     const server = this.#server;
     const closedServer = server ? new Promise<void>((r) => server.close(() => r())) : Promise.resolve();
     try {
+      // Contract 17, a clean stop: no new call is taken; every call waiting for a decision is answered with
+      // its command's current result (the broker's close begins so) and its answer is written before the
+      // edges close their streams; panels are told the daemon stops (owner sockets close 1001).
+      this.#flight.stop();
+      const brokerClosed = this.#broker?.close();
+      await this.#flight.idle(STOP_ANSWERS_MS);
       await Promise.allSettled(this.#edges.map((e) => e.close()));
       this.#retention?.close();
       for (const w of this.#kindWork) w.close();
       this.#reach?.close();
-      await this.#broker?.close();
+      await brokerClosed;
       // After the broker: a call still in flight had its grace period; then every server's group stops.
       await this.#upstreams?.close();
       server?.closeAllConnections();

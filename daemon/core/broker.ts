@@ -52,8 +52,8 @@ import { Waiters } from './waiters.js';
 
 export type { BrokerDeps };
 
-/** How long `close()` lets running children finish before it returns (issue 2: up to 10 s). */
-export const SHUTDOWN_GRACE_MS = 10_000;
+/** How long `close()` lets running children finish (contract 17: the daemon exits within 5 s of a stop). */
+export const SHUTDOWN_GRACE_MS = 3_500;
 
 const DAEMON: Actor = { kind: 'daemon', name: 'daemon' };
 
@@ -311,12 +311,13 @@ export class Broker implements BrokerApi {
   }
 
   /**
-   * Stops accepting launches, cancels expiry timers, commits what is queued, lets running children finish
-   * for up to `graceMs`, and releases waiters with their current state. Idempotent.
+   * Answers every caller waiting for a decision at once (contract 17: a clean stop), stops launches and
+   * timers, commits what is queued, and lets running children finish for up to `graceMs`. Idempotent.
    */
   async close(graceMs = SHUTDOWN_GRACE_MS): Promise<void> {
     if (this.#closing) return;
     this.#closing = true;
+    this.#waiters.stop();
     this.#fleet.close();
     this.#grants.close();
     this.#expiry.close();
@@ -324,7 +325,6 @@ export class Broker implements BrokerApi {
     await this.#commit.flush();
     await this.#launches.drain(graceMs);
     await this.#commit.flush();
-    this.#waiters.releaseAll();
   }
 
   // ---- internals ----------------------------------------------------------------------------------

@@ -13,6 +13,8 @@ export class Waiters {
   readonly #clock: Clock;
   /** `wait()` callers by command id, released when it turns final (or on their deadline). */
   readonly #waiters = new Map<string, Set<() => void>>();
+  /** Contract 17: the daemon is stopping; a wait asked now answers at once with the current state. */
+  #stopped = false;
 
   constructor(clock: Clock) {
     this.#clock = clock;
@@ -23,6 +25,7 @@ export class Waiters {
    * first. The timer and the abort listener are removed on the way out, so nothing outlives the wait.
    */
   wait<T>(id: string, seconds: number, signal: AbortSignal | undefined, read: () => T): Promise<T> {
+    if (this.#stopped) return Promise.resolve().then(read);
     return new Promise((resolve) => {
       const finish = () => {
         timer.cancel();
@@ -48,5 +51,15 @@ export class Waiters {
   /** Releases every waiter with its command's current state (shutdown). */
   releaseAll(): void {
     for (const set of [...this.#waiters.values()]) for (const f of [...set]) f();
+  }
+
+  /**
+   * A clean stop (contract 17): every waiter is answered now with its command's current state (`PENDING`
+   * and its `pending_id`, or the final one), and any later wait answers at once, so no call is left hanging
+   * when its stream closes. Twice is harmless.
+   */
+  stop(): void {
+    this.#stopped = true;
+    this.releaseAll();
   }
 }

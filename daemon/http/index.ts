@@ -4,5 +4,6 @@
  */
 export { connectionLimits, descriptorLimit } from './connections.js';
 export type { BearerAuthority, Edge, EdgeContext, HttpRoute, Origins, UpgradeRoute } from './edge.js';
+export { Flight } from './flight.js';
 export { createOrigins } from './origins.js';
 export { createHttpServer } from './server.js';

@@ -24,6 +24,7 @@ import type { Duplex } from 'node:stream';
 import type { Logger } from '../base/index.js';
 import { ConnectionGate, type ConnectionLimits, isAiPath } from './connections.js';
 import type { HttpRoute, Origins, UpgradeRoute } from './edge.js';
+import type { Flight } from './flight.js';
 
 export const HEADERS_TIMEOUT_MS = 10_000;
 export const REQUEST_TIMEOUT_MS = 30_000;
@@ -71,6 +72,8 @@ export interface HttpServerDeps {
   upgrades: () => UpgradeRoute[];
   /** How many connections, and of them how many for /mcp (connections.ts: connectionLimits). */
   limits: ConnectionLimits;
+  /** The requests in flight, and whether the daemon still takes them (flight.ts: a clean stop). */
+  flight?: Flight;
 }
 
 /** Whether a request asks for its connection to close after the answer (HTTP/1.0 unless it asks keep-alive). */
@@ -97,6 +100,9 @@ export function createHttpServer(deps: HttpServerDeps): Server {
       // RFC 9112 9.6: a client that said `close` is closed after its answer, whatever the answer's headers
       // say (the MCP SDK marks its answers `Connection: keep-alive`, and Node then keeps the connection).
       if (asksClose(req)) res.once('finish', () => req.socket.end());
+      if (deps.flight?.stopping)
+        return sendJson(res, 503, { error: 'The daemon is stopping' }, { connection: 'close' });
+      deps.flight?.track(req, res);
       const url = requestUrl(req);
       if (!deps.origins.isAllowedHost(req.headers.host))
         return sendJson(res, 403, { error: 'Host not allowed' });

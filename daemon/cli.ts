@@ -1,25 +1,31 @@
 #!/usr/bin/env node
 /** `ogf-broker`: argv → subcommand (one file each in commands/); nothing else (contract 1.1). */
 // Subcommands are imported on demand: a terminal `approve` need not load the MCP SDK or SQLite.
-import { BrokerError, UsageError } from './base/index.js';
-
-const USAGE = `usage: ogf-broker <command> [flags]
-  start [--data-dir D] [--host H] [--port P] [--config F]   run the daemon in the foreground
-  mcp-stdio [--data-dir D]                                   MCP server on stdin/stdout
-  status [--data-dir D]                                      is a daemon running? URLs and counts
-  list [--all] | approve ID | deny ID [--note TEXT]          owner actions from a terminal
-  reconcile ID --outcome delivered|not_delivered [--note TEXT]
-  grant list [--all] | grant revoke ID                       the owner's grants (allow again, for a while)
-  grant add --command C --client NAME|* --ttl-s N [--args JSON | --when EXPR] [--uses N] [--note T]
-  policy test [--data-dir D] [--config F] [--limit N]       the config's rules against the recorded history
-  token owner | token mcp [--client NAME] [--rotate]         print the owner login URL / an MCP token
-  audit key | audit verify [--data-dir D | --file EXPORT] [--pub FILE] [--key FILE]…
-  audit export [--since T] [--until T] [--command ID] [--format jsonl|csv]   the tamper-evident record
-  notify test [--channel ID]                                 send a test message through each notify channel
-  doctor                                                     check data dir, port, config and the avatar app`;
+import { BrokerError, sayError, UsageError, VERSION } from './base/index.js';
+import { COMMANDS, overview } from './commands/usage.js';
 
 async function main(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
+  // Contract 17: --version, help, and `<command> --help` print to stdout and exit 0, before any flag check.
+  if (sub === '--version' || sub === '-V' || sub === 'version') {
+    process.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+  if (sub === 'help' || sub === '--help' || sub === '-h') {
+    const topic = sub === 'help' ? rest[0] : undefined;
+    const usage = topic === undefined ? undefined : COMMANDS[topic];
+    if (topic !== undefined && usage === undefined)
+      throw new UsageError(`help: no command ${JSON.stringify(topic)}; ogf-broker help lists them`);
+    process.stdout.write(`${usage ?? overview()}\n`);
+    return 0;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    const usage = COMMANDS[sub];
+    if (usage !== undefined) {
+      process.stdout.write(`${usage}\n`);
+      return 0;
+    }
+  }
   switch (sub) {
     case 'start':
       return (await import('./commands/start.js')).runStart(rest);
@@ -46,11 +52,6 @@ async function main(argv: string[]): Promise<number> {
       // The walk's second thread starts while the command's modules load (audit-walk-thread.ts).
       if (rest[0] === 'verify') (await import('./commands/audit-walk-thread.js')).startWalkThread();
       return (await import('./commands/audit.js')).runAudit(rest);
-    case 'help':
-    case '--help':
-    case '-h':
-      process.stdout.write(`${USAGE}\n`);
-      return 0;
     default:
       throw new UsageError(
         `command must be one of start, mcp-stdio, status, list, approve, deny, reconcile, grant, policy, token, audit, notify, doctor; got ${sub === undefined ? 'nothing' : JSON.stringify(sub)}`,
@@ -64,13 +65,13 @@ main(process.argv.slice(2)).then(
   },
   (e: unknown) => {
     if (e instanceof UsageError) {
-      process.stderr.write(`ogf-broker: ${e.message}\n`);
+      sayError(e.message);
       process.exitCode = 2;
     } else if (e instanceof BrokerError) {
-      process.stderr.write(`ogf-broker: ${e.code}: ${e.message}\n`);
+      sayError(`${e.code}: ${e.message}`);
       process.exitCode = 1;
     } else {
-      process.stderr.write(`ogf-broker: ${(e as Error).stack ?? String(e)}\n`);
+      sayError((e as Error).stack ?? String(e));
       process.exitCode = 1;
     }
   },

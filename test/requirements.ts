@@ -140,6 +140,11 @@ export const REQUIREMENTS = {
     statement:
       'On SIGTERM/SIGINT the daemon stops taking calls, answers every MCP call waiting for a decision with its current result (PENDING with its pending_id) before closing its stream, tells panels it stops (1001), and exits; after a start the same pending_id still awaits review.',
   },
+  'U.cli-help': {
+    source: 'contracts.md 17; issue 36 item 5',
+    statement:
+      '`ogf-broker --version` prints the version alone; help, --help and `<command> --help` print usage with every flag on a line (exit 0); every error line starts `ogf-broker: `.',
+  },
   'S.database-url': {
     source: 'contracts.md 16',
     statement:

@@ -54,8 +54,9 @@ const EXCEPTIONS: Array<[string[], string[], string]> = [
       'daemon/commands/policy.ts',
       'daemon/commands/notify.ts',
       'daemon/commands/audit-walk-thread.ts',
+      'daemon/commands/usage.ts',
     ],
-    'each subcommand is loaded on demand, alone: a terminal `approve` need not load the MCP SDK or SQLite (and `audit verify` starts its walk’s second thread before its own modules load: bench row 15)',
+    'each subcommand is loaded on demand (and the usage text alone, so `--help` loads none of them), alone: a terminal `approve` need not load the MCP SDK or SQLite (and `audit verify` starts its walk’s second thread before its own modules load: bench row 15)',
   ],
   [
     ['daemon/commands/owner-actions.ts', 'daemon/commands/grant.ts'],

@@ -22,6 +22,7 @@ export {
 export { duplicateKeyPath } from './json-duplicates.js';
 export { createLogger, type Logger, silentLogger } from './log.js';
 export { anchorPattern, compilePattern, type OwnerPattern } from './patterns.js';
+export { sayError } from './say.js';
 export {
   characterCount,
   charactersAccepted,

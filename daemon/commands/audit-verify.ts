@@ -32,7 +32,7 @@ import {
   verifyPasskeyApprovals,
   type Walked,
 } from '../audit/index.js';
-import { escapeForTerminal, parseFlags, stringFlag, stringsFlag, UsageError } from '../base/index.js';
+import { escapeForTerminal, parseFlags, sayError, stringFlag, stringsFlag, UsageError } from '../base/index.js';
 import { resolveDataDir } from '../datadir/index.js';
 import { readAuditChain } from '../store/sqlite/readonly.js';
 import { readShared, walkDatabase, walkFile } from './audit-walk.js';
@@ -160,8 +160,8 @@ export async function auditVerify(argv: string[]): Promise<number> {
   }
   const checkpoints = walked?.checkpoints ?? kept.checkpoints.length;
   if (file !== undefined && pub === undefined && trustedKeys.length === 0 && checkpoints > 0) {
-    process.stderr.write(
-      'audit verify: checkpoints checked against the key the export names; pass --pub FILE (your copy of `audit key`) to check them against yours\n',
+    sayError(
+      'audit verify: checkpoints checked against the key the export names; pass --pub FILE (your copy of `audit key`) to check them against yours',
     );
   }
   if (r.ok) {

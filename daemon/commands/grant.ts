@@ -5,7 +5,7 @@
  * new grant's id as the last line. Bad flags exit 2 naming the flag; a refusal (`NotGrantable: ...`) goes
  * to stderr with exit 1, as `approve` does.
  */
-import { escapeForTerminal, scanFlags, UsageError } from '../base/index.js';
+import { escapeForTerminal, sayError, scanFlags, UsageError } from '../base/index.js';
 import { GRANT_TTL_MAX_S, GRANT_TTL_MIN_S, GRANT_USES_MAX } from '../core/index.js';
 import { OwnerConnectError } from '../owner/client.js';
 import { formatGrant } from '../owner/format.js';
@@ -112,7 +112,7 @@ export function addRequest(flags: Flags) {
 function refused(reply: ServerMessage): number | undefined {
   if (reply.type !== 'reply') throw new OwnerConnectError(`unexpected ${reply.type} frame from the daemon`);
   if (reply.ok) return undefined;
-  process.stderr.write(`${escapeForTerminal(`${reply.error.code}: ${reply.error.message}`)}\n`);
+  sayError(escapeForTerminal(`${reply.error.code}: ${reply.error.message}`));
   return reply.error.code === 'BadMessage' ? 2 : 1;
 }
 
@@ -131,7 +131,7 @@ export async function runGrantCommand(argv: string[], env: NodeJS.ProcessEnv = p
     }
   } catch (e) {
     if (e instanceof UsageError) {
-      process.stderr.write(`${e.message}\n`);
+      sayError(e.message);
       return 2;
     }
     throw e;

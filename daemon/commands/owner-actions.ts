@@ -5,7 +5,7 @@
  * (../owner/terminal.ts), and print the same codes and messages (`AlreadyDecided: ...` on stderr, exit 1).
  * Bad flags exit 2 with one line naming the flag; no running daemon exits 1 with a clear message.
  */
-import { escapeForTerminal, scanFlags, UsageError } from '../base/index.js';
+import { escapeForTerminal, sayError, scanFlags, UsageError } from '../base/index.js';
 import { type OwnerClient, OwnerConnectError } from '../owner/client.js';
 import { formatView, showsNodes } from '../owner/format.js';
 import type { View } from '../owner/index.js';
@@ -100,7 +100,7 @@ async function act(client: OwnerClient, sub: string, id: string, flags: Parsed['
   if (reply.type !== 'reply') throw new OwnerConnectError(`unexpected ${reply.type} frame from the daemon`);
   if (!reply.ok) {
     // The daemon's words, but a message may quote stored text: printed as inert as the list (contract 5).
-    process.stderr.write(`${escapeForTerminal(`${reply.error.code}: ${reply.error.message}`)}\n`);
+    sayError(escapeForTerminal(`${reply.error.code}: ${reply.error.message}`));
     return 1;
   }
   const done = { approve: 'approved', deny: 'denied', reconcile: 'reconciled' }[sub as 'approve'];
@@ -119,7 +119,7 @@ export async function runOwnerCommand(
     parsed = parseOwnerArgs(sub, argv);
   } catch (e) {
     if (e instanceof UsageError) {
-      process.stderr.write(`${e.message}\n`);
+      sayError(e.message);
       return 2;
     }
     throw e;

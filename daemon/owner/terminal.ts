@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { sayError } from '../base/index.js';
 import { resolveDataDir } from '../config/index.js';
 import { OwnerClient, OwnerConnectError } from './client.js';
 
@@ -55,7 +56,7 @@ export async function withOwnerClient(
     return await fn(client);
   } catch (e) {
     if (e instanceof OwnerConnectError) {
-      process.stderr.write(`${label}: ${e.message}\n`);
+      sayError(`${label}: ${e.message}`);
       return 1;
     }
     throw e;

@@ -37,10 +37,13 @@ describe('[S.oauth-tokens] ConsentBook', () => {
   it('a waiting request ends after 10 minutes', () => {
     let now = 0;
     const book = new ConsentBook(() => now);
-    const p = book.hold(
-      { client, redirect_uri: 'https://claude.ai/cb', state: 's', code_challenge: 'c', resource: 'r' },
-      'claude',
-    )!;
+    const p = book.hold({
+      client,
+      redirect_uri: 'https://claude.ai/cb',
+      state: 's',
+      code_challenge: 'c',
+      resource: 'r',
+    })!;
     now += REQUEST_TTL_MS - 1;
     expect(book.pending(p.id)).toBeDefined();
     now += 1;
@@ -56,17 +59,17 @@ describe('[S.oauth-tokens] ConsentBook', () => {
       code_challenge: 'c',
       resource: 'r',
     };
-    const opened = book.hold(req, 'claude')!;
-    const unopened = book.hold(req, 'claude')!;
+    const opened = book.hold(req)!;
+    const unopened = book.hold(req)!;
     expect(book.open(opened.id)).toBeDefined();
     expect(book.openedClients()).toEqual(new Set([client.client_id]));
-    for (let i = 0; i < REQUESTS_MAX; i++) expect(book.hold(req, 'claude')).toBeDefined();
+    for (let i = 0; i < REQUESTS_MAX; i++) expect(book.hold(req)).toBeDefined();
     expect(book.pending(unopened.id)).toBeUndefined();
     expect(book.pending(opened.id)).toBeDefined();
     // Every waiting one opened: a newer request is refused rather than push one out.
     const all = new ConsentBook(() => 0);
-    for (let i = 0; i < REQUESTS_MAX; i++) all.open(all.hold(req, 'claude')!.id);
-    expect(all.hold(req, 'claude')).toBeUndefined();
+    for (let i = 0; i < REQUESTS_MAX; i++) all.open(all.hold(req)!.id);
+    expect(all.hold(req)).toBeUndefined();
   });
 
   it('suggests a name from the client_id host, else the DCR client name', () => {

@@ -30,7 +30,11 @@ export interface AuthRequest {
 
 export interface PendingConsent extends AuthRequest {
   id: string;
-  suggested_name: string;
+  /**
+   * The name the card suggests, chosen when the owner first opens it (so a stranger's /authorize calls
+   * cost no look-up of names, and the suggestion is as fresh as the card).
+   */
+  suggested_name?: string;
   expires: number;
   /** The owner's page has read it (contract 15 v4: never pushed out by newer requests then). */
   opened: boolean;
@@ -88,7 +92,7 @@ export class ConsentBook {
    * Holds a request until the owner decides; returns it (its id is the consent page's handle), or
    * undefined when REQUESTS_MAX wait and the owner has opened every one of them.
    */
-  hold(req: AuthRequest, suggested: string): PendingConsent | undefined {
+  hold(req: AuthRequest): PendingConsent | undefined {
     this.#sweep();
     // Bounded (contract 15 v4): at most 100 wait; the oldest the owner has not opened gives way, so
     // anyone's /authorize calls cannot fill memory, nor push out the card the owner is looking at.
@@ -100,7 +104,6 @@ export class ConsentBook {
     const p: PendingConsent = {
       ...req,
       id: randomBytes(16).toString('base64url'),
-      suggested_name: suggested,
       expires: this.#now() + REQUEST_TTL_MS,
       opened: false,
     };

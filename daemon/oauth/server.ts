@@ -149,10 +149,13 @@ export class OAuthServer {
     const resources = q.getAll('resource');
     if (resources.length !== 1 || resources[0] !== this.resource)
       return back('invalid_target', `resource: must be ${this.resource} (RFC 8707)`);
-    const pending = this.#consents.hold(
-      { client, redirect_uri: redirectUri, state, code_challenge: challenge, resource: this.resource },
-      await this.#names.suggest(suggestName(client), await this.connections.list()),
-    );
+    const pending = this.#consents.hold({
+      client,
+      redirect_uri: redirectUri,
+      state,
+      code_challenge: challenge,
+      resource: this.resource,
+    });
     if (pending === undefined)
       return back(
         'temporarily_unavailable',
@@ -165,9 +168,11 @@ export class OAuthServer {
    * The consent card's content, or undefined when the request is unknown or expired. Read by the owner's
    * page: the request is opened from now on, and newer ones never push it out (contract 15 v4).
    */
-  consent(id: string): ConsentView | undefined {
+  async consent(id: string): Promise<ConsentView | undefined> {
     const p = this.#consents.open(id);
     if (p === undefined) return undefined;
+    // Contract 15 (v4): never a name any other connection, token or the history has used.
+    p.suggested_name ??= await this.#names.suggest(suggestName(p.client), await this.connections.list());
     return {
       id: p.id,
       ...(p.client.client_name !== undefined ? { client_name: p.client.client_name } : {}),
@@ -198,11 +203,11 @@ export class OAuthServer {
     name: string,
     inherit = false,
   ): Promise<{ redirect: string } | { error: string }> {
+    const gone = {
+      error: 'This request is no longer waiting (it expired or was decided). Connect again from the AI.',
+    };
     const p = this.#consents.pending(id);
-    if (p === undefined)
-      return {
-        error: 'This request is no longer waiting (it expired or was decided). Connect again from the AI.',
-      };
+    if (p === undefined) return gone;
     if (!allow) {
       this.#consents.take(id);
       return {
@@ -224,7 +229,8 @@ export class OAuthServer {
           'This client’s registration was removed (10 minutes without an authorization). Connect again from the AI.',
       };
     }
-    this.#consents.take(id);
+    // Decided once: another Allow of the same request that got here first took it while this one waited.
+    if (this.#consents.take(id) === undefined) return gone;
     const code = this.#consents.issueCode({
       client: p.client,
       redirect_uri: p.redirect_uri,

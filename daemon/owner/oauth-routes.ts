@@ -112,7 +112,7 @@ export function oauthOwnerRoutes(ctx: OwnerContext, sessions: OwnerSessions, oau
     }
     const consent = CONSENT_RE.exec(path);
     if (consent !== null && m === 'GET') {
-      const view = oauth.consent(consent[1]!);
+      const view = await oauth.consent(consent[1]!);
       if (view === undefined)
         refuse(
           req,

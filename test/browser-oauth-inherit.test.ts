@@ -83,6 +83,16 @@ async function openCard(link: string) {
 
 const allow = () => page.getByRole('button', { name: 'Allow' }).and(page.locator(':enabled'));
 
+/** Allow, then the browser back at the AI's callback (its navigation done, so the next goto is the test's). */
+async function allowAndReturn(): Promise<URLSearchParams> {
+  const before = vendor.callbacks.length;
+  await allow().click();
+  await page.waitForURL((u) => u.pathname === '/callback');
+  await page.locator('#done').waitFor();
+  await waitFor(() => vendor.callbacks.length > before, 'the redirect back to the AI');
+  return vendor.callbacks.at(-1)!;
+}
+
 describe('[S.oauth-flood] a flood of /authorize does not push out the card the owner has open', () => {
   it('100 stranger /authorize calls while the card is open; Allow still works', async () => {
     await openCard(authorizeLink(vendor.clientId, vendor.redirectUri));
@@ -91,10 +101,7 @@ describe('[S.oauth-flood] a flood of /authorize does not push out the card the o
       expect(a.status).toBe(302);
     }
     await page.getByLabel('Client name for this connection').fill('owner-ai');
-    const before = vendor.callbacks.length;
-    await allow().click();
-    await waitFor(() => vendor.callbacks.length > before, 'the redirect back to the AI');
-    expect(vendor.callbacks.at(-1)!.get('code')).toBeTruthy();
+    expect((await allowAndReturn()).get('code')).toBeTruthy();
   });
 });
 
@@ -149,9 +156,7 @@ describe('[S.oauth-inherit] the card shows what a used name inherits, and Allow 
       .waitFor();
     expect(vendor.callbacks.length).toBe(before);
     await inherit.check();
-    await allow().click();
-    await waitFor(() => vendor.callbacks.length > before, 'the redirect back to the AI');
-    expect(vendor.callbacks.at(-1)!.get('code')).toBeTruthy();
+    expect((await allowAndReturn()).get('code')).toBeTruthy();
   });
 });
 

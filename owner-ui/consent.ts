@@ -218,11 +218,18 @@ function render(view: ConsentView): void {
   // Contract 15 (v4): a name used before shows what it inherits, in a box Allow needs ticked. The
   // daemon is asked as the owner types (the latest answer wins), and checks the tick itself on Allow.
   let asked = 0;
+  // The box coming or going moves Allow: inert again for a second (click-safety.ts), as any move.
+  const hideInherit = () => {
+    if (inheritBox.hidden) return;
+    inheritInput.checked = false;
+    guard.change(() => {
+      inheritBox.hidden = true;
+    });
+  };
   const lookUp = async () => {
     const mine = ++asked;
     const name = nameInput.value;
-    inheritBox.hidden = true;
-    inheritInput.checked = false;
+    hideInherit();
     if (!NAME_RE.test(name)) return;
     const answer = await askName(name);
     if (mine !== asked || answer === undefined) return;
@@ -230,15 +237,16 @@ function render(view: ConsentView): void {
     if (answer.refused !== undefined) msg.textContent = answer.refused;
     if (answer.inherits !== undefined) {
       inheritText.textContent = `${answer.inherits.text}. Give this connection all of it`;
-      inheritBox.hidden = false;
-      guard.change(() => {});
+      guard.change(() => {
+        inheritBox.hidden = false;
+      });
     }
   };
   nameInput.addEventListener('input', () => {
     if (check()) void lookUp();
     else {
       asked++;
-      inheritBox.hidden = true;
+      hideInherit();
     }
   });
   allow.addEventListener('click', () => {

@@ -4,7 +4,9 @@
  * page comes back here) — sees one decision card: the name the client gives itself AND the host of its
  * client_id (a Client ID Metadata Document's URL: the one name the client cannot pick freely; a client that
  * registered itself here has none, and the card says so), the host its answer is sent to, and the client
- * name this connection will use on /mcp (suggested, editable, checked as typed and by the daemon).
+ * name this connection will use on /mcp (suggested, editable, checked as typed and by the daemon). A name
+ * used before (contract 15 v4) shows what it inherits in a box Allow needs ticked; a redirect that is not
+ * https shows its scheme (an app on this device) or that it is loopback.
  *
  * Allow / Deny are decision buttons like every card's (click-safety.ts): inert for the first second the card
  * is on screen and for a second after it moves, so a page that opens under the owner's pointer cannot take a
@@ -14,6 +16,11 @@ import { ClickGuard } from './click-safety.js';
 import { panelKey } from './connection.js';
 import { byId, el } from './dom.js';
 
+type RedirectTarget =
+  | { kind: 'web'; host: string }
+  | { kind: 'app'; scheme: string }
+  | { kind: 'loopback'; origin: string };
+
 interface ConsentView {
   id: string;
   client_name?: string;
@@ -21,8 +28,16 @@ interface ConsentView {
   kind: 'cimd' | 'dcr';
   client_id_host?: string;
   redirect_host: string;
+  redirect_target?: RedirectTarget;
   suggested_name: string;
   expires_at: string;
+}
+
+/** The daemon's answer for a name (GET /owner/oauth/name): refused, or what it would inherit. */
+interface NameAnswer {
+  client_name?: string;
+  refused?: string;
+  inherits?: { commands: number; grants: number; text: string };
 }
 
 /** Where a consent request waits while the owner logs in (login.ts comes back to it). */
@@ -72,11 +87,38 @@ function row(label: string, value: Node | string): HTMLElement {
   return el('div', { class: 'consent-row' }, el('dt', {}, label), el('dd', {}, value));
 }
 
+/**
+ * Where the answer goes (contract 15 v4): an https host in bold; any other scheme is an app on this
+ * device, named by its scheme — `https.claude.ai://claude.ai/cb` is not the site claude.ai — and loopback
+ * http a program on this computer.
+ */
+function target(view: ConsentView): Node {
+  const t = view.redirect_target ?? { kind: 'web', host: view.redirect_host };
+  if (t.kind === 'web') return el('strong', { class: 'host' }, t.host);
+  if (t.kind === 'app')
+    return el('span', { class: 'unverified' }, 'an app on this device: ', el('code', {}, t.scheme));
+  return el('span', {}, 'a program on this computer: ', el('code', {}, t.origin));
+}
+
+async function askName(name: string): Promise<NameAnswer | undefined> {
+  try {
+    const r = await fetch(`/owner/oauth/name?client_name=${encodeURIComponent(name)}`, {
+      credentials: 'same-origin',
+      headers: headers(),
+      cache: 'no-store',
+    });
+    return r.ok ? ((await r.json()) as NameAnswer) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 async function decide(
   id: string,
   card: HTMLElement,
   decision: 'allow' | 'deny',
   name: string,
+  inherit = false,
 ): Promise<void> {
   busy = true;
   guard.sync(card);
@@ -88,7 +130,11 @@ async function decide(
       method: 'POST',
       credentials: 'same-origin',
       headers: { 'Content-Type': 'application/json', ...headers() },
-      body: JSON.stringify(decision === 'allow' ? { decision, client_name: name } : { decision }),
+      body: JSON.stringify(
+        decision === 'allow'
+          ? { decision, client_name: name, ...(inherit ? { inherit } : {}) }
+          : { decision },
+      ),
     });
   } catch {
     busy = false;
@@ -124,6 +170,10 @@ function render(view: ConsentView): void {
     { id: 'client-name-help', class: 'hint' },
     'Lower-case letters, digits, - and _; starts with a letter; at most 32. Its requests show this name, and it sees only its own.',
   );
+  const inheritInput = el('input', { type: 'checkbox', id: 'inherit-name', name: 'inherit' });
+  const inheritText = el('span', {});
+  const inheritBox = el('label', { class: 'inherit', for: 'inherit-name' }, inheritInput, ' ', inheritText);
+  inheritBox.hidden = true;
   const allow = el('button', { type: 'button', class: 'approve', 'data-action': 'allow' }, 'Allow');
   const deny = el('button', { type: 'button', class: 'deny', 'data-action': 'deny' }, 'Deny');
   const who =
@@ -143,12 +193,13 @@ function render(view: ConsentView): void {
       { class: 'consent-facts' },
       row('Calls itself', view.client_name ?? '(no name given)'),
       row('Web address (client_id host)', who),
-      row('Answers go to', el('strong', { class: 'host' }, view.redirect_host)),
+      row('Answers go to', target(view)),
       row('Client ID', el('code', {}, view.client_id)),
     ),
     el('label', { for: 'client-name' }, 'Client name for this connection'),
     nameInput,
     help,
+    inheritBox,
     el(
       'p',
       { class: 'hint' },
@@ -164,10 +215,48 @@ function render(view: ConsentView): void {
     msg.textContent = ok ? '' : 'Client name: must match ^[a-z][a-z0-9_-]{0,31}$';
     return ok;
   };
-  nameInput.addEventListener('input', check);
+  // Contract 15 (v4): a name used before shows what it inherits, in a box Allow needs ticked. The
+  // daemon is asked as the owner types (the latest answer wins), and checks the tick itself on Allow.
+  let asked = 0;
+  // The box coming or going moves Allow: inert again for a second (click-safety.ts), as any move.
+  const hideInherit = () => {
+    if (inheritBox.hidden) return;
+    inheritInput.checked = false;
+    guard.change(() => {
+      inheritBox.hidden = true;
+    });
+  };
+  const lookUp = async () => {
+    const mine = ++asked;
+    const name = nameInput.value;
+    hideInherit();
+    if (!NAME_RE.test(name)) return;
+    const answer = await askName(name);
+    if (mine !== asked || answer === undefined) return;
+    const msg = card.querySelector<HTMLElement>('.card-msg')!;
+    if (answer.refused !== undefined) msg.textContent = answer.refused;
+    if (answer.inherits !== undefined) {
+      inheritText.textContent = `${answer.inherits.text}. Give this connection all of it`;
+      guard.change(() => {
+        inheritBox.hidden = false;
+      });
+    }
+  };
+  nameInput.addEventListener('input', () => {
+    if (check()) void lookUp();
+    else {
+      asked++;
+      hideInherit();
+    }
+  });
   allow.addEventListener('click', () => {
     if (guard.isInert(card) || busy || !check()) return;
-    void decide(view.id, card, 'allow', nameInput.value);
+    if (!inheritBox.hidden && !inheritInput.checked) {
+      const msg = card.querySelector<HTMLElement>('.card-msg')!;
+      msg.textContent = `Tick the box to give ${nameInput.value} its history and grants, or choose another name.`;
+      return;
+    }
+    void decide(view.id, card, 'allow', nameInput.value, !inheritBox.hidden && inheritInput.checked);
   });
   deny.addEventListener('click', () => {
     if (guard.isInert(card) || busy) return;
@@ -175,6 +264,7 @@ function render(view: ConsentView): void {
   });
   status.textContent = '';
   guard.change(() => slot.replaceChildren(card));
+  void lookUp();
   // Back in view after being hidden: inert again, as every decision card (click-safety.ts).
   document.addEventListener('visibilitychange', () => {
     if (document.visibilityState === 'visible') guard.hold(card);

@@ -1,7 +1,8 @@
 /**
  * "Connected AI clients" (contract 15): every live OAuth connection — its client name, the host of its
  * client_id, when it connected and when it was last used — with a `Disconnect …` button that revokes its
- * tokens and closes its MCP sessions at once. Read over HTTP with the panel session (cookie and panel key);
+ * tokens and closes its MCP sessions at once, and (contract 15 v4) ends the grants made for its name unless
+ * the owner unticks that box in the confirmation. Read over HTTP with the panel session (cookie and panel key);
  * refreshed every 10 s and when the tab comes back, while the owner socket is live (so a logged-out tab asks
  * nothing). Hidden when OAuth is off (`enabled: false`).
  */
@@ -15,6 +16,8 @@ interface Connected {
   redirect_host: string;
   connected_at: string;
   last_used_at: string;
+  /** Live grants made for its client name (contract 15 v4: Disconnect ends them unless unticked). */
+  grants?: number;
 }
 
 const REFRESH_MS = 10_000;
@@ -29,6 +32,16 @@ function when(iso: string): string {
   return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
 }
 
+/**
+ * Where a connection's answers go (contract 15 v4): the daemon keeps an https host, an app's scheme
+ * (`claude:`) or a loopback origin (daemon/oauth/redirect-target.ts), and a scheme is an app, not a site.
+ */
+function answersTo(redirect: string): string {
+  if (redirect.startsWith('http://')) return `a program on this computer (${redirect})`;
+  if (redirect.endsWith(':')) return `an app on this device (${redirect})`;
+  return redirect;
+}
+
 export class OAuthClients {
   readonly #section = byId('oauth');
   readonly #list = byId('oauth-list');
@@ -38,6 +51,8 @@ export class OAuthClients {
 
   #live = false;
   #timer: number | undefined;
+  /** The client whose Disconnect is being confirmed, and its box (kept across the 10 s refreshes). */
+  #confirming: { name: string; endGrants: boolean } | undefined;
 
   constructor() {
     document.addEventListener('visibilitychange', () => {
@@ -86,7 +101,11 @@ export class OAuthClients {
           { type: 'button', class: 'revoke', 'aria-label': `Disconnect ${c.client_name}` },
           'Disconnect…',
         );
-        button.addEventListener('click', () => void this.#disconnect(c.client_name, button));
+        button.addEventListener('click', () => {
+          this.#confirming = { name: c.client_name, endGrants: true };
+          this.#render(clients);
+        });
+        const confirming = this.#confirming?.name === c.client_name ? this.#confirming : undefined;
         return el(
           'li',
           { 'data-client': c.client_name },
@@ -98,7 +117,9 @@ export class OAuthClients {
             el(
               'span',
               {},
-              c.client_id_host !== '' ? c.client_id_host : `registered here, answers to ${c.redirect_host}`,
+              c.client_id_host !== ''
+                ? c.client_id_host
+                : `registered here, answers to ${answersTo(c.redirect_host)}`,
             ),
             el(
               'div',
@@ -106,21 +127,55 @@ export class OAuthClients {
               `connected ${when(c.connected_at)} · last used ${when(c.last_used_at)}`,
             ),
           ),
-          button,
+          confirming === undefined ? button : this.#confirm(c, confirming, clients),
         );
       }),
     );
   }
 
-  async #disconnect(name: string, button: HTMLButtonElement): Promise<void> {
+  /**
+   * Contract 15 (v4): Disconnect also ends the grants made for the name, unless the owner unticks the box
+   * (a later connection given that name would hold them).
+   */
+  #confirm(c: Connected, state: { name: string; endGrants: boolean }, clients: Connected[]): HTMLElement {
+    const n = c.grants ?? 0;
+    const id = `oauth-end-grants-${c.client_name}`;
+    const box = el('input', { type: 'checkbox', id });
+    box.checked = state.endGrants;
+    box.addEventListener('change', () => {
+      state.endGrants = box.checked;
+    });
+    const go = el('button', { type: 'button', class: 'revoke' }, 'Disconnect');
+    const cancel = el('button', { type: 'button' }, 'Cancel');
+    go.addEventListener('click', () => void this.#disconnect(c.client_name, state.endGrants, go));
+    cancel.addEventListener('click', () => {
+      this.#confirming = undefined;
+      this.#render(clients);
+    });
+    return el(
+      'div',
+      { class: 'oauth-confirm' },
+      el(
+        'label',
+        { for: id },
+        box,
+        ` Also end its grants (${n === 0 ? 'no live grants' : n === 1 ? '1 live grant' : `${n} live grants`})`,
+      ),
+      go,
+      cancel,
+    );
+  }
+
+  async #disconnect(name: string, endGrants: boolean, button: HTMLButtonElement): Promise<void> {
     button.disabled = true;
     this.#msg.textContent = '';
+    this.#confirming = undefined;
     try {
       const r = await fetch('/owner/oauth/disconnect', {
         method: 'POST',
         credentials: 'same-origin',
         headers: { 'Content-Type': 'application/json', ...headers() },
-        body: JSON.stringify({ client_name: name }),
+        body: JSON.stringify({ client_name: name, end_grants: endGrants }),
       });
       if (!r.ok) {
         const body = (await r.json().catch(() => ({}))) as { error?: { message?: string } };

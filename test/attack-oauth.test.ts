@@ -361,7 +361,7 @@ describe('[S.oauth-isolation] access tokens', () => {
 });
 
 describe('[S.oauth-consent] DCR', () => {
-  it('registers public clients only, at most 100 a day', async () => {
+  it('registers public clients only, at most 100 a day that the owner allowed (v4)', async () => {
     const reg = (body: Record<string, unknown>) =>
       fetch(`${strict.url}/register`, {
         method: 'POST',
@@ -381,8 +381,17 @@ describe('[S.oauth-consent] DCR', () => {
     const body = (await ok.json()) as Record<string, unknown>;
     expect(body).toMatchObject({ token_endpoint_auth_method: 'none', client_name: 'local' });
     expect(body.client_secret).toBeUndefined();
-    for (let i = 1; i < 100; i++)
-      expect((await reg({ redirect_uris: ['https://app.example/cb'] })).status).toBe(201);
+    // Contract 15 (v4): only registrations the owner allowed count (attack-oauth-inherit: a stranger's
+    // flood of them does not), so the cap is reached by 100 Allows.
+    const owner = await panelLogin(strict);
+    for (let i = 0; i < 100; i++) {
+      const r = await reg({ redirect_uris: ['https://app.example/cb'] });
+      expect(r.status).toBe(201);
+      const { client_id } = (await r.json()) as { client_id: string };
+      const a = await authorize({ client_id, redirect_uri: 'https://app.example/cb' }, strict);
+      const out = await decide(strict, owner, a.location!, { decision: 'allow', client_name: 'app' });
+      expect(out.status, out.error).toBe(200);
+    }
     const over = await reg({ redirect_uris: ['https://app.example/cb'] });
     expect(over.status).toBe(429);
     expect(((await over.json()) as { error_description: string }).error_description).toContain(

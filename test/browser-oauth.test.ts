@@ -236,6 +236,8 @@ describe('[S.oauth-isolation] [S.oauth-consent] a remote AI connects with OAuth,
     expect(await panel.locator('#oauth-list li[data-client="vendorai"]').count()).toBe(0);
     await panel.screenshot({ path: `${SHOTS}/panel-connected-1280.png`, fullPage: true });
     await panel.getByRole('button', { name: 'Disconnect livewire' }).click();
+    // Contract 15 (v4): a confirmation, its grants' box ticked by default.
+    await row.getByRole('button', { name: 'Disconnect', exact: true }).click();
     await row.waitFor({ state: 'detached' });
     // The session is gone at once: its next request is refused, and the token with it.
     await expect(live.listTools()).rejects.toThrow();

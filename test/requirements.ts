@@ -630,6 +630,21 @@ export const REQUIREMENTS = {
     statement:
       "An access token acts on /mcp (header only) as its connection's client name, sees only that name's commands, and Disconnect revokes its tokens and closes its MCP sessions at once.",
   },
+  'S.oauth-flood': {
+    source: 'contracts.md 15 (v4); docs/oauth.md',
+    statement:
+      'A stranger on the port cannot starve OAuth: registrations the owner never allowed do not count toward the daily cap and go after 10 minutes (at most 100 wait), and at most 100 authorizations wait, the oldest unopened going first, never one the owner has opened.',
+  },
+  'S.oauth-inherit': {
+    source: 'contracts.md 15 (v4); docs/security.md',
+    statement:
+      'A client name any other connection, token or the history has used is never suggested; taking it shows what it inherits and Allow needs that box ticked (checked by the daemon); Disconnect ends the name’s grants unless unticked.',
+  },
+  'S.oauth-redirect-scheme': {
+    source: 'contracts.md 15 (v4)',
+    statement:
+      'The consent card shows a redirect URI’s scheme when it is not https (an app on this device), and loopback http as such, never a custom scheme’s host as if it were a site.',
+  },
   'S.passkey-approve': {
     source: 'contracts.md 13.3 (v3); docs/security.md',
     statement:

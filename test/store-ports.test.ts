@@ -762,7 +762,27 @@ describe.each([sqlite, postgres])('[F.store-ports] the v3 ports on $name', (back
       created_at: at,
     });
     expect(await s2.oauth.registered('dcr_1')).toMatchObject({ redirect_uris: ['https://x/cb'] });
+    // Contract 15 (v4): only registrations the owner allowed count; the others can be listed and dropped.
+    await s1.oauth.register({
+      client_id: 'dcr_2',
+      client_name: 'x',
+      redirect_uris: ['https://x/cb'],
+      created_at: at,
+    });
+    expect(await s2.oauth.registrationsSince(at)).toBe(0);
+    expect(await s2.oauth.pendingRegistrations()).toEqual([
+      { client_id: 'dcr_1', created_at: at },
+      { client_id: 'dcr_2', created_at: at },
+    ]);
+    expect(await s1.oauth.completeRegistration('dcr_1', at)).toBe(true);
+    expect(await s1.oauth.completeRegistration('dcr_none', at)).toBe(false);
+    expect(await s2.oauth.registered('dcr_1')).toMatchObject({ completed_at: at });
     expect(await s2.oauth.registrationsSince(at)).toBe(1);
+    await s2.oauth.dropRegistrations(['dcr_1', 'dcr_2']);
+    expect(await s1.oauth.registered('dcr_1')).toBeDefined();
+    expect(await s1.oauth.registered('dcr_2')).toBeUndefined();
+    expect(await s1.oauth.pendingRegistrations()).toEqual([]);
+    expect(await s1.oauth.nameUse('claude')).toEqual({ commands: 0, connections: 0 });
     const connection = {
       id: 'conn_1',
       client_name: 'claude',
@@ -824,9 +844,17 @@ describe.each([sqlite, postgres])('[F.store-ports] the v3 ports on $name', (back
     ]);
     expect(ended.filter(Boolean)).toHaveLength(1);
     expect(await s1.oauth.connections()).toEqual([]);
+    // A past connection still marks its name as used, and its commands stay in the history (what a new
+    // connection of that name would inherit).
+    for (const c of [command('claude'), command('claude'), command('other')])
+      await s1.commands.insert(c, audit(c, 'submit'));
+    expect(await s2.oauth.nameUse('claude')).toEqual({ commands: 2, connections: 1 });
     expect((await s1.oauth.token('a5'))!.token.state).toBe('revoked');
     const log = (await s1.audits.since(0)).map((e) => e.action);
-    expect(log).toEqual(['oauth_client_connected', 'oauth_client_disconnected']);
+    expect(log.filter((a) => a.startsWith('oauth_'))).toEqual([
+      'oauth_client_connected',
+      'oauth_client_disconnected',
+    ]);
   });
 
   it('passkeys: add, get, list in order, remove only its owner’s, used, forget all on rotation', async () => {

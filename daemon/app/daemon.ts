@@ -208,6 +208,7 @@ export class Daemon {
     const oauth = config.oauth.enabled
       ? new OAuthServer({
           store,
+          grants: broker,
           allowLoopbackMetadata: config.oauth.allow_loopback_metadata,
           base: () => config.public_url ?? origins.url(),
         })

@@ -52,6 +52,8 @@ export type {
   GrantStore,
   HistorySearch,
   OAuthConnection,
+  OAuthNameUse,
+  OAuthPendingRegistration,
   OAuthRegisteredClient,
   OAuthStore,
   OAuthTokenRecord,

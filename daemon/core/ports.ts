@@ -145,6 +145,25 @@ export interface OAuthRegisteredClient {
   client_name: string;
   redirect_uris: string[];
   created_at: string;
+  /**
+   * Contract 15 (v4): when the owner first allowed an authorization of it. Until then it is a stranger's
+   * as much as anyone's: it does not count toward the daily cap, and is removed after 10 minutes.
+   */
+  completed_at?: string;
+}
+
+/** An uncompleted DCR registration, as the pruning of them needs it (contract 15 v4). */
+export interface OAuthPendingRegistration {
+  client_id: string;
+  created_at: string;
+}
+
+/** How a client name has been used so far (contract 15 v4: what a new connection of that name inherits). */
+export interface OAuthNameUse {
+  /** Commands of that client name in the history. */
+  commands: number;
+  /** OAuth connections of that name, past and present. */
+  connections: number;
 }
 
 /** One OAuth connection (contract 15): a client the owner allowed, acting as `client_name` on /mcp. */
@@ -175,8 +194,16 @@ export interface OAuthTokenRecord {
 export interface OAuthStore {
   register(client: OAuthRegisteredClient): Promise<void>;
   registered(clientId: string): Promise<OAuthRegisteredClient | undefined>;
-  /** How many registrations were made at or after `at` (the daily cap). */
+  /** How many registrations were completed at or after `at` (the daily cap; contract 15 v4). */
   registrationsSince(at: string): Promise<number>;
+  /** Marks a registration completed (the owner allowed it) unless it was; false when there is none. */
+  completeRegistration(clientId: string, at: string): Promise<boolean>;
+  /** Registrations not completed yet, oldest first. */
+  pendingRegistrations(): Promise<OAuthPendingRegistration[]>;
+  /** Removes these registrations, those of them still not completed only. */
+  dropRegistrations(clientIds: readonly string[]): Promise<void>;
+  /** How `name` has been used: its commands in the history, its OAuth connections past and present. */
+  nameUse(name: string): Promise<OAuthNameUse>;
   /** Stores a new connection with its first tokens and its audit entry, atomically. */
   connect(connection: OAuthConnection, tokens: OAuthTokenRecord[], audit: AuditEntry): Promise<void>;
   /** A token by hash with its connection. */

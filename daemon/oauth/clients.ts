@@ -1,13 +1,15 @@
 /**
  * Who a `client_id` is (contract 15): a Client ID Metadata Document (the client_id is the URL of its own
  * metadata, fetched SSRF-safely by fetch-document.ts, cached at most 1 hour) or a client registered here by
- * Dynamic Client Registration (RFC 7591, public clients only, at most 100 a day). Redirect URIs match
+ * Dynamic Client Registration (RFC 7591, public clients only, at most 100 a day that the owner allowed;
+ * the others are removed after 10 minutes, registrations.ts). Redirect URIs match
  * exactly, except that a loopback redirect may use any port (RFC 8252 §7.3).
  */
 import { randomBytes } from 'node:crypto';
 import { hasForbiddenCharacter } from '../base/index.js';
 import type { OAuthStore } from '../core/index.js';
 import { fetchClientDocument, MetadataFetchError, type Resolve } from './fetch-document.js';
+import { registrationExpired, registrationsToDrop } from './registrations.js';
 
 export const CIMD_CACHE_MS = 60 * 60 * 1000;
 export const DCR_PER_DAY = 100;
@@ -109,6 +111,8 @@ export interface ClientsOptions {
   store: OAuthStore;
   allowLoopback: boolean;
   now?: () => number;
+  /** DCR client_ids never removed while so (contract 15 v4: a consent the owner opened is of them). */
+  kept?: () => ReadonlySet<string>;
   resolve?: Resolve;
   timeoutMs?: number;
 }
@@ -126,13 +130,36 @@ export class Clients {
     return (this.#o.now ?? Date.now)();
   }
 
+  #kept(): ReadonlySet<string> {
+    return this.#o.kept?.() ?? new Set();
+  }
+
+  /**
+   * Contract 15 (v4): the owner allowed an authorization of this client — a DCR registration now counts
+   * toward the daily cap and stays. False when the registration is gone (removed after 10 minutes).
+   */
+  async complete(client: ClientInfo): Promise<boolean> {
+    if (client.kind !== 'dcr') return true;
+    return this.#o.store.completeRegistration(client.client_id, new Date(this.#now()).toISOString());
+  }
+
   /** The client, or an OAuthError `invalid_client` / `invalid_request` naming why. */
   async get(clientId: string): Promise<ClientInfo> {
     if (clientId === '' || clientId.length > 2000)
       throw new OAuthError('invalid_request', 'client_id: required, at most 2000 characters');
     const url = isDocumentUrl(clientId, this.#o.allowLoopback);
     if (url === undefined) {
-      const reg = await this.#o.store.registered(clientId);
+      let reg = await this.#o.store.registered(clientId);
+      // Contract 15 (v4): 10 minutes without an authorization the owner allowed, and it is gone.
+      if (
+        reg !== undefined &&
+        reg.completed_at === undefined &&
+        registrationExpired(reg.created_at, this.#now()) &&
+        !this.#kept().has(clientId)
+      ) {
+        await this.#o.store.dropRegistrations([clientId]);
+        reg = undefined;
+      }
       if (reg === undefined) {
         throw new OAuthError(
           'invalid_client',
@@ -235,8 +262,14 @@ export class Clients {
     if (!Array.isArray(types) || !types.every((t) => t === 'code'))
       throw new OAuthError('invalid_client_metadata', 'response_types: only "code"');
     const now = this.#now();
+    // Contract 15 (v4): only registrations the owner allowed count toward the day's cap, so a stranger's
+    // flood of them cannot refuse the owner's own client; the flood's rows are bounded and short-lived.
+    const store = this.#o.store;
+    await store.dropRegistrations(
+      registrationsToDrop(await store.pendingRegistrations(), now, this.#kept(), 1),
+    );
     const dayAgo = new Date(now - 24 * 60 * 60 * 1000).toISOString();
-    if ((await this.#o.store.registrationsSince(dayAgo)) >= DCR_PER_DAY)
+    if ((await store.registrationsSince(dayAgo)) >= DCR_PER_DAY)
       throw new OAuthError(
         'temporarily_unavailable',
         `at most ${DCR_PER_DAY} client registrations a day; try again later or use a Client ID Metadata Document`,

@@ -1,7 +1,7 @@
 /** Contract 15: codes live 60 s and work once; a request waits 10 minutes for the owner (fake clock). */
 import { describe, expect, it } from 'vitest';
 import type { ClientInfo } from './clients.js';
-import { CODE_TTL_MS, ConsentBook, REQUEST_TTL_MS, suggestName } from './consent.js';
+import { CODE_TTL_MS, ConsentBook, REQUEST_TTL_MS, REQUESTS_MAX, suggestName } from './consent.js';
 
 const client: ClientInfo = {
   client_id: 'https://claude.ai/oauth/client.json',
@@ -37,14 +37,39 @@ describe('[S.oauth-tokens] ConsentBook', () => {
   it('a waiting request ends after 10 minutes', () => {
     let now = 0;
     const book = new ConsentBook(() => now);
-    const p = book.hold(
-      { client, redirect_uri: 'https://claude.ai/cb', state: 's', code_challenge: 'c', resource: 'r' },
-      'claude',
-    );
+    const p = book.hold({
+      client,
+      redirect_uri: 'https://claude.ai/cb',
+      state: 's',
+      code_challenge: 'c',
+      resource: 'r',
+    })!;
     now += REQUEST_TTL_MS - 1;
     expect(book.pending(p.id)).toBeDefined();
     now += 1;
     expect(book.pending(p.id)).toBeUndefined();
+  });
+
+  it('[S.oauth-flood] at most 100 wait: the oldest unopened gives way, an opened one never', () => {
+    const book = new ConsentBook(() => 0);
+    const req = {
+      client,
+      redirect_uri: 'https://claude.ai/cb',
+      state: 's',
+      code_challenge: 'c',
+      resource: 'r',
+    };
+    const opened = book.hold(req)!;
+    const unopened = book.hold(req)!;
+    expect(book.open(opened.id)).toBeDefined();
+    expect(book.openedClients()).toEqual(new Set([client.client_id]));
+    for (let i = 0; i < REQUESTS_MAX; i++) expect(book.hold(req)).toBeDefined();
+    expect(book.pending(unopened.id)).toBeUndefined();
+    expect(book.pending(opened.id)).toBeDefined();
+    // Every waiting one opened: a newer request is refused rather than push one out.
+    const all = new ConsentBook(() => 0);
+    for (let i = 0; i < REQUESTS_MAX; i++) all.open(all.hold(req)!.id);
+    expect(all.hold(req)).toBeUndefined();
   });
 
   it('suggests a name from the client_id host, else the DCR client name', () => {

@@ -9,7 +9,7 @@ import type { ClientInfo } from './clients.js';
 
 export const REQUEST_TTL_MS = 10 * 60 * 1000;
 export const CODE_TTL_MS = 60 * 1000;
-const REQUESTS_MAX = 100;
+export const REQUESTS_MAX = 100;
 const CODES_MAX = 1000;
 
 /** Contract 15: the client name a connection uses on /mcp. */
@@ -30,8 +30,14 @@ export interface AuthRequest {
 
 export interface PendingConsent extends AuthRequest {
   id: string;
-  suggested_name: string;
+  /**
+   * The name the card suggests, chosen when the owner first opens it (so a stranger's /authorize calls
+   * cost no look-up of names, and the suggestion is as fresh as the card).
+   */
+  suggested_name?: string;
   expires: number;
+  /** The owner's page has read it (contract 15 v4: never pushed out by newer requests then). */
+  opened: boolean;
 }
 
 /** What a code stands for once the owner allowed. */
@@ -82,16 +88,24 @@ export class ConsentBook {
     for (const [k, c] of this.#codes) if (c.expires <= t) this.#codes.delete(k);
   }
 
-  /** Holds a request until the owner decides; returns its id (the consent page's handle). */
-  hold(req: AuthRequest, suggested: string): PendingConsent {
+  /**
+   * Holds a request until the owner decides; returns it (its id is the consent page's handle), or
+   * undefined when REQUESTS_MAX wait and the owner has opened every one of them.
+   */
+  hold(req: AuthRequest): PendingConsent | undefined {
     this.#sweep();
-    // Bounded: the oldest waiting request gives way (an AI cannot fill memory with /authorize calls).
-    if (this.#requests.size >= REQUESTS_MAX) this.#requests.delete(this.#requests.keys().next().value!);
+    // Bounded (contract 15 v4): at most 100 wait; the oldest the owner has not opened gives way, so
+    // anyone's /authorize calls cannot fill memory, nor push out the card the owner is looking at.
+    if (this.#requests.size >= REQUESTS_MAX) {
+      const oldest = [...this.#requests.values()].find((r) => !r.opened);
+      if (oldest === undefined) return undefined;
+      this.#requests.delete(oldest.id);
+    }
     const p: PendingConsent = {
       ...req,
       id: randomBytes(16).toString('base64url'),
-      suggested_name: suggested,
       expires: this.#now() + REQUEST_TTL_MS,
+      opened: false,
     };
     this.#requests.set(p.id, p);
     return p;
@@ -100,6 +114,21 @@ export class ConsentBook {
   pending(id: string): PendingConsent | undefined {
     this.#sweep();
     return this.#requests.get(id);
+  }
+
+  /** The request as the owner's page reads it: from now on it is opened (never pushed out). */
+  open(id: string): PendingConsent | undefined {
+    const p = this.pending(id);
+    if (p !== undefined) p.opened = true;
+    return p;
+  }
+
+  /** The client_ids of requests the owner has opened (their DCR registrations stay: registrations.ts). */
+  openedClients(): Set<string> {
+    this.#sweep();
+    const out = new Set<string>();
+    for (const r of this.#requests.values()) if (r.opened) out.add(r.client.client_id);
+    return out;
   }
 
   /** Takes the request out (decided either way). */

@@ -5,12 +5,14 @@
  * access token acts as. Every answer here is the protocol's (RFC 6749 error codes), not the MCP tools'.
  */
 import { createHash } from 'node:crypto';
-import type { Actor, OAuthConnection, StorePorts } from '../core/index.js';
+import type { Actor, BrokerApi, OAuthConnection, StorePorts } from '../core/index.js';
 import { type ClientInfo, Clients, OAuthError, redirectMatches } from './clients.js';
 import { Connections, type TokenPair } from './connections.js';
-import { CONNECTION_NAME_RE, ConsentBook, sha256, suggestName } from './consent.js';
+import { ConsentBook, sha256, suggestName } from './consent.js';
 import type { Resolve } from './fetch-document.js';
 import { authorizationServerMetadata, protectedResourceMetadata } from './metadata.js';
+import { ClientNames, type NameCheck } from './names.js';
+import { type RedirectTarget, redirectShown, redirectTarget } from './redirect-target.js';
 
 const PKCE_VERIFIER_RE = /^[A-Za-z0-9._~-]{43,128}$/;
 const PKCE_CHALLENGE_RE = /^[A-Za-z0-9_-]{43}$/;
@@ -28,9 +30,14 @@ export interface ConsentView {
   /** CIMD: the host of the client_id URL. DCR: absent (nothing verified it). */
   client_id_host?: string;
   redirect_host: string;
+  /** Contract 15 (v4): what the redirect is — an https site, an app on this device (its scheme), loopback. */
+  redirect_target: RedirectTarget;
   suggested_name: string;
   expires_at: string;
 }
+
+/** A live connection as the panel lists it, with the live grants made for its name (Disconnect ends them). */
+export type ListedConnection = OAuthConnection & { grants: number };
 
 /** The outcome of GET /authorize. */
 export type AuthorizeOutcome =
@@ -40,6 +47,8 @@ export type AuthorizeOutcome =
 
 export interface OAuthServerOptions {
   store: Pick<StorePorts, 'oauth' | 'clientTokens'>;
+  /** The grants a client name holds, and their ending (contract 15 v4); absent, none are seen. */
+  grants?: Pick<BrokerApi, 'liveGrants' | 'revoke'>;
   allowLoopbackMetadata: boolean;
   /** `public_url`, else the daemon's own URL (contract 15: `<base>`). */
   base: () => string;
@@ -53,6 +62,7 @@ export class OAuthServer {
   readonly clients: Clients;
   readonly connections: Connections;
   readonly #consents: ConsentBook;
+  readonly #names: ClientNames;
   readonly #spent = new Map<string, { connection: string; until: number }>();
 
   constructor(o: OAuthServerOptions) {
@@ -62,10 +72,16 @@ export class OAuthServer {
       store: o.store.oauth,
       allowLoopback: o.allowLoopbackMetadata,
       now: this.#now,
+      kept: () => this.#consents.openedClients(),
       ...(o.resolve ? { resolve: o.resolve } : {}),
     });
     this.connections = new Connections(o.store.oauth, this.#now);
     this.#consents = new ConsentBook(this.#now);
+    const grants = o.grants;
+    this.#names = new ClientNames({
+      store: o.store,
+      ...(grants !== undefined ? { liveGrants: () => grants.liveGrants() } : {}),
+    });
   }
 
   get base(): string {
@@ -133,17 +149,30 @@ export class OAuthServer {
     const resources = q.getAll('resource');
     if (resources.length !== 1 || resources[0] !== this.resource)
       return back('invalid_target', `resource: must be ${this.resource} (RFC 8707)`);
-    const pending = this.#consents.hold(
-      { client, redirect_uri: redirectUri, state, code_challenge: challenge, resource: this.resource },
-      await this.#freeName(suggestName(client)),
-    );
+    const pending = this.#consents.hold({
+      client,
+      redirect_uri: redirectUri,
+      state,
+      code_challenge: challenge,
+      resource: this.resource,
+    });
+    if (pending === undefined)
+      return back(
+        'temporarily_unavailable',
+        'too many connection requests wait for the owner; try again later',
+      );
     return { kind: 'consent', id: pending.id };
   }
 
-  /** The consent card's content, or undefined when the request is unknown or expired. */
-  consent(id: string): ConsentView | undefined {
-    const p = this.#consents.pending(id);
+  /**
+   * The consent card's content, or undefined when the request is unknown or expired. Read by the owner's
+   * page: the request is opened from now on, and newer ones never push it out (contract 15 v4).
+   */
+  async consent(id: string): Promise<ConsentView | undefined> {
+    const p = this.#consents.open(id);
     if (p === undefined) return undefined;
+    // Contract 15 (v4): never a name any other connection, token or the history has used.
+    p.suggested_name ??= await this.#names.suggest(suggestName(p.client), await this.connections.list());
     return {
       id: p.id,
       ...(p.client.client_name !== undefined ? { client_name: p.client.client_name } : {}),
@@ -151,54 +180,57 @@ export class OAuthServer {
       kind: p.client.kind,
       ...(p.client.host !== undefined ? { client_id_host: p.client.host } : {}),
       redirect_host: new URL(p.redirect_uri).host,
+      redirect_target: redirectTarget(p.redirect_uri),
       suggested_name: p.suggested_name,
       expires_at: new Date(p.expires).toISOString(),
     };
   }
 
-  /** Why a client name cannot be used by a new connection, or undefined when it can. */
-  async nameProblem(name: string): Promise<string | undefined> {
-    if (!CONNECTION_NAME_RE.test(name)) return 'client_name: must match ^[a-z][a-z0-9_-]{0,31}$';
-    if (name === 'local' || (await this.#o.store.clientTokens.tokenHash(name)) !== undefined)
-      return `client_name: ${name} is an MCP token client's name; choose another`;
-    if ((await this.connections.list()).some((c) => c.client_name === name))
-      return `client_name: ${name} is already connected; disconnect it first or choose another`;
-    return undefined;
-  }
-
-  async #freeName(base: string): Promise<string> {
-    if ((await this.nameProblem(base)) === undefined) return base;
-    for (let i = 2; i < 100; i++) {
-      const n = `${base.slice(0, 28)}-${i}`;
-      if ((await this.nameProblem(n)) === undefined) return n;
-    }
-    return base;
+  /** Whether a new connection may take `name`, and what it would inherit (the card asks as the owner types). */
+  async checkName(name: string): Promise<NameCheck> {
+    return this.#names.check(name, await this.connections.list());
   }
 
   /**
    * The owner's decision: Allow (with the client name) → a redirect carrying code, state and iss; Deny →
-   * `error=access_denied`. A bad name refuses with a message and keeps the request waiting.
+   * `error=access_denied`. A refused name, or a used one without `inherit` (contract 15 v4: the box the
+   * owner ticks — enforced here, not only on the page), refuses with a message and keeps the request waiting.
    */
   async decide(
     id: string,
     owner: string,
     allow: boolean,
     name: string,
+    inherit = false,
   ): Promise<{ redirect: string } | { error: string }> {
+    const gone = {
+      error: 'This request is no longer waiting (it expired or was decided). Connect again from the AI.',
+    };
     const p = this.#consents.pending(id);
-    if (p === undefined)
-      return {
-        error: 'This request is no longer waiting (it expired or was decided). Connect again from the AI.',
-      };
+    if (p === undefined) return gone;
     if (!allow) {
       this.#consents.take(id);
       return {
         redirect: this.#redirect(p.redirect_uri, { error: 'access_denied', state: p.state, iss: this.base }),
       };
     }
-    const problem = await this.nameProblem(name);
-    if (problem !== undefined) return { error: problem };
-    this.#consents.take(id);
+    const check = await this.checkName(name);
+    if (check.kind === 'refused') return { error: check.message };
+    if (check.kind === 'used' && !inherit)
+      return {
+        error: `client_name: ${check.inherits.text}; tick "inherit" to give this connection all of that, or choose another name`,
+      };
+    // A DCR registration the owner allowed stays and counts toward the day's cap; one removed meanwhile
+    // (10 minutes without an Allow) cannot be connected.
+    if (!(await this.clients.complete(p.client))) {
+      this.#consents.take(id);
+      return {
+        error:
+          'This client’s registration was removed (10 minutes without an authorization). Connect again from the AI.',
+      };
+    }
+    // Decided once: another Allow of the same request that got here first took it while this one waited.
+    if (this.#consents.take(id) === undefined) return gone;
     const code = this.#consents.issueCode({
       client: p.client,
       redirect_uri: p.redirect_uri,
@@ -261,14 +293,14 @@ export class OAuthServer {
     )
       throw new OAuthError('invalid_grant', 'code_verifier: does not match the code_challenge');
     // The name may have been taken since the owner chose it (another consent): refuse rather than share it.
-    const problem = await this.nameProblem(g.client_name);
-    if (problem !== undefined) throw new OAuthError('invalid_grant', problem);
+    const check = await this.checkName(g.client_name);
+    if (check.kind === 'refused') throw new OAuthError('invalid_grant', check.message);
     const { id, pair } = await this.connections.connect({
       client_name: g.client_name,
       client_id: g.client.client_id,
       // A DCR client has no host anyone vouched for: stored empty, and the panel says so.
       client_host: g.client.host ?? '',
-      redirect_host: new URL(g.redirect_uri).host,
+      redirect_host: redirectShown(g.redirect_uri),
       owner: g.owner,
     });
     for (const [k, v] of this.#spent) if (v.until <= this.#now()) this.#spent.delete(k);
@@ -283,18 +315,35 @@ export class OAuthServer {
     await this.connections.revoke(token, f.get('client_id') ?? undefined);
   }
 
-  /** The panel's list. */
-  list(): Promise<OAuthConnection[]> {
-    return this.connections.list();
+  /** The panel's list: each live connection with the live grants of its name. */
+  async list(): Promise<ListedConnection[]> {
+    return (await this.connections.list()).map((c) => ({
+      ...c,
+      grants: this.#names.grantsOf(c.client_name).length,
+    }));
   }
 
-  /** The panel's Disconnect: every live connection named `clientName`; false when none was. */
-  async disconnectByName(clientName: string, owner: string): Promise<boolean> {
+  /**
+   * The panel's Disconnect: every live connection named `clientName`, and with `endGrants` (contract 15
+   * v4: the box ticked unless the owner unticks it) the owner grants made for that name, so a later
+   * connection of the name inherits none. Undefined when no connection was live; else how many grants ended.
+   */
+  async disconnectByName(
+    clientName: string,
+    owner: string,
+    endGrants = true,
+  ): Promise<{ grants_ended: number } | undefined> {
     const actor: Actor = { kind: 'owner', name: owner };
     let any = false;
     for (const c of await this.connections.list())
       if (c.client_name === clientName)
         any = (await this.connections.disconnect(c.id, actor, 'owner')) || any;
-    return any;
+    if (!any) return undefined;
+    let ended = 0;
+    if (endGrants && this.#o.grants !== undefined)
+      // A config grant is the config's to end (NotRevocable): it stays, and still counts as inherited.
+      for (const g of this.#names.grantsOf(clientName))
+        if (g.source === 'owner' && (await this.#o.grants.revoke(g.id, owner)).ok) ended++;
+    return { grants_ended: ended };
   }
 }

@@ -112,7 +112,7 @@ export function oauthOwnerRoutes(ctx: OwnerContext, sessions: OwnerSessions, oau
     }
     const consent = CONSENT_RE.exec(path);
     if (consent !== null && m === 'GET') {
-      const view = oauth.consent(consent[1]!);
+      const view = await oauth.consent(consent[1]!);
       if (view === undefined)
         refuse(
           req,
@@ -134,16 +134,34 @@ export function oauthOwnerRoutes(ctx: OwnerContext, sessions: OwnerSessions, oau
           res,
           400,
           'BadMessage',
-          'body must be {"decision":"allow","client_name":"<name>"} or {"decision":"deny"}',
+          'body must be {"decision":"allow","client_name":"<name>","inherit"?:true} or {"decision":"deny"}',
         );
         return true;
       }
-      const out = await oauth.decide(consent[1]!, owner, allow, typeof name === 'string' ? name : '');
+      // Contract 15 (v4): `inherit: true` is the ticked box for a used name; the daemon checks it.
+      const out = await oauth.decide(
+        consent[1]!,
+        owner,
+        allow,
+        typeof name === 'string' ? name : '',
+        body?.inherit === true,
+      );
       if ('error' in out) refuse(req, res, 400, 'BadMessage', out.error);
       else {
         ctx.log.log('info', allow ? 'oauth_consent_allowed' : 'oauth_consent_denied', { owner });
         json(req, res, 200, { ok: true, redirect: out.redirect });
       }
+      return true;
+    }
+    if (path === '/owner/oauth/name' && m === 'GET') {
+      // The card's check as the owner types (contract 15 v4): refused, or what the name would inherit.
+      const name = url.searchParams.get('client_name') ?? '';
+      const check = await oauth.checkName(name);
+      json(req, res, 200, {
+        client_name: name.slice(0, 64),
+        ...(check.kind === 'refused' ? { refused: check.message } : {}),
+        ...(check.kind === 'used' ? { inherits: check.inherits } : {}),
+      });
       return true;
     }
     if (path === '/owner/oauth/clients' && m === 'GET') {
@@ -157,6 +175,7 @@ export function oauthOwnerRoutes(ctx: OwnerContext, sessions: OwnerSessions, oau
           redirect_host: c.redirect_host,
           connected_at: c.connected_at,
           last_used_at: c.last_used_at,
+          grants: c.grants,
         })),
       });
       return true;
@@ -164,12 +183,14 @@ export function oauthOwnerRoutes(ctx: OwnerContext, sessions: OwnerSessions, oau
     if (path === '/owner/oauth/disconnect' && m === 'POST') {
       const body = await readJson(req);
       const name = body?.client_name;
-      if (typeof name !== 'string') {
-        refuse(req, res, 400, 'BadMessage', 'body must be {"client_name":"<name>"}');
+      const endGrants = body?.end_grants;
+      if (typeof name !== 'string' || (endGrants !== undefined && typeof endGrants !== 'boolean')) {
+        refuse(req, res, 400, 'BadMessage', 'body must be {"client_name":"<name>","end_grants"?:false}');
         return true;
       }
-      const ended = await oauth.disconnectByName(name, owner);
-      if (!ended)
+      // Contract 15 (v4): the grants end with the connection unless the owner unticked the box.
+      const ended = await oauth.disconnectByName(name, owner, endGrants !== false);
+      if (ended === undefined)
         refuse(
           req,
           res,
@@ -177,7 +198,7 @@ export function oauthOwnerRoutes(ctx: OwnerContext, sessions: OwnerSessions, oau
           'NotFound',
           `no connected client is named ${JSON.stringify(name.slice(0, 64))}`,
         );
-      else json(req, res, 200, { ok: true });
+      else json(req, res, 200, { ok: true, grants_ended: ended.grants_ended });
       return true;
     }
     refuse(req, res, 404, 'NotFound', 'no such owner OAuth route');

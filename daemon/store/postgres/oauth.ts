@@ -5,7 +5,12 @@
  * `oauth_client_disconnected`. A refresh token's rotation is decided on its row, which PostgreSQL locks and
  * re-checks: of two daemons rotating one token at once, the second finds it no longer live (a reuse).
  */
-import type { OAuthRegisteredClient, OAuthStore, OAuthTokenRecord } from '../../core/index.js';
+import type {
+  OAuthPendingRegistration,
+  OAuthRegisteredClient,
+  OAuthStore,
+  OAuthTokenRecord,
+} from '../../core/index.js';
 import { type ConnectionRow, toConnection } from '../rows/index.js';
 import type { PgTransactions, Steps } from './transaction.js';
 
@@ -33,17 +38,59 @@ export function pgOAuth(tx: PgTransactions): OAuthStore & { liveNames(): Promise
       ),
     registered: async (clientId) => {
       const r = (
-        await tx.read<{ client_id: string; client_name: string; redirect_uris: string; created_at: string }>(
-          'SELECT * FROM oauth_clients WHERE client_id = $1',
-          [clientId],
-        )
+        await tx.read<{
+          client_id: string;
+          client_name: string;
+          redirect_uris: string;
+          created_at: string;
+          completed_at: string | null;
+        }>('SELECT * FROM oauth_clients WHERE client_id = $1', [clientId])
       )[0];
-      return r === undefined ? undefined : { ...r, redirect_uris: JSON.parse(r.redirect_uris) as string[] };
+      if (r === undefined) return undefined;
+      const { completed_at, ...rest } = r;
+      return {
+        ...rest,
+        redirect_uris: JSON.parse(r.redirect_uris) as string[],
+        ...(completed_at !== null ? { completed_at } : {}),
+      };
     },
     registrationsSince: async (at) =>
-      (
-        await tx.read<{ n: number }>('SELECT count(*) AS n FROM oauth_clients WHERE created_at >= $1', [at])
-      )[0]!.n,
+      Number(
+        (
+          await tx.read<{ n: string }>('SELECT count(*) AS n FROM oauth_clients WHERE completed_at >= $1', [
+            at,
+          ])
+        )[0]!.n,
+      ),
+    completeRegistration: (clientId, at) =>
+      tx.steps(
+        async (s) =>
+          (
+            await s.query(
+              'UPDATE oauth_clients SET completed_at = coalesce(completed_at, $1) WHERE client_id = $2',
+              [at, clientId],
+            )
+          ).rowCount === 1,
+      ),
+    pendingRegistrations: () =>
+      tx.read<OAuthPendingRegistration>(
+        'SELECT client_id, created_at FROM oauth_clients WHERE completed_at IS NULL ORDER BY created_at, client_id',
+      ),
+    dropRegistrations: async (clientIds) => {
+      if (clientIds.length === 0) return;
+      await tx.write(
+        'DELETE FROM oauth_clients WHERE client_id = ANY($1::text[]) AND completed_at IS NULL',
+        [clientIds],
+        () => undefined,
+      );
+    },
+    nameUse: async (name) => {
+      const [commands, connections] = await Promise.all([
+        tx.read<{ n: string }>('SELECT count(*) AS n FROM commands WHERE client = $1', [name]),
+        tx.read<{ n: string }>('SELECT count(*) AS n FROM oauth_connections WHERE client_name = $1', [name]),
+      ]);
+      return { commands: Number(commands[0]!.n), connections: Number(connections[0]!.n) };
+    },
     connect: (c, tokens, audit) =>
       tx.steps(async (s) => {
         await s.query(DROP_EXPIRED, [c.connected_at]);

@@ -233,6 +233,13 @@ const MIGRATIONS: readonly string[] = [
      stopped_at timestamptz,
      audit_public_key text
    );`,
+  // Contract 15 (v4): store/sqlite/schema.ts's `completed_at` of DCR registrations (only those the owner
+  // allowed count toward the daily cap) and connections by name (what a name inherits).
+  `ALTER TABLE oauth_clients ADD COLUMN completed_at text;
+   UPDATE oauth_clients SET completed_at = created_at
+     WHERE client_id IN (SELECT client_id FROM oauth_connections);
+   CREATE INDEX oauth_clients_completed ON oauth_clients(completed_at);
+   CREATE INDEX oauth_connections_name ON oauth_connections(client_name);`,
 ];
 
 /** How many migrations this build knows (the newest schema version). */

@@ -7,6 +7,8 @@
 import type {
   AuditEntry,
   OAuthConnection,
+  OAuthNameUse,
+  OAuthPendingRegistration,
   OAuthRegisteredClient,
   OAuthTokenRecord,
 } from '../../core/index.js';
@@ -28,7 +30,16 @@ export class SqliteOAuth {
         'INSERT INTO oauth_clients (client_id, client_name, redirect_uris, created_at) VALUES (?, ?, ?, ?)',
       ),
       registered: db.prepare('SELECT * FROM oauth_clients WHERE client_id = ?'),
-      since: db.prepare('SELECT count(*) FROM oauth_clients WHERE created_at >= ?').pluck(),
+      since: db.prepare('SELECT count(*) FROM oauth_clients WHERE completed_at >= ?').pluck(),
+      complete: db.prepare(
+        'UPDATE oauth_clients SET completed_at = coalesce(completed_at, ?) WHERE client_id = ?',
+      ),
+      pending: db.prepare(
+        'SELECT client_id, created_at FROM oauth_clients WHERE completed_at IS NULL ORDER BY created_at, client_id',
+      ),
+      drop: db.prepare('DELETE FROM oauth_clients WHERE client_id = ? AND completed_at IS NULL'),
+      nameCommands: db.prepare('SELECT count(*) FROM commands WHERE client = ?').pluck(),
+      nameConnections: db.prepare('SELECT count(*) FROM oauth_connections WHERE client_name = ?').pluck(),
       insertConnection: db.prepare(
         'INSERT INTO oauth_connections (id, client_name, client_id, client_host, redirect_host, connected_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
       ),
@@ -56,14 +67,47 @@ export class SqliteOAuth {
 
   registered(clientId: string): OAuthRegisteredClient | undefined {
     const r = this.#s.registered.get(clientId) as
-      | { client_id: string; client_name: string; redirect_uris: string; created_at: string }
+      | {
+          client_id: string;
+          client_name: string;
+          redirect_uris: string;
+          created_at: string;
+          completed_at: string | null;
+        }
       | undefined;
     if (r === undefined) return undefined;
-    return { ...r, redirect_uris: JSON.parse(r.redirect_uris) as string[] };
+    const { completed_at, ...rest } = r;
+    return {
+      ...rest,
+      redirect_uris: JSON.parse(r.redirect_uris) as string[],
+      ...(completed_at !== null ? { completed_at } : {}),
+    };
   }
 
   registrationsSince(at: string): number {
     return this.#s.since.get(at) as number;
+  }
+
+  completeRegistration(clientId: string, at: string): boolean {
+    return this.#s.complete.run(at, clientId).changes === 1;
+  }
+
+  pendingRegistrations(): OAuthPendingRegistration[] {
+    return this.#s.pending.all() as OAuthPendingRegistration[];
+  }
+
+  dropRegistrations(clientIds: readonly string[]): void {
+    if (clientIds.length === 0) return;
+    this.#atomic(() => {
+      for (const id of clientIds) this.#s.drop.run(id);
+    });
+  }
+
+  nameUse(name: string): OAuthNameUse {
+    return {
+      commands: this.#s.nameCommands.get(name) as number,
+      connections: this.#s.nameConnections.get(name) as number,
+    };
   }
 
   #insertTokens(tokens: OAuthTokenRecord[]): void {

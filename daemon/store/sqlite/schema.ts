@@ -165,6 +165,14 @@ export const MIGRATIONS: readonly string[] = [
      created_at TEXT NOT NULL
    );
    CREATE INDEX IF NOT EXISTS push_subscriptions_owner ON push_subscriptions(owner);`,
+  // Contract 15 (v4): a DCR registration counts toward the daily cap only once the owner allowed it
+  // (`completed_at`); the others are removed after 10 minutes (daemon/oauth/registrations.ts). Those with a
+  // connection already were allowed. Connections by name: what a name was used for (its inheritance).
+  `ALTER TABLE oauth_clients ADD COLUMN completed_at TEXT;
+   UPDATE oauth_clients SET completed_at = created_at
+     WHERE client_id IN (SELECT client_id FROM oauth_connections);
+   CREATE INDEX oauth_clients_completed ON oauth_clients(completed_at);
+   CREATE INDEX oauth_connections_name ON oauth_connections(client_name);`,
 ];
 
 /**

@@ -233,6 +233,11 @@ const MIGRATIONS: readonly string[] = [
      stopped_at timestamptz,
      audit_public_key text
    );`,
+  // Contract 12 (v4): a command that ends keeps no preview text (core/preview-end.ts); those that ended
+  // before this version lose theirs here. Their preview_made audit entries keep the text's SHA-256.
+  `UPDATE commands SET body = ((body::jsonb #- '{preview,diff}') #- '{preview,text}')::text
+     WHERE state IN ('succeeded', 'denied', 'failed', 'unknown')
+       AND (body::jsonb -> 'preview') ?| array['diff', 'text'];`,
 ];
 
 /** How many migrations this build knows (the newest schema version). */

@@ -165,6 +165,11 @@ export const MIGRATIONS: readonly string[] = [
      created_at TEXT NOT NULL
    );
    CREATE INDEX IF NOT EXISTS push_subscriptions_owner ON push_subscriptions(owner);`,
+  // Contract 12 (v4): a command that ends keeps no preview text (core/preview-end.ts); those that ended
+  // before this version lose theirs here. Their preview_made audit entries keep the text's SHA-256.
+  `UPDATE commands SET body = json_remove(body, '$.preview.diff', '$.preview.text')
+     WHERE state IN ('succeeded', 'denied', 'failed', 'unknown')
+       AND (json_extract(body, '$.preview.diff') IS NOT NULL OR json_extract(body, '$.preview.text') IS NOT NULL);`,
 ];
 
 /**

@@ -208,13 +208,17 @@ describe('[P.isolated] a preview cannot take the upstream down (issue 35 finding
       expect(await owner.request({ type: 'deny', id: x.id, version: x.version })).toMatchObject({ ok: true });
   }, 60_000);
 
-  it('[P.file-info] four previews of a FIFO never read it, and an approved call then works', async () => {
+  it('[P.file-info] four previews of a FIFO (and a dry run of one) never read it, and an approved call then works', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 4; i++) {
       const fifo = join(pipes, `trap-${i}.pipe`);
       mkfifo(fifo);
       ids.push(await queued('pipes__write_file', { path: fifo, content: 'x\n' }));
     }
+    // edit_file's dry run reads the file too: the same check comes first.
+    const edit = join(pipes, 'trap-edit.pipe');
+    mkfifo(edit);
+    ids.push(await queued('pipes__edit_file', { path: edit, edits: [{ oldText: 'a', newText: 'b' }] }));
     const views = await Promise.all(ids.map(settled));
     for (const v of views) {
       expect(v.preview.status).toBe('failed');
@@ -260,5 +264,29 @@ describe('[P.rule-denied] a call a rule denies at submit is never previewed', ()
       .filter((l) => l.includes('"upstream_preview_started"') && l.includes('"upstream":"t"'));
     expect(starts).toHaveLength(1);
     expect(await owner.request({ type: 'deny', id: later, version: v.version })).toMatchObject({ ok: true });
+  });
+});
+
+describe('[P.idle] the preview instance ends with the daemon', () => {
+  it('[P.idle] the process that answered the previews is gone once the daemon stopped', async () => {
+    const lines = readFileSync(tlog, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { pid: number; call?: string });
+    const pid = lines.find((l) => l.call === 'peek')?.pid;
+    expect(pid).toBeDefined();
+    const alive = () => {
+      try {
+        process.kill(pid!, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    expect(alive()).toBe(true);
+    await owner.close();
+    await ai.close();
+    expect(await d.stop()).toBe(0);
+    await waitFor(() => !alive(), 'the preview instance gone');
   });
 });

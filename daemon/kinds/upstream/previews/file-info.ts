@@ -39,7 +39,7 @@ export async function checkFile(io: PreviewIo, stat: StatSpec, path: string): Pr
   if (size === undefined || isFile === undefined)
     return {
       ok: false,
-      why: `the upstream ${io.upstream}'s ${stat.tool} did not say the file's size and type, so it was not read`,
+      why: `the ${stat.tool} answer of the upstream ${io.upstream} did not say the file's size and type, so it was not read`,
     };
   if (isFile !== 'true') return { ok: false, why: 'the path is not a regular file, so no preview reads it' };
   if (Number(size) > PREVIEW_CALL_MAX_BYTES)

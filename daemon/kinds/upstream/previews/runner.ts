@@ -11,9 +11,9 @@
  * aborts a call in flight or still queued, and a late answer is dropped (the broker refuses to amend a
  * decided command). A preview call is no command of its own and goes through the upstream's preview
  * connection (contract 12 (v4): a second instance of a stdio server, an HTTP upstream's own session, never
- * the connection approved calls use), so no MCP client ever sees it; nothing of its content is logged. A command decided at submit (a grant, a
- * rule, the read-only policy) never awaits review, so it gets no preview call. After a restart, calls still
- * awaiting review whose preview was pending get it computed again.
+ * the connection approved calls use), so no MCP client ever sees it; nothing of its content is logged. A
+ * command decided at submit (a grant, a rule, the read-only policy) never awaits review, so it gets no
+ * preview call. After a restart, calls still awaiting review whose preview was pending get it computed again.
  */
 import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { type Clock, iso, type Logger, systemClock } from '../../../base/index.js';

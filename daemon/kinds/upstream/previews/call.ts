@@ -10,7 +10,7 @@ export const PREVIEW_CALL_MAX_BYTES = 1024 * 1024;
 
 /** What one computation may do: call a tool of the upstream, and see what it listed. */
 export interface PreviewIo {
-  /** Sends one tools/call through the upstream connection (bounded by the caller); rejects on failure. */
+  /** Sends one tools/call through the preview connection (bounded by the caller); rejects on failure. */
   call(tool: string, args: Record<string, unknown>): Promise<unknown>;
   /** The tool as the upstream listed it, or undefined. */
   listed(tool: string): Tool | undefined;

@@ -183,6 +183,15 @@ export function previewBlock(v: View): HTMLElement | null {
         '. Decide from the arguments below.',
       ),
     );
+  } else if (p.diff === undefined && p.text === undefined) {
+    // Contract 12 (v4): once the command ended its preview's text left the store.
+    parts.push(
+      el(
+        'p',
+        { class: 'preview-removed' },
+        'The preview’s text was removed after the command ended; the audit record keeps its SHA-256.',
+      ),
+    );
   } else {
     parts.push(...readyParts(p));
     parts.push(

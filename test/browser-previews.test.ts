@@ -76,7 +76,7 @@ async function deny(id: string): Promise<void> {
 }
 
 describe('the preview on the card (contract 12)', () => {
-  it('[P.card] a write shows its diff lines with signs, words and line numbers; the content reads as its lines', async () => {
+  it('[P.card] [P.text-removed] a write shows its diff lines with signs, words and line numbers; the content reads as its lines', async () => {
     const path = join(files, 'shopping.md');
     writeFileSync(path, '# Shopping\n- milk\n- eggs\n- tea\n- jam\n');
     const id = await queued('notes__write_file', {
@@ -112,6 +112,10 @@ describe('the preview on the card (contract 12)', () => {
     expect(await arg.textContent()).toContain('5 lines, 46 characters');
     await shoot(id, 'preview-diff');
     await deny(id);
+    // Contract 12 (v4): once it ended, its preview's text left the store, and the card says so.
+    const ended = page.locator(`article[data-pending-id="${id}"][data-status="DENIED"] .preview-removed`);
+    expect(await ended.textContent()).toContain('removed after the command ended');
+    expect(await page.locator(`article[data-pending-id="${id}"] table.diff`).count()).toBe(0);
   });
 
   it('[P.card] a new file says so; a failed preview says why; a dry run shows the server diff', async () => {

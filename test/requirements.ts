@@ -605,6 +605,36 @@ export const REQUIREMENTS = {
     source: 'contracts.md 12',
     statement: 'A long diff is folded behind a button that counts the remaining lines and opens by keyboard.',
   },
+  // ---- contracts.md section 12 (v4): previews cannot harm what runs (issue 35 finding 3) ------------
+  'P.isolated': {
+    source: 'contracts.md 12 (v4)',
+    statement:
+      'A preview never shares a connection with approved calls: a preview answer over the message bound ends only the preview connection; the approved call in flight succeeds and the next call works.',
+  },
+  'P.file-info': {
+    source: 'contracts.md 12 (v4)',
+    statement:
+      'With preset filesystem, get_file_info comes first and only a regular file of at most 1 MiB is read: a 9 MiB file or a FIFO fails the preview in words and is never read.',
+  },
+  'P.rule-denied': {
+    source: 'contracts.md 12 (v4)',
+    statement:
+      'A command a rule denies at submit is never previewed: no read reaches the upstream, no preview instance starts.',
+  },
+  'P.text-removed': {
+    source: 'contracts.md 12 (v4)',
+    statement:
+      'When a command ends (succeeded, denied, expired, cancelled) its preview text leaves the store; the audit keeps its SHA-256.',
+  },
+  'P.idle': {
+    source: 'contracts.md 12 (v4)',
+    statement:
+      'A stdio upstream’s preview instance is started on demand with its argv, stopped after 60 s idle and when the daemon stops; its stderr is logged tagged as the preview instance.',
+  },
+  'P.http-session': {
+    source: 'contracts.md 12 (v4)',
+    statement: 'An HTTP upstream’s previews use a session of their own, never the one approved calls use.',
+  },
   'S.oauth-discovery': {
     source: 'contracts.md 15',
     statement:

@@ -81,7 +81,7 @@ async function finished(): Promise<Command> {
 }
 
 describe('[S.retention] bulky fields go 7 days after the end, and the result says so', () => {
-  it('[P.diff] a preview amended on at the same version is pruned like output, and the result never names it', async () => {
+  it('[P.diff] [P.text-removed] a preview amended on at the same version loses its text when the command ends, and the result never names it', async () => {
     const p = new Catalog({ commands }).prepare('loud', {}, 'local');
     if (!p.ok) throw new Error(p.message);
     const r = await broker.submit(p.request);
@@ -111,11 +111,14 @@ describe('[S.retention] bulky fields go 7 days after the end, and the result say
     });
     for (let i = 0; i < 400 && broker.get(r.command.id)!.phase.state !== 'succeeded'; i++)
       await new Promise((res) => setTimeout(res, 25));
+    // Contract 12 (v4): the text left when the command ended, long before the retention rule.
+    expect(broker.get(r.command.id)!.preview).toEqual({ kind: 'file_diff', status: 'ready' });
+    expect(JSON.stringify(store.get(r.command.id))).not.toContain('xxxxxxxx');
     clock.advance(RETENTION_MS);
     expect(await pass.pass()).toBe(1);
     const pruned = broker.get(r.command.id)!;
-    expect(pruned.preview).toEqual({ kind: 'file_diff', status: 'ready', truncated: true });
-    expect(pruned.pruned?.fields.map((f) => f.field)).toEqual(['stdout', 'preview']);
+    expect(pruned.preview).toEqual({ kind: 'file_diff', status: 'ready' });
+    expect(pruned.pruned?.fields.map((f) => f.field)).toEqual(['stdout']);
     expect(toResult(pruned).detail).not.toContain('preview');
   });
 

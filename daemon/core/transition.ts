@@ -7,11 +7,21 @@
  * file calls retention's `prune` rule, one way (issue 20 item 4: no import circle, types included).
  */
 import type { RejectionCode } from '../base/index.js';
-import type { Command, Event, Phase, Reconciliation, TransitionResult } from './lifecycle.js';
+import {
+  type Command,
+  type Event,
+  isFinal,
+  type Phase,
+  type Reconciliation,
+  type TransitionResult,
+} from './lifecycle.js';
+import { withEndedPreview } from './preview-end.js';
 import { pruneCommand } from './retention.js';
 
 function next(command: Command, phase: Phase): TransitionResult {
-  return { ok: true, command: { ...command, version: command.version + 1, phase } };
+  const changed: Command = { ...command, version: command.version + 1, phase };
+  // Contract 12 (v4): a command that ends leaves its preview's text behind (./preview-end.ts).
+  return { ok: true, command: isFinal(changed) ? withEndedPreview(changed) : changed };
 }
 
 function reject(code: RejectionCode, command: Command, what: string): TransitionResult {

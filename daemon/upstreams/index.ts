@@ -4,6 +4,7 @@
  */
 export { dataDirReach } from './data-dir-reach.js';
 export { MAX_TOOL_JSON_CHARS } from './limits.js';
+export { type LeaseResult, PREVIEW_IDLE_MS, type PreviewLease } from './preview-instances.js';
 export { probeUpstream } from './probe.js';
 export { type UpstreamLink, UpstreamRegistry, type UpstreamStatus } from './registry.js';
 export {

@@ -5,6 +5,7 @@
  * 60 s. Each upstream's tools are cached from its first `tools/list` answer, refreshed on its
  * `notifications/tools/list_changed`, and kept while it reconnects; every change is told to listeners
  * (the MCP edge then sends its own list_changed). `close()` stops every server's process group.
+ * Previews go through connections of their own (./preview-instances.ts, contract 12 (v4)), never these.
  *
  * ```
  *  connecting ──initialize + tools/list──▶ connected ──exit / close / garbage──▶ down ──backoff──▶ connecting
@@ -15,7 +16,8 @@ import type { Logger } from '../base/index.js';
 import { type Clock, systemClock } from '../base/index.js';
 import type { UpstreamConfig } from '../config/index.js';
 import { MAX_TOOLS } from './limits.js';
-import { openTransport } from './transport.js';
+import { type LeaseResult, PreviewInstances } from './preview-instances.js';
+import { type Instance, openTransport } from './transport.js';
 
 /** Backoff between connection attempts (contract 7): 1 s doubling to 60 s, reset after 60 s up. */
 export const BACKOFF_MIN_MS = 1000;
@@ -43,7 +45,12 @@ export interface UpstreamLink {
   open(): boolean;
 }
 
-export type OpenTransport = (name: string, config: UpstreamConfig, log: Logger) => Transport;
+export type OpenTransport = (
+  name: string,
+  config: UpstreamConfig,
+  log: Logger,
+  instance?: Instance,
+) => Transport;
 
 export interface RegistryDeps {
   upstreams: Record<string, UpstreamConfig>;
@@ -77,13 +84,23 @@ export class UpstreamRegistry {
   readonly #clock: Clock;
   readonly #conns = new Map<string, Connection>();
   readonly #listeners = new Set<() => void>();
+  readonly #previews: PreviewInstances;
   #started = false;
   #closed = false;
 
   constructor(deps: RegistryDeps) {
     this.#deps = deps;
     this.#clock = deps.clock ?? systemClock;
-    this.#open = deps.openTransport ?? ((name, config, log) => openTransport(name, config, log, deps.env));
+    this.#open =
+      deps.openTransport ??
+      ((name, config, log, instance) => openTransport(name, config, log, deps.env, instance));
+    this.#previews = new PreviewInstances({
+      version: deps.version,
+      log: deps.log,
+      clock: this.#clock,
+      handshakeMs: HANDSHAKE_TIMEOUT_MS,
+      open: (name, config) => this.#open(name, config, deps.log, 'preview'),
+    });
     for (const [name, config] of Object.entries(deps.upstreams)) {
       this.#conns.set(name, new Connection(name, config));
     }
@@ -136,6 +153,17 @@ export class UpstreamRegistry {
     });
   }
 
+  /**
+   * A connection for one preview computation (contract 12 (v4)): never the one approved calls use — a
+   * second instance of a stdio server, an HTTP upstream's own session — started on demand, stopped after
+   * 60 s idle. The caller releases it when done.
+   */
+  previewLease(name: string): Promise<LeaseResult> {
+    const c = this.#conns.get(name);
+    if (c === undefined) return Promise.resolve({ ok: false, why: 'it is not configured' });
+    return this.#previews.lease(name, c.config);
+  }
+
   status(): UpstreamStatus[] {
     return [...this.#conns.values()].map((c) => {
       const s: UpstreamStatus = { name: c.name, state: c.state, tools: c.tools?.length ?? 0 };
@@ -154,15 +182,16 @@ export class UpstreamRegistry {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await Promise.allSettled(
-      [...this.#conns.values()].map(async (c) => {
+    await Promise.allSettled([
+      this.#previews.close(),
+      ...[...this.#conns.values()].map(async (c) => {
         c.timer?.cancel();
         const cur = c.current;
         c.current = undefined;
         c.link = undefined;
         if (cur) await closeQuietly(cur.client, cur.transport);
       }),
-    );
+    ]);
   }
 
   #changed(): void {

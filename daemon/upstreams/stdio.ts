@@ -24,6 +24,11 @@ const STDERR_LINE_MAX = 2000;
 
 export interface StdioSpec {
   name: string;
+  /**
+   * Contract 12 (v4): `preview` for the second instance a stdio upstream runs for previews; its log lines
+   * (stderr, refusals) carry `instance: "preview"` so the owner can tell the two apart.
+   */
+  instance?: 'preview' | undefined;
   argv: readonly string[];
   env?: Record<string, string> | undefined;
   cwd?: string | undefined;
@@ -161,9 +166,16 @@ export class StdioUpstreamTransport implements Transport {
     this.#refused = true;
     this.#pending = [];
     this.#pendingBytes = 0;
-    this.#spec.log.log('warn', 'upstream_refused', { upstream: this.#spec.name, why });
+    this.#spec.log.log('warn', 'upstream_refused', { ...this.#tag(), why });
     this.onerror?.(new Error(why));
     void this.close();
+  }
+
+  /** Whose line it is: the upstream, and which of its instances when it is the preview one. */
+  #tag(): { upstream: string; instance?: 'preview' } {
+    return this.#spec.instance === undefined
+      ? { upstream: this.#spec.name }
+      : { upstream: this.#spec.name, instance: this.#spec.instance };
   }
 
   #stderr(chunk: Buffer): void {
@@ -186,7 +198,7 @@ export class StdioUpstreamTransport implements Transport {
     const text = line.replace(/\r$/, '');
     if (text === '') return;
     this.#spec.log.log('info', 'upstream_stderr', {
-      upstream: this.#spec.name,
+      ...this.#tag(),
       line: text.length > STDERR_LINE_MAX ? `${text.slice(0, STDERR_LINE_MAX)}…` : text,
     });
   }

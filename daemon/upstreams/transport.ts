@@ -2,6 +2,11 @@
  * Opens the transport of one upstream (contract 7): a stdio server we spawn (stdio.ts), or a Streamable
  * HTTP server whose headers come from the daemon's environment (`headers_from_env`). A header's value is
  * read here, at each connection, and handed to the transport only — never logged, stored or shown.
+ *
+ * Contract 12 (v4): previews never share a connection with approved calls. `instance: "preview"` opens the
+ * preview connection: for a stdio upstream a second instance of the server (its spawn made by
+ * `previewSpawn`, the one place that will confine it), for an HTTP upstream a connection of its own (a new
+ * transport has no session id, so the server gives it a session of its own at initialize).
  */
 import { StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import type { Logger } from '../base/index.js';
@@ -10,19 +15,39 @@ import { boundedFetch } from './bounded-fetch.js';
 import { MAX_MESSAGE_BYTES } from './limits.js';
 import { StdioUpstreamTransport } from './stdio.js';
 
+/** Which connection of an upstream: the one approved calls go through, or the one previews use. */
+export type Instance = 'main' | 'preview';
+
+/** What a stdio upstream's process is started as. */
+export interface Spawn {
+  argv: readonly string[];
+  env?: Record<string, string> | undefined;
+  cwd?: string | undefined;
+}
+
+/**
+ * The spawn of a stdio upstream's preview instance: the same argv, env and cwd as the upstream. The one
+ * place a later issue wraps it (bubblewrap, nothing writable: contract 21), so a preview can read only.
+ */
+export function previewSpawn(config: UpstreamConfig): Spawn {
+  return { argv: config.argv!, env: config.env, cwd: config.cwd };
+}
+
 /** Builds the transport for `config`; throws (naming the variable, not its value) when a header's variable is unset. */
 export function openTransport(
   name: string,
   config: UpstreamConfig,
   log: Logger,
   env: NodeJS.ProcessEnv = process.env,
+  instance: Instance = 'main',
 ): Transport {
   if (config.argv !== undefined) {
+    const spawn: Spawn =
+      instance === 'preview' ? previewSpawn(config) : { argv: config.argv, env: config.env, cwd: config.cwd };
     return new StdioUpstreamTransport({
       name,
-      argv: config.argv,
-      env: config.env,
-      cwd: config.cwd,
+      ...spawn,
+      instance: instance === 'preview' ? 'preview' : undefined,
       maxMessageBytes: MAX_MESSAGE_BYTES,
       log,
     });
@@ -39,7 +64,11 @@ export function openTransport(
   return new StreamableHTTPClientTransport(new URL(config.url!), {
     requestInit: { headers, redirect: 'error' },
     fetch: boundedFetch(MAX_MESSAGE_BYTES, (why) =>
-      log.log('warn', 'upstream_message_refused', { upstream: name, why }),
+      log.log('warn', 'upstream_message_refused', {
+        upstream: name,
+        ...(instance === 'preview' ? { instance } : {}),
+        why,
+      }),
     ),
   });
 }

@@ -1,6 +1,7 @@
 /**
  * The upstream kind as registered (kinds/index.ts): the tools of every MCP server behind the gate, and the
- * previews of their calls while they await review (contract 12), through the same connections.
+ * previews of their calls while they await review (contract 12), through connections of their own
+ * (contract 12 (v4): upstreams/preview-instances.ts).
  */
 import { ownsCommand } from '../../config/index.js';
 import type { KindModule } from '../../kind/index.js';

@@ -173,6 +173,11 @@ export const MIGRATIONS: readonly string[] = [
      WHERE client_id IN (SELECT client_id FROM oauth_connections);
    CREATE INDEX oauth_clients_completed ON oauth_clients(completed_at);
    CREATE INDEX oauth_connections_name ON oauth_connections(client_name);`,
+  // Contract 12 (v4): a command that ends keeps no preview text (core/preview-end.ts); those that ended
+  // before this version lose theirs here. Their preview_made audit entries keep the text's SHA-256.
+  `UPDATE commands SET body = json_remove(body, '$.preview.diff', '$.preview.text')
+     WHERE state IN ('succeeded', 'denied', 'failed', 'unknown')
+       AND (json_extract(body, '$.preview.diff') IS NOT NULL OR json_extract(body, '$.preview.text') IS NOT NULL);`,
 ];
 
 /**

@@ -5,7 +5,8 @@
  */
 import type { Tool } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
-import { computePreview, type PreviewIo } from './compute.js';
+import type { PreviewIo } from './call.js';
+import { computePreview } from './compute.js';
 import { bounded, PREVIEW_MAX_BYTES } from './diff.js';
 
 const spec = {

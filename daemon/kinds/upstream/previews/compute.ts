@@ -1,5 +1,6 @@
 /**
- * Computing one preview (contract 12) through the upstream's own connection:
+ * Computing one preview (contract 12) through the upstream's preview connection (never the one approved
+ * calls use: contract 12 (v4), upstreams/preview-instances.ts):
  *
  * - `file_diff`: calls the `read` tool — only one the upstream annotates `readOnlyHint: true`, else
  *   `PreviewUnavailable: <tool> is not read-only` and nothing is called — with `{"path": <path_arg value>}`,
@@ -7,98 +8,55 @@
  *   any other error → failed, saying what the upstream answered, such as a path outside its roots), and diffs
  *   it against the proposed content (`replace`) or the current content plus it (`append`).
  * - `dry_run`: calls the same tool with the request's arguments plus `"<arg>": true` and keeps its text.
+ * - with `preset: "filesystem"` (contract 12 (v4)), both first ask the server about the path and read only a
+ *   regular file of at most 1 MiB (./file-info.ts).
  *
  * Each call is bounded by the caller (10 s, cancelled when the command is decided); an answer over 1 MiB
  * of JSON fails the preview. Never throws: every failure is a preview with `status: "failed"` and one
  * sentence. Nothing here logs: previewed content goes to the owner's View only.
  */
-import { ProtocolError, SdkError, SdkErrorCode, type Tool } from '@modelcontextprotocol/client';
-import type { DryRunSpec, FileDiffSpec, PreviewSpec } from '../../../config/index.js';
-import type { Preview } from '../../../core/index.js';
+import {
+  type Computed,
+  callBounded,
+  failed,
+  NO_FILE_RE,
+  PREVIEW_CALL_MAX_BYTES,
+  type PreviewIo,
+  said,
+  textOf,
+} from './call.js';
 import { bounded, unifiedDiff } from './diff.js';
+import { checkFile } from './file-info.js';
+import type { RunDiff, RunDry, RunSpec } from './presets.js';
 
-/** Contract 12: the most one preview call may answer (JSON of its result), and the proposed content. */
-export const PREVIEW_CALL_MAX_BYTES = 1024 * 1024;
-
-/** What one computation may do: call a tool of the upstream, and see what it listed. */
-export interface PreviewIo {
-  /** Sends one tools/call through the upstream connection (bounded by the caller); rejects on failure. */
-  call(tool: string, args: Record<string, unknown>): Promise<unknown>;
-  /** The tool as the upstream listed it, or undefined. */
-  listed(tool: string): Tool | undefined;
-  /** The upstream's name, for the words of a failure. */
-  upstream: string;
-  /** The per-call deadline in seconds, for the words of a failure. */
-  timeoutS: number;
-}
-
-/** A preview before its time is stamped. */
-export type Computed = Omit<Preview, 'computed_at'>;
-
-/** Contract 12: the words of a read error that mean "there is no such file". */
-const NO_FILE_RE = /ENOENT|no such file|does not exist/i;
-
-function failed(kind: Preview['kind'], error: string): Computed {
-  return { kind, status: 'failed', error };
-}
-
-/** The first line of a text the upstream wrote, cut to 200 characters, for one sentence of ours. */
-function said(text: string): string {
-  const line = text.trim().split('\n')[0] ?? '';
-  return line.length > 200 ? `${line.slice(0, 200)}…` : line;
-}
-
-/** The result's text blocks joined, or undefined when it is not a tool result or has no text. */
-function textOf(result: unknown): string | undefined {
-  const content = (result as { content?: unknown } | null)?.content;
-  if (!Array.isArray(content)) return undefined;
-  const texts = content
-    .filter((b): b is { type: 'text'; text: string } => b?.type === 'text' && typeof b.text === 'string')
-    .map((b) => b.text);
-  return texts.length === 0 ? undefined : texts.join('');
-}
-
-/** Why a call failed, in words (never its content). */
-function callFailure(e: unknown, io: PreviewIo): string {
-  if (e instanceof SdkError && e.code === SdkErrorCode.RequestTimeout)
-    return `the upstream ${io.upstream} did not answer the preview call within ${io.timeoutS} s`;
-  if (
-    e instanceof SdkError &&
-    (e.code === SdkErrorCode.NotConnected || e.code === SdkErrorCode.ConnectionClosed)
-  )
-    return `the connection to the upstream ${io.upstream} ended before it answered the preview call`;
-  if (e instanceof ProtocolError)
-    return `the upstream ${io.upstream} answered an error (${e.code}: ${said(e.message)})`;
-  return `the upstream ${io.upstream}'s answer to the preview call could not be read (${said((e as Error)?.message ?? String(e))})`;
-}
-
-/** One call, its answer checked: a tool result of at most 1 MiB, else the reason it is not. */
-async function callBounded(
+/** The current content: read (after the preset's check), or empty for a new file; else why not. */
+async function current(
+  spec: RunDiff,
+  path: string,
   io: PreviewIo,
-  tool: string,
-  args: Record<string, unknown>,
-): Promise<{ ok: true; result: { isError?: unknown } } | { ok: false; why: string }> {
-  let result: unknown;
-  try {
-    result = await io.call(tool, args);
-  } catch (e) {
-    return { ok: false, why: callFailure(e, io) };
+): Promise<{ ok: true; text: string; newFile: boolean } | { ok: false; why: string }> {
+  if (spec.stat !== undefined) {
+    const found = await checkFile(io, spec.stat, path);
+    if (!found.ok) return found;
+    if (!found.exists) return { ok: true, text: '', newFile: true };
   }
-  if (Buffer.byteLength(JSON.stringify(result) ?? '') > PREVIEW_CALL_MAX_BYTES)
-    return { ok: false, why: `the upstream ${io.upstream} answered more than 1 MiB to the preview call` };
-  if (
-    result === null ||
-    typeof result !== 'object' ||
-    !Array.isArray((result as { content?: unknown }).content)
-  )
-    return {
-      ok: false,
-      why: `the upstream ${io.upstream} did not answer the preview call with a tool result`,
-    };
-  return { ok: true, result: result as { isError?: unknown } };
+  const answer = await callBounded(io, spec.read, { path });
+  if (!answer.ok) return answer;
+  const text = textOf(answer.result);
+  if (answer.result.isError === true) {
+    if (text === undefined || !NO_FILE_RE.test(text))
+      return {
+        ok: false,
+        why: `the upstream ${io.upstream} refused to read the file: ${said(text ?? 'it gave no reason')}`,
+      };
+    return { ok: true, text: '', newFile: true };
+  }
+  if (text === undefined)
+    return { ok: false, why: `the upstream ${io.upstream} answered the read with no text` };
+  return { ok: true, text, newFile: false };
 }
 
-async function fileDiff(spec: FileDiffSpec, args: Record<string, unknown>, io: PreviewIo): Promise<Computed> {
+async function fileDiff(spec: RunDiff, args: Record<string, unknown>, io: PreviewIo): Promise<Computed> {
   const fail = (why: string) => failed('file_diff', why);
   const read = io.listed(spec.read);
   if (read === undefined)
@@ -114,21 +72,11 @@ async function fileDiff(spec: FileDiffSpec, args: Record<string, unknown>, io: P
     return fail(`the ${spec.content_arg} argument is not a string, so there is no content to compare`);
   if (Buffer.byteLength(content) > PREVIEW_CALL_MAX_BYTES)
     return fail('the proposed content is larger than 1 MiB');
-  const answer = await callBounded(io, spec.read, { path });
-  if (!answer.ok) return fail(answer.why);
-  const text = textOf(answer.result);
-  let current = '';
-  let newFile = false;
-  if (answer.result.isError === true) {
-    if (text === undefined || !NO_FILE_RE.test(text))
-      return fail(
-        `the upstream ${io.upstream} refused to read the file: ${said(text ?? 'it gave no reason')}`,
-      );
-    newFile = true;
-  } else if (text === undefined) return fail(`the upstream ${io.upstream} answered the read with no text`);
-  else current = text;
-  const proposed = spec.mode === 'append' ? current + content : content;
-  const diff = unifiedDiff(path, current, proposed, newFile);
+  const found = await current(spec, path, io);
+  if (!found.ok) return fail(found.why);
+  const { text, newFile } = found;
+  const proposed = spec.mode === 'append' ? text + content : content;
+  const diff = unifiedDiff(path, text, proposed, newFile);
   if (diff === undefined) return fail('the change is too large to show as a diff in time');
   const shown = bounded(diff);
   const preview: Computed = { kind: 'file_diff', status: 'ready', diff: shown.text };
@@ -138,11 +86,17 @@ async function fileDiff(spec: FileDiffSpec, args: Record<string, unknown>, io: P
 }
 
 async function dryRun(
-  spec: DryRunSpec,
+  spec: RunDry,
   tool: string,
   args: Record<string, unknown>,
   io: PreviewIo,
 ): Promise<Computed> {
+  // The server reads the file for a dry run too: the preset's check first (no file: the dry run says so).
+  const path = spec.stat === undefined ? undefined : args[spec.stat.path_arg];
+  if (spec.stat !== undefined && typeof path === 'string') {
+    const found = await checkFile(io, spec.stat, path);
+    if (!found.ok) return failed('dry_run', found.why);
+  }
   // The request's arguments with the flag forced on: an AI's `"dryRun": false` cannot make it a real run.
   const answer = await callBounded(io, tool, { ...args, [spec.arg]: true });
   if (!answer.ok) return failed('dry_run', answer.why);
@@ -162,7 +116,7 @@ async function dryRun(
 
 /** The preview of a call to `tool` with `args`; never throws. */
 export function computePreview(
-  spec: PreviewSpec,
+  spec: RunSpec,
   tool: string,
   args: Record<string, unknown>,
   io: PreviewIo,

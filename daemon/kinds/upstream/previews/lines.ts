@@ -16,7 +16,7 @@ const KIND_WORDS: Record<Preview['kind'], string> = { file_diff: 'file diff', dr
 export function previewLines(p: Preview | undefined): string[] {
   if (p === undefined) return [];
   const head = `    preview (${KIND_WORDS[p.kind] ?? esc(String(p.kind))}): ${esc(previewSummary(p))}`;
-  if (p.status !== 'ready') return [head];
+  if (p.status !== 'ready' || (p.diff === undefined && p.text === undefined)) return [head];
   const lines = [`${head}; the file may still change before the command runs`];
   const shown = p.diff ?? p.text ?? '';
   lines.push(...gutterLines(shown));

@@ -24,10 +24,15 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
+/** What a ready preview whose text is gone says instead. */
+const REMOVED = 'its text was removed after the command ended; the audit record keeps its SHA-256';
+
 /** The preview in one line, for the audit log and `list`. */
 export function previewSummary(p: Preview): string {
   if (p.status === 'pending') return 'being computed';
   if (p.status === 'failed') return `failed: ${p.error ?? 'no reason given'}`;
+  // Contract 12 (v4): a command that ended keeps no preview text (core/preview-end.ts).
+  if (p.diff === undefined && p.text === undefined) return REMOVED;
   const cut = p.truncated ? ' (cut at 256 KiB)' : '';
   if (p.diff !== undefined) {
     const { added, removed } = diffCounts(p.diff);

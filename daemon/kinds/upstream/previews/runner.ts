@@ -9,18 +9,20 @@
  * upstream (./slots.ts); 64 MiB of previews across the calls awaiting review (./budget.ts: snapshots stay
  * readable at the PENDING caps); made only while the command awaits review — a decision, an expiry or a cancel
  * aborts a call in flight or still queued, and a late answer is dropped (the broker refuses to amend a
- * decided command). A preview call is no command of its own and goes through the upstream connection, so
- * no MCP client ever sees it; nothing of its content is logged. A command decided at submit (a grant, a
- * rule, the read-only policy) never awaits review, so it gets no preview call. After a restart, calls still
- * awaiting review whose preview was pending get it computed again.
+ * decided command). A preview call is no command of its own and goes through the upstream's preview
+ * connection (contract 12 (v4): a second instance of a stdio server, an HTTP upstream's own session, never
+ * the connection approved calls use), so no MCP client ever sees it; nothing of its content is logged. A
+ * command decided at submit (a grant, a rule, the read-only policy) never awaits review, so it gets no
+ * preview call. After a restart, calls still awaiting review whose preview was pending get it computed again.
  */
+import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { type Clock, iso, type Logger, systemClock } from '../../../base/index.js';
-import type { PreviewSpec } from '../../../config/index.js';
 import type { ActionResult, Amendment, Command, Preview } from '../../../core/index.js';
 import type { UpstreamRegistry } from '../../../upstreams/index.js';
 import { PREVIEW_BUDGET_BYTES, PreviewBudget } from './budget.js';
-import { computePreview, type PreviewIo } from './compute.js';
-import { previewSpecs } from './presets.js';
+import type { Computed, PreviewIo } from './call.js';
+import { computePreview } from './compute.js';
+import { previewSpecs, type RunSpec } from './presets.js';
 import { previewRecord } from './record.js';
 import { Slots } from './slots.js';
 
@@ -59,7 +61,7 @@ export class PreviewRunner {
   readonly #slots = new Map<string, Slots>();
   /** The bytes of preview text the calls awaiting review hold together (./budget.ts). */
   readonly #budget = new PreviewBudget();
-  readonly #specs = new Map<string, ReadonlyMap<string, PreviewSpec>>();
+  readonly #specs = new Map<string, ReadonlyMap<string, RunSpec>>();
   #off: (() => void) | undefined;
   #closed = false;
   readonly #own: PreviewRunnerDeps['own'];
@@ -116,13 +118,7 @@ export class PreviewRunner {
       });
   }
 
-  async #run(
-    c: Command,
-    upstream: string,
-    tool: string,
-    spec: PreviewSpec,
-    job: AbortController,
-  ): Promise<void> {
+  async #run(c: Command, upstream: string, tool: string, spec: RunSpec, job: AbortController): Promise<void> {
     // "pending" is told to owners while the read runs, not before it (bench row 11): a decision in
     // between aborts the read (#seen), and the broker refuses to amend a decided command.
     const started =
@@ -134,25 +130,7 @@ export class PreviewRunner {
           })
         : undefined;
     const slots = this.#slotsOf(upstream);
-    const computed = await slots.run(job.signal, async () => {
-      const link = await this.#registry.awaitLink(upstream, PREVIEW_CALL_TIMEOUT_MS);
-      if (job.signal.aborted) return undefined;
-      if (link === undefined || !link.open()) {
-        const error = `the upstream ${upstream} is not connected, so no preview could be made`;
-        return { kind: spec.kind, status: 'failed' as const, error };
-      }
-      const io: PreviewIo = {
-        upstream,
-        timeoutS: PREVIEW_CALL_TIMEOUT_MS / 1000,
-        listed: (name) => this.#registry.tools(upstream)?.find((t) => t.name === name),
-        call: (name, args) =>
-          link.client.request(
-            { method: 'tools/call', params: { name, arguments: args } },
-            { timeout: PREVIEW_CALL_TIMEOUT_MS, signal: job.signal },
-          ),
-      };
-      return computePreview(spec, tool, c.args, io);
-    });
+    const computed = await slots.run(job.signal, () => this.#compute(c, upstream, tool, spec, job.signal));
     // Decided meanwhile: nothing is recorded (the broker would refuse it anyway).
     if ((started !== undefined && !(await started).ok) || computed === undefined || job.signal.aborted)
       return;
@@ -176,7 +154,57 @@ export class PreviewRunner {
       });
   }
 
-  #specOf(upstream: string, tool: string): PreviewSpec | undefined {
+  /**
+   * One computation through the upstream's preview connection (contract 12 (v4)): never the one approved
+   * calls use, so nothing a preview reads, nor a preview connection that ends, can touch them. Undefined when
+   * the command was decided meanwhile.
+   */
+  async #compute(
+    c: Command,
+    upstream: string,
+    tool: string,
+    spec: RunSpec,
+    signal: AbortSignal,
+  ): Promise<Computed | undefined> {
+    const fail = (error: string): Computed => ({ kind: spec.kind, status: 'failed', error });
+    // The upstream's tools (what is read-only) come from its own connection: while it is down, no preview.
+    const link = await this.#registry.awaitLink(upstream, PREVIEW_CALL_TIMEOUT_MS);
+    if (signal.aborted) return undefined;
+    if (link === undefined || !link.open())
+      return fail(`the upstream ${upstream} is not connected, so no preview could be made`);
+    const leased = await this.#registry.previewLease(upstream);
+    if (!leased.ok) {
+      if (signal.aborted) return undefined;
+      return fail(`the preview instance of the upstream ${upstream} could not be used: ${leased.why}`);
+    }
+    const lease = leased.lease;
+    let suspect = false;
+    const io: PreviewIo = {
+      upstream,
+      timeoutS: PREVIEW_CALL_TIMEOUT_MS / 1000,
+      listed: (name) => this.#registry.tools(upstream)?.find((t) => t.name === name),
+      call: async (name, args) => {
+        try {
+          return await lease.client.request(
+            { method: 'tools/call', params: { name, arguments: args } },
+            { timeout: PREVIEW_CALL_TIMEOUT_MS, signal },
+          );
+        } catch (e) {
+          // No answer in time: the instance may be stuck; the next preview gets a fresh one.
+          if (e instanceof SdkError && e.code === SdkErrorCode.RequestTimeout) suspect = true;
+          throw e;
+        }
+      },
+    };
+    try {
+      if (signal.aborted) return undefined;
+      return await computePreview(spec, tool, c.args, io);
+    } finally {
+      lease.release(suspect);
+    }
+  }
+
+  #specOf(upstream: string, tool: string): RunSpec | undefined {
     let specs = this.#specs.get(upstream);
     if (specs === undefined) {
       const config = this.#registry.config(upstream);

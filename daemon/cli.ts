@@ -19,7 +19,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${usage ?? overview()}\n`);
     return 0;
   }
-  if (rest.includes('--help') || rest.includes('-h')) {
+  if (sub !== undefined && (rest.includes('--help') || rest.includes('-h'))) {
     const usage = COMMANDS[sub];
     if (usage !== undefined) {
       process.stdout.write(`${usage}\n`);

@@ -468,7 +468,17 @@ export const REQUIREMENTS = {
   'P.path-under': {
     source: 'contracts.md 11',
     statement:
-      'path_under(p, dir) is true only when p is an absolute path that, with . segments and repeated / removed and .. resolved lexically, is dir or inside it (whole segments); false for relative, empty, NUL or a .. above /.',
+      'path_under(p, dir) is true only when p is an absolute path that, with . segments and repeated / removed and .. resolved lexically, is dir or inside it (whole NFC segments); an error for relative, empty, NUL, a non-string or a .. above /; for a stdio upstream on this machine, links in the existing part resolved first.',
+  },
+  'S.path-rule-spelling': {
+    source: 'contracts.md 11 (v4); issue 35 finding 1',
+    statement:
+      'A deny rule on a folder holds against every spelling the AI can send (relative, ./, .. above /, //, NUL, a non-string, duplicate keys, an NFD spelling, a link into it): with trust_read_only_hint on, none is read by policy:read_only; each is denied or waits for the owners.',
+  },
+  'S.path-rule-links': {
+    source: 'contracts.md 11 (v4); issue 35 finding 1',
+    statement:
+      'An allow rule or a when grant on a folder does not approve a call whose path leaves it through a symbolic link (any Unicode spelling of its name) or is relative: it waits for the owners.',
   },
   'G.when': {
     source: 'contracts.md 11, 8',

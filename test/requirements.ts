@@ -490,6 +490,11 @@ export const REQUIREMENTS = {
     statement:
       'policy_test counts, of the newest N (1..5000, default 500) commands, those a rule or grant would have matched, by final state, with up to 20 sample ids; ogf-broker policy test prints one line per rule (matched M of N, K otherwise) then each command whose decision would change, exit 2 for a bad config; status prints how many rules are active.',
   },
+  'P.policy-test-same-command': {
+    source: 'contracts.md 11 (v4); issue 35 finding 8c',
+    statement:
+      "policy_test with a grant (the Allow… dialog) counts the newest limit commands of the grant's command name, read through an index in both stores: a flood of other requests cannot push earlier denials out of it.",
+  },
   'P.panel': {
     source: 'contracts.md 11, 5 (v2)',
     statement:

@@ -165,6 +165,11 @@ export const MIGRATIONS: readonly string[] = [
      created_at TEXT NOT NULL
    );
    CREATE INDEX IF NOT EXISTS push_subscriptions_owner ON push_subscriptions(owner);`,
+  // Contract 11 (v4): the Allow… dialog's test against the past reads the newest commands of one command
+  // name (commands.ts search). A virtual column read from the body (a command never changes its name), and
+  // an index on it in seq order.
+  `ALTER TABLE commands ADD COLUMN command TEXT GENERATED ALWAYS AS (json_extract(body, '$.command')) VIRTUAL;
+   CREATE INDEX IF NOT EXISTS commands_command_seq ON commands(command, seq);`,
 ];
 
 /**

@@ -490,6 +490,11 @@ export const REQUIREMENTS = {
     statement:
       'policy_test counts, of the newest N (1..5000, default 500) commands, those a rule or grant would have matched, by final state, with up to 20 sample ids; ogf-broker policy test prints one line per rule (matched M of N, K otherwise) then each command whose decision would change, exit 2 for a bad config; status prints how many rules are active.',
   },
+  'F.cli-store': {
+    source: 'contracts.md 16 (v4); issue 35 finding 8d',
+    statement:
+      'A data dir whose daemon opened PostgreSQL says so (store.json, 0600, the variable name, never the URL, kept across restarts); policy test, audit and token given it use that database when the URL is set in their shell, else exit 2 naming the variable — never an empty broker.db.',
+  },
   'P.policy-test-same-command': {
     source: 'contracts.md 11 (v4); issue 35 finding 8c',
     statement:

@@ -214,7 +214,7 @@ describe('[P.path-under] path_under in a rule: what CEL hands it', () => {
     [null, 'null'],
     [true, 'a boolean'],
     ['.private/key', 'a relative path'],
-  ])('%j (%s) is an error, negated too', (path) => {
+  ] as Array<[unknown, string]>)('%j (%s) is an error, negated too', (path) => {
     expect(rule.run(facts({ path }))).toBeInstanceOf(Error);
     expect(negated.run(facts({ path }))).toBeInstanceOf(Error);
   });

@@ -3,7 +3,7 @@
  * that database, or exits 2 saying why it cannot — never an empty broker.db. A real daemon on a real
  * PostgreSQL makes a history; `policy test` with the URL in the shell reports it, without the URL exits 2
  * naming the variable to set (before: "matched 0 of 0" from an empty broker.db), also after the daemon
- * stopped; `audit verify` and `token` the same; and the mark the daemon leaves (store.json) holds the
+ * stopped; `audit verify`, `status` and `token` the same; and the mark the daemon leaves (store.json) holds the
  * variable's name, never the URL.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
@@ -20,7 +20,7 @@ beforeAll(() => {
 });
 
 describe('[F.cli-store] CLI commands read the PostgreSQL the data dir’s daemon uses, or exit 2', () => {
-  it('policy test, audit verify and token: the database with its URL, exit 2 without it', {
+  it('policy test, audit verify, status and token: the database with its URL, exit 2 without it', {
     timeout: 120_000,
   }, async () => {
     const url = await pg.createDatabase();
@@ -66,6 +66,11 @@ describe('[F.cli-store] CLI commands read the PostgreSQL the data dir’s daemon
       expect(verify.stderr).toMatch(/uses PostgreSQL.*OGF_BROKER_DATABASE_URL/);
       const verified = await runCli(['audit', 'verify', '--data-dir', dataDir], env);
       expect(verified.code, verified.stderr).toBe(0);
+      const status = await runCli(['status', '--data-dir', dataDir], noUrl);
+      expect(status.code).toBe(2);
+      expect(status.stderr).toMatch(/uses PostgreSQL.*OGF_BROKER_DATABASE_URL/);
+      const counted = await runCli(['status', '--data-dir', dataDir], env);
+      expect(counted.stdout).toMatch(/^commands: awaiting_review 1, .*denied 2/m);
       const token = await runCli(['token', 'mcp', '--data-dir', dataDir, '--client', 'other'], noUrl);
       expect(token.code).toBe(2);
       expect(token.stderr).toMatch(/uses PostgreSQL.*OGF_BROKER_DATABASE_URL/);

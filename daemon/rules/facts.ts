@@ -7,8 +7,7 @@
  */
 import type { KindPolicies, RuleSubject } from '../core/index.js';
 import type { RuleFacts } from './environment.js';
-import { resolveLinks } from './links.js';
-import type { LinkResolver } from './path-under.js';
+import { linkResolverForOneRequest } from './links.js';
 
 /** Whether an upstream (by name) is a stdio server started on this machine. */
 export type LocalUpstream = (server: string) => boolean;
@@ -37,23 +36,6 @@ export function factsOf(
     justification: s.justification ?? '',
     now: new Date(nowMs),
   };
-  if (target !== undefined && isLocal?.(target.server) === true) facts.links = once(resolveLinks);
+  if (target !== undefined && isLocal?.(target.server) === true) facts.links = linkResolverForOneRequest();
   return facts;
-}
-
-/**
- * Each path resolved once per request: the rules of one decision often name the same folder and path
- * (bench row 11 measures the decision); a new request resolves again (links may have changed).
- */
-function once(resolve: LinkResolver): LinkResolver {
-  const seen = new Map<string, string[] | Error>();
-  return (segments) => {
-    const key = segments.join('/');
-    let r = seen.get(key);
-    if (r === undefined) {
-      r = resolve(segments);
-      seen.set(key, r);
-    }
-    return r;
-  };
 }

@@ -11,7 +11,7 @@ import type { TokenBook } from '../tokens/index.js';
 import type { LiveNode, NodeRecord } from './postgres/index.js';
 import { countOwners, countsByState, Store } from './sqlite/index.js';
 import { writeDatabaseStatus } from './status-file.js';
-import { removeStoreMark, storeOf, writeStoreMark } from './where.js';
+import { readStoreMark, removeStoreMark, storeOf, writeStoreMark } from './where.js';
 
 /** A store as the daemon holds it: the ports, and the token checks tokens/ makes. */
 export type DaemonStore = StorePorts & TokenBook;
@@ -33,7 +33,12 @@ export async function openStore(
   const signer = opts.signer;
   if (opts.node === undefined) storeOf(config);
   if (config.database_url === null) {
-    if (opts.node !== undefined) removeStoreMark(paths.root);
+    // A daemon on broker.db where one used PostgreSQL before (started without its URL?): said, not silent.
+    const before = opts.node === undefined ? undefined : readStoreMark(paths.root);
+    if (before !== undefined) {
+      removeStoreMark(paths.root);
+      opts.log?.log('warn', 'store_changed', { was: 'postgresql', url_from_env: before.url_from_env });
+    }
     return new Store(paths.db, signer === undefined ? {} : { signer });
   }
   const { PostgresStore } = await import('./postgres/index.js');

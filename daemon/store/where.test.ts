@@ -75,11 +75,18 @@ describe('[F.cli-store] which store a data dir’s daemon uses (contract 16 v4)'
     const paths = openDataDir(d);
     writeStoreMark(d, 'OGF_BROKER_DATABASE_URL');
     await expect(openStore(config, paths)).rejects.toThrow(/uses PostgreSQL/);
+    const logged: Array<[string, string, unknown]> = [];
     const store = await openStore(config, paths, {
       node: { name: 'n', host: 'h', pid: process.pid, version: 'test' },
+      log: { log: (level, event, fields) => logged.push([level, event, fields]) },
     });
     try {
       expect(readStoreMark(d)).toBeUndefined();
+      expect(logged).toContainEqual([
+        'warn',
+        'store_changed',
+        { was: 'postgresql', url_from_env: 'OGF_BROKER_DATABASE_URL' },
+      ]);
       expect(readFileSync(paths.db).length).toBeGreaterThan(0);
     } finally {
       store.close();

@@ -483,7 +483,17 @@ export const REQUIREMENTS = {
   'P.path-under': {
     source: 'contracts.md 11',
     statement:
-      'path_under(p, dir) is true only when p is an absolute path that, with . segments and repeated / removed and .. resolved lexically, is dir or inside it (whole segments); false for relative, empty, NUL or a .. above /.',
+      'path_under(p, dir) is true only when p is an absolute path that, with . segments and repeated / removed and .. resolved lexically, is dir or inside it (whole NFC segments); an error for relative, empty, NUL, a non-string or a .. above /; for a stdio upstream on this machine, links in the existing part resolved first.',
+  },
+  'S.path-rule-spelling': {
+    source: 'contracts.md 11 (v4); issue 35 finding 1',
+    statement:
+      'A deny rule on a folder holds against every spelling the AI can send (relative, ./, .. above /, //, NUL, a non-string, duplicate keys, an NFD spelling, a link into it): with trust_read_only_hint on, none is read by policy:read_only; each is denied or waits for the owners.',
+  },
+  'S.path-rule-links': {
+    source: 'contracts.md 11 (v4); issue 35 finding 1',
+    statement:
+      'An allow rule or a when grant on a folder does not approve a call whose path leaves it through a symbolic link (any Unicode spelling of its name) or is relative: it waits for the owners.',
   },
   'G.when': {
     source: 'contracts.md 11, 8',
@@ -494,6 +504,16 @@ export const REQUIREMENTS = {
     source: 'contracts.md 11, 1.1',
     statement:
       'policy_test counts, of the newest N (1..5000, default 500) commands, those a rule or grant would have matched, by final state, with up to 20 sample ids; ogf-broker policy test prints one line per rule (matched M of N, K otherwise) then each command whose decision would change, exit 2 for a bad config; status prints how many rules are active.',
+  },
+  'F.cli-store': {
+    source: 'contracts.md 16 (v4); issue 35 finding 8d',
+    statement:
+      'A data dir whose daemon opened PostgreSQL says so (store.json, 0600, the variable name, never the URL, kept across restarts); policy test, audit and token given it use that database when the URL is set in their shell, else exit 2 naming the variable — never an empty broker.db.',
+  },
+  'P.policy-test-same-command': {
+    source: 'contracts.md 11 (v4); issue 35 finding 8c',
+    statement:
+      "policy_test with a grant (the Allow… dialog) counts the newest limit commands of the grant's command name, read through an index in both stores: a flood of other requests cannot push earlier denials out of it.",
   },
   'P.panel': {
     source: 'contracts.md 11, 5 (v2)',

@@ -750,6 +750,14 @@ describe.each([sqlite, postgres])('[F.store-ports] the v3 ports on $name', (back
     expect(await ids({ node: 'alpha', text: 'reports' })).toEqual([a.id]);
     expect(await ids({ node: 'alp' })).toEqual([]);
     expect(await ids({ node: 'alpha', client: 'ci' })).toEqual([]);
+    // Contract 11 (v4): the command name, exactly (the Allow… dialog's test against the past).
+    expect(await ids({ command: 'rm' })).toEqual([b.id]);
+    expect(await ids({ command: 'cat', state: 'denied' })).toEqual([c.id]);
+    expect(await ids({ command: 'r' })).toEqual([]);
+    const e = command('local', { command: 'ls' });
+    await s.commands.insert(e, audit(e, 'submit'));
+    expect(await ids({ command: 'ls' })).toEqual([e.id, a.id]);
+    expect(await ids({ command: 'ls' }, e.id)).toEqual([a.id]);
   });
 
   it('oauth: connect, token, rotate raced by two writers (one wins), disconnect once, only hashes', async () => {
@@ -928,6 +936,42 @@ describe.each([sqlite, postgres])('[F.store-ports] the v3 ports on $name', (back
       'push_subscribed',
       'push_unsubscribed',
     ]);
+  });
+});
+
+describe('[P.policy-test-same-command] the newest commands of one name are read through an index', () => {
+  it('SQLite: the search by command uses commands_command_seq', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ogf-ports-plan-'));
+    dirs.push(dir);
+    const s = new Store(join(dir, 'broker.db'), { pollMs: 20 });
+    try {
+      expect(s.searchPlan({ command: 'mark' }).join('\n')).toMatch(/commands_command_seq/);
+    } finally {
+      s.close();
+    }
+  });
+
+  it('PostgreSQL: the search by command uses commands_command_seq', async () => {
+    const url = await pg!.createDatabase();
+    const s = await PostgresStore.open(url, { max: 2 });
+    try {
+      const { where, values } = searchWhere({ command: 'mark' });
+      const raw = new pgClient.Client({ connectionString: url });
+      await raw.connect();
+      try {
+        await raw.query('SET enable_seqscan = off');
+        const plan = await raw.query(
+          `EXPLAIN SELECT seq, body FROM commands WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT 50`,
+          values,
+        );
+        expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/commands_command_seq/);
+      } finally {
+        await raw.end();
+      }
+    } finally {
+      s.close();
+      await s.closed();
+    }
   });
 });
 

@@ -187,8 +187,9 @@ export class Daemon {
       // Contract 16: commands carry this node's name; on a shared database only its own are launched here.
       node: config.node_name,
       shared: config.database_url !== null,
-      // Contract 11: the config's rules, read at start (the config loader already compiled each once).
-      rules: rulePort(new RuleBook(compiledRules(config), this.#log, systemClock), KINDS),
+      // Contract 11: the config's rules, read at start (the config loader already compiled each once);
+      // v4: path_under resolves links for commands of stdio upstreams (rules/facts.ts).
+      rules: rulePort(new RuleBook(compiledRules(config), this.#log, systemClock), KINDS, config.upstreams),
       log: this.#log,
       // Test-only crash points, armed by OGF_BROKER_FAULT in the daemon's environment (core/fault.ts).
       faults: faultsFromEnv(this.#env),

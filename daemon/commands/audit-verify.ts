@@ -35,23 +35,8 @@ import {
 import { escapeForTerminal, parseFlags, sayError, stringFlag, stringsFlag, UsageError } from '../base/index.js';
 import { resolveDataDir } from '../datadir/index.js';
 import { readAuditChain } from '../store/sqlite/readonly.js';
+import { databaseUrlOf } from '../store/where.js';
 import { readShared, walkDatabase, walkFile } from './audit-walk.js';
-
-/** The shared database's URL when the config names one (contract 16), else null (broker.db). */
-export async function databaseUrlOf(dataDir: string): Promise<string | null> {
-  const env = process.env;
-  const set = (name: string) => (env[name] ?? '') !== '';
-  // Without these the config cannot name a database: the config's code (zod, CEL) is not loaded.
-  if (
-    !set('OGF_BROKER_DATABASE_URL') &&
-    !set('OGF_BROKER_CONFIG') &&
-    !existsSync(join(dataDir, 'config.json'))
-  ) {
-    return null;
-  }
-  const { loadConfig } = await import('../config/index.js');
-  return loadConfig({ dataDir }).database_url;
-}
 
 /** The nodes' published keys that parse (a node that has not published one signs nothing verifiable). */
 export function knownKeysOf(nodes: ReadonlyArray<{ name: string; key: string | null }>): NamedKey[] {

@@ -22,7 +22,8 @@ import { parseFlags, stringFlag, UsageError } from '../base/index.js';
 import { type ChainEntry, type Checkpoint, checkpointPayload } from '../core/audit-chain.js';
 import { openDataDir, resolveDataDir } from '../datadir/index.js';
 import { type AuditRange, readAuditChain } from '../store/sqlite/readonly.js';
-import { auditVerify, databaseUrlOf, fromDatabase, knownKeysOf } from './audit-verify.js';
+import { databaseUrlOf } from '../store/where.js';
+import { auditVerify, fromDatabase, knownKeysOf } from './audit-verify.js';
 
 const SUBCOMMANDS = 'key, verify or export';
 

@@ -2,15 +2,15 @@
  * `ogf-broker policy test [--data-dir D] [--config F] [--limit N]` (contracts.md 1.1, 11): every rule of a
  * config (by default the daemon's: `<data-dir>/config.json`) against the recorded history — one line per
  * rule, `rule ID: matched M of N (K would be decided otherwise)`, then one line per command whose decision
- * the rules (first true decides) would change. Reads broker.db read-only, in this process: a running daemon
- * is never held up. Exit 0, or 2 for a bad config or flag.
+ * the rules (first true decides) would change. Reads broker.db read-only, or the shared PostgreSQL the data
+ * dir's daemon uses (contract 16), in this process: a running daemon is never held up. Exit 0, or 2 for a
+ * bad config or flag, or a database it cannot read.
  */
 import { escapeForTerminal as esc, parseFlags, stringFlag, systemClock, UsageError } from '../base/index.js';
 import { loadConfig } from '../config/index.js';
-import { dataDirPaths } from '../datadir/index.js';
 import { KINDS } from '../kinds/index.js';
 import { compileRules, POLICY_TEST_DEFAULT, POLICY_TEST_MAX, RuleBook, testBook } from '../rules/index.js';
-import { newestCommands } from '../store/sqlite/index.js';
+import { newestCommandsOf } from '../store/index.js';
 
 const DOES = { allow: 'allow', deny: 'deny', ask: 'ask the owners about' } as const;
 
@@ -37,7 +37,9 @@ export async function runPolicy(argv: string[]): Promise<number> {
   if (!compiled.ok) throw new UsageError(`config: ${compiled.why}`);
   const quiet = { log: () => {} };
   const book = new RuleBook(compiled.rules, quiet, systemClock);
-  const history = newestCommands(dataDirPaths(config.dataDir).db, Number(rawLimit)) ?? [];
+  // Contract 16 (v4): the history of the store the data dir's daemon uses — its PostgreSQL when it uses one
+  // (or exit 2 saying which variable to set), never an empty broker.db in its place.
+  const history = await newestCommandsOf(config, Number(rawLimit));
   // The history is read already (this process is not the daemon); testBook pages through it as through a port.
   const read = (limit: number, before?: string) => {
     const from = before === undefined ? 0 : history.findIndex((c) => c.id === before) + 1;

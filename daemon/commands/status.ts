@@ -1,14 +1,14 @@
 /**
  * `ogf-broker status`: whether a daemon runs, its URLs, this data dir's node, and counts by state; on a
  * shared PostgreSQL (contract 16) the live nodes, and when the running daemon lost the database, that it
- * did. Exit 0 running, 1 not.
+ * did. Exit 0 running, 1 not; 2 when the data dir's daemon uses PostgreSQL and its URL is not set here.
  */
 import { parseFlags, stringFlag } from '../base/index.js';
 import { loadConfig, resolveDataDir } from '../config/index.js';
 import { dataDirPaths, runningDaemon } from '../datadir/index.js';
 import { describeChannel, readNotifyStatus } from '../notify/index.js';
 import { readRulesStatus } from '../rules/index.js';
-import { lookAtStore, readDatabaseStatus } from '../store/index.js';
+import { lookAtStore, readDatabaseStatus, storeOf } from '../store/index.js';
 import { describeUpstream, readUpstreamStatus } from '../upstreams/index.js';
 import { daemonDatabaseLine, liveNodeLines, nodeLine } from './status-lines.js';
 
@@ -27,6 +27,9 @@ export async function runStatus(argv: string[]): Promise<number> {
   } catch {
     databaseUrl = null;
   }
+  // Contract 16 (v4): a data dir whose daemon uses PostgreSQL is never counted from broker.db: without the
+  // URL in this shell, exit 2 naming the variable (store/where.ts).
+  storeOf({ dataDir: paths.root, database_url: databaseUrl });
   const { counts, where, nodes } = await lookAtStore({ database_url: databaseUrl }, paths);
   const states = ['awaiting_review', 'approved', 'running', 'succeeded', 'denied', 'failed', 'unknown'];
   const line = counts

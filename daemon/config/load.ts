@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { duplicateKeyPath, UsageError } from '../base/index.js';
 import { resolveDataDir } from '../datadir/index.js';
 import type { CatalogEntry } from './catalog.js';
-import { databaseUrl } from './database.js';
+import { DATABASE_ENV, databaseUrl } from './database.js';
 import { describeZodError, protoKeyPath } from './fields.js';
 import { type BridgeConfig, fileSchema } from './file.js';
 import type { ConfigGrantEntry } from './grants.js';
@@ -45,6 +45,8 @@ export interface Config {
   notify: ReadonlyArray<NotifyChannelConfig>;
   /** Contract 16: the shared PostgreSQL's URL, or null for the embedded SQLite (never logged: a password). */
   database_url: string | null;
+  /** Contract 16: the variable the URL is read from (`database_url_from_env`, else OGF_BROKER_DATABASE_URL). */
+  database_url_env: string;
   /** Contract 16: this daemon's node name (config `node_name`, default the host name: node.ts). */
   node_name: string;
 }
@@ -159,6 +161,7 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
     require_passkey: file.require_passkey,
     notify: Object.freeze(file.notify),
     database_url: databaseUrl(file.database_url_from_env, env),
+    database_url_env: file.database_url_from_env ?? DATABASE_ENV,
     node_name: file.node_name ?? defaultNodeName(),
   });
 }

@@ -47,6 +47,11 @@ export interface HistorySearch {
   until?: string;
   /** Contract 16: the node that received it, exactly (commands stored before nodes have none). */
   node?: string;
+  /**
+   * The command name, exactly: contract 11 (v4) — the `Allow…` dialog's test against the past counts the
+   * newest commands of the grant's command, so a flood of other requests cannot push them out.
+   */
+  command?: string;
 }
 
 /** Commands and their audit entries (one row per command, its whole record). */

@@ -179,10 +179,13 @@ async function act(d: ActionDeps, owner: Owner, f: ClientFrame): Promise<void> {
       await pushFrame(d, owner, f);
       return;
     case 'policy_test': {
-      // Contract 11: against the newest `limit` commands, read in pages through the broker's history.
+      // Contract 11: against the newest `limit` commands, read in pages through the broker's history; for a
+      // grant (v4), the newest of its command only, so a flood of other requests cannot push them out.
       const matches = f.rule !== undefined ? ruleMatcher(f.rule.when, KINDS) : grantMatcher(f.grant!, KINDS);
+      const command = f.rule !== undefined ? undefined : f.grant!.command;
       const answer = await policyTest(
-        (limit, before) => broker.history(limit, before),
+        (limit, before) =>
+          command === undefined ? broker.history(limit, before) : broker.search({ command }, limit, before),
         f.limit ?? POLICY_TEST_DEFAULT,
         matches,
       );

@@ -9,7 +9,7 @@
  * MAX_EXPRESSION_CHARS.
  */
 import { Environment } from '@marcbachmann/cel-js';
-import { pathUnder } from './path-under.js';
+import { type LinkResolver, pathUnder, withLinks } from './path-under.js';
 import { RE2_MATCHES, re2Matches } from './re2-matches.js';
 
 /** Contract 11: a `when` is at most this many characters. */
@@ -27,6 +27,11 @@ export interface RuleFacts {
   /** `""` when absent. */
   justification: string;
   now: Date;
+  /**
+   * Not a CEL variable: how `path_under` resolves symbolic links for this request — set only when its
+   * upstream is a stdio server on this machine (contract 11 v4; facts.ts).
+   */
+  links?: LinkResolver;
 }
 
 /** A compiled expression: `run` answers true, false, or the Error that made it fail (then it is not true). */
@@ -102,7 +107,9 @@ export function compileExpression(expression: string): Compiled {
     ok: true,
     run(facts) {
       try {
-        const value: unknown = parsed(facts as unknown as Record<string, unknown>);
+        const value: unknown = withLinks(facts.links, () =>
+          parsed(facts as unknown as Record<string, unknown>),
+        );
         if (value === true || value === false) return value;
         return new Error(`gave ${typeof value}, not a boolean`);
       } catch (e) {

@@ -12,8 +12,9 @@ export {
   type RuleEntry,
 } from './book.js';
 export { type Compiled, compileExpression, MAX_EXPRESSION_CHARS, type RuleFacts } from './environment.js';
-export { factsOf } from './facts.js';
-export { lexicalPath, pathUnder } from './path-under.js';
+export { factsOf, isStdio, type LocalUpstream, type UpstreamKinds } from './facts.js';
+export { linkResolverForOneRequest, MAX_STEPS as MAX_LINK_STEPS, resolveLinks } from './links.js';
+export { type LinkResolver, lexicalPath, pathUnder, withLinks } from './path-under.js';
 export {
   type BookReport,
   grantMatcher,

@@ -4,9 +4,20 @@
  */
 export { type DaemonStore, lookAtStore, openStore, type StoreLook } from './open.js';
 export type { LiveNode } from './postgres/index.js';
+export { newestCommandsOf } from './read.js';
 export {
   type DatabaseStatus,
   readDatabaseStatus,
   removeDatabaseStatus,
   writeDatabaseStatus,
 } from './status-file.js';
+export {
+  databaseUrlOf,
+  readStoreMark,
+  removeStoreMark,
+  type StoreChoice,
+  type StoreMark,
+  storeMarkPath,
+  storeOf,
+  writeStoreMark,
+} from './where.js';

@@ -11,6 +11,7 @@ import type { TokenBook } from '../tokens/index.js';
 import type { LiveNode, NodeRecord } from './postgres/index.js';
 import { countOwners, countsByState, Store } from './sqlite/index.js';
 import { writeDatabaseStatus } from './status-file.js';
+import { readStoreMark, removeStoreMark, storeOf, writeStoreMark } from './where.js';
 
 /** A store as the daemon holds it: the ports, and the token checks tokens/ makes. */
 export type DaemonStore = StorePorts & TokenBook;
@@ -20,7 +21,9 @@ export type DaemonStore = StorePorts & TokenBook;
  * opens it as its `node` (contract 16: its name held while it runs, exit 2 for a second live daemon with
  * the name); the `token` command is no node, so it works beside running daemons. `signer` signs the audit
  * checkpoints (contract 14: the daemon's key; the `token` command signs none). A node (the daemon) keeps
- * its view of the database's availability in the data dir's database.json (status-file.ts) for `status`.
+ * its view of the database's availability in the data dir's database.json (status-file.ts) for `status`,
+ * and which store it uses in store.json (where.ts), so a CLI command never reads an empty broker.db in its
+ * place (contract 16 v4) — the `token` command is refused (exit 2) here when that is all it could open.
  */
 export async function openStore(
   config: Config,
@@ -28,7 +31,16 @@ export async function openStore(
   opts: { log?: Logger; node?: NodeRecord; signer?: AuditSigner } = {},
 ): Promise<DaemonStore> {
   const signer = opts.signer;
-  if (config.database_url === null) return new Store(paths.db, signer === undefined ? {} : { signer });
+  if (opts.node === undefined) storeOf(config);
+  if (config.database_url === null) {
+    // A daemon on broker.db where one used PostgreSQL before (started without its URL?): said, not silent.
+    const before = opts.node === undefined ? undefined : readStoreMark(paths.root);
+    if (before !== undefined) {
+      removeStoreMark(paths.root);
+      opts.log?.log('warn', 'store_changed', { was: 'postgresql', url_from_env: before.url_from_env });
+    }
+    return new Store(paths.db, signer === undefined ? {} : { signer });
+  }
   const { PostgresStore } = await import('./postgres/index.js');
   const log = opts.log;
   const publish = (available: boolean, error?: Error) => {
@@ -51,6 +63,13 @@ export async function openStore(
       },
     });
     publish(store.available);
+    if (opts.node !== undefined) {
+      try {
+        writeStoreMark(paths.root, config.database_url_env);
+      } catch (e) {
+        log?.log('error', 'store_mark_not_written', { error: (e as Error).message });
+      }
+    }
     return store;
   } catch (e) {
     if (e instanceof UsageError) throw e;

@@ -4,6 +4,7 @@
  * the URL.
  */
 import pg from 'pg';
+import type { Command } from '../../core/index.js';
 import { type LiveNode, liveNodes } from './nodes.js';
 
 export type DatabaseLook =
@@ -40,6 +41,28 @@ export async function lookAt(url: string): Promise<DatabaseLook> {
   } catch (e) {
     if (noTable(e)) return { ok: true, counts: {}, owners: 0, nodes: [] };
     return { ok: false, error: (e as Error).message };
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/**
+ * The newest `limit` commands, newest first (`policy test`, contract 11 and 16 v4): none before the first
+ * daemon created the table; rejects with the driver's reason when the database cannot be read.
+ */
+export async function newestPgCommands(url: string, limit: number): Promise<Command[]> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ body: string }>(
+      'SELECT body FROM commands ORDER BY seq DESC LIMIT $1',
+      [limit],
+    );
+    return rows.map((r) => JSON.parse(r.body) as Command);
+  } catch (e) {
+    if (noTable(e)) return [];
+    throw e;
   } finally {
     await client.end().catch(() => {});
   }

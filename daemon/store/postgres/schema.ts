@@ -245,6 +245,11 @@ const MIGRATIONS: readonly string[] = [
   `UPDATE commands SET body = ((body::jsonb #- '{preview,diff}') #- '{preview,text}')::text
      WHERE state IN ('succeeded', 'denied', 'failed', 'unknown')
        AND (body::jsonb -> 'preview') ?| array['diff', 'text'];`,
+  // Contract 11 (v4): the Allow… dialog's test against the past reads the newest commands of one command
+  // name (search.ts). A column PostgreSQL keeps from the body (a command never changes its name), and an
+  // index on it in seq order.
+  `ALTER TABLE commands ADD COLUMN command text GENERATED ALWAYS AS ((body::json) ->> 'command') STORED;
+   CREATE INDEX commands_command_seq ON commands(command, seq);`,
 ];
 
 /** How many migrations this build knows (the newest schema version). */

@@ -26,6 +26,8 @@ export function searchWhere(filter: HistorySearch): { where: string[]; values: u
   if (filter.until !== undefined) add('created_at <= ?', filter.until);
   // Contract 16: the column the daemon writes with each command (schema.ts), not its JSON body.
   if (filter.node !== undefined) add('node = ?', filter.node);
+  // Contract 11 (v4): the generated column and its index commands_command_seq (schema.ts).
+  if (filter.command !== undefined) add('command = ?', filter.command);
   return { where, values };
 }
 

@@ -214,7 +214,7 @@ export class SqliteCommands {
    * The history search (contract 14): newest first, before a pending_id when given, filtered in SQL through
    * indexes — the text through `commands_search` (trigram FTS5: a phrase query for 3 characters or more; a
    * shorter text is looked for in that table's rows, which is still SQLite's work, not ours), the state,
-   * client and creation time through their indexes. Bounded like `history`.
+   * client, command name and creation time through their indexes. Bounded like `history`.
    */
   search(filter: HistorySearch, limit: number, before?: string, maxChars = HISTORY_MAX_CHARS): Command[] {
     const where: string[] = [];
@@ -237,6 +237,8 @@ export class SqliteCommands {
       // Contract 16: broker.db is one daemon's, so its commands are (nearly) all of one node: the filter
       // reads the body, inside the page the other filters and seq order already bound.
       ["json_extract(body, '$.node') = ?", filter.node],
+      // Contract 11 (v4): through commands_command_seq (schema.ts).
+      ['command = ?', filter.command],
     ];
     for (const [sql, value] of exact) {
       if (value === undefined) continue;
@@ -275,6 +277,10 @@ export class SqliteCommands {
     if (filter.client !== undefined) {
       where.push('client = ?');
       params.push(filter.client);
+    }
+    if (filter.command !== undefined) {
+      where.push('command = ?');
+      params.push(filter.command);
     }
     const sql = `EXPLAIN QUERY PLAN SELECT body FROM commands WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT 10`;
     return (this.#db.prepare(sql).all(...params) as Array<{ detail: string }>).map((r) => r.detail);

@@ -178,6 +178,11 @@ export const MIGRATIONS: readonly string[] = [
   `UPDATE commands SET body = json_remove(body, '$.preview.diff', '$.preview.text')
      WHERE state IN ('succeeded', 'denied', 'failed', 'unknown')
        AND (json_extract(body, '$.preview.diff') IS NOT NULL OR json_extract(body, '$.preview.text') IS NOT NULL);`,
+  // Contract 11 (v4): the Allow… dialog's test against the past reads the newest commands of one command
+  // name (commands.ts search). A virtual column read from the body (a command never changes its name), and
+  // an index on it in seq order.
+  `ALTER TABLE commands ADD COLUMN command TEXT GENERATED ALWAYS AS (json_extract(body, '$.command')) VIRTUAL;
+   CREATE INDEX IF NOT EXISTS commands_command_seq ON commands(command, seq);`,
 ];
 
 /**

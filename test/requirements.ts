@@ -635,6 +635,11 @@ export const REQUIREMENTS = {
     statement:
       "The verified assertion is kept in the approval's audit entry with everything an offline check needs (credential id, COSE public key, rp id, origins, the canonical JSON and nonce, the response); verifyKeptAssertion finds one altered byte, other args or another version.",
   },
+  'S.passkey-recorded': {
+    source: 'contracts.md 13.3 (v4), 14; docs/security.md',
+    statement:
+      'A passkey signs an approval (or a sign-in) only when the audit chain added it for that owner with its public key and did not remove it since: a key written straight into the passkeys table (or a row whose key was swapped) is refused by the daemon, and `audit verify` (walk and full check, with and without --pub) says `bad passkey assertion` for an approval whose key the chain did not add; passkeys present at the upgrade are taken into the chain by the daemon once.',
+  },
 
   // ---- reaching the owner: notifications, the panel on a phone (contracts.md 13.1, 13.2; issue 23) ----------
   'S.notify-never-blocks': {

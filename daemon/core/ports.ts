@@ -224,6 +224,12 @@ export interface PasskeyStore {
   remove(owner: string, credentialId: string, audit: AuditEntry): Promise<boolean>;
   /** Records a use: the authenticator's new counter and when. */
   used(credentialId: string, counter: number, at: string): Promise<void>;
+  /**
+   * Contract 13.3 (v4): the chained audit entries that add or remove passkeys (PASSKEY_KEY_EVENTS), oldest
+   * first, as the chain holds them — what core/passkey-ledger.ts reads to tell a key the record vouches for
+   * from one written straight into the table.
+   */
+  recorded(): Promise<Array<{ event: string; data: Record<string, unknown> }>>;
 }
 
 /** An owner's device that gets Web Push notifications (contract 13.2). */

@@ -85,7 +85,13 @@ export async function passkeyFrame(d: PasskeyDeps, owner: Owner, f: PasskeyFrame
         at,
         actor: { kind: 'owner', name: owner.by },
         action: 'passkey_added',
-        detail: { owner: owner.by, credential_id: done.passkey.credential_id, rp_id: done.passkey.rp_id },
+        // Contract 13.3 (v4): the public key too — the record, not the table, says which keys may sign.
+        detail: {
+          owner: owner.by,
+          credential_id: done.passkey.credential_id,
+          public_key: done.passkey.public_key,
+          rp_id: done.passkey.rp_id,
+        },
       });
       d.ctx.log.log('info', 'passkey_added', { owner: owner.by, rp_id: done.passkey.rp_id });
       return { reply: { ok: true } };

@@ -233,6 +233,18 @@ const MIGRATIONS: readonly string[] = [
      stopped_at timestamptz,
      audit_public_key text
    );`,
+  // Contract 13.3 (v4), as broker.db's (store/sqlite/schema.ts): each passkey the table holds is taken into
+  // the chain with an add entry naming its public key, written after every row there is (older rows not
+  // yet chained included) without a hash, and chained by chain.ts at this same start; the partial index
+  // serves the read of those entries at each passkey approval.
+  `CREATE INDEX audit_passkeys ON audit(seq)
+     WHERE action IN ('passkey_added', 'passkey_removed', 'passkeys_removed');
+   INSERT INTO audit (seq, at, actor_kind, actor, action, detail)
+     SELECT (SELECT COALESCE(MAX(seq), 0) FROM audit) + row_number() OVER (ORDER BY p.seq),
+       to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'daemon', 'daemon', 'passkey_added',
+       json_build_object('owner', p.owner, 'credential_id', p.credential_id, 'public_key', p.public_key,
+         'rp_id', p.rp_id, 'taken_at_upgrade', true)::text
+     FROM passkeys p ORDER BY p.seq;`,
 ];
 
 /** How many migrations this build knows (the newest schema version). */

@@ -100,6 +100,7 @@ export function passkeyPort(p: SqlitePasskeys, run: Run): PasskeyStore {
     list: (owner) => run(() => p.list(owner)),
     remove: (owner, id, audit) => run(() => p.remove(owner, id, audit)),
     used: (id, counter, at) => run(() => p.used(id, counter, at)),
+    recorded: () => run(() => p.recorded()),
   };
 }
 

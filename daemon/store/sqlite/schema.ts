@@ -165,6 +165,23 @@ export const MIGRATIONS: readonly string[] = [
      created_at TEXT NOT NULL
    );
    CREATE INDEX IF NOT EXISTS push_subscriptions_owner ON push_subscriptions(owner);`,
+  // Contract 13.3 (v4): a passkey signs only when the chain added it with its public key (core/
+  // passkey-ledger.ts). Entries of older versions did not carry the key: the first start of this version
+  // takes each passkey the table holds into the chain with an add entry of the daemon's
+  // (`taken_at_upgrade`), written here without a hash and chained by chainOlder at this same open
+  // (docs/audit.md). The NOT EXISTS keeps a second run (a rewound user_version) from adding them twice. The
+  // partial index serves the daemon's read of those entries at each passkey approval (passkeys.ts).
+  `CREATE INDEX IF NOT EXISTS audit_passkeys ON audit(seq)
+     WHERE action IN ('passkey_added', 'passkey_removed', 'passkeys_removed');
+   INSERT INTO audit (at, actor_kind, actor, action, detail)
+     SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 'daemon', 'daemon', 'passkey_added',
+       json_object('owner', p.owner, 'credential_id', p.credential_id, 'public_key', p.public_key,
+         'rp_id', p.rp_id, 'taken_at_upgrade', json('true'))
+     FROM passkeys p
+     WHERE NOT EXISTS (SELECT 1 FROM audit a WHERE a.action = 'passkey_added'
+       AND json_extract(a.detail, '$.credential_id') = p.credential_id
+       AND json_extract(a.detail, '$.public_key') = p.public_key)
+     ORDER BY p.seq;`,
 ];
 
 /**

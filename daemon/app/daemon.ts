@@ -33,7 +33,7 @@ import { createSources, KINDS, type KindWork, startKindWork } from '../kinds/ind
 import { createMcpEdge } from '../mcp/index.js';
 import { OAuthServer, oauthRoutes } from '../oauth/index.js';
 import { createOwnerEdge, createSetupFeed, type OwnerContext } from '../owner/index.js';
-import { compileRules, RuleBook, removeRulesStatus, rulePort, writeRulesStatus } from '../rules/index.js';
+import { RuleBook, removeRulesStatus, rulePort, writeRulesStatus } from '../rules/index.js';
 import { type DaemonStore, openStore, removeDatabaseStatus } from '../store/index.js';
 import { Tokens } from '../tokens/index.js';
 import {
@@ -42,6 +42,8 @@ import {
   withExposed,
   writeUpstreamStatus,
 } from '../upstreams/index.js';
+import { compiledRules } from './compiled-rules.js';
+import { recordConfigLoaded } from './config-loaded.js';
 import { ownersWithoutPasskey } from './passkey-owners.js';
 import { type Reach, startReach } from './reach.js';
 import { unwritable } from './unwritable.js';
@@ -217,6 +219,8 @@ export class Daemon {
       log: this.#log,
     });
     this.#reach = reach;
+    // Contract 14 (v4): the config on the record, and a weaker one than the last start's told to the owner.
+    await recordConfigLoaded({ config, audits: store.audits, publish: reach.publish, log: this.#log });
     const push = reach.push;
     const ctx: OwnerContext = {
       ...(oauth !== undefined
@@ -349,6 +353,11 @@ export class Daemon {
     return this.#info;
   }
 
+  /** SIGHUP (contract 17): logged, never fatal — the seam for reload proper, a later issue (nothing half-applied). */
+  reload(): void {
+    this.#log.log('warn', 'reload_not_built', { reason: 'restart to apply a changed config' });
+  }
+
   /** Clean shutdown; safe to call twice. */
   close(): Promise<void> {
     this.#closed ??= this.#close();
@@ -387,11 +396,4 @@ export class Daemon {
       if (wasReady) this.#log.log('info', 'daemon_stopped', {});
     }
   }
-}
-
-/** The config's rules compiled (loadConfig already refused a bad one: this cannot fail on a loaded config). */
-function compiledRules(config: Config) {
-  const compiled = compileRules(config.rules);
-  if (!compiled.ok) throw new UsageError(`config: ${compiled.why}`);
-  return compiled.rules;
 }

@@ -6,7 +6,7 @@
  * Writes made inside `transaction(fn)` are that transaction's: the group commit (commit.ts) issues a batch's
  * writes in queue order, all within one turn, and awaits them; they commit together or not at all.
  */
-import type { AuditEntry, ChainEntry, Checkpoint } from './audit-chain.js';
+import type { AuditAction, AuditEntry, ChainEntry, Checkpoint } from './audit-chain.js';
 import type { Grant } from './grants.js';
 import type { Actor, Command, State } from './lifecycle.js';
 
@@ -100,6 +100,8 @@ export interface AuditStore {
   append(entry: AuditEntry): Promise<void>;
   forCommand(commandId: string): Promise<StoredAudit[]>;
   since(seq: number, limit?: number): Promise<StoredAudit[]>;
+  /** The newest chained entry of `action` (contract 14 (v4): the last `config_loaded`), if any. */
+  lastOf(action: AuditAction): Promise<StoredAudit | undefined>;
   /** The chained entries of these commands (contract 14: the `audit` owner frame), oldest first. */
   chainFor(commandIds: readonly string[]): Promise<ChainEntry[]>;
   /**

@@ -9,7 +9,7 @@
 import { escapeForTerminal } from '../base/index.js';
 import type { Command, KindPolicies } from '../core/index.js';
 
-export type MessageEvent = 'waiting' | 'decided' | 'failed' | 'checkpoint' | 'digest' | 'test';
+export type MessageEvent = 'waiting' | 'decided' | 'failed' | 'checkpoint' | 'config' | 'digest' | 'test';
 
 export interface Message {
   event: MessageEvent;
@@ -149,13 +149,16 @@ export function digestMessage(byClient: ReadonlyMap<string, number>, base: strin
   };
 }
 
-/** An event another part of the daemon publishes (contract 13.1 `checkpoint`: the audit record, 14). */
+/**
+ * An event another part of the daemon publishes (contract 13.1 `checkpoint`: the audit record, 14; `config`:
+ * the config weakened, 14 (v4)).
+ */
 export interface PublishedEvent {
-  event: 'checkpoint';
+  event: 'checkpoint' | 'config';
   title: string;
   summary: string;
   /** Extra `json` fields (plain values, never a secret). */
-  fields?: Record<string, string | number | boolean>;
+  fields?: Record<string, string | number | boolean | readonly string[]>;
 }
 
 export function publishedMessage(e: PublishedEvent, base: string): Message {
@@ -168,8 +171,9 @@ export function publishedMessage(e: PublishedEvent, base: string): Message {
     summary,
     url,
     json: { ...e.fields, event: e.event, title, summary, url },
-    priority: 2,
-    tags: ['lock'],
+    // A weaker config is the owner's to notice at once; a checkpoint is for the record.
+    priority: e.event === 'config' ? 4 : 2,
+    tags: [e.event === 'config' ? 'warning' : 'lock'],
   };
 }
 

@@ -235,10 +235,11 @@ const MIGRATIONS: readonly string[] = [
    );`,
   // Contract 13.3 (v4), as broker.db's (store/sqlite/schema.ts): each passkey the table holds is taken into
   // the chain with an add entry naming its public key, written after every row there is (older rows not
-  // yet chained included) without a hash, and chained by chain.ts at this same start; the partial index
-  // serves the read of those entries at each passkey approval.
+  // yet chained included) without a hash, and chained by chain.ts at this same start; the partial indexes
+  // serve the read of those entries at each passkey approval and of the last `config_loaded` at each start.
   `CREATE INDEX audit_passkeys ON audit(seq)
      WHERE action IN ('passkey_added', 'passkey_removed', 'passkeys_removed');
+   CREATE INDEX audit_config_loaded ON audit(seq) WHERE action = 'config_loaded';
    INSERT INTO audit (seq, at, actor_kind, actor, action, detail)
      SELECT (SELECT COALESCE(MAX(seq), 0) FROM audit) + row_number() OVER (ORDER BY p.seq),
        to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'daemon', 'daemon', 'passkey_added',

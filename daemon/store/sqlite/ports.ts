@@ -62,6 +62,7 @@ export function auditPort(a: SqliteAudit, run: Run, onCheckpoint: AuditStore['on
       }),
     forCommand: (id) => run(() => a.forCommand(id)),
     since: (seq, limit) => run(() => a.since(seq, limit)),
+    lastOf: (action) => run(() => a.lastOf(action)),
     chainFor: (ids) => run(() => a.chainFor(ids)),
   };
 }

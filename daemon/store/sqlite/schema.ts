@@ -170,9 +170,11 @@ export const MIGRATIONS: readonly string[] = [
   // takes each passkey the table holds into the chain with an add entry of the daemon's
   // (`taken_at_upgrade`), written here without a hash and chained by chainOlder at this same open
   // (docs/audit.md). The NOT EXISTS keeps a second run (a rewound user_version) from adding them twice. The
-  // partial index serves the daemon's read of those entries at each passkey approval (passkeys.ts).
+  // partial indexes serve the daemon's read of those entries at each passkey approval (passkeys.ts) and of
+  // the last `config_loaded` at each start (contract 14 (v4): app/config-loaded.ts).
   `CREATE INDEX IF NOT EXISTS audit_passkeys ON audit(seq)
      WHERE action IN ('passkey_added', 'passkey_removed', 'passkeys_removed');
+   CREATE INDEX IF NOT EXISTS audit_config_loaded ON audit(seq) WHERE action = 'config_loaded';
    INSERT INTO audit (at, actor_kind, actor, action, detail)
      SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 'daemon', 'daemon', 'passkey_added',
        json_object('owner', p.owner, 'credential_id', p.credential_id, 'public_key', p.public_key,

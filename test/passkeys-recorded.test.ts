@@ -20,7 +20,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIGRATIONS } from '../daemon/store/sqlite/schema.js';
-import { makeDataDir, type RunningDaemon, runCli, startDaemon } from './helpers/daemon.js';
+import { makeDataDir, type RunningDaemon, runCli, startDaemon, waitFor } from './helpers/daemon.js';
 import { type Frame, mcpClient, OwnerSocket, ownerCatalog, queue, readMarks } from './helpers/owner.js';
 import { panelLogin, panelProtocols } from './helpers/panel.js';
 import { SoftAuthenticator } from './helpers/soft-authenticator.js';
@@ -125,6 +125,9 @@ describe('a passkey approves only when the audit record added it (contract 13.3 
       const forged = await approveWith(panel, theirs, id);
       expect(forged).toMatchObject({ ok: false, error: { code: 'PasskeyRequired' } });
       expect(forged.error.message).toContain('not in the audit record');
+      // The daemon's log says a key was planted (a warning, naming the owner and the credential).
+      const planted = new RegExp(`"passkey_unrecorded".*${theirs.id}`);
+      await waitFor(() => planted.test(d.stderr()), 'the planted key logged');
       // Nor does it sign in (a passkey session could enrol a key of its own).
       const o = await fetch(`${local}/login/passkey/options`, {
         method: 'POST',

@@ -184,7 +184,15 @@ export async function approvalEvidence(
   const c = d.ctx.broker.get(f.id);
   if (c === undefined || c.phase.state !== 'awaiting_review' || c.version !== f.version) return undefined;
   return checkApproval(
-    { book: d.desk.approvals, store: d.desk.store, publicUrl: d.desk.publicUrl, port: d.desk.port },
+    {
+      book: d.desk.approvals,
+      store: d.desk.store,
+      publicUrl: d.desk.publicUrl,
+      port: d.desk.port,
+      // Contract 13.3 (v4): a key in the table the record never added was written there by other means.
+      onUnrecorded: (owner, credential_id, why) =>
+        d.ctx.log.log('warn', 'passkey_unrecorded', { owner, credential_id, why }),
+    },
     cred.name,
     { id: c.id, version: c.version, command: c.command, client: c.client, args: c.args },
     f.assertion,

@@ -20,6 +20,8 @@ export interface ApprovalCheck {
   store: PasskeyStore;
   publicUrl: string | null;
   port: number;
+  /** Told of a key the table holds but the audit record never added (someone wrote it there): logged. */
+  onUnrecorded?: (owner: string, credentialId: string, why: string) => void;
 }
 
 /** The challenge a WebAuthn answer signed (its clientDataJSON's `challenge`), or undefined. */
@@ -62,7 +64,10 @@ export async function checkApproval(
   const stored = await d.store.get(a.id);
   if (stored === undefined || stored.owner !== owner) return refused('that passkey is not one of yours');
   const off = await unrecorded(d.store, stored);
-  if (off !== undefined) return refused(`that passkey is not in the audit record: ${off}`);
+  if (off !== undefined) {
+    d.onUnrecorded?.(owner, stored.credential_id, off);
+    return refused(`that passkey is not in the audit record: ${off}`);
+  }
   const origins = originsOf(stored.rp_id, d.publicUrl, d.port);
   try {
     const r = await verifyAuthenticationResponse({

@@ -715,6 +715,21 @@ export const REQUIREMENTS = {
     statement:
       "The verified assertion is kept in the approval's audit entry with everything an offline check needs (credential id, COSE public key, rp id, origins, the canonical JSON and nonce, the response); verifyKeptAssertion finds one altered byte, other args or another version.",
   },
+  'S.passkey-recorded': {
+    source: 'contracts.md 13.3 (v4), 14; docs/security.md',
+    statement:
+      'A passkey signs an approval (or a sign-in) only when the audit chain added it for that owner with its public key and did not remove it since: a key written straight into the passkeys table (or a row whose key was swapped) is refused by the daemon, and `audit verify` (walk and full check, with and without --pub) says `bad passkey assertion` for an approval whose key the chain did not add; passkeys present at the upgrade are taken into the chain by the daemon once.',
+  },
+  'S.config-loaded': {
+    source: 'contracts.md 14 (v4), 13.1',
+    statement:
+      'Each start appends `config_loaded` (the config’s SHA-256, the commands and upstreams that need a passkey or several approvals, the rules’ ids and decisions); when one of those weakened since the last entry a `config` notification says what changed.',
+  },
+  'F.sighup': {
+    source: 'contracts.md 17 (v4)',
+    statement:
+      'SIGHUP never stops the daemon: it is caught and logged (reload proper is a later issue), and the daemon keeps answering.',
+  },
 
   // ---- reaching the owner: notifications, the panel on a phone (contracts.md 13.1, 13.2; issue 23) ----------
   'S.notify-never-blocks': {

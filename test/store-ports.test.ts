@@ -865,7 +865,7 @@ describe.each([sqlite, postgres])('[F.store-ports] the v3 ports on $name', (back
     ]);
   });
 
-  it('passkeys: add, get, list in order, remove only its owner’s, used, forget all on rotation', async () => {
+  it('[S.passkey-recorded] passkeys: add, get, list in order, remove only its owner’s, used, forget all on rotation, the recorded history', async () => {
     const s = await fresh();
     const key = (id: string, who = 'owner') => ({
       credential_id: id,
@@ -901,6 +901,16 @@ describe.each([sqlite, postgres])('[F.store-ports] the v3 ports on $name', (back
       ['passkey_removed', undefined],
       ['passkeys_removed', 1],
     ]);
+    // [S.passkey-recorded] the chain's key history, as core/passkey-ledger.ts reads it: chained entries only.
+    expect((await s.passkeys.recorded()).map((e) => [e.event, e.data.credential_id ?? e.data.owner])).toEqual(
+      [
+        ['passkey_added', 'k1'],
+        ['passkey_added', 'k2'],
+        ['passkey_added', 'k3'],
+        ['passkey_removed', undefined],
+        ['passkeys_removed', 'alice'],
+      ],
+    );
   });
 
   it('push: put, an endpoint handed to another owner, all, remove once', async () => {

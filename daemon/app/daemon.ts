@@ -1,8 +1,8 @@
 /**
  * The long-lived daemon: owns the data dir, the store, the broker, the HTTP server and the edges.
  * `start()` recovers from the store (rules 3 and 4), sweeps leftover session files, listens, mounts the
- * MCP and owner edges, then writes `daemon.json` (contract 1.2). `close()` stops accepting, lets running
- * children finish for up to 10 s, closes the store and removes `daemon.json`.
+ * MCP and owner edges, then writes `daemon.json` (contract 1.2). `close()` is a clean stop (contract 17):
+ * answers the waiting calls, lets running children finish briefly, closes the store, removes `daemon.json`.
  */
 import type { Server } from 'node:http';
 import { hostname } from 'node:os';
@@ -32,7 +32,7 @@ import { createSources, KINDS, type KindWork, startKindWork } from '../kinds/ind
 import { createMcpEdge } from '../mcp/index.js';
 import { OAuthServer, oauthRoutes } from '../oauth/index.js';
 import { createOwnerEdge, createSetupFeed, type OwnerContext } from '../owner/index.js';
-import { compileRules, RuleBook, removeRulesStatus, rulePort, writeRulesStatus } from '../rules/index.js';
+import { RuleBook, removeRulesStatus, rulePort, writeRulesStatus } from '../rules/index.js';
 import { type DaemonStore, openStore, removeDatabaseStatus } from '../store/index.js';
 import { Tokens } from '../tokens/index.js';
 import {
@@ -41,6 +41,8 @@ import {
   withExposed,
   writeUpstreamStatus,
 } from '../upstreams/index.js';
+import { compiledRules } from './compiled-rules.js';
+import { recordConfigLoaded } from './config-loaded.js';
 import { listen } from './listen.js';
 import { ownersWithoutPasskey } from './passkey-owners.js';
 import { type Reach, startReach } from './reach.js';
@@ -224,6 +226,8 @@ export class Daemon {
       log: this.#log,
     });
     this.#reach = reach;
+    // Contract 14 (v4): the config on the record, and a weaker one than the last start's told to the owner.
+    await recordConfigLoaded({ config, audits: store.audits, publish: reach.publish, log: this.#log });
     const push = reach.push;
     const ctx: OwnerContext = {
       ...(oauth !== undefined
@@ -345,6 +349,11 @@ export class Daemon {
     return this.#info;
   }
 
+  /** SIGHUP (contract 17): logged, never fatal — the seam for reload proper, a later issue (nothing half-applied). */
+  reload(): void {
+    this.#log.log('warn', 'reload_not_built', { reason: 'restart to apply a changed config' });
+  }
+
   /** Clean shutdown; safe to call twice. */
   close(): Promise<void> {
     this.#closed ??= this.#close();
@@ -389,11 +398,4 @@ export class Daemon {
       if (wasReady) this.#log.log('info', 'daemon_stopped', {});
     }
   }
-}
-
-/** The config's rules compiled (loadConfig already refused a bad one: this cannot fail on a loaded config). */
-function compiledRules(config: Config) {
-  const compiled = compileRules(config.rules);
-  if (!compiled.ok) throw new UsageError(`config: ${compiled.why}`);
-  return compiled.rules;
 }

@@ -10,11 +10,13 @@ import { type Config, ownsCommand } from '../config/index.js';
 import type { BrokerApi, StorePorts } from '../core/index.js';
 import type { DataDir } from '../datadir/index.js';
 import { awaitsPreview, KINDS } from '../kinds/index.js';
-import { loadVapidKeys, Notifier, PushDevices } from '../notify/index.js';
+import { loadVapidKeys, Notifier, type PublishedEvent, PushDevices } from '../notify/index.js';
 import { unwritable } from './unwritable.js';
 
 export interface Reach {
   readonly push: PushDevices;
+  /** Sends an event raised elsewhere (`config`: app/config-loaded.ts) to the channels that asked for it. */
+  publish(e: PublishedEvent): void;
   close(): void;
 }
 
@@ -58,6 +60,7 @@ export async function startReach(o: {
   );
   return {
     push,
+    publish: (e) => notifier.publish(e),
     close() {
       offCheckpoints();
       notifier.close();

@@ -41,9 +41,35 @@ function keptFor(a: SoftAuthenticator, signedArgs: Record<string, unknown>, vers
   };
 }
 
-/** A whole chain, sealed as the store seals it: submit, then the passkey approval. */
-function chain(submitted: Record<string, unknown>, kept: KeptAssertion): ChainInput {
+/** The entry adding `kept`'s key for `name` (contract 13.3 (v4): with its public key; null: as older versions wrote it). */
+function added(kept: KeptAssertion, name = 'owner', publicKey: string | null = kept.public_key): AuditEntry {
+  const detail: Record<string, unknown> = {
+    owner: name,
+    credential_id: kept.credential_id,
+    rp_id: kept.rp_id,
+  };
+  if (publicKey !== null) detail.public_key = publicKey;
+  return { at: '2026-12-02T07:59:00.000Z', actor: { kind: 'owner', name }, action: 'passkey_added', detail };
+}
+
+const loaded: AuditEntry = {
+  at: '2026-12-02T07:59:30.000Z',
+  actor: { kind: 'daemon', name: 'daemon' },
+  action: 'config_loaded',
+  detail: { config_sha256: '0'.repeat(64) },
+};
+
+/**
+ * A whole chain, sealed as the store seals it: the key's history (by default the owner adding the kept key),
+ * the submit, then the passkey approval.
+ */
+function chain(
+  submitted: Record<string, unknown>,
+  kept: KeptAssertion,
+  keys: AuditEntry[] = [added(kept)],
+): ChainInput {
   const raw: AuditEntry[] = [
+    ...keys,
     {
       at: '2026-12-02T08:00:00.000Z',
       actor: { kind: 'client', name: 'local' },
@@ -74,7 +100,11 @@ function chain(submitted: Record<string, unknown>, kept: KeptAssertion): ChainIn
 describe('[S.passkey-kept] audit verify checks the kept passkey approvals offline', () => {
   it('an approval signed over exactly what was submitted verifies and is counted', async () => {
     const a = new SoftAuthenticator();
-    expect(await verifyPasskeyApprovals(chain(args, keptFor(a, args)))).toEqual({ ok: true, count: 1 });
+    expect(await verifyPasskeyApprovals(chain(args, keptFor(a, args)))).toEqual({
+      ok: true,
+      count: 1,
+      keys: true,
+    });
   });
 
   it('[attack] a re-chained record cannot change what the owner signed: one byte of the signature', async () => {
@@ -83,19 +113,88 @@ describe('[S.passkey-kept] audit verify checks the kept passkey approvals offlin
     sig[sig.length - 1]! ^= 1;
     k.response.response.signature = sig.toString('base64url');
     const r = await verifyPasskeyApprovals(chain(args, k));
-    expect(r).toMatchObject({ ok: false, bad: { seq: 2, reason: 'bad passkey assertion' } });
+    expect(r).toMatchObject({ ok: false, bad: { seq: 3, reason: 'bad passkey assertion' } });
   });
 
   it('[attack] a re-chained record that swaps the submitted arguments is found', async () => {
     const k = keptFor(new SoftAuthenticator(), args);
     const r = await verifyPasskeyApprovals(chain({ target: 'dev' }, k));
-    expect(r).toMatchObject({ ok: false, bad: { seq: 2, reason: 'bad passkey assertion' } });
+    expect(r).toMatchObject({ ok: false, bad: { seq: 3, reason: 'bad passkey assertion' } });
     if (!r.ok) expect(r.bad.detail).toContain('arguments');
   });
 
   it('[attack] an assertion signed for another version of the command is found', async () => {
     const k = keptFor(new SoftAuthenticator(), args, 7);
     const r = await verifyPasskeyApprovals(chain(args, k));
-    expect(r).toMatchObject({ ok: false, bad: { seq: 2, reason: 'bad passkey assertion' } });
+    expect(r).toMatchObject({ ok: false, bad: { seq: 3, reason: 'bad passkey assertion' } });
+  });
+});
+
+describe('[S.passkey-recorded] audit verify accepts a kept assertion only when the chain added its key (contract 13.3 (v4))', () => {
+  const a = new SoftAuthenticator();
+  const k = keptFor(a, args);
+  const removed: AuditEntry = {
+    at: '2026-12-02T07:59:10.000Z',
+    actor: owner,
+    action: 'passkey_removed',
+    detail: { owner: 'owner', credential_id: a.id },
+  };
+  const rotated: AuditEntry = {
+    at: '2026-12-02T07:59:10.000Z',
+    actor: { kind: 'daemon', name: 'daemon' },
+    action: 'passkeys_removed',
+    detail: { owner: 'owner', why: 'token rotated', removed: 1 },
+  };
+  const bad = async (keys: AuditEntry[], why: string) => {
+    const r = await verifyPasskeyApprovals(chain(args, k, keys));
+    expect(r).toMatchObject({ ok: false, bad: { reason: 'bad passkey assertion' } });
+    if (!r.ok) expect(r.bad.detail).toContain(why);
+  };
+
+  it('[attack] a key no entry added (written straight into the passkeys table): bad passkey assertion', async () => {
+    await bad([], 'was not added for owner');
+  });
+
+  it('[attack] a key added for another owner, removed before, or removed with all of the owner’s: bad', async () => {
+    await bad([added(k, 'alice')], 'was not added for owner');
+    await bad([added(k), removed], 'removed since');
+    await bad([added(k), rotated], 'removed since');
+  });
+
+  it('[attack] a key whose entry names another public key (the row’s key swapped): bad', async () => {
+    await bad([added(k, 'owner', new SoftAuthenticator().publicKey)], 'another public key');
+  });
+
+  it('added again after a removal, it signs again', async () => {
+    expect(await verifyPasskeyApprovals(chain(args, k, [added(k), removed, added(k)]))).toMatchObject({
+      ok: true,
+      count: 1,
+    });
+  });
+
+  it('an older version’s add entry (no public key) vouches only for approvals made before this version’s first start', async () => {
+    expect(await verifyPasskeyApprovals(chain(args, k, [added(k, 'owner', null)]))).toMatchObject({
+      ok: true,
+      count: 1,
+    });
+    await bad([added(k, 'owner', null), loaded], 'older version');
+    // Taken into the chain at the upgrade (with its key): it signs after it too.
+    expect(
+      await verifyPasskeyApprovals(chain(args, k, [added(k, 'owner', null), added(k), loaded])),
+    ).toMatchObject({ ok: true, count: 1 });
+  });
+
+  it('a partial or range export holds no key history: the signature is checked, the key is not (keys: false)', async () => {
+    const input = chain(args, k, []);
+    expect(await verifyPasskeyApprovals({ ...input, range: true })).toEqual({
+      ok: true,
+      count: 1,
+      keys: false,
+    });
+    expect(await verifyPasskeyApprovals({ ...input, partial: { commandIds: ['c_1'] } })).toEqual({
+      ok: true,
+      count: 1,
+      keys: false,
+    });
   });
 });

@@ -155,6 +155,43 @@ describe('[S.audit-verify] the walk of entries a checkpoint pins', () => {
     }
   });
 
+  it('[S.passkey-recorded] keeps every entry that adds or removes a passkey, and each config_loaded, though pinned', () => {
+    const keyed: AuditEntry[] = [
+      ...many.slice(0, 5),
+      {
+        at,
+        actor: by.owner,
+        action: 'passkey_added',
+        detail: { owner: 'owner', credential_id: 'k1', public_key: 'p' },
+      },
+      { at, actor: by.daemon, action: 'config_loaded', detail: { config_sha256: 'c'.repeat(64) } },
+      { at, actor: by.owner, action: 'passkey_removed', detail: { owner: 'owner', credential_id: 'k1' } },
+      { at, actor: by.daemon, action: 'passkeys_removed', detail: { owner: 'owner', removed: 1 } },
+      { at, actor: by.owner, action: 'owner_login', detail: { note: ',"event":"passkey_added"' } },
+      ...many.slice(5, 8),
+    ];
+    const r = record(keyed, 12);
+    const walks = [
+      (() => {
+        const part = walkLines(toJsonl(r.chain, [r.cp], r.pub), { pinnedUpTo: 12 });
+        const joined = part === undefined ? undefined : joinParts([part]);
+        return joined === undefined ? undefined : finishWalk(joined, undefined, r.key.publicKey);
+      })(),
+      (() => {
+        const walk = new ChainWalk({ pinnedUpTo: 12 });
+        const rs = r.rows;
+        const ok = walk.rows(rs.map((x) => x.text).join('\n'), rs.map((x) => x.hash).join(''), rs.length);
+        return ok ? walk.finish([r.cp], r.key.publicKey) : undefined;
+      })(),
+    ];
+    for (const walked of walks) {
+      expect(walked).toMatchObject({ entries: 13, checkpoints: 1 });
+      const kept = walked!.kept.entries.map((e) => ('value' in e ? e.value.seq : 0));
+      // The submits (1, 5) and the key history (6–9); not the login whose note only reads like one (10).
+      expect(kept).toEqual([1, 5, 6, 7, 8, 9]);
+    }
+  });
+
   it('gives every single-byte change of the export to verify.ts, which finds it', () => {
     const lines = text.split('\n');
     // Every byte of three lines the checkpoint pins (a plain one, the approval holding a passkey, the

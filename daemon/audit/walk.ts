@@ -18,12 +18,14 @@
  * That pins it: the signed checkpoint's hash pins its entry's bytes, which hold the hash before it, which
  * pins that entry's bytes, and so back to seq 1 — so they are exactly the bytes the daemon wrote and signed,
  * and parsing them again proves nothing more. finish then checks every checkpoint: one that does not verify,
- * or names another hash, sends the record to verify.ts as anything else off does. A submit and any entry
- * holding a passkey (passkeys.ts reads the argument digest and the kept assertion), an entry after the last
+ * or names another hash, sends the record to verify.ts as anything else off does. A submit, an entry that
+ * adds or removes a passkey, a config_loaded and any entry holding a passkey (passkeys.ts reads the argument
+ * digest, the keys' history and the kept assertion), an entry after the last
  * checkpoint, and a part's first are parsed and checked whole. Half of the walk's time was `JSON.parse` (bench row 15).
  */
 import type { KeyObject } from 'node:crypto';
 import { type Checkpoint, GENESIS_HASH, sha256Hex } from '../core/audit-chain.js';
+import { CONFIG_LOADED, PASSKEY_KEY_EVENTS } from '../core/passkey-ledger.js';
 import { checkpointOf } from './sources.js';
 import {
   type Bad,
@@ -79,20 +81,23 @@ const PREV_BACK = 73;
 const FIELD_END_BACK = 82;
 
 /**
- * What passkeys.ts reads: a submit's `data.args_sha256` (the submit's event field, as it ends the fields
- * before `hash`/`prev` in canonical order), and any entry's `data.passkey` (a key is written `"passkey":`
- * wherever it stands; inside a string its quotes would be escaped).
+ * What passkeys.ts reads: a submit's `data.args_sha256`, the entries that add or remove a passkey and
+ * `config_loaded` (the key history: core/passkey-ledger.ts) — each found by its event field, as it ends
+ * the fields before `hash`/`prev` in canonical order — and any entry's `data.passkey` (a key is written
+ * `"passkey":` wherever it stands; inside a string its quotes would be escaped).
  */
-const SUBMIT = ',"event":"submit"';
+const KEPT_EVENTS: readonly string[] = ['submit', ...PASSKEY_KEY_EVENTS, CONFIG_LOADED];
+const KEPT_FIELDS = KEPT_EVENTS.map((e) => `,"event":"${e}"`);
 const PASSKEY = '"passkey":';
 
 /**
  * Whether the entry `text[start, eventEnd)` (its event field ending at `eventEnd`) may be one passkeys.ts
- * reads: a submit, or any entry holding a passkey (core/records.ts keeps one with an approval; whatever
- * another event may carry one day is checked too).
+ * reads: a submit, a passkey's addition or removal, a config_loaded, or any entry holding a passkey
+ * (core/records.ts keeps one with an approval; whatever another event may carry one day is checked too).
  */
 function mayBeKept(text: string, start: number, eventEnd: number): boolean {
-  return holds(text, eventEnd - SUBMIT.length, SUBMIT) || text.slice(start, eventEnd).includes(PASSKEY);
+  for (const f of KEPT_FIELDS) if (holds(text, eventEnd - f.length, f)) return true;
+  return text.slice(start, eventEnd).includes(PASSKEY);
 }
 
 /**
@@ -291,7 +296,11 @@ export class ChainWalk {
     }
     this.#count++;
     this.#prev = hash;
-    if (data.passkey !== undefined || (v.event === 'submit' && typeof data.args_sha256 === 'string')) {
+    if (
+      data.passkey !== undefined ||
+      (v.event === 'submit' && typeof data.args_sha256 === 'string') ||
+      (v.event !== 'submit' && KEPT_EVENTS.includes(v.event as string))
+    ) {
       this.#kept.push({ value: v });
     }
     return true;

@@ -153,6 +153,11 @@ export async function auditVerify(argv: string[]): Promise<number> {
     // Contract 14: every passkey assertion kept with an approval, checked offline (contract 13.3).
     const checked = await verifyPasskeyApprovals(kept);
     r = checked.ok ? { ...r, passkeys: checked.count } : checked;
+    if (checked.ok && !checked.keys && checked.count > 0) {
+      process.stderr.write(
+        'audit verify: this export holds part of the record: the passkey approvals’ signatures were checked, not that the record added their keys (verify a whole export or the data dir for that)\n',
+      );
+    }
   }
   if (r.ok) {
     process.stdout.write(

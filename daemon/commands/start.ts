@@ -1,7 +1,7 @@
 /**
  * `ogf-broker start`: the daemon in the foreground. Prints where it listens, the exact command that prints
  * the MCP token (self-command.ts) and the owner login URL on stdout (for the person); logs JSON lines on
- * stderr (for machines; never a token). SIGTERM/SIGINT shut it down cleanly.
+ * stderr (for machines; never a token). SIGTERM/SIGINT shut it down cleanly; SIGHUP is caught (reload).
  */
 
 import { Daemon } from '../app/index.js';
@@ -44,6 +44,11 @@ export async function runStart(argv: string[]): Promise<number> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  // Contract 17: SIGHUP asks for a reload and must never stop the daemon (Node's default ends the process).
+  process.on('SIGHUP', () => {
+    log.log('info', 'signal', { signal: 'SIGHUP' });
+    daemon.reload();
+  });
   try {
     const info = await daemon.start();
     const bare = await daemon.ownersWithoutPasskey();

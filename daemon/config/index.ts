@@ -24,6 +24,7 @@ export {
 export type { OAuthConfig } from './oauth.js';
 export { type PasskeyConfig, requiresPasskey } from './passkey.js';
 export type { DryRunSpec, FileDiffSpec, PreviewPreset, PreviewSpec } from './previews.js';
+export { type ConfigRecord, configRecord, readRecord, weakenings } from './record.js';
 export type { RuleConfigEntry } from './rules.js';
 export { currentInvocation, mcpTokenFixed, mcpTokenLine, tokenMcpCommand } from './self-command.js';
 export type { UpstreamConfig } from './upstreams.js';

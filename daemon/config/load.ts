@@ -3,6 +3,7 @@
  * embedded defaults — validated with zod into one frozen Config. Every error names the field and what it
  * accepts; the CLI turns it into one line and exit 2.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { duplicateKeyPath, UsageError } from '../base/index.js';
@@ -23,6 +24,8 @@ export interface Config {
   host: string;
   port: number;
   configFile: string | undefined;
+  /** Contract 14 (v4) `config_loaded`: SHA-256 of the config file's bytes as read; null without a file. */
+  configSha256: string | null;
   review_timeout_s: number;
   public_url: string | null;
   /** Normalised origins (`https://chatgpt.com`) /mcp accepts besides its own (contract 1.3). */
@@ -100,9 +103,11 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
   const configFile = explicit ? resolve(explicit) : join(dataDir, 'config.json');
   let raw: unknown = {};
   let used: string | undefined;
+  let sha256: string | null = null;
   try {
     const text = readFileSync(configFile, 'utf8');
     used = configFile;
+    sha256 = createHash('sha256').update(text).digest('hex');
     try {
       raw = JSON.parse(text);
     } catch (e) {
@@ -143,6 +148,7 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
     host,
     port,
     configFile: used,
+    configSha256: sha256,
     review_timeout_s: file.review_timeout_s,
     public_url: file.public_url === null ? null : new URL(file.public_url).origin,
     mcp_allowed_origins: Object.freeze(file.mcp_allowed_origins.map((o) => new URL(o).origin)),

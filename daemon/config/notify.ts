@@ -12,7 +12,8 @@ export const CHANNEL_ID_RE = /^[a-z][a-z0-9-]{0,31}$/;
 // RFC 7230 token: what an HTTP header name may be.
 const HEADER_NAME_RE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-export const NOTIFY_EVENTS = ['waiting', 'decided', 'failed', 'checkpoint'] as const;
+// `config` (contract 14 (v4)): the config weakened since the last start (app/config-loaded.ts).
+export const NOTIFY_EVENTS = ['waiting', 'decided', 'failed', 'checkpoint', 'config'] as const;
 export type NotifyEventName = (typeof NOTIFY_EVENTS)[number];
 export const WEBHOOK_FORMATS = ['json', 'ntfy', 'slack', 'discord'] as const;
 export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];

@@ -41,6 +41,7 @@ export {
   type State,
   type Tool,
 } from './lifecycle.js';
+export { CONFIG_LOADED, PASSKEY_KEY_EVENTS, PasskeyLedger, type PresentedKey } from './passkey-ledger.js';
 export type {
   AuditAction,
   AuditEntry,

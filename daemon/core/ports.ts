@@ -6,7 +6,7 @@
  * Writes made inside `transaction(fn)` are that transaction's: the group commit (commit.ts) issues a batch's
  * writes in queue order, all within one turn, and awaits them; they commit together or not at all.
  */
-import type { AuditEntry, ChainEntry, Checkpoint } from './audit-chain.js';
+import type { AuditAction, AuditEntry, ChainEntry, Checkpoint } from './audit-chain.js';
 import type { Grant } from './grants.js';
 import type { Actor, Command, State } from './lifecycle.js';
 
@@ -105,6 +105,8 @@ export interface AuditStore {
   append(entry: AuditEntry): Promise<void>;
   forCommand(commandId: string): Promise<StoredAudit[]>;
   since(seq: number, limit?: number): Promise<StoredAudit[]>;
+  /** The newest chained entry of `action` (contract 14 (v4): the last `config_loaded`), if any. */
+  lastOf(action: AuditAction): Promise<StoredAudit | undefined>;
   /** The chained entries of these commands (contract 14: the `audit` owner frame), oldest first. */
   chainFor(commandIds: readonly string[]): Promise<ChainEntry[]>;
   /**
@@ -256,6 +258,12 @@ export interface PasskeyStore {
   remove(owner: string, credentialId: string, audit: AuditEntry): Promise<boolean>;
   /** Records a use: the authenticator's new counter and when. */
   used(credentialId: string, counter: number, at: string): Promise<void>;
+  /**
+   * Contract 13.3 (v4): the chained audit entries that add or remove passkeys (PASSKEY_KEY_EVENTS), oldest
+   * first, as the chain holds them — what core/passkey-ledger.ts reads to tell a key the record vouches for
+   * from one written straight into the table.
+   */
+  recorded(): Promise<Array<{ event: string; data: Record<string, unknown> }>>;
 }
 
 /** An owner's device that gets Web Push notifications (contract 13.2). */

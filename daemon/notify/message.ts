@@ -10,7 +10,7 @@ import { escapeForTerminal } from '../base/index.js';
 import type { Command, KindPolicies } from '../core/index.js';
 import type { Held } from './digest.js';
 
-export type MessageEvent = 'waiting' | 'decided' | 'failed' | 'checkpoint' | 'digest' | 'test';
+export type MessageEvent = 'waiting' | 'decided' | 'failed' | 'checkpoint' | 'config' | 'digest' | 'test';
 
 export interface Message {
   event: MessageEvent;
@@ -161,13 +161,16 @@ export function digestMessage(held: Readonly<Held>, base: string): Message {
   };
 }
 
-/** An event another part of the daemon publishes (contract 13.1 `checkpoint`: the audit record, 14). */
+/**
+ * An event another part of the daemon publishes (contract 13.1 `checkpoint`: the audit record, 14; `config`:
+ * the config weakened, 14 (v4)).
+ */
 export interface PublishedEvent {
-  event: 'checkpoint';
+  event: 'checkpoint' | 'config';
   title: string;
   summary: string;
   /** Extra `json` fields (plain values, never a secret). */
-  fields?: Record<string, string | number | boolean>;
+  fields?: Record<string, string | number | boolean | readonly string[]>;
 }
 
 export function publishedMessage(e: PublishedEvent, base: string): Message {
@@ -180,8 +183,9 @@ export function publishedMessage(e: PublishedEvent, base: string): Message {
     summary,
     url,
     json: { ...e.fields, event: e.event, title, summary, url },
-    priority: 2,
-    tags: ['lock'],
+    // A weaker config is the owner's to notice at once; a checkpoint is for the record.
+    priority: e.event === 'config' ? 4 : 2,
+    tags: [e.event === 'config' ? 'warning' : 'lock'],
   };
 }
 

@@ -85,7 +85,13 @@ export async function passkeyFrame(d: PasskeyDeps, owner: Owner, f: PasskeyFrame
         at,
         actor: { kind: 'owner', name: owner.by },
         action: 'passkey_added',
-        detail: { owner: owner.by, credential_id: done.passkey.credential_id, rp_id: done.passkey.rp_id },
+        // Contract 13.3 (v4): the public key too — the record, not the table, says which keys may sign.
+        detail: {
+          owner: owner.by,
+          credential_id: done.passkey.credential_id,
+          public_key: done.passkey.public_key,
+          rp_id: done.passkey.rp_id,
+        },
       });
       d.ctx.log.log('info', 'passkey_added', { owner: owner.by, rp_id: done.passkey.rp_id });
       return { reply: { ok: true } };
@@ -178,7 +184,15 @@ export async function approvalEvidence(
   const c = d.ctx.broker.get(f.id);
   if (c === undefined || c.phase.state !== 'awaiting_review' || c.version !== f.version) return undefined;
   return checkApproval(
-    { book: d.desk.approvals, store: d.desk.store, publicUrl: d.desk.publicUrl, port: d.desk.port },
+    {
+      book: d.desk.approvals,
+      store: d.desk.store,
+      publicUrl: d.desk.publicUrl,
+      port: d.desk.port,
+      // Contract 13.3 (v4): a key in the table the record never added was written there by other means.
+      onUnrecorded: (owner, credential_id, why) =>
+        d.ctx.log.log('warn', 'passkey_unrecorded', { owner, credential_id, why }),
+    },
     cred.name,
     { id: c.id, version: c.version, command: c.command, client: c.client, args: c.args },
     f.assertion,

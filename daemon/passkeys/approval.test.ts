@@ -20,11 +20,21 @@ const subject: ApprovalSubject = {
   args: { w: 'a' },
 };
 
-function memoryStore(): PasskeyStore & { rows: Map<string, StoredPasskey> } {
+/** Passkey rows and, apart, the chain's entries about them (what `recorded` reads: contract 13.3 (v4)). */
+function memoryStore(): PasskeyStore & {
+  rows: Map<string, StoredPasskey>;
+  log: Array<{ event: string; data: Record<string, unknown> }>;
+} {
   const rows = new Map<string, StoredPasskey>();
+  const log: Array<{ event: string; data: Record<string, unknown> }> = [];
   return {
     rows,
-    add: async (p) => void rows.set(p.credential_id, p),
+    log,
+    add: async (p, audit) => {
+      rows.set(p.credential_id, p);
+      log.push({ event: audit.action, data: audit.detail ?? {} });
+    },
+    recorded: async () => log,
     get: async (id) => rows.get(id),
     list: async (owner) => [...rows.values()].filter((p) => p.owner === owner),
     remove: async (owner, id) => rows.get(id)?.owner === owner && rows.delete(id),
@@ -47,6 +57,10 @@ function setup() {
     rp_id: 'localhost',
     counter: 0,
     created_at: 'then',
+  });
+  store.log.push({
+    event: 'passkey_added',
+    data: { owner: 'owner', credential_id: key.id, public_key: key.publicKey, rp_id: 'localhost' },
   });
   const check = (owner: string, s: ApprovalSubject, assertion: unknown) =>
     checkApproval({ book, store, publicUrl: null, port: PORT }, owner, s, assertion, 'now');
@@ -129,5 +143,38 @@ describe('[S.passkey-challenge] an approval assertion (contract 13.3)', () => {
     const c3 = book.issue('owner', subject).challenge;
     expect((await check('owner', subject, key.assert(c3))).ok).toBe(false);
     expect((await check('owner', subject, { id: 'x' })).ok).toBe(false);
+  });
+});
+
+describe('[S.passkey-recorded] the key must be one the audit record added (contract 13.3 (v4))', () => {
+  it('[attack] a row in the table that no entry added: refused, and the challenge is spent', async () => {
+    const { book, store, check } = setup();
+    const theirs = new SoftAuthenticator('localhost', `http://localhost:${PORT}`);
+    store.rows.set(theirs.id, {
+      credential_id: theirs.id,
+      owner: 'owner',
+      public_key: theirs.publicKey,
+      rp_id: 'localhost',
+      counter: 0,
+      created_at: 'then',
+    });
+    const r = await check('owner', subject, theirs.assert(book.issue('owner', subject).challenge));
+    expect(r).toMatchObject({ ok: false, why: expect.stringContaining('not in the audit record') });
+  });
+
+  it('[attack] the owner’s row with another public key swapped in: refused', async () => {
+    const { book, store, key, check } = setup();
+    const theirs = new SoftAuthenticator('localhost', `http://localhost:${PORT}`);
+    Object.defineProperty(theirs, 'id', { value: key.id });
+    store.rows.set(key.id, { ...store.rows.get(key.id)!, public_key: theirs.publicKey });
+    const r = await check('owner', subject, theirs.assert(book.issue('owner', subject).challenge));
+    expect(r).toMatchObject({ ok: false, why: expect.stringContaining('another public key') });
+  });
+
+  it('an older version’s add entry without the key does not do for the daemon', async () => {
+    const { book, store, key, check } = setup();
+    store.log[0] = { event: 'passkey_added', data: { owner: 'owner', credential_id: key.id } };
+    const r = await check('owner', subject, key.assert(book.issue('owner', subject).challenge));
+    expect(r).toMatchObject({ ok: false, why: expect.stringContaining('older version') });
   });
 });

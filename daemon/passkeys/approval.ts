@@ -1,7 +1,8 @@
 /**
  * Checking the passkey assertion an owner sends with `approve` (contract 13.3), before the broker sees the
  * approval: the challenge it signed must be one this daemon issued to this owner for exactly this command
- * version (approval-book.ts: 120 s, once), the credential one of this owner's passkeys, and the signature
+ * version (approval-book.ts: 120 s, once), the credential one of this owner's passkeys that the audit chain
+ * vouches for (recorded.ts, contract 13.3 (v4)), and the signature
  * valid with user verification (@simplewebauthn/server). What passes becomes the record kept in the
  * approval's audit entry (kept.ts), which `verifyKeptAssertion` checks again offline.
  */
@@ -10,6 +11,7 @@ import type { PasskeyEvidence, PasskeyStore } from '../core/index.js';
 import type { ApprovalChallenges } from './approval-book.js';
 import { type ApprovalSubject, canonicalApproval } from './challenge.js';
 import { type Assertion, assertionSchema, type KeptAssertion } from './kept.js';
+import { unrecorded } from './recorded.js';
 import { originsOf } from './rp.js';
 import { credentialOf } from './sign-in.js';
 
@@ -18,6 +20,8 @@ export interface ApprovalCheck {
   store: PasskeyStore;
   publicUrl: string | null;
   port: number;
+  /** Told of a key the table holds but the audit record never added (someone wrote it there): logged. */
+  onUnrecorded?: (owner: string, credentialId: string, why: string) => void;
 }
 
 /** The challenge a WebAuthn answer signed (its clientDataJSON's `challenge`), or undefined. */
@@ -59,6 +63,11 @@ export async function checkApproval(
   }
   const stored = await d.store.get(a.id);
   if (stored === undefined || stored.owner !== owner) return refused('that passkey is not one of yours');
+  const off = await unrecorded(d.store, stored);
+  if (off !== undefined) {
+    d.onUnrecorded?.(owner, stored.credential_id, off);
+    return refused(`that passkey is not in the audit record: ${off}`);
+  }
   const origins = originsOf(stored.rp_id, d.publicUrl, d.port);
   try {
     const r = await verifyAuthenticationResponse({

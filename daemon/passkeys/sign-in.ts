@@ -6,6 +6,7 @@
  */
 import { generateAuthenticationOptions, verifyAuthenticationResponse } from '@simplewebauthn/server';
 import type { PasskeyStore, StoredPasskey } from '../core/index.js';
+import { unrecorded } from './recorded.js';
 import { CEREMONY_TTL_MS } from './registration.js';
 import type { RelyingParty } from './rp.js';
 
@@ -46,6 +47,9 @@ export class SignIns {
     const stored: StoredPasskey | undefined = await this.#store.get(response.id);
     if (stored === undefined || stored.rp_id !== rp.rp_id)
       return { ok: false, why: 'that passkey is no owner’s here' };
+    // Contract 13.3 (v4): a key the record never added signs nobody in (it would then enrol one of its own).
+    const off = await unrecorded(this.#store, stored);
+    if (off !== undefined) return { ok: false, why: `that passkey is not in the audit record: ${off}` };
     try {
       const r = await verifyAuthenticationResponse({
         response: response as unknown as Parameters<typeof verifyAuthenticationResponse>[0]['response'],

@@ -42,6 +42,49 @@ export class SoftAuthenticator {
     this.publicKey = Buffer.from(isoCBOR.encode(cose)).toString('base64url');
   }
 
+  /**
+   * A RegistrationResponseJSON over `challenge` with `none` attestation, as an authenticator answers
+   * `passkey_begin`'s options: authenticatorData = SHA-256(rp id) | flags (UP, UV, AT) | counter |
+   * attested credential data (AAGUID of zeros, the credential id, the COSE public key).
+   */
+  register(challenge: string): Record<string, unknown> {
+    const idBytes = Buffer.from(this.id, 'base64url');
+    const idLength = Buffer.alloc(2);
+    idLength.writeUInt16BE(idBytes.length);
+    const authData = Buffer.concat([
+      sha256(this.rpId),
+      Buffer.from([0x01 | 0x04 | 0x40]),
+      Buffer.alloc(4),
+      Buffer.alloc(16),
+      idLength,
+      idBytes,
+      Buffer.from(this.publicKey, 'base64url'),
+    ]);
+    const attestationObject = Buffer.from(
+      isoCBOR.encode(
+        new Map<string, unknown>([
+          ['fmt', 'none'],
+          ['attStmt', new Map()],
+          ['authData', new Uint8Array(authData)],
+        ]) as never,
+      ),
+    );
+    const clientData = Buffer.from(
+      JSON.stringify({ type: 'webauthn.create', challenge, origin: this.origin, crossOrigin: false }),
+    );
+    return {
+      id: this.id,
+      rawId: this.id,
+      type: 'public-key',
+      response: {
+        clientDataJSON: clientData.toString('base64url'),
+        attestationObject: attestationObject.toString('base64url'),
+        transports: ['internal'],
+      },
+      clientExtensionResults: {},
+    };
+  }
+
   /** An AuthenticationResponseJSON over `challenge` (user verified unless `uv` is false). */
   assert(challenge: string, opts: { uv?: boolean; origin?: string } = {}): SoftAssertion {
     this.#counter++;

@@ -20,6 +20,13 @@ export function pgAudit(tx: PgTransactions, onCheckpoint: AuditStore['onCheckpoi
       (await tx.read<AuditRow>('SELECT * FROM audit WHERE seq > $1 ORDER BY seq LIMIT $2', [seq, limit])).map(
         toAudit,
       ),
+    lastOf: async (action) =>
+      (
+        await tx.read<AuditRow>(
+          'SELECT * FROM audit WHERE action = $1 AND hash IS NOT NULL ORDER BY seq DESC LIMIT 1',
+          [action],
+        )
+      ).map(toAudit)[0],
     chainFor: async (ids) => {
       const rows = await tx.read<{ entry: string; hash: string }>(
         'SELECT entry, hash FROM audit WHERE command_id = ANY($1) AND hash IS NOT NULL ORDER BY seq',

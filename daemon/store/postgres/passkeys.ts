@@ -4,7 +4,7 @@
  * (`passkey_added`, `passkey_removed`), and `token owner --rotate` removes them all (`passkeys_removed`).
  */
 import type { AuditEntry, PasskeyStore } from '../../core/index.js';
-import { type PasskeyRow, toPasskey } from '../rows/index.js';
+import { type PasskeyRow, RECORDED_PASSKEYS_WHERE, recordedOf, toPasskey } from '../rows/index.js';
 import { AUDIT_SELECT, withAudit } from './audit-sql.js';
 import type { PgTransactions } from './transaction.js';
 
@@ -58,6 +58,14 @@ export function pgPasskeys(
         if (removed > 0) await s.append({ ...audit, detail: { ...audit.detail, removed } });
         return removed;
       }),
+    recorded: async () =>
+      recordedOf(
+        (
+          await tx.read<{ entry: string }>(
+            `SELECT entry FROM audit WHERE ${RECORDED_PASSKEYS_WHERE} ORDER BY seq`,
+          )
+        ).map((r) => r.entry),
+      ),
     used: (id, counter, at) =>
       tx.write(
         'UPDATE passkeys SET counter = $1, last_used_at = $2 WHERE credential_id = $3',

@@ -17,7 +17,7 @@ export const CHANNEL = 'ogf_broker';
 /** The advisory lock key migrations hold (any constant: it only has to be the same for every daemon). */
 const MIGRATION_LOCK = 7_146_027;
 
-const MIGRATIONS: readonly string[] = [
+export const MIGRATIONS: readonly string[] = [
   // Contract 9 (v1 and v2 of broker.db in one): commands, the append-only audit log, MCP clients, grants,
   // owners. Times are ISO text, as in broker.db, so they compare the same way.
   `CREATE TABLE commands (
@@ -250,6 +250,23 @@ const MIGRATIONS: readonly string[] = [
   // index on it in seq order.
   `ALTER TABLE commands ADD COLUMN command text GENERATED ALWAYS AS ((body::json) ->> 'command') STORED;
    CREATE INDEX commands_command_seq ON commands(command, seq);`,
+  // Contract 13.3 (v4), as broker.db's (store/sqlite/schema.ts): each passkey the table holds is taken into
+  // the chain with an add entry naming its public key, written after every row there is (older rows not
+  // yet chained included) without a hash, and chained by chain.ts at this same start; the partial indexes
+  // serve the read of those entries at each passkey approval and of the last `config_loaded` at each start.
+  // Safe to run again (IF NOT EXISTS, NOT EXISTS), as broker.db's.
+  `CREATE INDEX IF NOT EXISTS audit_passkeys ON audit(seq)
+     WHERE action IN ('passkey_added', 'passkey_removed', 'passkeys_removed');
+   CREATE INDEX IF NOT EXISTS audit_config_loaded ON audit(seq) WHERE action = 'config_loaded';
+   INSERT INTO audit (seq, at, actor_kind, actor, action, detail)
+     SELECT (SELECT COALESCE(MAX(seq), 0) FROM audit) + row_number() OVER (ORDER BY p.seq),
+       to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'daemon', 'daemon', 'passkey_added',
+       json_build_object('owner', p.owner, 'credential_id', p.credential_id, 'public_key', p.public_key,
+         'rp_id', p.rp_id, 'taken_at_upgrade', true)::text
+     FROM passkeys p
+     WHERE NOT EXISTS (SELECT 1 FROM audit a WHERE a.action = 'passkey_added'
+       AND a.detail::json->>'credential_id' = p.credential_id AND a.detail::json->>'public_key' = p.public_key)
+     ORDER BY p.seq;`,
 ];
 
 /** How many migrations this build knows (the newest schema version). */

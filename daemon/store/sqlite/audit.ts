@@ -53,6 +53,9 @@ export class SqliteAudit {
       tail: db.prepare('SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1'),
       forCommand: db.prepare('SELECT * FROM audit WHERE command_id = ? ORDER BY seq'),
       since: db.prepare('SELECT * FROM audit WHERE seq > ? ORDER BY seq LIMIT ?'),
+      lastOf: db.prepare(
+        'SELECT * FROM audit WHERE action = ? AND hash IS NOT NULL ORDER BY seq DESC LIMIT 1',
+      ),
       chainFor: db.prepare('SELECT entry, hash FROM audit WHERE command_id = ? ORDER BY seq'),
     };
   }
@@ -152,6 +155,12 @@ export class SqliteAudit {
 
   since(seq: number, limit = 1000): StoredAudit[] {
     return (this.#stmts.since.all(seq, limit) as AuditRow[]).map(toAudit);
+  }
+
+  /** The newest chained entry of `action`, if any. */
+  lastOf(action: string): StoredAudit | undefined {
+    const row = this.#stmts.lastOf.get(action) as AuditRow | undefined;
+    return row === undefined ? undefined : toAudit(row);
   }
 
   /** The chained entries of these commands, oldest first (the `audit` owner frame, the panel's export). */

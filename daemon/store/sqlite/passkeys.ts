@@ -4,7 +4,7 @@
  * in the same transaction (`passkey_added`, `passkey_removed`), naming the owner and the credential.
  */
 import type { AuditEntry, StoredPasskey } from '../../core/index.js';
-import { type PasskeyRow, toPasskey } from '../rows/index.js';
+import { type PasskeyRow, RECORDED_PASSKEYS_WHERE, recordedOf, toPasskey } from '../rows/index.js';
 import type { SqliteAudit } from './audit.js';
 import type { Db } from './schema.js';
 
@@ -26,6 +26,7 @@ export class SqlitePasskeys {
       remove: db.prepare('DELETE FROM passkeys WHERE owner = ? AND credential_id = ?'),
       removeAll: db.prepare('DELETE FROM passkeys WHERE owner = ?'),
       used: db.prepare('UPDATE passkeys SET counter = ?, last_used_at = ? WHERE credential_id = ?'),
+      recorded: db.prepare(`SELECT entry FROM audit WHERE ${RECORDED_PASSKEYS_WHERE} ORDER BY seq`).pluck(),
     };
   }
 
@@ -74,5 +75,10 @@ export class SqlitePasskeys {
 
   used(credentialId: string, counter: number, at: string): void {
     this.#stmts.used.run(counter, at, credentialId);
+  }
+
+  /** The chained entries adding or removing passkeys, oldest first (contract 13.3 (v4): PasskeyStore). */
+  recorded(): Array<{ event: string; data: Record<string, unknown> }> {
+    return recordedOf(this.#stmts.recorded.all() as string[]);
   }
 }

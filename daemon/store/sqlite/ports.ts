@@ -62,6 +62,7 @@ export function auditPort(a: SqliteAudit, run: Run, onCheckpoint: AuditStore['on
       }),
     forCommand: (id) => run(() => a.forCommand(id)),
     since: (seq, limit) => run(() => a.since(seq, limit)),
+    lastOf: (action) => run(() => a.lastOf(action)),
     chainFor: (ids) => run(() => a.chainFor(ids)),
   };
 }
@@ -104,6 +105,7 @@ export function passkeyPort(p: SqlitePasskeys, run: Run): PasskeyStore {
     list: (owner) => run(() => p.list(owner)),
     remove: (owner, id, audit) => run(() => p.remove(owner, id, audit)),
     used: (id, counter, at) => run(() => p.used(id, counter, at)),
+    recorded: () => run(() => p.recorded()),
   };
 }
 

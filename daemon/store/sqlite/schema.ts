@@ -183,6 +183,25 @@ export const MIGRATIONS: readonly string[] = [
   // an index on it in seq order.
   `ALTER TABLE commands ADD COLUMN command TEXT GENERATED ALWAYS AS (json_extract(body, '$.command')) VIRTUAL;
    CREATE INDEX IF NOT EXISTS commands_command_seq ON commands(command, seq);`,
+  // Contract 13.3 (v4): a passkey signs only when the chain added it with its public key (core/
+  // passkey-ledger.ts). Entries of older versions did not carry the key: the first start of this version
+  // takes each passkey the table holds into the chain with an add entry of the daemon's
+  // (`taken_at_upgrade`), written here without a hash and chained by chainOlder at this same open
+  // (docs/audit.md). The NOT EXISTS keeps a second run (a rewound user_version) from adding them twice. The
+  // partial indexes serve the daemon's read of those entries at each passkey approval (passkeys.ts) and of
+  // the last `config_loaded` at each start (contract 14 (v4): app/config-loaded.ts).
+  `CREATE INDEX IF NOT EXISTS audit_passkeys ON audit(seq)
+     WHERE action IN ('passkey_added', 'passkey_removed', 'passkeys_removed');
+   CREATE INDEX IF NOT EXISTS audit_config_loaded ON audit(seq) WHERE action = 'config_loaded';
+   INSERT INTO audit (at, actor_kind, actor, action, detail)
+     SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 'daemon', 'daemon', 'passkey_added',
+       json_object('owner', p.owner, 'credential_id', p.credential_id, 'public_key', p.public_key,
+         'rp_id', p.rp_id, 'taken_at_upgrade', json('true'))
+     FROM passkeys p
+     WHERE NOT EXISTS (SELECT 1 FROM audit a WHERE a.action = 'passkey_added'
+       AND json_extract(a.detail, '$.credential_id') = p.credential_id
+       AND json_extract(a.detail, '$.public_key') = p.public_key)
+     ORDER BY p.seq;`,
 ];
 
 /**

@@ -48,9 +48,6 @@ import { ownersWithoutPasskey } from './passkey-owners.js';
 import { type Reach, startReach } from './reach.js';
 import { unwritable } from './unwritable.js';
 
-/** Contract 17: how long a clean stop waits for the answers of the calls it just released to be written. */
-const STOP_ANSWERS_MS = 1_500;
-
 export interface DaemonOptions {
   env?: NodeJS.ProcessEnv;
   log: Logger;
@@ -372,7 +369,7 @@ export class Daemon {
       // edges close their streams; panels are told the daemon stops (owner sockets close 1001).
       this.#flight.stop();
       const brokerClosed = this.#broker?.close();
-      await this.#flight.idle(STOP_ANSWERS_MS);
+      await this.#flight.idle();
       await Promise.allSettled(this.#edges.map((e) => e.close()));
       this.#retention?.close();
       for (const w of this.#kindWork) w.close();

@@ -10,6 +10,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
+/** How long a clean stop waits for the answers of the calls it just released to be written. */
+export const STOP_ANSWERS_MS = 1_500;
+
 export class Flight {
   #stopping = false;
   #open = 0;
@@ -41,7 +44,7 @@ export class Flight {
   }
 
   /** Resolves once no counted request is open, or after `ms`, whichever is first. */
-  idle(ms: number): Promise<void> {
+  idle(ms = STOP_ANSWERS_MS): Promise<void> {
     if (this.#open === 0) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {

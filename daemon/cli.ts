@@ -10,7 +10,7 @@ const USAGE = `usage: ogf-broker <command> [flags]
   list [--all] | approve ID | deny ID [--note TEXT]          owner actions from a terminal
   reconcile ID --outcome delivered|not_delivered [--note TEXT]
   grant list [--all] | grant revoke ID                       the owner's grants (allow again, for a while)
-  grant add --command C --client NAME|* --ttl-s N [--args JSON | --when EXPR] [--uses N] [--note T]
+  grant add --command C --client NAME|* --ttl-s N [--args JSON | --when EXPR] [--uses N] [--note T] [--node NAME|*]
   policy test [--data-dir D] [--config F] [--limit N]       the config's rules against the recorded history
   token owner | token mcp [--client NAME] [--rotate]         print the owner login URL / an MCP token
   audit key | audit verify [--data-dir D | --file EXPORT] [--pub FILE] [--key FILE]…

@@ -56,6 +56,7 @@ export type {
   OAuthStore,
   OAuthTokenRecord,
   PasskeyStore,
+  PendingCaps,
   PushStore,
   PushSubscriptionRecord,
   RetentionRow,

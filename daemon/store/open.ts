@@ -28,7 +28,13 @@ export async function openStore(
   opts: { log?: Logger; node?: NodeRecord; signer?: AuditSigner } = {},
 ): Promise<DaemonStore> {
   const signer = opts.signer;
-  if (config.database_url === null) return new Store(paths.db, signer === undefined ? {} : { signer });
+  if (config.database_url === null) {
+    return new Store(paths.db, {
+      ...(signer === undefined ? {} : { signer }),
+      // Contract 16 (v4): the daemon's node adopts grants stored before grants named their node.
+      ...(opts.node === undefined ? {} : { node: opts.node.name }),
+    });
+  }
   const { PostgresStore } = await import('./postgres/index.js');
   const log = opts.log;
   const publish = (available: boolean, error?: Error) => {

@@ -240,7 +240,9 @@ const MIGRATIONS: readonly string[] = [
   // client name), kept by a trigger on every insert, change of state and delete — whoever writes — so
   // the submit's insert checks the caps in its own statement (commands.ts), in the transaction that holds
   // the audit tail every writer takes first (transaction.ts): two nodes never both pass the last slot.
-  `UPDATE grants g SET body = jsonb_set(g.body::jsonb, '{node}', to_jsonb(c.node))::text, rev = g.rev + 1
+  // The lock first: a writer of an older version mid-transaction is waited for, never met in a deadlock.
+  `LOCK TABLE commands IN SHARE ROW EXCLUSIVE MODE;
+   UPDATE grants g SET body = jsonb_set(g.body::jsonb, '{node}', to_jsonb(c.node))::text, rev = g.rev + 1
      FROM audit a, commands c
      WHERE a.action = 'grant_created' AND a.detail IS NOT NULL AND g.body::jsonb->'node' IS NULL
        AND a.detail::jsonb->>'grant_id' = g.id
@@ -263,7 +265,6 @@ const MIGRATIONS: readonly string[] = [
        END IF;
        RETURN NULL;
      END $$;
-   LOCK TABLE commands IN SHARE ROW EXCLUSIVE MODE;
    INSERT INTO pending_counts (client, n)
      SELECT client, count(*) FROM commands WHERE state IN ('awaiting_review','approved','running') GROUP BY client;
    INSERT INTO pending_counts (client, n)

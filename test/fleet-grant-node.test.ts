@@ -162,9 +162,18 @@ describe('[F.grant-node] a grant applies to the commands of the node it names', 
     const addedId = add.stdout.trim().split('\n').pop()!;
     expect(await pg.sql(db, `SELECT body::jsonb->>'node' FROM grants WHERE id = '${addedId}'`)).toBe('alpha');
     const addStar = await runCli(
-      ['grant', 'add', '--data-dir', beta.d.dataDir, '--command', 'say', '--client', '*', '--ttl-s', '600'].concat(
-        ['--node', '*'],
-      ),
+      [
+        'grant',
+        'add',
+        '--data-dir',
+        beta.d.dataDir,
+        '--command',
+        'say',
+        '--client',
+        '*',
+        '--ttl-s',
+        '600',
+      ].concat(['--node', '*']),
       env,
     );
     expect(addStar.code, addStar.stderr).toBe(0);
@@ -178,6 +187,16 @@ describe('[F.grant-node] a grant applies to the commands of the node it names', 
 
     // Beta's program never ran unasked: only the `*` grant's `four`.
     expect(readMarks(beta.marks)).toEqual(['beta:four']);
+    // "Allow…" on beta's card, from alpha's panel: the grant is for beta's commands (the card's node).
+    const fromAlpha = await ownerA.request({
+      type: 'approve',
+      id: onBeta.pending_id,
+      version: 1,
+      grant: { same_args: true, ttl_s: 600 },
+    });
+    expect(fromAlpha.ok, JSON.stringify(fromAlpha)).toBe(true);
+    expect(fromAlpha.grant.node).toBe('beta');
+    await waitFor(() => readMarks(beta.marks).includes('beta:two'), 'beta’s approved say to run');
     await Promise.all([aiA.close(), aiB.close(), ownerA.close(), ownerB.close()]);
     await beta.d.stop();
     await alpha.d.stop();
@@ -202,10 +221,18 @@ describe('[F.caps-fleet] the PENDING caps count every node’s commands', { time
     for (const r of refused) expect(r.error).toMatch(pattern);
     expect(queued, JSON.stringify(results)).toHaveLength(5);
     expect(await pg.sql(db, 'SELECT count(*) FROM commands')).toBe('5');
+    const stale = (alpha.d.stderr() + beta.d.stderr()).match(/"stale_write_retried"/g)?.length ?? 0;
+    console.info(
+      `caps burst over two nodes: ${stale} batches refused at a cap by the database and run again`,
+    );
     // Once one is decided, one more may queue (on either node).
     const owner = await OwnerSocket.open(beta.d);
     const one = queued[0]!;
-    const v = await owner.view(one.pending_id as string, (x) => x.state === 'awaiting_review', 'a queued one');
+    const v = await owner.view(
+      one.pending_id as string,
+      (x) => x.state === 'awaiting_review',
+      'a queued one',
+    );
     expect((await owner.request({ type: 'deny', id: v.id, version: v.version })).ok).toBe(true);
     const other = one.node === 'alpha' ? ais[3]! : ais[0]!;
     const again = await run(other, 'mark', { word: 'again' });
@@ -224,6 +251,9 @@ describe('[F.caps-fleet] the PENDING caps count every node’s commands', { time
   });
 
   it('max_pending 5 on both nodes: a burst of 30 over both queues exactly 5', async () => {
-    await burst({ max_pending: 5 }, /^TooManyPending: max_pending is 5 and all clients together already have 5 PENDING commands/);
+    await burst(
+      { max_pending: 5 },
+      /^TooManyPending: max_pending is 5 and all clients together already have 5 PENDING commands/,
+    );
   });
 });

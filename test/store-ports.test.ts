@@ -80,7 +80,9 @@ const postgres: Backend = {
       PostgresStore.open(url, {
         max: 4,
         ...opts,
-        ...(node === undefined ? {} : { node: { name: node, host: 'test', pid: process.pid, version: 'test' } }),
+        ...(node === undefined
+          ? {}
+          : { node: { name: node, host: 'test', pid: process.pid, version: 'test' } }),
       });
   },
   async done(store) {
@@ -549,7 +551,10 @@ describe('[F.unavailable] what only PostgreSQL has: overlapping transactions, de
     const c = command('local', { node: 'alpha' });
     await s.commands.insert(c, audit(c, 'submit'));
     const made = grant();
-    await s.grants.put(made, { ...grantAudit(made, 'grant_created'), detail: { grant_id: made.id, command_id: c.id } });
+    await s.grants.put(made, {
+      ...grantAudit(made, 'grant_created'),
+      detail: { grant_id: made.id, command_id: c.id },
+    });
     const bare = grant();
     await s.grants.put(bare, grantAudit(bare, 'grant_created'));
     const other = command('other', { node: 'beta' });
@@ -571,9 +576,12 @@ describe('[F.unavailable] what only PostgreSQL has: overlapping transactions, de
     expect((await again.grants.get(made.id))?.node).toBe('alpha');
     // No command made it: the first node to start takes it (never `*`).
     expect((await again.grants.get(bare.id))?.node).toBe('gamma');
-    expect(await pg!.sql(db(url), "SELECT string_agg(client || '=' || n, ',' ORDER BY client) FROM pending_counts")).toBe(
-      '*=2,local=1,other=1',
-    );
+    expect(
+      await pg!.sql(
+        db(url),
+        "SELECT string_agg(client || '=' || n, ',' ORDER BY client) FROM pending_counts",
+      ),
+    ).toBe('*=2,local=1,other=1');
   });
 
   it('two transactions open at once updating one command at one version: one commits, one is refused', async () => {

@@ -17,7 +17,17 @@ type Flags = Map<string, string | true>;
 const SPECS: Record<string, { values: string[]; bools: string[]; positional: number }> = {
   list: { values: ['--data-dir'], bools: ['--all'], positional: 0 },
   add: {
-    values: ['--data-dir', '--command', '--client', '--args', '--when', '--ttl-s', '--uses', '--note', '--node'],
+    values: [
+      '--data-dir',
+      '--command',
+      '--client',
+      '--args',
+      '--when',
+      '--ttl-s',
+      '--uses',
+      '--note',
+      '--node',
+    ],
     bools: [],
     positional: 0,
   },

@@ -43,7 +43,9 @@ describe('parseClientFrame (contract 5)', () => {
       JSON.stringify({ type: 'grant', req_id: 'g', command: 'say', client: '*', ttl_s: 600, node });
     expect(parseClientFrame(grant('alpha')).ok).toBe(true);
     expect(parseClientFrame(grant('*')).ok).toBe(true);
-    expect(bad(grant('Alpha')).message).toMatch(/^node must be a node name .* or \* for every node, got a string/);
+    expect(bad(grant('Alpha')).message).toMatch(
+      /^node must be a node name .* or \* for every node, got a string/,
+    );
     expect(bad(grant('')).message).toMatch(/^node must be a node name/);
     const approve = (node: unknown) =>
       JSON.stringify({

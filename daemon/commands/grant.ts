@@ -1,8 +1,9 @@
 /**
  * `ogf-broker grant list [--all]`, `grant add --command C --client NAME [--args JSON | --when EXPR] --ttl-s N
- * [--uses N] [--note T] [--node NAME|*]` (`--node`: contract 16 v4, default this daemon's node) (`--when`: contract 11, a CEL expression the daemon compiles), `grant revoke ID` (contracts.md 1.1, 8), each with `--data-dir D`: owner actions on grants
- * through the owner WebSocket, acting as owner `owner` like the other terminal commands. `add` prints the
- * new grant's id as the last line. Bad flags exit 2 naming the flag; a refusal (`NotGrantable: ...`) goes
+ * [--uses N] [--note T] [--node NAME|*]` (`--when`: contract 11, a CEL expression the daemon compiles;
+ * `--node`: contract 16 v4, default the daemon's own node), `grant revoke ID` (contracts.md 1.1, 8), each with
+ * `--data-dir D`: owner actions on grants through the owner WebSocket, acting as owner `owner` like the
+ * other terminal commands. `add` prints the new grant's id as the last line. Bad flags exit 2 naming the flag; a refusal (`NotGrantable: ...`) goes
  * to stderr with exit 1, as `approve` does.
  */
 import { escapeForTerminal, scanFlags, UsageError } from '../base/index.js';

@@ -8,13 +8,12 @@
  * `max_pending_per_client` (then `max_pending`) 5 on both nodes, one client bursts at both at once,
  * hoping each node counts only its own and queues 5 more than the owners allowed.
  */
-import { copyFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { makeDataDir, type RunningDaemon, runCli, startDaemon, waitFor } from './helpers/daemon.js';
-import { type Frame, mcpClient, OwnerSocket, ownerCatalog, queue, readMarks } from './helpers/owner.js';
+import { runCli, waitFor } from './helpers/daemon.js';
+import { say, startFleetNode } from './helpers/fleet-node.js';
+import { type Frame, mcpClient, OwnerSocket, queue, readMarks } from './helpers/owner.js';
 import { type Postgres, postgresForFile } from './helpers/postgres.js';
 
 const { server, daemons } = postgresForFile();
@@ -22,53 +21,6 @@ let pg: Postgres;
 beforeAll(() => {
   pg = server();
 });
-
-interface Node {
-  d: RunningDaemon;
-  marks: string;
-}
-
-/** `say` on this node: appends `<prefix>:<word>` to its marks file (another program on each node). */
-function say(prefix: string, marks: string): Record<string, unknown> {
-  return {
-    description: 'Say a word',
-    argv: [
-      process.execPath,
-      '-e',
-      'require("fs").appendFileSync(process.argv[1], process.argv[2] + ":" + process.argv[3] + "\\n")',
-      marks,
-      prefix,
-      '{word}',
-    ],
-    params: { word: { type: 'string', max_length: 20, pattern: '^[a-z0-9]+$' } },
-    timeout_s: 30,
-  };
-}
-
-/** A node on `url` named `name`; joining `first`'s fleet: its tokens copied, as docs/fleet.md says. */
-async function startNode(
-  url: string,
-  name: string,
-  first: Node | undefined,
-  extra: (marks: string) => Record<string, unknown> = () => ({}),
-): Promise<Node> {
-  const dataDir = makeDataDir(`ogf-gnode-${name}-`);
-  const marks = join(dataDir, 'marks');
-  if (first !== undefined) {
-    for (const f of ['owner.token', 'mcp.token']) copyFileSync(join(first.d.dataDir, f), join(dataDir, f));
-  }
-  const base = ownerCatalog(marks);
-  const more = extra(marks);
-  const commands = { ...(base.commands as object), ...((more.commands as object | undefined) ?? {}) };
-  const d = await startDaemon({
-    dataDir,
-    timeoutMs: 60_000,
-    env: { OGF_BROKER_DATABASE_URL: url },
-    config: { ...base, ...more, commands, node_name: name },
-  });
-  daemons.push(d);
-  return { d, marks };
-}
 
 /** Runs `command` on `ai` without waiting: its structured result, or the tool error's text. */
 async function run(ai: Client, command: string, args: Record<string, unknown>): Promise<Frame> {
@@ -85,11 +37,13 @@ describe('[F.grant-node] a grant applies to the commands of the node it names', 
     const url = await pg.createDatabase();
     const db = url.split('/').pop()!;
     // Alpha's config grants `mark` to every client: alpha's config, so alpha's `mark` only.
-    const alpha = await startNode(url, 'alpha', undefined, (m) => ({
+    const alpha = await startFleetNode(daemons, url, 'alpha', undefined, (m) => ({
       commands: { say: say('alpha', m) },
       grants: [{ command: 'mark' }],
     }));
-    const beta = await startNode(url, 'beta', alpha, (m) => ({ commands: { say: say('beta', m) } }));
+    const beta = await startFleetNode(daemons, url, 'beta', alpha, (m) => ({
+      commands: { say: say('beta', m) },
+    }));
     const aiA = await mcpClient(alpha.d);
     const aiB = await mcpClient(beta.d);
     const ownerA = await OwnerSocket.open(alpha.d);
@@ -207,8 +161,8 @@ describe('[F.caps-fleet] the PENDING caps count every node’s commands', { time
   const burst = async (cap: Record<string, number>, pattern: RegExp) => {
     const url = await pg.createDatabase();
     const db = url.split('/').pop()!;
-    const alpha = await startNode(url, 'alpha', undefined, () => cap);
-    const beta = await startNode(url, 'beta', alpha, () => cap);
+    const alpha = await startFleetNode(daemons, url, 'alpha', undefined, () => cap);
+    const beta = await startFleetNode(daemons, url, 'beta', alpha, () => cap);
     const ais: Client[] = [];
     for (const n of [alpha, beta]) for (let i = 0; i < 3; i++) ais.push(await mcpClient(n.d));
     // One client (one token), many sessions, both nodes, all at once.

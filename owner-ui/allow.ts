@@ -112,6 +112,8 @@ export interface GrantProbe {
   client: string;
   args?: Record<string, unknown>;
   when?: string;
+  /** Contract 16 (v4): the node the grant would be for (absent when the panel shows one node only). */
+  node?: string;
 }
 
 interface Session {
@@ -274,7 +276,8 @@ export class AllowDialog {
     form.querySelector('button[value=cancel]')?.addEventListener('click', () => this.#finish(undefined));
     // Contract 11: the grant's expression and its test against the past follow the scope chosen.
     form.addEventListener('change', (e) => {
-      if ((e.target as HTMLInputElement).name === 'scope') this.#show(form, v);
+      const name = (e.target as HTMLInputElement).name;
+      if (name === 'scope' || name === 'node') this.#show(form, v);
     });
     queueMicrotask(() => this.#show(form, v));
     // Enter on a radio submits too (browsers submit implicitly only from text fields).
@@ -318,6 +321,8 @@ export class AllowDialog {
     const line = form.querySelector('#allow-test');
     if (expression !== null) expression.textContent = shown;
     const probe: GrantProbe = { command: v.command, client: v.client };
+    const node = form.querySelector<HTMLInputElement>('input[name=node]:checked')?.value;
+    if (node !== undefined && v.node !== undefined) probe.node = node === 'all' ? '*' : v.node;
     if (choice.when !== undefined) probe.when = choice.when;
     else if (choice.same_args === true) {
       // A preview is not the arguments: their test would be wrong, so none is asked.

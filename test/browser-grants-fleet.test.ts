@@ -17,8 +17,11 @@ beforeAll(() => {
   pg = server();
 });
 
-/** Allow… on card `id`: any arguments, and the node choice `node` (its label); the dialog's text first. */
-async function allow(page: Page, id: string, node: RegExp): Promise<string> {
+/**
+ * Allow… on card `id`: any arguments, and the node choice `node` (its label), once its test against the past
+ * says `tested`; the dialog's text first.
+ */
+async function allow(page: Page, id: string, node: RegExp, tested: RegExp): Promise<string> {
   const c = card(page, id);
   await c.locator('button.allow:enabled').waitFor();
   await c.getByRole('button', { name: /^Allow/ }).click();
@@ -27,6 +30,8 @@ async function allow(page: Page, id: string, node: RegExp): Promise<string> {
   const words = String(await dialog.textContent());
   await dialog.getByLabel(/^Any arguments/).check();
   await dialog.getByLabel(node).check();
+  // The test against the past counts only the chosen node's requests (policy_test's grant.node).
+  await dialog.locator('#allow-test').filter({ hasText: tested }).waitFor();
   await screenshot(page, `grants-fleet-${id}`);
   await dialog.getByRole('button', { name: 'Approve and allow' }).click();
   await dialog.waitFor({ state: 'hidden' });
@@ -55,7 +60,7 @@ describe('[F.grant-node] Allow… on several nodes', { timeout: 240_000 }, () =>
       await card(page, onBeta).waitFor();
 
       // Beta's card, in alpha's panel: by default the grant is beta's.
-      const words = await allow(page, onBeta, /^Only node beta’s say/);
+      const words = await allow(page, onBeta, /^Only node beta’s say/, /allowed 1 of your last 2 requests/);
       expect(words).toContain('On which node');
       expect(words).toMatch(/Every node’s say.*another program/);
       const betas = await watcher.waitFor(
@@ -63,7 +68,7 @@ describe('[F.grant-node] Allow… on several nodes', { timeout: 240_000 }, () =>
         'the grant for beta',
       );
       // Alpha's card: every node, on purpose.
-      await allow(page, onAlpha, /^Every node’s say/);
+      await allow(page, onAlpha, /^Every node’s say/, /allowed 2 of your last 2 requests/);
       const everyNode = await watcher.waitFor(
         (f) => f.type === 'grant_upsert' && f.grant.command === 'say' && f.grant.node === '*',
         'the grant for every node',

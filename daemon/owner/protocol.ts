@@ -247,7 +247,16 @@ export const policyTestFrame = z
         )
         .optional(),
       grant: z
-        .strictObject({ command, client, args: args.optional(), when: when.optional() }, strict)
+        .strictObject(
+          {
+            command,
+            client,
+            args: args.optional(),
+            when: when.optional(),
+            node: grantNode('grant.node').optional(),
+          },
+          strict,
+        )
         .refine((g) => g.args === undefined || g.when === undefined, {
           message: 'grant.args and grant.when cannot both be given',
         })

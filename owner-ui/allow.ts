@@ -22,6 +22,8 @@ export interface AllowChoice {
   ttl_s: number;
   uses?: number;
   note?: string;
+  /** Contract 16 (v4): `*` when the owner chose every node; absent, the daemon takes the card's node. */
+  node?: string;
 }
 
 const TIMES: Array<[number, string]> = [
@@ -40,6 +42,27 @@ export function grantable(v: View): boolean {
   // Contract 13.3: a passkey-required command is approved by an owner's hand each time: never granted.
   if (v.passkey_required === true) return false;
   return v.state === 'awaiting_review' && kindCard(v.tool)?.anyWords !== undefined;
+}
+
+/**
+ * Contract 16 (v4): a grant approves its node's commands only (the card's, by default); with several nodes
+ * in view the dialog says so and offers every node on purpose — where the same name may be another program.
+ */
+function nodeChoice(v: View): HTMLElement | null {
+  if (v.node === undefined || !document.body.classList.contains('many-nodes')) return null;
+  return el(
+    'fieldset',
+    { class: 'allow-nodes' },
+    el('legend', {}, 'On which node'),
+    radio('node', 'this', true, el('span', {}, `Only node ${v.node}’s `, el('code', {}, v.command))),
+    radio(
+      'node',
+      'all',
+      false,
+      el('span', {}, 'Every node’s ', el('code', {}, v.command)),
+      el('span', { class: 'allow-hint' }, 'on another machine it may be another program'),
+    ),
+  );
 }
 
 function listWords(items: string[]): string {
@@ -89,6 +112,8 @@ export interface GrantProbe {
   client: string;
   args?: Record<string, unknown>;
   when?: string;
+  /** Contract 16 (v4): the node the grant would be for (absent when the panel shows one node only). */
+  node?: string;
 }
 
 interface Session {
@@ -214,6 +239,7 @@ export class AllowDialog {
           ),
         ),
       ),
+      nodeChoice(v),
       el(
         'div',
         { class: 'allow-grant', 'aria-live': 'polite' },
@@ -250,7 +276,8 @@ export class AllowDialog {
     form.querySelector('button[value=cancel]')?.addEventListener('click', () => this.#finish(undefined));
     // Contract 11: the grant's expression and its test against the past follow the scope chosen.
     form.addEventListener('change', (e) => {
-      if ((e.target as HTMLInputElement).name === 'scope') this.#show(form, v);
+      const name = (e.target as HTMLInputElement).name;
+      if (name === 'scope' || name === 'node') this.#show(form, v);
     });
     queueMicrotask(() => this.#show(form, v));
     // Enter on a radio submits too (browsers submit implicitly only from text fields).
@@ -294,6 +321,8 @@ export class AllowDialog {
     const line = form.querySelector('#allow-test');
     if (expression !== null) expression.textContent = shown;
     const probe: GrantProbe = { command: v.command, client: v.client };
+    const node = form.querySelector<HTMLInputElement>('input[name=node]:checked')?.value;
+    if (node !== undefined && v.node !== undefined) probe.node = node === 'all' ? '*' : v.node;
     if (choice.when !== undefined) probe.when = choice.when;
     else if (choice.same_args === true) {
       // A preview is not the arguments: their test would be wrong, so none is asked.
@@ -330,6 +359,7 @@ export class AllowDialog {
     }
     const text = note.value.trim();
     if (text !== '') choice.note = text.slice(0, NOTE_MAX);
+    if (form.querySelector<HTMLInputElement>('input[name=node]:checked')?.value === 'all') choice.node = '*';
     return choice;
   }
 }

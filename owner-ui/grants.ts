@@ -1,7 +1,8 @@
 /**
  * The grants area, "Allowed for a while" (contracts.md 5 (v2), 8): every live grant from `snapshot.grants`,
  * kept current by `grant_upsert` (a grant that is no longer `live` leaves the list) — command, client (`*`
- * is "any client"), arguments (pretty JSON, or "any arguments"), time left, uses left, who made it, note —
+ * is "any client"), arguments (pretty JSON, or "any arguments"), time left, uses left, who made it, the node
+ * whose commands it approves (contract 16 v4), note —
  * and a real `Revoke …` button on each owner grant. Config grants are edited in the config file
  * (`NotRevocable`), so they get words instead of a button.
  *
@@ -44,6 +45,14 @@ export function usesWords(uses: number | undefined): string {
 
 export function clientWords(client: string): string {
   return client === '*' ? 'any client' : `client ${client}`;
+}
+
+/**
+ * Contract 16 (v4): the node whose commands a grant approves — always shown, since one command name may run
+ * different programs on different nodes (`*`: every node's, on purpose). A grant stored before nodes has none.
+ */
+export function nodeWords(node: string): string {
+  return node === '*' ? 'on every node' : `on node ${node}`;
 }
 
 function whoWords(g: Grant): string {
@@ -250,6 +259,7 @@ function buildRow(g: Grant, busy: boolean, now: number): HTMLElement {
       el('span', { class: 'grant-uses' }, usesWords(g.uses_left)),
       ' · ',
       el('span', { class: 'grant-who' }, whoWords(g)),
+      ...(g.node === undefined ? [] : [' · ', el('span', { class: 'grant-node' }, nodeWords(g.node))]),
     ),
     g.note === undefined ? null : el('p', { class: 'grant-note' }, 'Note: ', g.note),
     el('p', { class: 'grant-id' }, g.id),

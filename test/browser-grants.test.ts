@@ -127,6 +127,8 @@ describe('[G.panel] grants in the owner panel', () => {
     expect(listed).toContain('"word": "twice"');
     expect(listed).toMatch(/1[45] min left/);
     expect(listed).toContain('by owner');
+    // Contract 16 (v4): the node whose commands it approves (here the one daemon's, its host name).
+    expect(listed).toMatch(/on node [a-z][a-z0-9-]*/);
     // What the daemon made: exactly what the owner chose.
     const made = await daemonGrant(gid);
     expect(made).toMatchObject({

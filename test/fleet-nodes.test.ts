@@ -198,6 +198,8 @@ describe('[F.nodes] several daemons on one PostgreSQL', { timeout: 240_000 }, ()
         args: { word },
         ttl_s: 3600,
         uses: 10,
+        // Contract 16 (v4): for both nodes' commands, on purpose (a grant is else its node's alone).
+        node: '*',
       });
       expect(g.ok, JSON.stringify(g)).toBe(true);
       const grantId = (g.grant as Frame).id as string;
@@ -331,7 +333,8 @@ describe('[F.nodes] several daemons on one PostgreSQL', { timeout: 240_000 }, ()
     const owner = await OwnerSocket.open(alpha.d);
     const ownerB = await OwnerSocket.open(beta.d);
     // Every request granted at once, so each one the database stored is launched by its node.
-    const g = await owner.request({ type: 'grant', command: 'mark', client: '*', ttl_s: 3600 });
+    // Contract 16 (v4): `node: '*'`, so the grant approves both nodes' commands.
+    const g = await owner.request({ type: 'grant', command: 'mark', client: '*', ttl_s: 3600, node: '*' });
     expect(g.ok).toBe(true);
     await ownerB.waitFor((f) => f.type === 'grant_upsert' && f.grant.id === g.grant.id, 'the grant on beta');
     await ownerB.close();

@@ -312,11 +312,12 @@ describe('[G.end] the terminal and a restart', () => {
     const list = await runCli(['grant', 'list'], env);
     expect(list.code).toBe(0);
     const line = list.stdout.split('\n').find((l) => l.startsWith(id))!;
+    // Contract 16 (v4): each grant names its node (here the one daemon's: its host name by default).
     expect(line).toMatch(
-      /live {2}mark {2}client bot {2}args \{"word":"cli"\} {2}10 min left {2}5 uses left {2}by owner {2}note: from the terminal/,
+      /live {2}mark {2}client bot {2}args \{"word":"cli"\} {2}node [a-z][a-z0-9-]* {2}10 min left {2}5 uses left {2}by owner {2}note: from the terminal/,
     );
     expect(list.stdout).toMatch(
-      /g_cfg_\S+ {2}live {2}mark {2}client \* {2}args \{"word":"cfg"\} {2}no expiry {2}by config/,
+      /g_cfg_\S+ {2}live {2}mark {2}client \* {2}args \{"word":"cfg"\} {2}node [a-z][a-z0-9-]* {2}no expiry {2}by config/,
     );
     expect((await runCli(['grant', 'revoke', id], env)).stdout).toBe(`revoked ${id}\n`);
     const all = await runCli(['grant', 'list', '--all'], env);

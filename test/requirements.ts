@@ -818,6 +818,16 @@ export const REQUIREMENTS = {
     statement:
       "Several daemons (nodes) on one PostgreSQL: each command belongs to the node that received it and only that node launches it; an approval made on any node reaches it; AlreadyDecided, quorum and grant uses hold across nodes; a killed node's commands wait for it and it alone applies rules 3–4; a missed notification only delays; a PostgreSQL restart mid-burst loses nothing and runs nothing twice; a second live daemon with a name in use exits 2.",
   },
+  'F.grant-node': {
+    source: 'contracts.md 16 (v4), 8; issue 35 finding 4',
+    statement:
+      'A grant applies only to commands of the node it names (default: the node of the card or terminal it was made from; `*` on purpose for all): a grant made on one node never approves another node’s command of the same name; config grants are their node’s; grant lists, the panel and `grant add --node` show and set it.',
+  },
+  'F.caps-fleet': {
+    source: 'contracts.md 16 (v4), 1.3; issue 35 finding 4',
+    statement:
+      'max_pending_per_client and max_pending count every node’s commands, checked in the submit’s transaction: a burst from one client over two nodes at once queues exactly the cap, the rest TooManyPending.',
+  },
 } as const satisfies Record<string, Requirement>;
 
 export type RequirementId = keyof typeof REQUIREMENTS;

@@ -41,8 +41,11 @@ type Impl = StorePorts & TokenReads;
 
 interface Backend {
   name: string;
-  /** A fresh, empty database, and how to open a store on it (twice: two writers). */
-  fresh(opts?: { signer?: AuditSigner }): Promise<() => Promise<Impl>>;
+  /**
+   * A fresh, empty database, and how to open a store on it (twice: two writers); `node` as a daemon opens
+   * it (contract 16: the node that adopts what older versions stored without one).
+   */
+  fresh(opts?: { signer?: AuditSigner }): Promise<(node?: string) => Promise<Impl>>;
   done(store: Impl): Promise<void>;
 }
 
@@ -61,7 +64,8 @@ const sqlite: Backend = {
   async fresh(opts = {}) {
     const dir = mkdtempSync(join(tmpdir(), 'ogf-ports-'));
     dirs.push(dir);
-    return async () => new Store(join(dir, 'broker.db'), { pollMs: 20, ...opts });
+    return async (node?: string) =>
+      new Store(join(dir, 'broker.db'), { pollMs: 20, ...opts, ...(node === undefined ? {} : { node }) });
   },
   async done(store) {
     store.close();
@@ -72,7 +76,14 @@ const postgres: Backend = {
   name: 'postgres',
   async fresh(opts = {}) {
     const url = await pg!.createDatabase();
-    return () => PostgresStore.open(url, { max: 4, ...opts });
+    return (node?: string) =>
+      PostgresStore.open(url, {
+        max: 4,
+        ...opts,
+        ...(node === undefined
+          ? {}
+          : { node: { name: node, host: 'test', pid: process.pid, version: 'test' } }),
+      });
   },
   async done(store) {
     store.close();
@@ -154,13 +165,13 @@ const grantAudit = (g: Grant, action: AuditEntry['action']): AuditEntry => ({
 
 describe.each([sqlite, postgres])('[F.store-ports] the store ports on $name', (backend) => {
   const open: Impl[] = [];
-  let openStore: () => Promise<Impl>;
+  let openStore: (node?: string) => Promise<Impl>;
   async function fresh(): Promise<Impl> {
     openStore = await backend.fresh();
     return another();
   }
-  async function another(): Promise<Impl> {
-    const s = await openStore();
+  async function another(node?: string): Promise<Impl> {
+    const s = await openStore(node);
     open.push(s);
     return s;
   }
@@ -346,6 +357,64 @@ describe.each([sqlite, postgres])('[F.store-ports] the store ports on $name', (b
     expect((await s.audits.since(0)).filter((e) => e.action === 'grant_used')).toHaveLength(1);
   });
 
+  it('[F.grant-node] a grant keeps its node (a name or *); one stored without a node is adopted by the node that opens the store', async () => {
+    const s1 = await fresh();
+    const mine: Grant = { ...grant(), node: 'alpha' };
+    const all: Grant = { ...grant(3), node: '*' };
+    const old = grant();
+    for (const g of [mine, all, old]) await s1.grants.put(g, grantAudit(g, 'grant_created'));
+    expect(await s1.grants.get(mine.id)).toEqual(mine);
+    expect(await s1.grants.get(all.id)).toEqual(all);
+    expect((await s1.grants.get(old.id))?.node).toBeUndefined();
+    // Opened as a daemon's node (at its start): the grant of an older version takes that node, never `*`;
+    // the others keep theirs.
+    const s2 = await another('beta');
+    expect(await s2.grants.get(old.id)).toEqual({ ...old, node: 'beta' });
+    expect(s2.committedReads.grant(old.id)).toEqual({ ...old, node: 'beta' });
+    expect(await s2.grants.get(mine.id)).toEqual(mine);
+    expect(await s2.grants.get(all.id)).toEqual(all);
+  });
+
+  it('[F.caps-fleet] an insert with caps: PostgreSQL counts every writer’s non-final commands and refuses past a cap; SQLite (one writer, counted in memory) ignores them', async () => {
+    const s1 = await fresh();
+    const s2 = await another();
+    const caps = { perClient: 3, all: 4 };
+    const a = [command('a'), command('a'), command('a')];
+    await s1.commands.insert(a[0]!, audit(a[0]!, 'submit'), caps);
+    await s2.commands.insert(a[1]!, audit(a[1]!, 'submit'), caps);
+    await s1.commands.insert(a[2]!, audit(a[2]!, 'submit'), caps);
+    const past = command('a');
+    const b = command('b');
+    if (backend.name === 'sqlite') {
+      await s2.commands.insert(past, audit(past, 'submit'), caps);
+      expect(await s1.commands.get(past.id)).toBeDefined();
+      return;
+    }
+    // The client's cap (3), whichever writer asks; nothing of the refused insert is stored.
+    await expect(s2.commands.insert(past, audit(past, 'submit'), caps)).rejects.toMatchObject({
+      name: 'StaleWrite',
+      table: 'caps',
+    });
+    expect(await s1.commands.get(past.id)).toBeUndefined();
+    expect((await s1.audits.since(0)).filter((e) => e.command_id === past.id)).toEqual([]);
+    // All clients together (4): b's first fills it, b's second is refused.
+    await s2.commands.insert(b, audit(b, 'submit'), caps);
+    const b2 = command('b');
+    await expect(s1.commands.insert(b2, audit(b2, 'submit'), caps)).rejects.toMatchObject({ table: 'caps' });
+    // A decision frees a slot, on any writer.
+    await s2.commands.update(denied(a[0]!), audit(a[0]!, 'deny'));
+    await s1.commands.insert(past, audit(past, 'submit'), caps);
+    // Two writers at once for the last slots: never more than the cap.
+    await s2.commands.update(denied(b), audit(b, 'deny'));
+    await s2.commands.update(denied(past), audit(past, 'deny'));
+    const burst = Array.from({ length: 12 }, () => command('c'));
+    const done = await Promise.allSettled(
+      burst.map((c, i) => (i % 2 === 0 ? s1 : s2).commands.insert(c, audit(c, 'submit'), caps)),
+    );
+    expect(done.filter((r) => r.status === 'fulfilled')).toHaveLength(2);
+    expect((await s1.commands.active()).length).toBe(4);
+  });
+
   it("a grant's uses taken by two writers at once: exactly its uses, never one more", async () => {
     const s1 = await fresh();
     const s2 = await another();
@@ -472,6 +541,47 @@ describe('[F.unavailable] what only PostgreSQL has: overlapping transactions, de
     await expect(pg!.sql(db(url), "UPDATE audit SET action = 'forged'")).rejects.toThrow(/append-only/);
     await expect(pg!.sql(db(url), 'DELETE FROM audit')).rejects.toThrow(/append-only/);
     await expect(pg!.sql(db(url), 'TRUNCATE audit')).rejects.toThrow(/append-only/);
+  });
+
+  it('[F.grant-node] the upgrade: a grant stored before grants named their node takes the node of the command whose approval made it; the caps count what was there', async () => {
+    const url = await pg!.createDatabase();
+    const s = await store(url);
+    // As a v3 database held them: alpha's command approved with a grant (no node on the grant), a grant
+    // made with the bare grant frame (no command), and two non-final commands.
+    const c = command('local', { node: 'alpha' });
+    await s.commands.insert(c, audit(c, 'submit'));
+    const made = grant();
+    await s.grants.put(made, {
+      ...grantAudit(made, 'grant_created'),
+      detail: { grant_id: made.id, command_id: c.id },
+    });
+    const bare = grant();
+    await s.grants.put(bare, grantAudit(bare, 'grant_created'));
+    const other = command('other', { node: 'beta' });
+    await s.commands.insert(other, audit(other, 'submit'));
+    s.close();
+    await s.closed();
+    open.splice(0);
+    // Back to the schema before this version's migration.
+    await pg!.sql(
+      db(url),
+      `DROP TRIGGER commands_pending ON commands; DROP FUNCTION ogf_pending_count(); DROP TABLE pending_counts;
+       DELETE FROM ogf_broker_migrations WHERE version = ${SCHEMA_VERSION}`,
+    );
+    const again = await PostgresStore.open(url, {
+      max: 4,
+      node: { name: 'gamma', host: 'test', pid: process.pid, version: 'test' },
+    });
+    open.push(again);
+    expect((await again.grants.get(made.id))?.node).toBe('alpha');
+    // No command made it: the first node to start takes it (never `*`).
+    expect((await again.grants.get(bare.id))?.node).toBe('gamma');
+    expect(
+      await pg!.sql(
+        db(url),
+        "SELECT string_agg(client || '=' || n, ',' ORDER BY client) FROM pending_counts",
+      ),
+    ).toBe('*=2,local=1,other=1');
   });
 
   it('two transactions open at once updating one command at one version: one commits, one is refused', async () => {

@@ -1,8 +1,9 @@
 /**
  * `ogf-broker grant list [--all]`, `grant add --command C --client NAME [--args JSON | --when EXPR] --ttl-s N
- * [--uses N] [--note T]` (`--when`: contract 11, a CEL expression the daemon compiles), `grant revoke ID` (contracts.md 1.1, 8), each with `--data-dir D`: owner actions on grants
- * through the owner WebSocket, acting as owner `owner` like the other terminal commands. `add` prints the
- * new grant's id as the last line. Bad flags exit 2 naming the flag; a refusal (`NotGrantable: ...`) goes
+ * [--uses N] [--note T] [--node NAME|*]` (`--when`: contract 11, a CEL expression the daemon compiles;
+ * `--node`: contract 16 v4, default the daemon's own node), `grant revoke ID` (contracts.md 1.1, 8), each with
+ * `--data-dir D`: owner actions on grants through the owner WebSocket, acting as owner `owner` like the
+ * other terminal commands. `add` prints the new grant's id as the last line. Bad flags exit 2 naming the flag; a refusal (`NotGrantable: ...`) goes
  * to stderr with exit 1, as `approve` does.
  */
 import { escapeForTerminal, sayError, scanFlags, UsageError } from '../base/index.js';
@@ -17,7 +18,17 @@ type Flags = Map<string, string | true>;
 const SPECS: Record<string, { values: string[]; bools: string[]; positional: number }> = {
   list: { values: ['--data-dir'], bools: ['--all'], positional: 0 },
   add: {
-    values: ['--data-dir', '--command', '--client', '--args', '--when', '--ttl-s', '--uses', '--note'],
+    values: [
+      '--data-dir',
+      '--command',
+      '--client',
+      '--args',
+      '--when',
+      '--ttl-s',
+      '--uses',
+      '--note',
+      '--node',
+    ],
     bools: [],
     positional: 0,
   },
@@ -79,6 +90,7 @@ export function addRequest(flags: Flags) {
     when?: string;
     uses?: number;
     note?: string;
+    node?: string;
   } = { type: 'grant', command, client, ttl_s: ttl };
   const when = flags.get('--when');
   if (typeof when === 'string') {
@@ -106,6 +118,16 @@ export function addRequest(flags: Flags) {
   if (uses !== undefined) req.uses = uses;
   const note = flags.get('--note');
   if (typeof note === 'string') req.note = note;
+  // Contract 16 (v4): absent, the daemon names its own node (the grant approves this node's commands).
+  const node = flags.get('--node');
+  if (typeof node === 'string') {
+    if (!/^(?:\*|[a-z][a-z0-9-]{0,31})$/.test(node)) {
+      throw new UsageError(
+        `--node: must be a node name (^[a-z][a-z0-9-]{0,31}$) or * for every node, got ${JSON.stringify(node)}`,
+      );
+    }
+    req.node = node;
+  }
   return req;
 }
 

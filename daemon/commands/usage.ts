@@ -40,7 +40,7 @@ ${DATA_DIR}
   grant: `usage: ogf-broker grant list|add|revoke [flags]
 the owners' grants: "yes again" for a while
   grant list [--all]                 live grants (--all: ended ones too)
-  grant add --command C --client NAME|* --ttl-s N [--args JSON | --when EXPR] [--uses N] [--note T]
+  grant add --command C --client NAME|* --ttl-s N [--args JSON | --when EXPR] [--uses N] [--note T] [--node N|*]
   grant revoke ID
 ${DATA_DIR}
   --all               (list) ended grants too
@@ -50,7 +50,8 @@ ${DATA_DIR}
   --when EXPR         (add) only requests for which this CEL expression is true
   --ttl-s N           (add) seconds it lives, 60..2592000
   --uses N            (add) how many approvals it may give, 1..10000
-  --note T            (add) a note`,
+  --note T            (add) a note
+  --node NAME|*       (add) the node whose commands it approves (default this daemon's; * for every node)`,
   token: `usage: ogf-broker token owner|mcp [flags]
 prints an owner's login URL or a client's MCP token (the last line of stdout), creating it if absent
 ${DATA_DIR}

@@ -58,6 +58,11 @@ export interface GrantSpec {
   ttl_s: number;
   uses?: number;
   note?: string;
+  /**
+   * Contract 16 (v4): the node whose commands it approves (a name, or `*` for all). Absent: the node the
+   * owner is connected to (a bare grant) or of the command approved (approve … grant).
+   */
+  node?: string;
 }
 
 /** The grant part of an approve frame (contract 5 v2): approve and allow the same again. */
@@ -69,6 +74,8 @@ export interface ApproveGrant {
   ttl_s: number;
   uses?: number;
   note?: string;
+  /** Contract 16 (v4): the node whose commands it approves; absent: the approved command's node. */
+  node?: string;
 }
 
 /**

@@ -106,6 +106,9 @@ export function grantSpecOf(c: Command | undefined, grant: ApproveGrant): GrantS
   else if (grant.same_args === true && c !== undefined) spec.args = c.args;
   if (grant.uses !== undefined) spec.uses = grant.uses;
   if (grant.note !== undefined) spec.note = grant.note;
+  // Contract 16 (v4): the node of the card it was made from, unless the owner named another (or `*`).
+  const node = grant.node ?? c?.node;
+  if (node !== undefined) spec.node = node;
   return spec;
 }
 

@@ -8,9 +8,10 @@
  * never arrived delays a change, never loses it.
  *
  * The races between nodes (two owners deciding one command, two nodes taking one grant's last use, one
- * request_id on two nodes) are decided by the database: the loser's batch is refused as a `StaleWrite`
- * (stale.ts) and nothing of it is stored. `again` then reads the row as it is now and runs each refused
- * call once more, so the loser gets the answer one machine would have given a moment later.
+ * request_id on two nodes, (v4) two nodes queueing a client's last PENDING slot) are decided by the
+ * database: the loser's batch is refused as a `StaleWrite` (stale.ts) and nothing of it is stored. `again`
+ * then reads the row as it is now (for a cap: the active commands) and runs each refused call once more,
+ * so the loser gets the answer one machine would have given a moment later.
  *
  * On a store of its own (SQLite) every command is this broker's, and nothing here runs.
  */
@@ -146,7 +147,10 @@ export class Fleet {
     const { store, grants } = this.#deps;
     this.#deps.log.log('info', 'stale_write_retried', { table: e.table, attempt });
     try {
-      if (e.key !== undefined && e.table === 'commands') {
+      // Contract 16 (v4): another node filled a PENDING cap first. The active commands read again put its
+      // commands in the views, so the caps counted in memory refuse what the database would (TooManyPending).
+      if (e.table === 'caps') await this.catchUp();
+      else if (e.key !== undefined && e.table === 'commands') {
         const c = await store.commands.get(e.key);
         if (c !== undefined) this.heard(c);
       } else if (e.key !== undefined) {

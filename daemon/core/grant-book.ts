@@ -56,14 +56,22 @@ const ENDED_SEEN_MAX = 10_000;
 
 const DAEMON: Actor = { kind: 'daemon', name: 'daemon' };
 
-/** A config grant's id: `g_cfg_` + a hash of its entry, the same while the entry is unchanged (contract 8). */
-export function configGrantId(entry: {
-  command: string;
-  client: string;
-  args?: Record<string, unknown>;
-  note?: string;
-}): string {
-  const hash = createHash('sha256').update(canonicalJson(entry)).digest('base64url');
+/**
+ * A config grant's id: `g_cfg_` + a hash of its entry, the same while the entry is unchanged (contract 8).
+ * Contract 16 (v4): on a shared database the node is part of it (`node`), so two nodes whose configs hold
+ * the same entry each have their own grant, for their own commands; a store of its own keeps the ids it had.
+ */
+export function configGrantId(
+  entry: {
+    command: string;
+    client: string;
+    args?: Record<string, unknown>;
+    note?: string;
+  },
+  node?: string,
+): string {
+  const hashed = node === undefined ? entry : { ...entry, node };
+  const hash = createHash('sha256').update(canonicalJson(hashed)).digest('base64url');
   return `g_cfg_${hash.slice(0, 22)}`;
 }
 
@@ -96,7 +104,8 @@ export class GrantBook {
     const { store, clock } = this.#deps;
     const writes: Array<Awaitable<void>> = [];
     const at = iso(clock.now());
-    const wanted = new Map(config.map((e) => [configGrantId(e), e]));
+    const shared = this.#deps.shared === true ? this.#deps.node : undefined;
+    const wanted = new Map(config.map((e) => [configGrantId(e, shared), e]));
     // Contract 16: on a shared database, another node's config grants are that node's to reconcile.
     const mine = (g: Grant) => this.#deps.shared !== true || g.node === this.#deps.node;
     for (const g of store.committedReads.liveGrants()) {
@@ -153,7 +162,10 @@ export class GrantBook {
   /** The oldest live grant that approves this request, if any (a `when` grant: its expression is true). */
   match(req: RuleSubject): Grant | undefined {
     const now = this.#deps.clock.now();
-    return pick(this.#live.values(), req, now, (g) => this.#whenOf(g)(req, now));
+    // Contract 16 (v4): on a shared database a grant approves the commands of its node (or `*`) only; on a
+    // store of its own every command is this node's, so the node never narrows a match (as before v4).
+    const asked = this.#deps.shared === true ? { ...req, node: this.#deps.node ?? '' } : req;
+    return pick(this.#live.values(), asked, now, (g) => this.#whenOf(g)(req, now));
   }
 
   /**
@@ -188,6 +200,9 @@ export class GrantBook {
     if (spec.when !== undefined) g.when = spec.when;
     if (spec.uses !== undefined) g.uses_left = spec.uses;
     if (spec.note !== undefined && spec.note !== '') g.note = spec.note;
+    // Contract 16 (v4): absent from the spec, the node this owner acts from.
+    const node = spec.node ?? this.#deps.node;
+    if (node !== undefined) g.node = node;
     return g;
   }
 

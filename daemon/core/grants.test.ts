@@ -49,6 +49,17 @@ describe('matching', () => {
     expect(matches(grant({ client: '*' }), { ...req, client: 'chatgpt' }, T0)).toBe(true);
   });
 
+  it('[F.grant-node] on a shared database, matches its node’s commands only, every node’s with `*`, and none when it names no node', () => {
+    const onBeta = { ...req, node: 'beta' };
+    expect(matches(grant({ node: 'alpha' }), onBeta, T0)).toBe(false);
+    expect(matches(grant({ node: 'beta' }), onBeta, T0)).toBe(true);
+    expect(matches(grant({ node: '*' }), onBeta, T0)).toBe(true);
+    // Stored before grants named a node and not adopted: fail closed.
+    expect(matches(grant(), onBeta, T0)).toBe(false);
+    // A store of its own asks with no node: every command is this daemon's, as before v4.
+    expect(matches(grant({ node: 'alpha' }), req, T0)).toBe(true);
+  });
+
   it('with args, matches only JSON-equal arguments', () => {
     const g = grant({ args: { text: 'hi' } });
     expect(matches(g, req, T0)).toBe(true);
@@ -98,5 +109,11 @@ describe('uses and ending', () => {
     expect(id).toMatch(/^g_cfg_[A-Za-z0-9_-]{22}$/);
     expect(configGrantId({ client: '*', args: { b: 1, text: 'hi' }, command: 'say' })).toBe(id);
     expect(configGrantId({ ...e, client: 'local' })).not.toBe(id);
+  });
+  it('[F.grant-node] on a shared database a config grant id names its node: one entry in two nodes’ configs is two grants', () => {
+    const e = { command: 'say', client: '*' };
+    expect(configGrantId(e, 'alpha')).not.toBe(configGrantId(e, 'beta'));
+    expect(configGrantId(e, 'alpha')).toBe(configGrantId({ client: '*', command: 'say' }, 'alpha'));
+    expect(configGrantId(e, 'alpha')).not.toBe(configGrantId(e));
   });
 });

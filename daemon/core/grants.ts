@@ -24,7 +24,13 @@ export interface Grant {
   when?: string;
   state: GrantState;
   source: 'owner' | 'config';
-  /** Contract 16: a config grant's node (each node's config reconciles only its own at start). */
+  /**
+   * Contract 16 (v4): the node whose commands it approves — a node name, or `*` on purpose for every node —
+   * since one command name may run different programs on different nodes. Owner grants name the node of
+   * the card or terminal they were made from unless the owner names another; config grants their own
+   * node (each node's config). Absent only on a grant stored before v4 and not yet adopted (the store
+   * gives it a node at start: docs/fleet.md); on a shared database such a grant matches nothing.
+   */
   node?: string;
   created_by: string;
   created_at: string;
@@ -39,7 +45,15 @@ export interface GrantRequest {
   command: string;
   client: string;
   args: Record<string, unknown>;
+  /**
+   * Contract 16 (v4): the node the command belongs to, on a shared database; undefined on a store of its
+   * own (every command is this daemon's, so a grant's node never narrows it: as before v4).
+   */
+  node?: string;
 }
+
+/** The node value that makes a grant apply to every node's commands (contract 16 v4). */
+export const ALL_NODES = '*';
 
 /** Contract 8's bounds for owner-made grants. */
 export const GRANT_TTL_MIN_S = 60;
@@ -80,7 +94,8 @@ export function isLive(grant: Grant, nowMs: number): boolean {
 }
 
 /**
- * True when a live grant approves this request: same command, its client (or `*`), its args (or any), and
+ * True when a live grant approves this request: same command, its client (or `*`), its node (or `*`; when the
+ * request names one), its args (or any), and
  * for a grant with `when` (contract 11) `whenTrue(grant)` — the expression, evaluated by the caller (the
  * grant book holds them compiled). Without `whenTrue`, a `when` grant matches nothing.
  */
@@ -93,6 +108,8 @@ export function matches(
   if (!isLive(grant, nowMs)) return false;
   if (grant.command !== req.command) return false;
   if (grant.client !== '*' && grant.client !== req.client) return false;
+  // Contract 16 (v4): alpha's grant for `say` must not approve beta's `say`, another program.
+  if (req.node !== undefined && grant.node !== ALL_NODES && grant.node !== req.node) return false;
   if (grant.when !== undefined) return whenTrue?.(grant) === true;
   return grant.args === undefined || jsonEqual(grant.args, req.args);
 }

@@ -59,6 +59,7 @@ export type {
   OAuthStore,
   OAuthTokenRecord,
   PasskeyStore,
+  PendingCaps,
   PushStore,
   PushSubscriptionRecord,
   RetentionRow,

@@ -54,10 +54,23 @@ export interface HistorySearch {
   command?: string;
 }
 
+/**
+ * Contract 1.3's caps as a submit checks them (contract 16 v4: over every node's non-final commands).
+ */
+export interface PendingCaps {
+  perClient: number;
+  all: number;
+}
+
 /** Commands and their audit entries (one row per command, its whole record). */
 export interface CommandStore {
-  /** Inserts a new command and its audit entry, atomically. */
-  insert(command: Command, audit: AuditEntry): Promise<void>;
+  /**
+   * Inserts a new command and its audit entry, atomically. `caps` (contract 16 v4): on a shared database,
+   * refused (a StaleWrite of `caps`: nothing inserted) when the command's client, or all clients together,
+   * already have that many non-final commands on any node. A store of its own ignores it: its one writer
+   * counted exactly in memory (core/views.ts).
+   */
+  insert(command: Command, audit: AuditEntry, caps?: PendingCaps): Promise<void>;
   /** Replaces a command stored at `next.version - 1`, with its audit entry, atomically; else rejects. */
   update(next: Command, audit: AuditEntry): Promise<void>;
   /**

@@ -6,11 +6,12 @@
  * `AlreadyDecided`, a pending command instead of a grant's use — never a store error.
  */
 export class StaleWrite extends Error {
-  readonly table: 'commands' | 'grants';
+  /** `caps`: contract 16 (v4), a PENDING cap another node's commands filled first (no row is named). */
+  readonly table: 'commands' | 'grants' | 'caps';
   /** The row's id; undefined when the row is not known by id (a request_id taken by another node). */
   readonly key: string | undefined;
 
-  constructor(table: 'commands' | 'grants', key: string | undefined, message: string) {
+  constructor(table: 'commands' | 'grants' | 'caps', key: string | undefined, message: string) {
     super(message);
     this.name = 'StaleWrite';
     this.table = table;

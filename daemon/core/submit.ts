@@ -158,7 +158,13 @@ export class Submits {
         // Approved at submit (a grant, a policy): the row is written once, at the version owners see; the
         // audit log still has both steps (submit v1, approve v2), in the same transaction.
         return allOf(
-          store.commands.insert(shown, submitted),
+          // Contract 16 (v4): the caps again, in the database, over every node's commands (a store of its own
+          // ignores them: the working view counted exactly). A final command (a deny rule) takes no slot.
+          store.commands.insert(
+            shown,
+            submitted,
+            isFinal(shown) ? undefined : { perClient: this.#maxPerClient, all: this.#maxPending },
+          ),
           approved === undefined ? undefined : store.audits.append(approved),
           writeUse?.(),
         );

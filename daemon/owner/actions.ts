@@ -150,6 +150,8 @@ async function act(d: ActionDeps, owner: Owner, f: ClientFrame): Promise<void> {
       if (f.when !== undefined) spec.when = f.when;
       if (f.uses !== undefined) spec.uses = f.uses;
       if (f.note !== undefined) spec.note = f.note;
+      // Contract 16 (v4): absent, the broker names this node (the one the owner is connected to).
+      if (f.node !== undefined) spec.node = f.node;
       reply(d, owner, f.req_id, await broker.grant(spec, owner.by));
       return;
     }

@@ -79,6 +79,8 @@ export function formatGrant(g: Grant, nowMs: number): string {
         ? 'any arguments'
         : `args ${esc(JSON.stringify(g.args))}`,
   );
+  // Contract 16 (v4): grant lists show the node whose commands it approves (`*`: every node's).
+  if (g.node !== undefined) parts.push(`node ${esc(g.node)}`);
   if (g.state === 'live') {
     parts.push(
       g.expires_at === undefined ? 'no expiry' : `${timeLeft(Date.parse(g.expires_at), nowMs)} left`,

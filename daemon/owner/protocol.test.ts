@@ -38,6 +38,27 @@ describe('parseClientFrame (contract 5)', () => {
     );
   });
 
+  it('[F.grant-node] grant and approve … grant take an optional node: a node name or *, nothing else', () => {
+    const grant = (node: unknown) =>
+      JSON.stringify({ type: 'grant', req_id: 'g', command: 'say', client: '*', ttl_s: 600, node });
+    expect(parseClientFrame(grant('alpha')).ok).toBe(true);
+    expect(parseClientFrame(grant('*')).ok).toBe(true);
+    expect(bad(grant('Alpha')).message).toMatch(
+      /^node must be a node name .* or \* for every node, got a string/,
+    );
+    expect(bad(grant('')).message).toMatch(/^node must be a node name/);
+    const approve = (node: unknown) =>
+      JSON.stringify({
+        type: 'approve',
+        req_id: 'a',
+        id: 'c_abcdefgh',
+        version: 1,
+        grant: { same_args: false, ttl_s: 600, node },
+      });
+    expect(parseClientFrame(approve('*')).ok).toBe(true);
+    expect(bad(approve(7)).message).toMatch(/^grant\.node must be a node name .* got 7/);
+  });
+
   it('refuses non-JSON and non-objects without a req_id', () => {
     expect(bad('nope')).toEqual({ ok: false, req_id: null, message: 'the frame is not valid JSON' });
     expect(bad('[]').req_id).toBeNull();

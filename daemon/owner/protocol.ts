@@ -119,6 +119,13 @@ const when = z
     if (!c.ok) ctx.addIssue({ code: 'custom', message: `when ${c.why}` });
   });
 const GRANT_ID = 'a grant id (8 to 64 of A-Z a-z 0-9 _ -)';
+/**
+ * Contract 16 (v4): the node whose commands a grant approves — a node name (config `node_name`'s pattern)
+ * or `*` on purpose for every node. Absent: the node of the card or terminal it is made from.
+ */
+const NODE = 'a node name (^[a-z][a-z0-9-]{0,31}$) or * for every node';
+const grantNode = (field: string) =>
+  z.string(must(field, NODE)).regex(/^(?:\*|[a-z][a-z0-9-]{0,31})$/, must(field, NODE));
 
 const approveGrant = z
   .strictObject(
@@ -128,11 +135,12 @@ const approveGrant = z
       ttl_s: ttlS,
       uses: uses.optional(),
       note: grantNote.optional(),
+      node: grantNode('grant.node').optional(),
     },
     {
       error: (issue) =>
         issue.code === 'invalid_type'
-          ? `grant must be an object {same_args | when, ttl_s, uses?, note?}, got ${describeInput(issue.input)}`
+          ? `grant must be an object {same_args | when, ttl_s, uses?, note?, node?}, got ${describeInput(issue.input)}`
           : strict.error(issue as { code?: string; keys?: string[] }),
     },
   )
@@ -178,6 +186,7 @@ export const grantFrame = z
       ttl_s: ttlS,
       uses: uses.optional(),
       note: grantNote.optional(),
+      node: grantNode('node').optional(),
     },
     strict,
   )
@@ -238,7 +247,16 @@ export const policyTestFrame = z
         )
         .optional(),
       grant: z
-        .strictObject({ command, client, args: args.optional(), when: when.optional() }, strict)
+        .strictObject(
+          {
+            command,
+            client,
+            args: args.optional(),
+            when: when.optional(),
+            node: grantNode('grant.node').optional(),
+          },
+          strict,
+        )
         .refine((g) => g.args === undefined || g.when === undefined, {
           message: 'grant.args and grant.when cannot both be given',
         })

@@ -70,13 +70,15 @@ export function ruleMatcher(when: string, kinds: KindPolicies): (c: Command) => 
 
 /** A grant as contract 8/11 match it: its command, its client (or `*`), its args (or any) or its `when`. */
 export function grantMatcher(
-  g: Pick<Grant, 'command' | 'client' | 'args' | 'when'>,
+  g: Pick<Grant, 'command' | 'client' | 'args' | 'when' | 'node'>,
   kinds: KindPolicies,
 ): (c: Command) => boolean {
   const when = g.when === undefined ? undefined : ruleMatcher(g.when, kinds);
   return (c) =>
     c.command === g.command &&
     (g.client === '*' || g.client === c.client) &&
+    // Contract 16 (v4): a grant for one node is tested against that node's past commands only.
+    (g.node === undefined || g.node === '*' || g.node === c.node) &&
     (when !== undefined ? when(c) : g.args === undefined || jsonEqual(g.args, c.args));
 }
 

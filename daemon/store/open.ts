@@ -39,7 +39,11 @@ export async function openStore(
       removeStoreMark(paths.root);
       opts.log?.log('warn', 'store_changed', { was: 'postgresql', url_from_env: before.url_from_env });
     }
-    return new Store(paths.db, signer === undefined ? {} : { signer });
+    return new Store(paths.db, {
+      ...(signer === undefined ? {} : { signer }),
+      // Contract 16 (v4): the daemon's node adopts grants stored before grants named their node.
+      ...(opts.node === undefined ? {} : { node: opts.node.name }),
+    });
   }
   const { PostgresStore } = await import('./postgres/index.js');
   const log = opts.log;

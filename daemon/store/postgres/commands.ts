@@ -8,6 +8,7 @@ import {
   type AuditEntry,
   type Command,
   type CommandStore,
+  type PendingCaps,
   type RetentionRow,
   StaleWrite,
   type State,
@@ -23,12 +24,20 @@ const HISTORY_MAX_CHARS = 64 * 1024 * 1024;
 const FINAL_STATES = "('succeeded','denied','failed','unknown')";
 const ACTIVE_STATES = "('awaiting_review','approved','running')";
 
+/**
+ * The insert, with contract 1.3's caps checked in the same statement when `$10`/`$11` are given (contract 16
+ * v4: every node's non-final commands, from `pending_counts`, schema.ts): over a cap, nothing is inserted.
+ */
 const INSERT = withAudit(
   `WITH c AS (INSERT INTO commands (id, client, request_id, state, version, created_at, body, task, node)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING seq),
+     SELECT $1::text, $2::text, $3::text, $4::text, $5::integer, $6::text, $7::text, $8::smallint, $9::text
+     WHERE $10::integer IS NULL OR (
+       coalesce((SELECT n FROM pending_counts WHERE client = $2::text), 0) < $10::integer
+       AND coalesce((SELECT n FROM pending_counts WHERE client = '*'), 0) < $11::integer)
+     RETURNING seq),
    a AS (${AUDIT_SELECT} FROM c RETURNING 1)
    SELECT c.seq FROM c, a`,
-  9,
+  11,
 );
 
 /** An amend (contract 12): the record replaced at the same version. */
@@ -64,7 +73,7 @@ type Page = { body: string; n: number; total: number };
 const parse = (rows: Array<{ body: string }>): Command[] => rows.map((r) => JSON.parse(r.body) as Command);
 
 export function pgCommands(tx: PgTransactions, apply: Apply): CommandStore {
-  const insert = (command: Command, audit: AuditEntry) =>
+  const insert = (command: Command, audit: AuditEntry, caps?: PendingCaps) =>
     tx.write<{ seq: number }>(
       INSERT,
       [
@@ -77,8 +86,21 @@ export function pgCommands(tx: PgTransactions, apply: Apply): CommandStore {
         JSON.stringify(command),
         command.task === undefined ? null : 1,
         command.node ?? null,
+        caps?.perClient ?? null,
+        caps?.all ?? null,
       ],
-      (rows) => () => apply((m) => m.applyCommand(command, rows[0]!.seq)),
+      (rows) => {
+        // Contract 16 (v4): another node's commands filled a cap first. Nothing of the batch is stored;
+        // the broker reads the active commands again and decides anew (core/fleet.ts): TooManyPending.
+        if (rows.length !== 1) {
+          throw new StaleWrite(
+            'caps',
+            undefined,
+            `store: ${command.client} or all clients together are at a PENDING cap (another node queued first)`,
+          );
+        }
+        return () => apply((m) => m.applyCommand(command, rows[0]!.seq));
+      },
       audit,
     );
   const update = (next: Command, audit: AuditEntry) =>

@@ -84,6 +84,9 @@ export async function stopped(client: Q, name: string): Promise<void> {
 /**
  * Commands stored before nodes existed (no `node`): the first node to start after the upgrade takes them,
  * so each command has one node that recovers and launches it (until then one daemon held the database).
+ * Contract 16 (v4): grants stored before grants named their node, and not given the node of the command
+ * whose approval made them (schema.ts), are taken the same way — never `*`, which would keep the hole
+ * (alpha's grant approving beta's program): at worst a grant now asks the owners where it approved before.
  */
 export async function adoptUnowned(client: Q, name: string): Promise<number> {
   const r = await client.query(
@@ -91,7 +94,12 @@ export async function adoptUnowned(client: Q, name: string): Promise<number> {
      WHERE node IS NULL`,
     [name],
   );
-  return r.rowCount ?? 0;
+  const g = await client.query(
+    `UPDATE grants SET body = jsonb_set(body::jsonb, '{node}', to_jsonb($1::text))::text, rev = rev + 1
+     WHERE body::jsonb->'node' IS NULL`,
+    [name],
+  );
+  return (r.rowCount ?? 0) + (g.rowCount ?? 0);
 }
 
 /** The live nodes, by name. */

@@ -267,6 +267,44 @@ export const MIGRATIONS: readonly string[] = [
      WHERE NOT EXISTS (SELECT 1 FROM audit a WHERE a.action = 'passkey_added'
        AND a.detail::json->>'credential_id' = p.credential_id AND a.detail::json->>'public_key' = p.public_key)
      ORDER BY p.seq;`,
+  // Contract 16 (v4), issue 35 finding 4. Grants name their node: one stored before takes the node of the
+  // command whose approval made it (its grant_created entry names the command); the rest are adopted by
+  // the first node to start (nodes.ts), never `*` (docs/fleet.md). PENDING caps count every node's
+  // commands: `pending_counts` holds each client's non-final commands and all of them (`*`, never a
+  // client name), kept by a trigger on every insert, change of state and delete — whoever writes — so
+  // the submit's insert checks the caps in its own statement (commands.ts), in the transaction that holds
+  // the audit tail every writer takes first (transaction.ts): two nodes never both pass the last slot.
+  // The lock first: a writer of an older version mid-transaction is waited for, never met in a deadlock.
+  `LOCK TABLE commands IN SHARE ROW EXCLUSIVE MODE;
+   UPDATE grants g SET body = jsonb_set(g.body::jsonb, '{node}', to_jsonb(c.node))::text, rev = g.rev + 1
+     FROM audit a, commands c
+     WHERE a.action = 'grant_created' AND a.detail IS NOT NULL AND g.body::jsonb->'node' IS NULL
+       AND a.detail::jsonb->>'grant_id' = g.id
+       AND c.id = coalesce(a.command_id, a.detail::jsonb->>'command_id') AND c.node IS NOT NULL;
+   CREATE TABLE pending_counts (
+     client text PRIMARY KEY,
+     n integer NOT NULL
+   );
+   CREATE FUNCTION ogf_pending_count() RETURNS trigger LANGUAGE plpgsql AS $$
+     DECLARE d integer;
+     BEGIN
+       d := (CASE WHEN coalesce(NEW.state IN ('awaiting_review','approved','running'), false) THEN 1 ELSE 0 END)
+          - (CASE WHEN coalesce(OLD.state IN ('awaiting_review','approved','running'), false) THEN 1 ELSE 0 END);
+       IF d <> 0 THEN
+         -- '*' first, then the client: every writer locks the two rows in one order.
+         INSERT INTO pending_counts AS p (client, n) VALUES ('*', d)
+           ON CONFLICT (client) DO UPDATE SET n = p.n + excluded.n;
+         INSERT INTO pending_counts AS p (client, n) VALUES (coalesce(NEW.client, OLD.client), d)
+           ON CONFLICT (client) DO UPDATE SET n = p.n + excluded.n;
+       END IF;
+       RETURN NULL;
+     END $$;
+   INSERT INTO pending_counts (client, n)
+     SELECT client, count(*) FROM commands WHERE state IN ('awaiting_review','approved','running') GROUP BY client;
+   INSERT INTO pending_counts (client, n)
+     SELECT '*', count(*) FROM commands WHERE state IN ('awaiting_review','approved','running');
+   CREATE TRIGGER commands_pending AFTER INSERT OR UPDATE OF state OR DELETE ON commands
+     FOR EACH ROW EXECUTE FUNCTION ogf_pending_count();`,
 ];
 
 /** How many migrations this build knows (the newest schema version). */

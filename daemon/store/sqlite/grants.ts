@@ -27,7 +27,18 @@ export class SqliteGrants {
       get: db.prepare('SELECT body FROM grants WHERE id = ?'),
       live: db.prepare("SELECT body FROM grants WHERE state = 'live' ORDER BY seq"),
       recent: db.prepare('SELECT body FROM grants ORDER BY seq DESC LIMIT ?'),
+      adopt: db.prepare(
+        "UPDATE grants SET body = json_set(body, '$.node', ?) WHERE json_extract(body, '$.node') IS NULL",
+      ),
     };
+  }
+
+  /**
+   * Contract 16 (v4): grants stored before grants named their node take `node`. broker.db has one writer,
+   * this daemon, so it is the node that made them (docs/fleet.md); no audit entry, as a command's adoption.
+   */
+  adopt(node: string): number {
+    return this.#stmts.adopt.run(node).changes;
   }
 
   /**

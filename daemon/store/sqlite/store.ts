@@ -88,8 +88,9 @@ export class Store implements StorePorts {
   /**
    * Opens (creating and migrating) broker.db; `pollMs` paces the change feed; `signer` signs the audit
    * checkpoints (contract 14: the daemon's; other processes, such as `ogf-broker token`, sign none).
+   * `node`: the daemon's node name; grants stored before grants named their node take it (contract 16 v4).
    */
-  constructor(path: string, opts: { pollMs?: number; signer?: AuditSigner } = {}) {
+  constructor(path: string, opts: { pollMs?: number; signer?: AuditSigner; node?: string } = {}) {
     const db = openDatabase(path);
     this.#db = db;
     this.#pollMs = opts.pollMs ?? CHANGE_POLL_MS;
@@ -100,6 +101,7 @@ export class Store implements StorePorts {
     this.#audit.chainOlder();
     this.#commands = new SqliteCommands(db, this.#audit, atomic);
     this.#grants = new SqliteGrants(db, this.#audit, atomic);
+    if (opts.node !== undefined) this.#grants.adopt(opts.node);
     this.#owners = new SqliteTokenHashes(db, 'owners', this.#audit);
     this.#clients = new SqliteTokenHashes(db, 'mcp_clients', this.#audit);
     this.#dataVersion = db.prepare('PRAGMA data_version').pluck();

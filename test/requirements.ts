@@ -145,6 +145,11 @@ export const REQUIREMENTS = {
     statement:
       '`ogf-broker --version` prints the version alone; help, --help and `<command> --help` print usage with every flag on a line (exit 0); every error line starts `ogf-broker: `.',
   },
+  'U.ask-daemon': {
+    source: 'contracts.md 17; issue 36 item 6',
+    statement:
+      '`doctor` and `notify test` ask the running daemon about what it uses (its environment, channels, bridge, upstreams) and say so ("checked in the running daemon, pid N"); without one they check the config here.',
+  },
   'S.database-url': {
     source: 'contracts.md 16',
     statement:

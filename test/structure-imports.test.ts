@@ -59,7 +59,12 @@ const EXCEPTIONS: Array<[string[], string[], string]> = [
     'each subcommand is loaded on demand (and the usage text alone, so `--help` loads none of them), alone: a terminal `approve` need not load the MCP SDK or SQLite (and `audit verify` starts its walk’s second thread before its own modules load: bench row 15)',
   ],
   [
-    ['daemon/commands/owner-actions.ts', 'daemon/commands/grant.ts'],
+    [
+      'daemon/commands/owner-actions.ts',
+      'daemon/commands/grant.ts',
+      'daemon/commands/doctor.ts',
+      'daemon/commands/notify.ts',
+    ],
     ['daemon/owner/client.ts', 'daemon/owner/format.ts', 'daemon/owner/terminal.ts'],
     'the terminal owner commands load the WebSocket client alone, not the owner edge owner/index.ts names (its hub, sessions and tokens load SQLite)',
   ],

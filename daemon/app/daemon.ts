@@ -43,6 +43,7 @@ import {
 } from '../upstreams/index.js';
 import { compiledRules } from './compiled-rules.js';
 import { recordConfigLoaded } from './config-loaded.js';
+import { diagnose } from './diagnose.js';
 import { listen } from './listen.js';
 import { ownersWithoutPasskey } from './passkey-owners.js';
 import { type Reach, startReach } from './reach.js';
@@ -86,10 +87,7 @@ export class Daemon {
     return this.#info;
   }
 
-  /**
-   * The store's audit port, once started: `audits.onCheckpoint` is the seam the `checkpoint` notification
-   * (contract 13.1) subscribes to.
-   */
+  /** The store's audit port, once started (`audits.onCheckpoint`: the `checkpoint` notification, 13.1). */
   get audits(): DaemonStore['audits'] | undefined {
     return this.#store?.audits;
   }
@@ -246,6 +244,8 @@ export class Daemon {
       version: VERSION,
       passkeys: store.passkeys,
       push,
+      // Contract 17: the terminal's doctor and notify test judge this daemon's environment (diagnose.ts).
+      diagnose: diagnose({ config, env: this.#env, upstreams, store, base: () => origins.url() }),
       setup: createSetupFeed({
         config,
         sources,

@@ -32,7 +32,14 @@ import {
   verifyPasskeyApprovals,
   type Walked,
 } from '../audit/index.js';
-import { escapeForTerminal, parseFlags, sayError, stringFlag, stringsFlag, UsageError } from '../base/index.js';
+import {
+  escapeForTerminal,
+  parseFlags,
+  sayError,
+  stringFlag,
+  stringsFlag,
+  UsageError,
+} from '../base/index.js';
 import { resolveDataDir } from '../datadir/index.js';
 import { readAuditChain } from '../store/sqlite/readonly.js';
 import { databaseUrlOf } from '../store/where.js';

@@ -10,6 +10,7 @@ import { parseFlags, stringFlag } from '../base/index.js';
 import { type Config, loadConfig, resolveDataDir } from '../config/index.js';
 import { dataDirPaths, runningDaemon } from '../datadir/index.js';
 import { checkChannels } from '../notify/index.js';
+import { askRunningDaemon } from '../owner/terminal.js';
 import { lookAtStore } from '../store/index.js';
 import {
   type Check,
@@ -21,6 +22,46 @@ import {
   checkUpstreamReach,
   checkUpstreams,
 } from './doctor-checks.js';
+
+/**
+ * The running daemon's own checks (its avatar app, upstreams, database, channels' variables: contract 17),
+ * or nothing when no daemon runs; a daemon that cannot be asked is a failed check, and these are made here.
+ */
+async function askDaemon(
+  root: string,
+  pid: number | undefined,
+  sha256: string | null,
+): Promise<{ checks?: Check[]; line?: Check }> {
+  if (pid === undefined) return {};
+  try {
+    const m = await askRunningDaemon(root, process.env, { type: 'doctor' });
+    if (m?.type === 'doctor' && m.config_sha256 !== sha256) {
+      const detail = `the running daemon (pid ${m.pid}) runs another version of this config (it changed since the daemon loaded it): restart the daemon to apply it; the file was checked here`;
+      return { line: { name: 'daemon', ok: true, warn: true, detail } };
+    }
+    if (m?.type === 'doctor')
+      return {
+        checks: m.checks,
+        line: { name: 'daemon', ok: true, detail: `checked in the running daemon, pid ${m.pid}` },
+      };
+    if (m === undefined) return {};
+    return {
+      line: {
+        name: 'daemon',
+        ok: false,
+        detail: `the running daemon (pid ${pid}) answered ${m.type}; checked here instead`,
+      },
+    };
+  } catch (e) {
+    return {
+      line: {
+        name: 'daemon',
+        ok: false,
+        detail: `the running daemon (pid ${pid}) could not be asked: ${(e as Error).message}; checked here instead`,
+      },
+    };
+  }
+}
 
 /** Runs every check, prints one line each, returns the exit code. */
 export async function runDoctor(argv: string[]): Promise<number> {
@@ -53,16 +94,20 @@ export async function runDoctor(argv: string[]): Promise<number> {
   const root = config?.dataDir ?? resolveDataDir(flags.dataDir);
   checks.push(checkDataDir(root));
   if (config) {
-    checks.push(await checkPort(root, config.host, config.port));
-    checks.push(await checkBridge(config));
-    checks.push(...(await checkUpstreams(config)));
-    checks.push(...checkUpstreamReach(config));
     const paths = dataDirPaths(root);
+    // Contract 17: what depends on the daemon's own environment is asked of the running daemon, if one runs.
+    const asked = await askDaemon(root, runningDaemon(paths.daemonJson)?.pid, config.configSha256);
+    checks.push(await checkPort(root, config.host, config.port));
+    if (asked.checks === undefined) {
+      checks.push(await checkBridge(config));
+      checks.push(...(await checkUpstreams(config)));
+    }
+    checks.push(...checkUpstreamReach(config));
     const store = await lookAtStore(config, paths);
     // Contract 16: which node this data dir's daemon is, and (shared database) whether the name is free.
     checks.push(checkNode(config.node_name, store.nodes, runningDaemon(paths.daemonJson), hostname()));
     // Contract 16: the shared database must be reachable for the daemon to start.
-    if (config.database_url !== null) {
+    if (config.database_url !== null && asked.checks === undefined) {
       checks.push({
         name: 'database',
         ok: store.reachable,
@@ -72,7 +117,9 @@ export async function runDoctor(argv: string[]): Promise<number> {
     // A data dir (or database) not started yet has owner `owner` only (its first start creates it).
     checks.push(...checkQuorum(config, store.owners || 1));
     // Contract 13.1: each notification channel's variables set and valid (their values never printed).
-    checks.push(...checkChannels(config.notify, process.env));
+    if (asked.checks === undefined) checks.push(...checkChannels(config.notify, process.env));
+    else checks.push(...asked.checks);
+    if (asked.line !== undefined) checks.push(asked.line);
   } else {
     checks.push({ name: 'port', ok: false, detail: 'not checked: the config is invalid' });
     checks.push({ name: 'avatar app', ok: false, detail: 'not checked: the config is invalid' });

@@ -9,6 +9,7 @@ import { parseFlags, stringFlag, UsageError } from '../base/index.js';
 import { loadConfig } from '../config/index.js';
 import { dataDirPaths, runningDaemon } from '../datadir/index.js';
 import { testChannels } from '../notify/index.js';
+import { askRunningDaemon } from '../owner/terminal.js';
 
 export async function runNotifyCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
@@ -32,13 +33,33 @@ export async function runNotifyCommand(argv: string[]): Promise<number> {
     throw new UsageError(`--channel: must be one of ${ids.join(', ')}, got ${JSON.stringify(wanted)}`);
   const channels = config.notify.filter((c) => wanted === undefined || c.id === wanted);
   const running = runningDaemon(dataDirPaths(config.dataDir).daemonJson);
-  const base = config.public_url ?? running?.url ?? `http://${config.host}:${config.port}`;
-  const results = await testChannels(channels, process.env, base);
-  for (const { id, kind, attempt: a } of results) {
-    const how = a.ok
-      ? `accepted (${kind === 'email' ? 'SMTP' : 'HTTP'} ${a.status})`
-      : `not accepted (${[a.status === undefined ? undefined : `status ${a.status}`, a.error].filter(Boolean).join(', ')})`;
-    process.stdout.write(`${a.ok ? 'ok  ' : 'FAIL'} ${id} (${kind}): ${how}\n`);
+  let results: Array<{ id: string; kind: string; ok: boolean; status?: number; error?: string }>;
+  if (running !== undefined) {
+    // Contract 17: the running daemon sends through its own channels, with its own environment.
+    const m = await askRunningDaemon(config.dataDir, process.env, {
+      type: 'notify_test',
+      ...(wanted === undefined ? {} : { channel: wanted }),
+    });
+    if (m?.type === 'reply' && !m.ok) throw new UsageError(`notify test: ${m.error.message}`);
+    if (m?.type !== 'notify_test')
+      throw new UsageError(`notify test: the running daemon answered ${m?.type}`);
+    process.stdout.write(`checked in the running daemon, pid ${m.pid}\n`);
+    results = m.results;
+  } else {
+    const base = config.public_url ?? `http://${config.host}:${config.port}`;
+    results = (await testChannels(channels, process.env, base)).map(({ id, kind, attempt: a }) => ({
+      id,
+      kind,
+      ok: a.ok,
+      ...(a.status === undefined ? {} : { status: a.status }),
+      ...('error' in a && a.error !== undefined ? { error: a.error } : {}),
+    }));
   }
-  return results.every((r) => r.attempt.ok) ? 0 : 1;
+  for (const a of results) {
+    const how = a.ok
+      ? `accepted (${a.kind === 'email' ? 'SMTP' : 'HTTP'} ${a.status})`
+      : `not accepted (${[a.status === undefined ? undefined : `status ${a.status}`, a.error].filter(Boolean).join(', ')})`;
+    process.stdout.write(`${a.ok ? 'ok  ' : 'FAIL'} ${a.id} (${a.kind}): ${how}\n`);
+  }
+  return results.every((r) => r.ok) ? 0 : 1;
 }

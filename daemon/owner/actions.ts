@@ -209,5 +209,38 @@ async function act(d: ActionDeps, owner: Owner, f: ClientFrame): Promise<void> {
     case 'audit':
       d.out.send(owner, await auditAnswer(broker, f));
       return;
+    case 'doctor':
+    case 'notify_test':
+      await diagnoseFrame(d, owner, f);
+      return;
   }
+}
+
+/** Contract 17: the terminal's `doctor` and `notify test`, answered with the running daemon's own view. */
+async function diagnoseFrame(
+  d: ActionDeps,
+  owner: Owner,
+  f: Extract<ClientFrame, { type: 'doctor' | 'notify_test' }>,
+): Promise<void> {
+  const diagnose = d.ctx.diagnose;
+  if (diagnose === undefined) {
+    reply(d, owner, f.req_id, { ok: false, code: 'NotFound', message: 'this daemon answers no diagnosis' });
+    return;
+  }
+  if (f.type === 'doctor') {
+    d.out.send(owner, {
+      type: 'doctor',
+      req_id: f.req_id,
+      pid: process.pid,
+      config_sha256: diagnose.configSha256,
+      checks: await diagnose.doctor(),
+    });
+    return;
+  }
+  const results = await diagnose.notifyTest(f.channel);
+  if (typeof results === 'string') {
+    reply(d, owner, f.req_id, { ok: false, code: 'BadMessage', message: results });
+    return;
+  }
+  d.out.send(owner, { type: 'notify_test', req_id: f.req_id, pid: process.pid, results });
 }

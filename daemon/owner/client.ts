@@ -47,6 +47,8 @@ type Request =
       note?: string;
     }
   | { type: 'revoke'; grant_id: string }
+  | { type: 'doctor' }
+  | { type: 'notify_test'; channel?: string }
   | { type: 'grants'; all?: boolean };
 
 export class OwnerClient {
@@ -133,7 +135,7 @@ export class OwnerClient {
     });
   }
 
-  /** Sends one request and resolves with its `reply`, `history` or `grants` frame. */
+  /** Sends one request and resolves with its `reply`, `history`, `grants`, `doctor` or `notify_test` frame. */
   request(req: Request, timeoutMs = 15_000): Promise<ServerMessage> {
     const req_id = `t${this.#next++}`;
     return new Promise((resolve, reject) => {
@@ -153,7 +155,14 @@ export class OwnerClient {
     } catch {
       return;
     }
-    if ((m.type === 'reply' || m.type === 'history' || m.type === 'grants') && m.req_id !== null) {
+    if (
+      (m.type === 'reply' ||
+        m.type === 'history' ||
+        m.type === 'grants' ||
+        m.type === 'doctor' ||
+        m.type === 'notify_test') &&
+      m.req_id !== null
+    ) {
       const p = this.#pending.get(m.req_id);
       if (p === undefined) return;
       this.#pending.delete(m.req_id);

@@ -11,9 +11,10 @@
  */
 export { OWNER_CLIENT_MAX_PAYLOAD } from './client.js';
 export { createOwnerEdge, type OwnerEdgeOptions } from './edge.js';
-export type { ServerMessage, View } from './messages.js';
+export type { DiagnosisCheck, ServerMessage, View } from './messages.js';
 export {
   createSetupFeed,
+  type Diagnose,
   type OwnerContext,
   type OwnerPush,
   type OwnerPushDevice,

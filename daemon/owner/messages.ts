@@ -183,6 +183,32 @@ export interface PushDevicesMessage {
 }
 
 /** Everything the server sends an owner. */
+/** One line of `doctor` (contract 17: the running daemon's own checks). */
+export interface DiagnosisCheck {
+  name: string;
+  ok: boolean;
+  detail: string;
+  warn?: boolean;
+}
+
+/** The running daemon's checks of what it uses (protocol-diagnose.ts). */
+export interface DoctorMessage {
+  type: 'doctor';
+  req_id: string;
+  pid: number;
+  /** The SHA-256 of the config file the daemon loaded (null: none): the terminal compares its own. */
+  config_sha256: string | null;
+  checks: DiagnosisCheck[];
+}
+
+/** A test message through each of the running daemon's channels (protocol-diagnose.ts). */
+export interface NotifyTestMessage {
+  type: 'notify_test';
+  req_id: string;
+  pid: number;
+  results: Array<{ id: string; kind: string; ok: boolean; status?: number; error?: string }>;
+}
+
 export type ServerMessage =
   | HelloMessage
   | SnapshotMessage
@@ -198,5 +224,7 @@ export type ServerMessage =
   | PushDevicesMessage
   | PasskeyBeginMessage
   | PasskeyListMessage
-  | ApproveChallengeMessage;
+  | ApproveChallengeMessage
+  | DoctorMessage
+  | NotifyTestMessage;
 export type { Grant, View };

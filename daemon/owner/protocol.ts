@@ -16,6 +16,7 @@ import {
   POLICY_TEST_DEFAULT,
   POLICY_TEST_MAX,
 } from '../rules/index.js';
+import { type DoctorFrame, doctorFrame, type NotifyTestFrame, notifyTestFrame } from './protocol-diagnose.js';
 import { id, must, reqId, strict, version } from './protocol-fields.js';
 import {
   type AuditFrame,
@@ -69,6 +70,9 @@ export const CLIENT_TYPES = [
   'push_subscribe',
   'push_unsubscribe',
   'push_list',
+  // Contract 17: the terminal's doctor and notify test ask the running daemon (protocol-diagnose.ts).
+  'doctor',
+  'notify_test',
 ] as const;
 export type ClientType = (typeof CLIENT_TYPES)[number];
 
@@ -285,7 +289,9 @@ export type PolicyTestFrame = z.infer<typeof policyTestFrame>;
 export type {
   ApproveChallengeFrame,
   AuditFrame,
+  DoctorFrame,
   HistoryFrame,
+  NotifyTestFrame,
   PasskeyFrame,
   PushListFrame,
   PushSubscribeFrame,
@@ -307,7 +313,9 @@ export type ClientFrame =
   | PasskeyFrame
   | PushSubscribeFrame
   | PushUnsubscribeFrame
-  | PushListFrame;
+  | PushListFrame
+  | DoctorFrame
+  | NotifyTestFrame;
 
 const SCHEMAS = {
   approve: approveFrame,
@@ -328,6 +336,8 @@ const SCHEMAS = {
   push_subscribe: pushSubscribeFrame,
   push_unsubscribe: pushUnsubscribeFrame,
   push_list: pushListFrame,
+  doctor: doctorFrame,
+  notify_test: notifyTestFrame,
 } as const;
 
 export type ParsedFrame =

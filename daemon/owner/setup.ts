@@ -12,7 +12,7 @@ import type { PasskeyStore } from '../core/index.js';
 import type { EdgeContext } from '../http/index.js';
 import type { Source } from '../kind/index.js';
 import type { OAuthServer } from '../oauth/index.js';
-import type { SetupInfo } from './messages.js';
+import type { DiagnosisCheck, NotifyTestMessage, SetupInfo } from './messages.js';
 
 /** What the owner edge is handed: every edge's context, and the panel's first-run help. */
 export interface OwnerContext extends EdgeContext {
@@ -24,6 +24,17 @@ export interface OwnerContext extends EdgeContext {
   passkeys: PasskeyStore;
   /** Web Push (contract 13.2): the owners' devices; absent, the push frames and key answer NotFound. */
   push?: OwnerPush;
+  /** Contract 17: what `doctor` and `notify test` ask the running daemon (app/diagnose.ts); absent: NotFound. */
+  diagnose?: Diagnose;
+}
+
+/** The running daemon's own checks, with its environment, channels and bridge (app/diagnose.ts). */
+export interface Diagnose {
+  doctor(): Promise<DiagnosisCheck[]>;
+  /** The SHA-256 of the config file the daemon loaded, or null. */
+  readonly configSha256: string | null;
+  /** A test message through each channel (or `channel`); a string when there is none to test (BadMessage). */
+  notifyTest(channel?: string): Promise<NotifyTestMessage['results'] | string>;
 }
 
 /** An owner's device that gets Web Push notifications, as the panel lists it (contract 13.2). */

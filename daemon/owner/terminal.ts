@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { sayError } from '../base/index.js';
 import { resolveDataDir } from '../config/index.js';
 import { OwnerClient, OwnerConnectError } from './client.js';
+import type { ServerMessage } from './messages.js';
 
 /** The running daemon's base URL from `<data-dir>/daemon.json`, or an OwnerConnectError. */
 export function daemonUrl(dataDir: string): string {
@@ -62,5 +63,29 @@ export async function withOwnerClient(
     throw e;
   } finally {
     await client?.close();
+  }
+}
+
+/**
+ * Contract 17: what `doctor` and `notify test` ask the running daemon of `dataDir` (its own environment,
+ * channels and bridge). Undefined when no daemon runs there; a daemon that runs but cannot be asked
+ * rejects with an OwnerConnectError saying why.
+ */
+export async function askRunningDaemon(
+  dataDir: string,
+  env: NodeJS.ProcessEnv,
+  frame: { type: 'doctor' } | { type: 'notify_test'; channel?: string },
+): Promise<ServerMessage | undefined> {
+  let url: string;
+  try {
+    url = daemonUrl(dataDir);
+  } catch {
+    return undefined;
+  }
+  const client = await OwnerClient.open(url, ownerToken(dataDir, env));
+  try {
+    return await client.request(frame, 60_000);
+  } finally {
+    await client.close();
   }
 }

@@ -1,0 +1,85 @@
+/**
+ * The running daemon's answer to `doctor` and `notify test` (contract 17; owner/protocol-diagnose.ts): the
+ * checks that depend on what the daemon itself uses — its environment (channels' variables, OGF_BRIDGE_URL),
+ * its avatar app, its upstream connections, its database — made in the daemon's process, so the terminal
+ * reports the daemon's view and not its own shell's.
+ */
+import { probeBridge } from '../../bridge-client/probe.js';
+import { VERSION } from '../base/index.js';
+import type { Config } from '../config/index.js';
+import { checkChannels, testChannels } from '../notify/index.js';
+import type { Diagnose, DiagnosisCheck } from '../owner/index.js';
+import type { UpstreamRegistry } from '../upstreams/index.js';
+
+export function diagnose(o: {
+  config: Config;
+  env: NodeJS.ProcessEnv;
+  upstreams: UpstreamRegistry;
+  /** The store: a PostgreSQL one says whether it reaches its database now (`available`). */
+  store: object;
+  /** The daemon's own URL (links point at public_url when there is one). */
+  base: () => string;
+}): Diagnose {
+  const { config, env } = o;
+  const available = () => (o.store as { available?: boolean }).available !== false;
+  return {
+    configSha256: config.configSha256,
+    async doctor() {
+      const checks: DiagnosisCheck[] = [];
+      const bridge = config.ogf_bridge;
+      if (bridge === null) {
+        checks.push({
+          name: 'avatar app',
+          ok: true,
+          detail:
+            'the OGF bridge is off (no ogf_bridge in config, no OGF_BRIDGE_URL): ogf_cue answers OgfBridgeNotConfigured',
+        });
+      } else {
+        const r = await probeBridge(
+          bridge.url,
+          Math.max(bridge.delivery_timeout_ms, 2000),
+          `ogf-broker/${VERSION}`,
+        );
+        checks.push({ name: 'avatar app', ok: r.ok, detail: r.detail });
+      }
+      for (const u of o.upstreams.status()) {
+        const ok = u.state === 'connected';
+        checks.push({
+          name: `upstream ${u.name}`,
+          ok,
+          detail: ok
+            ? `connected, ${u.tools} tool${u.tools === 1 ? '' : 's'} listed`
+            : `${u.state}${u.why === undefined ? '' : `: ${u.why}`}`,
+        });
+      }
+      if (config.database_url !== null) {
+        const ok = available();
+        checks.push({
+          name: 'database',
+          ok,
+          detail: ok ? 'the shared PostgreSQL is reachable' : 'the shared PostgreSQL is out of reach now',
+        });
+      }
+      checks.push(...checkChannels(config.notify, env));
+      return checks;
+    },
+    async notifyTest(channel) {
+      const ids = config.notify.map((c) => c.id);
+      if (ids.length === 0) return 'the running daemon’s config has no notify channels';
+      if (channel !== undefined && !ids.includes(channel))
+        return `channel must be one of ${ids.join(', ')}, got ${JSON.stringify(channel)}`;
+      const results = await testChannels(
+        config.notify.filter((c) => channel === undefined || c.id === channel),
+        env,
+        config.public_url ?? o.base(),
+      );
+      return results.map(({ id, kind, attempt: a }) => ({
+        id,
+        kind,
+        ok: a.ok,
+        ...(a.status === undefined ? {} : { status: a.status }),
+        ...('error' in a && a.error !== undefined ? { error: a.error } : {}),
+      }));
+    },
+  };
+}

@@ -73,6 +73,7 @@ const EXCEPTIONS: Array<[string[], string[], string]> = [
       'daemon/commands/audit.ts',
       'daemon/commands/audit-verify.ts',
       'daemon/commands/audit-walk.ts',
+      'daemon/commands/audit-history.ts',
     ],
     ['daemon/core/audit-chain.ts', 'daemon/store/sqlite/readonly.ts'],
     '`audit verify` is timed against sha256sum with Node’s start-up included (issue 24, bench row 15): it loads the chain’s hashing and broker.db’s read-only reader alone, not the broker core (core/index.ts, RE2) or the SQLite store that index.ts names',

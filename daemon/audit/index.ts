@@ -5,6 +5,18 @@
 export { CHECKPOINT_INTERVAL_MS, CheckpointTimer, checkpointIntervalMs } from './checkpoints.js';
 export { type ExportFilter, toCsv, toJsonl } from './export.js';
 export {
+  type AuditLink,
+  digestOf,
+  type Expected,
+  expectations,
+  type HistoryRow,
+  historyMismatches,
+  type Mismatch,
+  type MismatchField,
+  rowDisagrees,
+} from './history-check.js';
+export { type EntryFact, factOfEntry } from './history-facts.js';
+export {
   type AuditKey,
   auditKeyPaths,
   auditPublicKeyText,

@@ -22,6 +22,7 @@ import {
   chainFromExport,
   chainFromRows,
   finishWalk,
+  joinParts,
   keyFingerprint,
   type NamedKey,
   parseAuditPublicKey,
@@ -35,6 +36,7 @@ import {
 import { escapeForTerminal, parseFlags, stringFlag, stringsFlag, UsageError } from '../base/index.js';
 import { resolveDataDir } from '../datadir/index.js';
 import { readAuditChain } from '../store/sqlite/readonly.js';
+import { type HistorySource, historyLines } from './audit-history.js';
 import { readShared, walkDatabase, walkFile } from './audit-walk.js';
 
 /** The shared database's URL when the config names one (contract 16), else null (broker.db). */
@@ -104,6 +106,8 @@ export async function auditVerify(argv: string[]): Promise<number> {
   const trusted = publicKey !== undefined || trustedKeys.length > 0;
   let text: string | undefined;
   let walked: Walked | undefined;
+  // Contract 14 (v4): a data dir or the database also holds the history to check against the chain.
+  const history: HistorySource | undefined = file === undefined ? { url, dataDir: dataDir! } : undefined;
   if (file !== undefined) {
     let bytes: Buffer;
     try {
@@ -119,12 +123,18 @@ export async function auditVerify(argv: string[]): Promise<number> {
     const read = await walkDatabase(join(dataDir!, 'broker.db'), { trusted });
     if (read?.joined !== undefined)
       walked = finishWalk(read.joined, read.checkpoints, publicKey, { trustedKeys });
+    if (walked !== undefined) Object.assign(history!, { read: read?.history, facts: read?.joined?.facts });
   } else {
     const { walkPgAuditChain } = await import('../store/postgres/index.js');
-    const walk = new ChainWalk();
+    const walk = new ChainWalk({ facts: true });
     const read = await fromDatabase(() => walkPgAuditChain(url, (entry, hash) => walk.row(entry, hash)));
-    if (!read.stopped) {
-      walked = walk.finish(read.checkpoints, publicKey, { trustedKeys, knownKeys: knownKeysOf(read.nodes) });
+    const joined = read.stopped ? undefined : joinParts([walk.part()]);
+    if (joined !== undefined) {
+      walked = finishWalk(joined, read.checkpoints, publicKey, {
+        trustedKeys,
+        knownKeys: knownKeysOf(read.nodes),
+      });
+      if (walked !== undefined) Object.assign(history!, { read: read.history, facts: joined.facts });
     }
   }
   let r: VerifyResult;
@@ -168,6 +178,13 @@ export async function auditVerify(argv: string[]): Promise<number> {
     // Contract 14: every passkey assertion kept with an approval, checked offline (contract 13.3).
     const checked = await verifyPasskeyApprovals(kept);
     r = checked.ok ? { ...r, passkeys: checked.count } : checked;
+  }
+  if (r.ok && history !== undefined) {
+    const lines = await historyLines(history, kept);
+    if (lines.length > 0) {
+      process.stdout.write(`${lines.join('\n')}\n`);
+      return 1;
+    }
   }
   if (r.ok) {
     process.stdout.write(

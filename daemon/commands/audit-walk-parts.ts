@@ -51,7 +51,8 @@ export function walkRows(
   n: number,
   pinnedUpTo: number,
 ): WalkPart | undefined {
-  const walk = new ChainWalk({ part: true, pinnedUpTo });
+  // broker.db's rows only: with the commands table beside them (contract 14 (v4), audit/history-check.ts).
+  const walk = new ChainWalk({ part: true, pinnedUpTo, facts: true });
   // Decoded here, in whichever thread walks the part: the thread that reads them only reads.
   const text = Buffer.from(entries.buffer, entries.byteOffset, entries.byteLength).toString('utf8');
   return walk.rows(text, hashes, n) ? walk.part() : undefined;

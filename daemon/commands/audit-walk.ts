@@ -18,7 +18,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
 import { type Joined, joinParts, type WalkPart } from '../audit/index.js';
 import type { Checkpoint } from '../core/audit-chain.js';
-import { openAuditChain } from '../store/sqlite/readonly.js';
+import { openAuditChain, type StoredHistory } from '../store/sqlite/readonly.js';
 import {
   type FileSource,
   type RowsPart,
@@ -125,6 +125,8 @@ export interface DatabaseWalk {
   joined: Joined | undefined;
   checkpoints: Checkpoint[];
   threads: WalkThreads;
+  /** The commands table and the audit rows' command_id column, in the walk's snapshot (contract 14 (v4)). */
+  history?: StoredHistory;
 }
 
 /**
@@ -182,8 +184,11 @@ export async function walkDatabase(path: string, options: WalkOptions): Promise<
       }
     }
     worker?.postMessage({ end: true });
+    // Read while the worker walks its last parts (this thread would only wait), in the walk's snapshot.
+    const history = parts.off ? undefined : reader.history(last);
     await finished;
-    return { joined: parts.joined(walkHere), checkpoints, threads: parts.threads };
+    const joined = parts.joined(walkHere);
+    return { joined, checkpoints, threads: parts.threads, ...(history === undefined ? {} : { history }) };
   } finally {
     reader.close();
   }

@@ -148,7 +148,63 @@ export interface AuditChainReader {
    * 64 characters). An entry holding a newline shows as one piece too many to whoever splits it.
    */
   rows(after: number, upTo: number): { entries: Buffer; hashes: string } | undefined;
+  /** The commands table and the audit rows' command_id column to `upTo`, in this snapshot (HISTORY_SQL). */
+  history(upTo: number): StoredHistory;
   close(): void;
+}
+
+/**
+ * A command row's fields the history check compares (contract 14 (v4), audit/history-check.ts), as stored:
+ * `[seq, id, state, body id, phase.state, phase.reason, phase.decided_by, command, args JSON, display JSON]`
+ * (nulls where the body has none or is not JSON).
+ */
+export type StoredHistoryRow = [
+  number,
+  string,
+  unknown,
+  unknown,
+  unknown,
+  unknown,
+  unknown,
+  unknown,
+  string | null,
+  string | null,
+];
+
+/** The commands table and every audit row's `command_id` column (`[seq, command_id]`, seq order). */
+export interface StoredHistory {
+  rows: StoredHistoryRow[];
+  links: Array<[number, string]>;
+}
+
+/**
+ * One read of the commands table: the fields by SQLite's JSON operators (`->` keeps JSON text, `->>` gives
+ * the value), never the whole body parsed in JavaScript (outputs of megabytes stay in SQLite). A body that
+ * is not JSON reads as nulls, which the check reports, rather than stopping the read.
+ */
+const HISTORY_SQL = `SELECT seq, id, state,
+     CASE WHEN json_valid(body) THEN body ->> '$.id' END, CASE WHEN json_valid(body) THEN body ->> '$.phase.state' END,
+     CASE WHEN json_valid(body) THEN body ->> '$.phase.reason' END, CASE WHEN json_valid(body) THEN body ->> '$.phase.decided_by' END,
+     CASE WHEN json_valid(body) THEN body ->> '$.command' END, CASE WHEN json_valid(body) THEN body -> '$.args' END,
+     CASE WHEN json_valid(body) THEN body -> '$.display' END
+   FROM commands ORDER BY seq`;
+const LINKS_SQL = 'SELECT seq, command_id FROM audit WHERE seq <= ? AND command_id IS NOT NULL ORDER BY seq';
+
+function historyOf(db: ReturnType<typeof openReadOnly>, upTo: number): StoredHistory {
+  return {
+    rows: db.prepare(HISTORY_SQL).raw().all() as StoredHistoryRow[],
+    links: db.prepare(LINKS_SQL).raw().all(upTo) as Array<[number, string]>,
+  };
+}
+
+/** broker.db's commands and audit links read-only in one snapshot (`audit verify` when its walk stopped). */
+export function readHistory(path: string): StoredHistory | undefined {
+  return withChain(path, (db) => {
+    db.exec('BEGIN');
+    const out = historyOf(db, Number.MAX_SAFE_INTEGER);
+    db.exec('COMMIT');
+    return out;
+  });
 }
 
 /** A reader of broker.db's audit chain (above), or undefined as readAuditChain. */
@@ -186,6 +242,9 @@ export function openAuditChain(path: string): AuditChainReader | undefined {
         return undefined;
       }
       return { entries, hashes };
+    },
+    history(upTo) {
+      return historyOf(db, upTo);
     },
     close() {
       if (db.inTransaction) db.exec('COMMIT');

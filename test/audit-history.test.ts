@@ -12,34 +12,10 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeDataDir, type RunningDaemon, runCli, startDaemon, waitFor } from './helpers/daemon.js';
+import { deployConfig, LONG } from './helpers/history.js';
 import { callTool, mcpClient, OwnerSocket } from './helpers/owner.js';
 
 const DAY = 86_400_000;
-const LONG = 'é'.repeat(3000); // 6,002 bytes of JSON: pruned 7 days after the end
-
-/** A catalog with `deploy` (a rule denies prod) and `big` (an argument the retention rule prunes). */
-function deployConfig(): Record<string, unknown> {
-  return {
-    commands: {
-      deploy: {
-        description: 'Deploy',
-        argv: [process.execPath, '-e', 'process.stdout.write("deployed " + process.argv[1])', '{env}'],
-        params: { env: { type: 'string', max_length: 20, pattern: '^[a-z]+$' } },
-        timeout_s: 30,
-      },
-      big: {
-        description: 'Takes a long text',
-        argv: [process.execPath, '-e', 'process.stdout.write("ok")', '{tag}', '{text}'],
-        params: {
-          tag: { type: 'string', max_length: 20, pattern: '^[a-z]+$' },
-          text: { type: 'string', max_length: 4096 },
-        },
-        timeout_s: 30,
-      },
-    },
-    rules: [{ id: 'no-prod', when: "command == 'deploy' && args.env == 'prod'", decision: 'deny' }],
-  };
-}
 
 let d: RunningDaemon;
 let dataDir: string;

@@ -7,8 +7,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type AuditEntry, chainEntry, GENESIS_HASH, sealEntry } from '../core/index.js';
-import { digestOf, type HistoryRow, historyMismatches, movedLinks } from './history-check.js';
-import { type EntryFact, factOfEntry } from './history-facts.js';
+import { digestOf, expectations, type HistoryRow, historyMismatches, movedLinks } from './history-check.js';
+import { type EntryFact, factOfEntry, factOfText } from './history-facts.js';
 import { ChainWalk } from './walk.js';
 
 const at = '2026-12-06T08:00:00.000Z';
@@ -65,8 +65,8 @@ const entries: AuditEntry[] = [
   { at, actor: { kind: 'owner', name: 'owner' }, action: 'owner_login', detail: { note: tricky } },
 ];
 
-/** The rows as broker.db's reader joins them, walked with facts, pinned to `pinnedUpTo`. */
-function walked(pinnedUpTo: number): { facts: EntryFact[]; parsed: EntryFact[] } {
+/** The sealed entries' texts and hashes, as broker.db's reader joins them. */
+function sealed(): { texts: string[]; hashes: string[] } {
   let prev = GENESIS_HASH;
   const texts: string[] = [];
   const hashes: string[] = [];
@@ -76,13 +76,23 @@ function walked(pinnedUpTo: number): { facts: EntryFact[]; parsed: EntryFact[] }
     hashes.push(hash);
     prev = hash;
   });
-  const walk = new ChainWalk({ facts: true, pinnedUpTo });
+  return { texts, hashes };
+}
+
+/** What the walk folds, its entries pinned to `pinnedUpTo` (read off their bytes) or parsed. */
+function folded(pinnedUpTo: number, rows?: ReadonlySet<string>) {
+  const { texts, hashes } = sealed();
+  const walk = new ChainWalk({ part: false, pinnedUpTo, history: rows === undefined ? {} : { rows } });
   expect(walk.rows(texts.join('\n'), hashes.join(''), texts.length)).toBe(true);
-  const parsed = texts.flatMap((t) => {
+  return walk.part().history!;
+}
+
+/** Every entry's facts, parsed. */
+function parsedFacts(): EntryFact[] {
+  return sealed().texts.flatMap((t) => {
     const f = factOfEntry(JSON.parse(t) as Record<string, unknown>);
     return f === undefined ? [] : [f];
   });
-  return { facts: walk.part().facts ?? [], parsed };
 }
 
 function row(over: Partial<HistoryRow> = {}): HistoryRow {
@@ -103,25 +113,37 @@ function row(over: Partial<HistoryRow> = {}): HistoryRow {
 
 describe('[S.audit-history] the facts of an entry, parsed or read off its pinned bytes', () => {
   it('are the same either way, whatever text the entry holds', () => {
-    const pinned = walked(entries.length);
-    const whole = walked(0);
-    expect(pinned.facts).toEqual(pinned.parsed);
-    expect(whole.facts).toEqual(pinned.parsed);
-    expect(pinned.parsed.map((f) => f.event)).toEqual(['submit', 'deny', 'grant_used', 'prune']);
-    expect(pinned.parsed[1]).toMatchObject({ state: 'denied', reason: 'OwnerDenied', decided_by: 'ow"ner' });
-    expect(pinned.parsed[3]).toMatchObject({ args_sha256: 'd'.repeat(64), pruned_args: true });
+    const { texts } = sealed();
+    texts.forEach((text, i) => {
+      const seq = i + 1;
+      const prevAt = text.length - String(seq).length - 73; // `<64 hex>","seq":N}` (walk.ts PREV_BACK)
+      const fact = factOfText(text, 0, prevAt, seq);
+      expect(fact, text).toEqual(factOfEntry(JSON.parse(text) as Record<string, unknown>));
+    });
+    const facts = parsedFacts();
+    expect(facts.map((f) => f.event)).toEqual(['submit', 'deny', 'grant_used', 'prune']);
+    expect(facts[1]).toMatchObject({ state: 'denied', reason: 'OwnerDenied', decided_by: 'ow"ner' });
+    expect(facts[3]).toMatchObject({ args_sha256: 'd'.repeat(64), pruned_args: true });
+    // The walk folds the same, pinned or parsed; a command the table does not hold is only noted by its submit.
+    expect(folded(entries.length)).toEqual(folded(0));
+    expect(folded(entries.length).expected).toEqual(expectations(facts));
+    expect(folded(entries.length, new Set(['c_other']))).toEqual({ expected: new Map(), missing: [id] });
   });
 
   it('a row that agrees is no mismatch; each field that differs is named once', () => {
-    const { facts } = walked(entries.length);
-    const links = facts.map((f) => ({ seq: f.seq, command_id: f.command_id }));
-    expect(historyMismatches(facts, [row()], links)).toEqual([]);
-    expect(historyMismatches(facts, [row({ args_sha256: digestOf({ env: 'prod' }) })], links)).toEqual([
+    const e = expectations(parsedFacts());
+    const none = new Set<string>();
+    expect(historyMismatches(e, [], [row()], none)).toEqual([]);
+    expect(historyMismatches(e, [], [row({ args_sha256: digestOf({ env: 'prod' }) })], none)).toEqual([
       { id, field: 'args' },
     ]);
-    expect(historyMismatches(facts, [row({ state: 'succeeded' })], links)).toEqual([{ id, field: 'state' }]);
+    expect(historyMismatches(e, [], [row({ state: 'succeeded' })], none)).toEqual([{ id, field: 'state' }]);
+    expect(historyMismatches(e, [], [row({ body_id: 'c_other' })], none)).toEqual([
+      { id, field: 'command_id' },
+    ]);
     // The row is gone: the history hides a command the chain holds.
-    expect(historyMismatches(facts, [], links)).toEqual([{ id, field: 'command_id' }]);
+    expect(historyMismatches(e, [], [], none)).toEqual([{ id, field: 'command_id' }]);
+    expect(historyMismatches(new Map(), [id], [], none)).toEqual([{ id, field: 'command_id' }]);
   });
 
   it('entries written before a field was recorded compare nothing for it; those that carry it always do', () => {
@@ -130,35 +152,30 @@ describe('[S.audit-history] the facts of an entry, parsed or read off its pinned
       { seq: 2, command_id: id, event: 'deny', state: 'denied' },
       { seq: 3, command_id: id, event: 'prune', state: 'denied', pruned_args: true },
     ];
-    const links = old.map((f) => ({ seq: f.seq, command_id: f.command_id }));
     const any = row({
       command: 'deploy',
       reason: 'Anything',
       decided_by: 'anyone',
       args_sha256: 'e'.repeat(64),
     });
-    expect(historyMismatches(old, [any], links)).toEqual([]);
+    const none = new Set<string>();
+    expect(historyMismatches(expectations(old), [], [any], none)).toEqual([]);
     // A v4 decision entry carries reason and decided_by: compared.
     const decided: EntryFact = { ...old[1]!, reason: 'PolicyDenied', decided_by: 'rule:no-prod' };
-    expect(historyMismatches([old[0]!, decided], [any], links.slice(0, 2))).toEqual([
+    expect(historyMismatches(expectations([old[0]!, decided]), [], [any], none)).toEqual([
       { id, field: 'reason' },
       { id, field: 'decided_by' },
     ]);
   });
 
   it('an audit row whose command_id column is not its entry’s moves it between cards; an older grant row is not', () => {
-    const facts: EntryFact[] = [
-      { seq: 1, command_id: 'c_a', event: 'approve' },
-      { seq: 2, command_id: 'c_b', event: 'grant_used' },
-    ];
-    expect([...movedLinks(facts, [{ seq: 1, command_id: 'c_b' }])].sort()).toEqual(['c_a', 'c_b']);
-    expect([...movedLinks(facts, [{ seq: 1, command_id: null }])]).toEqual(['c_a']);
-    expect([...movedLinks(facts, [{ seq: 1, command_id: 'c_a' }])]).toEqual([]);
-    expect([
-      ...movedLinks(facts, [
-        { seq: 1, command_id: 'c_a' },
-        { seq: 3, command_id: 'c_c' },
-      ]),
-    ]).toEqual(['c_c']);
+    const approve = JSON.stringify({ command_id: 'c_a', event: 'approve' });
+    const grant = JSON.stringify({ command_id: 'c_b', event: 'grant_used' });
+    const link = (command_id: string | null, entry: string) => ({ seq: 1, command_id, entry });
+    expect([...movedLinks([link('c_b', approve)])].sort()).toEqual(['c_a', 'c_b']);
+    expect([...movedLinks([link(null, approve)])]).toEqual(['c_a']);
+    expect([...movedLinks([link('c_a', approve)])]).toEqual([]);
+    expect([...movedLinks([link(null, grant)])]).toEqual([]);
+    expect([...movedLinks([link('c_c', JSON.stringify({ event: 'owner_login' }))])]).toEqual(['c_c']);
   });
 });

@@ -50,10 +50,11 @@ export interface HistoryRow {
   display_sha256: string | undefined;
 }
 
-/** An audit row's `command_id` column (null: none) at `seq`. */
+/** An audit row's `command_id` column (null: none) and its chained entry's text, at `seq`. */
 export interface AuditLink {
   seq: number;
   command_id: string | null;
+  entry: string;
 }
 
 export interface Mismatch {
@@ -61,16 +62,22 @@ export interface Mismatch {
   field: MismatchField;
 }
 
-/** What a command's entries say its row must show; undefined: not recorded (not compared), null: absent. */
+/**
+ * What a command's entries say its row must show, folded in seq order (foldFact); a part of the record folds
+ * its own, joined in order (mergeExpected). A value undefined: not recorded (not compared); null: absent.
+ */
 export interface Expected {
   submitted: boolean;
   /** The first entry's seq (the order of commands without a row). */
   seq: number;
+  /** Whether an entry set the state (and so reason and decided_by) / the arguments' digest. */
+  hasState: boolean;
+  hasArgs: boolean;
   state?: string;
   reason?: string | null;
   decided_by?: string | null;
   command?: string;
-  args?: string;
+  args?: string | undefined;
   display?: string;
 }
 
@@ -89,27 +96,47 @@ const COMMAND_EVENTS: ReadonlySet<string> = new Set([
 /** States whose phase has a reason (core/lifecycle.ts). */
 const REASONED: ReadonlySet<string> = new Set(['denied', 'failed', 'unknown']);
 
+/** Whether `event` records a change of the command (not a grant's entry naming it). */
+export const isCommandEvent = (event: string): boolean => COMMAND_EVENTS.has(event);
+
 /** Folds one entry's facts into its command's expectation. */
 export function foldFact(into: Map<string, Expected>, f: EntryFact): void {
   if (!COMMAND_EVENTS.has(f.event)) return;
   let e = into.get(f.command_id);
   if (e === undefined) {
-    e = { submitted: false, seq: f.seq };
+    e = { submitted: false, seq: f.seq, hasState: false, hasArgs: false };
     into.set(f.command_id, e);
   }
   if (f.event === 'submit') {
     e.submitted = true;
+    e.hasArgs = true;
     e.args = f.args_sha256;
     e.display = f.display_sha256;
     e.command = f.command;
-  } else if (f.event === 'prune') {
-    if (f.args_sha256 !== undefined) e.args = f.args_sha256;
-    else if (f.pruned_args === true) e.args = undefined; // an older daemon's prune: the digest is gone
+  } else if (f.event === 'prune' && (f.args_sha256 !== undefined || f.pruned_args === true)) {
+    e.hasArgs = true;
+    e.args = f.args_sha256; // an older daemon's prune of an argument: the digest is gone (undefined)
   }
   if (f.state !== undefined) {
+    e.hasState = true;
     e.state = f.state;
     e.reason = f.reason ?? (REASONED.has(f.state) ? undefined : null);
     e.decided_by = f.decided_by ?? (f.state === 'awaiting_review' ? null : undefined);
+  }
+}
+
+/** A later part's expectations folded over an earlier one's (both in seq order). */
+export function mergeExpected(into: Map<string, Expected>, later: ReadonlyMap<string, Expected>): void {
+  for (const [id, l] of later) {
+    const e = into.get(id);
+    if (e === undefined) {
+      into.set(id, l);
+      continue;
+    }
+    if (l.submitted) Object.assign(e, { submitted: true, command: l.command, display: l.display });
+    if (l.hasArgs) Object.assign(e, { hasArgs: true, args: l.args });
+    if (l.hasState)
+      Object.assign(e, { hasState: true, state: l.state, reason: l.reason, decided_by: l.decided_by });
   }
 }
 
@@ -141,24 +168,23 @@ export function rowDisagrees(row: HistoryRow, e: Expected | undefined): Mismatch
   if (e.reason !== undefined && absent(row.reason) !== e.reason) out.push('reason');
   if (e.decided_by !== undefined && absent(row.decided_by) !== e.decided_by) out.push('decided_by');
   if (e.command !== undefined && row.command !== e.command) out.push('command');
-  if (e.args !== undefined && row.args_sha256 !== e.args) out.push('args');
+  if (e.hasArgs && e.args !== undefined && row.args_sha256 !== e.args) out.push('args');
   if (e.display !== undefined && row.display_sha256 !== e.display) out.push('display');
   return out;
 }
 
 /**
- * Every mismatch between the chain's facts (seq order), the commands table's rows and the audit rows'
- * `command_id` column (seq order): by command in table order (then commands without a row), fields in
- * MismatchField order.
+ * Every mismatch between the chain's expectations (of the commands the table holds), the submits of
+ * commands it does not (`missing`), the commands table's rows and the commands an audit row's `command_id`
+ * column moved an entry off or onto (`moved`): by command in table order (then commands without a row),
+ * fields in MismatchField order.
  */
 export function historyMismatches(
-  facts: readonly EntryFact[],
+  expected: ReadonlyMap<string, Expected>,
+  missing: readonly string[],
   rows: Iterable<HistoryRow>,
-  links: readonly AuditLink[],
+  moved: ReadonlySet<string>,
 ): Mismatch[] {
-  const expected = expectations(facts);
-  /** Commands whose trail holds an entry of another command, or misses one of its own. */
-  const moved = movedLinks(facts, links);
   const found: Array<{ order: number; id: string; fields: MismatchField[] }> = [];
   const seen = new Set<string>();
   for (const row of rows) {
@@ -168,14 +194,10 @@ export function historyMismatches(
     if (fields.length > 0) found.push({ order: row.seq, id: row.id, fields });
   }
   // A command the chain names (its submit, or a moved entry) with no row: the history hides it.
-  for (const [id, e] of expected) {
-    if (!seen.has(id) && (e.submitted || moved.has(id))) {
-      found.push({ order: Number.MAX_SAFE_INTEGER + e.seq, id, fields: ['command_id'] });
-      seen.add(id);
-    }
-  }
-  for (const id of moved) {
+  const submitted = [...expected].filter(([, e]) => e.submitted).map(([id]) => id);
+  for (const id of [...missing, ...submitted, ...moved]) {
     if (!seen.has(id)) found.push({ order: Number.MAX_SAFE_INTEGER, id, fields: ['command_id'] });
+    seen.add(id);
   }
   found.sort((a, b) => a.order - b.order);
   return found.flatMap((f) => f.fields.map((field) => ({ id: f.id, field })));
@@ -183,35 +205,25 @@ export function historyMismatches(
 
 /**
  * The commands on either side of an audit row whose `command_id` column is not the command its chained entry
- * names (a trail lookup would show the entry on another card, or lose it). Both lists in seq order.
+ * names (a card's trail would show the entry on another card, or lose it): from the rows the store's
+ * reader picked out as possibly so (`[seq, column, entry text]`, a superset: store/*\/readonly.ts).
  */
-export function movedLinks(facts: readonly EntryFact[], links: readonly AuditLink[]): Set<string> {
+export function movedLinks(suspects: readonly AuditLink[]): Set<string> {
   const out = new Set<string>();
-  let i = 0;
-  let j = 0;
-  while (i < facts.length || j < links.length) {
-    const f = facts[i];
-    const l = links[j];
-    if (l !== undefined && l.command_id === null) {
-      j++;
-      continue;
+  for (const { command_id: column, entry } of suspects) {
+    let v: Record<string, unknown>;
+    try {
+      v = JSON.parse(entry) as Record<string, unknown>;
+    } catch {
+      continue; // not an entry the walk found whole: it never gets here
     }
-    if (f !== undefined && l !== undefined && f.seq === l.seq) {
-      if (f.command_id !== l.command_id) {
-        out.add(f.command_id);
-        out.add(l.command_id!);
-      }
-      i++;
-      j++;
-    } else if (f !== undefined && (l === undefined || f.seq < l.seq)) {
-      // Its row's column names no command: the card's trail misses it. Older grant rows were chained with
-      // the command they name lifted out of their data (audit-chain.ts) while their column stayed empty.
-      if (COMMAND_EVENTS.has(f.event)) out.add(f.command_id);
-      i++;
-    } else {
-      out.add(l!.command_id!); // its entry names no command
-      j++;
-    }
+    const named = typeof v.command_id === 'string' ? v.command_id : null;
+    if (named === column) continue;
+    // An older grant row was chained with the command it names lifted out of its data (audit-chain.ts)
+    // while its column stayed empty: only a command's own entry missing from its trail is moved.
+    if (column === null && !isCommandEvent(String(v.event))) continue;
+    if (column !== null) out.add(column);
+    if (named !== null) out.add(named);
   }
   return out;
 }

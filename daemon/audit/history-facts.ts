@@ -77,7 +77,7 @@ const EVENT_KEY = ',"event":"';
 
 /**
  * The facts of the canonical entry `text[start, end)` whose `prev` starts at `prevAt` (walk.ts found it), at
- * `seq`; undefined for an entry without a command; null when its bytes are not where canonical JSON puts
+ * `seq`; undefined for an entry without a command (or one not `wanted`); null when its bytes are not where canonical JSON puts
  * them (the caller parses the entry instead).
  */
 export function factOfText(
@@ -85,6 +85,7 @@ export function factOfText(
   start: number,
   prevAt: number,
   seq: number,
+  wanted?: ReadonlySet<string>,
 ): EntryFact | undefined | null {
   const at = text.indexOf(AT_KEY, start);
   if (at < 0 || at >= prevAt) return null;
@@ -93,6 +94,8 @@ export function factOfText(
   if (text.slice(atEnd + 1, atEnd + 1 + ID_KEY.length) !== ID_KEY) return undefined;
   const id = stringAt(text, atEnd + 1 + ID_KEY.length);
   if (id === undefined) return null;
+  // Only commands the table holds are compared (their submits, parsed whole, find rows that are gone).
+  if (wanted !== undefined && !wanted.has(id[0])) return undefined;
   const dataAt = id[1] + 1;
   if (text.slice(dataAt, dataAt + DATA_KEY.length) !== DATA_KEY) return null;
   // `,"prev":"` (9) ends the event field; the event's key is the last one before it.

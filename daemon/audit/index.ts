@@ -9,13 +9,16 @@ export {
   digestOf,
   type Expected,
   expectations,
+  foldFact,
   type HistoryRow,
   historyMismatches,
   type Mismatch,
   type MismatchField,
+  movedLinks,
   rowDisagrees,
 } from './history-check.js';
 export { type EntryFact, factOfEntry } from './history-facts.js';
+export { emptyFolded, type FoldedHistory, HistoryFold } from './history-fold.js';
 export {
   type AuditKey,
   auditKeyPaths,

@@ -24,7 +24,7 @@
  */
 import type { KeyObject } from 'node:crypto';
 import { type Checkpoint, GENESIS_HASH, sha256Hex } from '../core/audit-chain.js';
-import { type EntryFact, factOfEntry, factOfText } from './history-facts.js';
+import { emptyFolded, type FoldedHistory, HistoryFold, mergeFolded } from './history-fold.js';
 import { checkpointOf } from './sources.js';
 import {
   type Bad,
@@ -54,7 +54,7 @@ export interface WalkPart {
   kept: ReadEntry[];
   /** An export's checkpoint lines in this part. */
   checkpoints: ReadCheckpoint[];
-  facts?: EntryFact[];
+  history?: FoldedHistory;
 }
 
 /** Parts joined into one chain from seq 1: its hashes end to end, and what its parts kept. */
@@ -63,7 +63,7 @@ export interface Joined {
   hashes: string;
   kept: ReadEntry[];
   checkpoints: ReadCheckpoint[];
-  facts: EntryFact[];
+  history: FoldedHistory;
 }
 
 type Obj = Record<string, unknown>;
@@ -118,8 +118,8 @@ export interface WalkOptions {
   part?: boolean;
   /** The highest seq a checkpoint that must verify under a trusted key covers: entries to it are pinned. */
   pinnedUpTo?: number;
-  /** Take each entry's facts about its command (contract 14 (v4), history-facts.ts): parts' and Joined's `facts`. */
-  facts?: boolean;
+  /** Fold what the entries say the history must show (contract 14 (v4), history-fold.ts): parts' `history`. */
+  history?: { rows?: ReadonlySet<string> };
 }
 
 export class ChainWalk {
@@ -133,7 +133,7 @@ export class ChainWalk {
   readonly #kept: ReadEntry[] = [];
   readonly #checkpoints: ReadCheckpoint[] = [];
   readonly #pinnedUpTo: number;
-  readonly #facts: EntryFact[] | undefined;
+  readonly #history: HistoryFold | undefined;
 
   constructor(options: WalkOptions = {}) {
     if (options.part !== true) {
@@ -141,7 +141,7 @@ export class ChainWalk {
       this.#prev = GENESIS_HASH;
     }
     this.#pinnedUpTo = options.pinnedUpTo ?? 0;
-    if (options.facts === true) this.#facts = [];
+    if (options.history !== undefined) this.#history = new HistoryFold(options.history.rows);
   }
 
   /** A broker.db row: its `entry` text (the bytes hashed) and `hash`. False when anything is off. */
@@ -229,13 +229,11 @@ export class ChainWalk {
     if (prevAt <= start || !holds(text, prevAt, this.#prev!)) return false;
     // `,"prev":"` (9) ends the event field.
     if (mayBeKept(text, start, prevAt - 9)) return false;
-    const fact = this.#facts === undefined ? undefined : factOfText(text, start, prevAt, seq);
-    if (fact === null) return false; // bytes not where canonical JSON puts them: parsed whole
+    if (this.#history?.text(text, start, prevAt, seq) === false) return false; // not canonical: parsed whole
     const hash = sha256Hex(text.slice(start, end));
     if (!holds(hashes, at, hash)) return false;
     this.#count++;
     this.#prev = hash;
-    if (fact !== undefined) this.#facts!.push(fact);
     return true;
   }
 
@@ -304,7 +302,7 @@ export class ChainWalk {
     if (data.passkey !== undefined || (v.event === 'submit' && typeof data.args_sha256 === 'string')) {
       this.#kept.push({ value: v });
     }
-    if (this.#facts !== undefined && typeof v.command_id === 'string') this.#facts.push(factOfEntry(v)!);
+    this.#history?.entry(v);
     return true;
   }
 
@@ -312,7 +310,7 @@ export class ChainWalk {
   part(): WalkPart {
     const hashes = this.#hashes.length === 1 ? this.#hashes[0]! : this.#hashes.join('');
     const part: WalkPart = { hashes, kept: this.#kept, checkpoints: this.#checkpoints };
-    if (this.#facts !== undefined) part.facts = this.#facts;
+    if (this.#history !== undefined) part.history = this.#history.result();
     if (this.#first !== undefined && this.#count > 0) part.first = this.#first;
     return part;
   }
@@ -337,7 +335,7 @@ export function joinParts(parts: readonly WalkPart[]): Joined | undefined {
   let prev = GENESIS_HASH;
   const kept: ReadEntry[] = [];
   const checkpoints: ReadCheckpoint[] = [];
-  const facts: EntryFact[] = [];
+  const history = emptyFolded();
   for (const p of parts) {
     if (p.first !== undefined) {
       if (p.first.seq !== next || p.first.prev !== prev) return undefined;
@@ -348,10 +346,10 @@ export function joinParts(parts: readonly WalkPart[]): Joined | undefined {
     }
     for (const k of p.kept) kept.push(k);
     for (const c of p.checkpoints) checkpoints.push(c);
-    for (const f of p.facts ?? []) facts.push(f);
+    mergeFolded(history, p.history);
   }
   const hashes = parts.length === 1 ? parts[0]!.hashes : parts.map((p) => p.hashes).join('');
-  return { entries: next - 1, hashes, kept, checkpoints, facts };
+  return { entries: next - 1, hashes, kept, checkpoints, history };
 }
 
 /**

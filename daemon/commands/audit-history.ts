@@ -1,23 +1,27 @@
 /**
- * `audit verify`'s check of the history against the chain (contract 14 (v4), audit/history-check.ts): the
- * facts the walk took from every entry, against one read of the commands table and the audit rows'
- * `command_id` column made in the walk's own snapshot (a running daemon's next change is in neither).
- * Prints `mismatch: <command id>: <field>`, one line each.
+ * `audit verify`'s check of the history against the chain (contract 14 (v4), audit/history-check.ts): what
+ * the walk folded from every entry, against one read of the commands table and the audit rows whose
+ * `command_id` column may have moved an entry between cards, both read in the walk's own snapshot (a
+ * running daemon's next change is in neither). Prints `mismatch: <command id>: <field>`, one line each.
  */
 import { join } from 'node:path';
 import {
-  type AuditLink,
   type ChainInput,
   digestOf,
-  type EntryFact,
-  factOfEntry,
+  emptyFolded,
+  type FoldedHistory,
+  HistoryFold,
   type HistoryRow,
   historyMismatches,
   type Mismatch,
+  movedLinks,
 } from '../audit/index.js';
 import { escapeForTerminal } from '../base/index.js';
 
-/** A command row as broker.db or the shared database hands it (store/*\/readonly.ts's StoredHistoryRow). */
+/**
+ * A command row as broker.db or the shared database hands it (store/*\/readonly.ts's StoredHistoryRow):
+ * `[seq, id, state, body id, phase.state, phase.reason, phase.decided_by, command, args JSON, display JSON]`.
+ */
 export type StoredRow = readonly [
   number,
   string,
@@ -31,10 +35,10 @@ export type StoredRow = readonly [
   string | null,
 ];
 
-/** Stored rows and links as read together. */
+/** Stored rows and picked audit rows (`[seq, command_id column, entry]`) as read together. */
 export interface StoredHistoryRead {
   rows: readonly StoredRow[];
-  links: ReadonlyArray<readonly [number, string | null]>;
+  links: ReadonlyArray<readonly [number, string | null, string]>;
 }
 
 function parsed(json: string | null): unknown {
@@ -63,10 +67,10 @@ function* rowsOf(stored: readonly StoredRow[]): Generator<HistoryRow> {
   }
 }
 
-/** The mismatches between the walk's facts and the stored history. */
-export function storedMismatches(facts: readonly EntryFact[], stored: StoredHistoryRead): Mismatch[] {
-  const links: AuditLink[] = stored.links.map(([seq, id]) => ({ seq: Number(seq), command_id: id }));
-  return historyMismatches(facts, rowsOf(stored.rows), links);
+/** The mismatches between what the walk folded and the stored history. */
+export function storedMismatches(folded: FoldedHistory, stored: StoredHistoryRead): Mismatch[] {
+  const moved = movedLinks(stored.links.map(([seq, id, entry]) => ({ seq, command_id: id, entry })));
+  return historyMismatches(folded.expected, folded.missing, rowsOf(stored.rows), moved);
 }
 
 /** The lines `audit verify` prints for them. */
@@ -74,30 +78,27 @@ export function mismatchLines(found: readonly Mismatch[]): string[] {
   return found.map((m) => `mismatch: ${escapeForTerminal(m.id)}: ${m.field}`);
 }
 
-/** Where the history is, and what the walk read of it (undefined: read it here). */
+/** Where the history is, and what the walk read and folded of it (undefined: it stopped; read it here). */
 export interface HistorySource {
   /** The shared database's URL, or null: broker.db in `dataDir`. */
   url: string | null;
   dataDir: string;
   read?: StoredHistoryRead | undefined;
-  /** What the walk took from every entry (undefined: it stopped; verify.ts's entries are read instead). */
-  facts?: readonly EntryFact[] | undefined;
+  folded?: FoldedHistory | undefined;
 }
 
 /**
- * The mismatch lines of a chain found whole: with the walk's facts and read, or — when the walk stopped and
+ * The mismatch lines of a chain found whole: with the walk's fold and read, or — when the walk stopped and
  * verify.ts found the chain whole anyway — from the entries verify.ts read and a read of the history now.
  */
 export async function historyLines(source: HistorySource, kept: ChainInput): Promise<string[]> {
+  let folded = source.folded;
   let read = source.read;
-  // No facts: the walk stopped, and `kept` is every entry verify.ts read.
-  const facts =
-    source.facts ??
-    kept.entries.flatMap((e) => {
-      const f = 'value' in e ? factOfEntry(e.value) : undefined;
-      return f === undefined ? [] : [f];
-    });
-  if (read === undefined) {
+  if (folded === undefined || read === undefined) {
+    // `kept` is every entry verify.ts read: every command folded (the rows' ids are not known here).
+    const fold = new HistoryFold(undefined);
+    for (const e of kept.entries) if ('value' in e) fold.entry(e.value);
+    folded = fold.result();
     if (source.url === null) {
       const { readHistory } = await import('../store/sqlite/readonly.js');
       read = readHistory(join(source.dataDir, 'broker.db'));
@@ -106,5 +107,5 @@ export async function historyLines(source: HistorySource, kept: ChainInput): Pro
       read = await readPgHistory(source.url);
     }
   }
-  return read === undefined ? [] : mismatchLines(storedMismatches(facts, read));
+  return read === undefined ? [] : mismatchLines(storedMismatches(folded ?? emptyFolded(), read));
 }

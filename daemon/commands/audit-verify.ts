@@ -123,10 +123,10 @@ export async function auditVerify(argv: string[]): Promise<number> {
     const read = await walkDatabase(join(dataDir!, 'broker.db'), { trusted });
     if (read?.joined !== undefined)
       walked = finishWalk(read.joined, read.checkpoints, publicKey, { trustedKeys });
-    if (walked !== undefined) Object.assign(history!, { read: read?.history, facts: read?.joined?.facts });
+    if (walked !== undefined) Object.assign(history!, { read: read?.history, folded: read?.joined?.history });
   } else {
     const { walkPgAuditChain } = await import('../store/postgres/index.js');
-    const walk = new ChainWalk({ facts: true });
+    const walk = new ChainWalk({ history: {} });
     const read = await fromDatabase(() => walkPgAuditChain(url, (entry, hash) => walk.row(entry, hash)));
     const joined = read.stopped ? undefined : joinParts([walk.part()]);
     if (joined !== undefined) {
@@ -134,7 +134,7 @@ export async function auditVerify(argv: string[]): Promise<number> {
         trustedKeys,
         knownKeys: knownKeysOf(read.nodes),
       });
-      if (walked !== undefined) Object.assign(history!, { read: read.history, facts: joined.facts });
+      if (walked !== undefined) Object.assign(history!, { read: read.history, folded: joined.history });
     }
   }
   let r: VerifyResult;

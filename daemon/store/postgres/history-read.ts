@@ -23,7 +23,8 @@ export type PgHistoryRow = [
 
 export interface PgHistory {
   rows: PgHistoryRow[];
-  links: Array<[number, string]>;
+  /** `[seq, command_id column, entry]` of the audit rows whose column may not name their entry's command. */
+  links: Array<[number, string | null, string]>;
 }
 
 const FETCH = 5000;
@@ -68,10 +69,13 @@ export async function readHistoryIn(c: pg.Client, upTo: number): Promise<PgHisto
     if (page.rows.length < FETCH) break;
   }
   await c.query('CLOSE history_read');
-  const links = await c.query<[string, string]>({
-    text: 'SELECT seq, command_id FROM audit WHERE seq <= $1 AND command_id IS NOT NULL ORDER BY seq',
+  // As broker.db's (store/sqlite/readonly.ts LINKS_SQL): picked by text, a superset, parsed by the check.
+  const links = await c.query<[string, string | null, string]>({
+    text: `SELECT seq, command_id, entry FROM audit WHERE seq <= $1 AND CASE WHEN command_id IS NULL
+             THEN strpos(entry, '","command_id":"') BETWEEN 1 AND strpos(entry, ',"data":{')
+             ELSE strpos(entry, '","command_id":"' || command_id || '","data":{') = 0 END ORDER BY seq`,
     values: [upTo],
     rowMode: 'array',
   });
-  return { rows, links: links.rows.map(([seq, id]) => [Number(seq), id]) };
+  return { rows, links: links.rows.map(([seq, id, entry]) => [Number(seq), id, entry]) };
 }

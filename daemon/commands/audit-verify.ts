@@ -2,7 +2,9 @@
  * `ogf-broker audit verify [--data-dir D | --file EXPORT] [--pub FILE] [--key FILE]…` (contracts 14, 16),
  * with or without a running daemon: the data dir's broker.db (opened read-only), or — when the config names
  * a shared PostgreSQL — the chain in that database, or an export file. `ok: N entries, M checkpoints, K
- * passkey approvals verified` (exit 0), or the first bad seq and why (exit 1).
+ * passkey approvals verified` (exit 0), or the first bad seq and why (exit 1). **(v4)** On a data dir or the
+ * database, a chain found whole is then checked against the history (audit-history.ts): `mismatch: <command
+ * id>: <field>` lines, exit 1.
  *
  * Trust: a checkpoint must verify under `--pub` (else the data dir's audit.pub) or a `--key` (another
  * node's audit.pub). On PostgreSQL every node signs with its own key and publishes it in `nodes`: a

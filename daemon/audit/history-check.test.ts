@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { type AuditEntry, chainEntry, GENESIS_HASH, sealEntry } from '../core/index.js';
 import { digestOf, expectations, type HistoryRow, historyMismatches, movedLinks } from './history-check.js';
 import { type EntryFact, factOfEntry, factOfText } from './history-facts.js';
+import { emptyFolded, mergeFolded } from './history-fold.js';
 import { ChainWalk } from './walk.js';
 
 const at = '2026-12-06T08:00:00.000Z';
@@ -84,7 +85,9 @@ function folded(pinnedUpTo: number, rows?: ReadonlySet<string>) {
   const { texts, hashes } = sealed();
   const walk = new ChainWalk({ part: false, pinnedUpTo, history: rows === undefined ? {} : { rows } });
   expect(walk.rows(texts.join('\n'), hashes.join(''), texts.length)).toBe(true);
-  return walk.part().history!;
+  const history = emptyFolded();
+  mergeFolded(history, walk.part().history);
+  return history;
 }
 
 /** Every entry's facts, parsed. */

@@ -28,9 +28,17 @@ export interface EntryFact {
   pruned_args?: true;
 }
 
-/** The data keys taken, with their JSON key text. */
-const KEYS = ['state', 'reason', 'decided_by', 'command', 'args_sha256', 'display_sha256'] as const;
-const KEY_TEXT = KEYS.map((k) => `"${k}":"`);
+/**
+ * The data keys taken: of every entry, then of a submit (a prune: its arguments' digest) — the check reads
+ * nothing else of them (history-check.ts foldFact), and each key looked for costs a search of the data.
+ */
+type Key = 'state' | 'reason' | 'decided_by' | 'command' | 'args_sha256' | 'display_sha256';
+const EVERY: readonly Key[] = ['state', 'reason', 'decided_by'];
+const OF_EVENT: Readonly<Record<string, readonly Key[]>> = {
+  submit: [...EVERY, 'command', 'args_sha256', 'display_sha256'],
+  prune: [...EVERY, 'args_sha256'],
+};
+const keysOf = (event: string): readonly Key[] => OF_EVENT[event] ?? EVERY;
 const PRUNED_ARG = '"field":"args.';
 
 type Obj = Record<string, unknown>;
@@ -40,7 +48,7 @@ export function factOfEntry(v: Obj): EntryFact | undefined {
   if (typeof v.command_id !== 'string') return undefined;
   const data = v.data as Obj;
   const fact: EntryFact = { seq: v.seq as number, command_id: v.command_id, event: v.event as string };
-  for (const k of KEYS) {
+  for (const k of keysOf(fact.event)) {
     const value = data[k];
     if (typeof value === 'string') fact[k] = value;
   }
@@ -107,12 +115,12 @@ export function factOfText(
     event: text.slice(eventKey + EVENT_KEY.length, prevAt - 10),
   };
   const data = text.slice(dataAt + DATA_KEY.length - 1, eventKey);
-  for (let i = 0; i < KEYS.length; i++) {
-    const k = data.indexOf(KEY_TEXT[i]!);
+  for (const key of keysOf(fact.event)) {
+    const k = data.indexOf(`"${key}":"`);
     if (k < 0) continue;
-    const value = stringAt(data, k + KEY_TEXT[i]!.length);
+    const value = stringAt(data, k + key.length + 4);
     if (value === undefined) return null;
-    fact[KEYS[i]!] = value[0];
+    fact[key] = value[0];
   }
   if (fact.event === 'prune' && data.includes(PRUNED_ARG)) fact.pruned_args = true;
   return fact;

@@ -7,6 +7,7 @@ export { type ExportFilter, toCsv, toJsonl } from './export.js';
 export {
   type AuditLink,
   digestOf,
+  digestOfJson,
   type Expected,
   expectations,
   foldFact,

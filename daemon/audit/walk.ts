@@ -24,7 +24,8 @@
  */
 import type { KeyObject } from 'node:crypto';
 import { type Checkpoint, GENESIS_HASH, sha256Hex } from '../core/audit-chain.js';
-import { emptyFolded, type FoldedHistory, HistoryFold, mergeFolded } from './history-fold.js';
+import type { FoldedHistory, PartHistory } from './history-fold.js';
+import { emptyFolded, HistoryFold, mergeFolded } from './history-fold.js';
 import { checkpointOf } from './sources.js';
 import {
   type Bad,
@@ -54,7 +55,7 @@ export interface WalkPart {
   kept: ReadEntry[];
   /** An export's checkpoint lines in this part. */
   checkpoints: ReadCheckpoint[];
-  history?: FoldedHistory;
+  history?: PartHistory;
 }
 
 /** Parts joined into one chain from seq 1: its hashes end to end, and what its parts kept. */
@@ -310,7 +311,7 @@ export class ChainWalk {
   part(): WalkPart {
     const hashes = this.#hashes.length === 1 ? this.#hashes[0]! : this.#hashes.join('');
     const part: WalkPart = { hashes, kept: this.#kept, checkpoints: this.#checkpoints };
-    if (this.#history !== undefined) part.history = this.#history.result();
+    if (this.#history !== undefined) part.history = this.#history.packed();
     if (this.#first !== undefined && this.#count > 0) part.first = this.#first;
     return part;
   }

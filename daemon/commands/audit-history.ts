@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import {
   type ChainInput,
-  digestOf,
+  digestOfJson,
   emptyFolded,
   type FoldedHistory,
   HistoryFold,
@@ -41,17 +41,9 @@ export interface StoredHistoryRead {
   links: ReadonlyArray<readonly [number, string | null, string]>;
 }
 
-function parsed(json: string | null): unknown {
-  if (json === null) return undefined;
-  try {
-    return JSON.parse(json) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-function* rowsOf(stored: readonly StoredRow[]): Generator<HistoryRow> {
+function* rowsOf(stored: readonly StoredRow[], expected: FoldedHistory['expected']): Generator<HistoryRow> {
   for (const [seq, id, state, bodyId, phaseState, reason, decidedBy, command, args, display] of stored) {
+    const e = expected.get(id);
     yield {
       seq,
       id,
@@ -61,8 +53,8 @@ function* rowsOf(stored: readonly StoredRow[]): Generator<HistoryRow> {
       reason,
       decided_by: decidedBy,
       command,
-      args_sha256: digestOf(parsed(args)),
-      display_sha256: digestOf(parsed(display)),
+      args_sha256: digestOfJson(args, e?.args),
+      display_sha256: digestOfJson(display, e?.display),
     };
   }
 }
@@ -70,7 +62,7 @@ function* rowsOf(stored: readonly StoredRow[]): Generator<HistoryRow> {
 /** The mismatches between what the walk folded and the stored history. */
 export function storedMismatches(folded: FoldedHistory, stored: StoredHistoryRead): Mismatch[] {
   const moved = movedLinks(stored.links.map(([seq, id, entry]) => ({ seq, command_id: id, entry })));
-  return historyMismatches(folded.expected, folded.missing, rowsOf(stored.rows), moved);
+  return historyMismatches(folded.expected, folded.missing, rowsOf(stored.rows, folded.expected), moved);
 }
 
 /** The lines `audit verify` prints for them. */
@@ -98,7 +90,7 @@ export async function historyLines(source: HistorySource, kept: ChainInput): Pro
     // `kept` is every entry verify.ts read: every command folded (the rows' ids are not known here).
     const fold = new HistoryFold(undefined);
     for (const e of kept.entries) if ('value' in e) fold.entry(e.value);
-    folded = fold.result();
+    folded = fold.folded();
     if (source.url === null) {
       const { readHistory } = await import('../store/sqlite/readonly.js');
       read = readHistory(join(source.dataDir, 'broker.db'));

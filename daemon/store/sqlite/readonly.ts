@@ -183,16 +183,13 @@ export interface StoredHistory {
 }
 
 /**
- * One read of the commands table: the fields by SQLite's JSON operators (`->` keeps JSON text, `->>` gives
- * the value), never the whole body parsed in JavaScript (outputs of megabytes stay in SQLite). A body that
- * is not JSON reads as nulls, which the check reports, rather than stopping the read.
+ * One read of the commands table: the fields by SQLite's JSON operators (`->` keeps JSON, `->>` gives the
+ * value) on each body parsed once (`jsonb`), never the whole body parsed in JavaScript (outputs of megabytes
+ * stay in SQLite). A body that is not JSON reads as nulls, which the check reports, rather than stopping it.
  */
-const HISTORY_SQL = `SELECT seq, id, state,
-     CASE WHEN json_valid(body) THEN body ->> '$.id' END, CASE WHEN json_valid(body) THEN body ->> '$.phase.state' END,
-     CASE WHEN json_valid(body) THEN body ->> '$.phase.reason' END, CASE WHEN json_valid(body) THEN body ->> '$.phase.decided_by' END,
-     CASE WHEN json_valid(body) THEN body ->> '$.command' END, CASE WHEN json_valid(body) THEN body -> '$.args' END,
-     CASE WHEN json_valid(body) THEN body -> '$.display' END
-   FROM commands ORDER BY seq`;
+const HISTORY_SQL = `SELECT seq, id, state, j ->> '$.id', j ->> '$.phase.state', j ->> '$.phase.reason',
+     j ->> '$.phase.decided_by', j ->> '$.command', json(j -> '$.args'), json(j -> '$.display')
+   FROM (SELECT seq, id, state, CASE WHEN json_valid(body) THEN jsonb(body) END AS j FROM commands) ORDER BY seq`;
 /**
  * The audit rows whose `command_id` column (what a card's trail is looked up by) may not name the command
  * their entry names, found by text in C, without parsing 100,000 entries: the column's id must stand as the

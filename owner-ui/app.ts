@@ -268,7 +268,7 @@ function onMessage(m: ServerMessage): void {
         return;
       }
       const node = m.command_id === undefined ? undefined : cards.node(m.command_id);
-      if (node !== undefined) guard.change(() => showTrail(node, m.entries));
+      if (node !== undefined) guard.change(() => showTrail(node, m.entries, m.record_disagrees));
       return;
     }
     case 'reply':

@@ -44,8 +44,44 @@ function detail(e: AuditEntryView): string {
   return parts.join(' · ');
 }
 
-/** Fills the card's trail with the entries the daemon answered. */
-export function showTrail(card: HTMLElement, entries: readonly AuditEntryView[]): void {
+/** The words for a field that disagrees (contract 14 (v4) `record_disagrees`). */
+const FIELD_WORDS: Readonly<Record<string, string>> = {
+  command_id: 'which command the entries belong to',
+  state: 'the state',
+  reason: 'the reason',
+  decided_by: 'who decided',
+  command: 'the command',
+  args: 'the arguments',
+  display: 'the command line',
+};
+
+/**
+ * Contract 14 (v4): the card's command disagrees with its audit entries (the history was edited outside
+ * the daemon). Said in words with a sign, at the top of the card, not by colour alone; gone when a later
+ * answer finds them agreeing.
+ */
+function markDisagreement(card: HTMLElement, fields: readonly string[] | undefined): void {
+  card.querySelector(':scope > .record-disagrees')?.remove();
+  card.classList.toggle('disagrees', fields !== undefined && fields.length > 0);
+  if (fields === undefined || fields.length === 0) return;
+  const what = fields.map((f) => FIELD_WORDS[f] ?? f).join(', ');
+  card.prepend(
+    el(
+      'p',
+      { class: 'record-disagrees', role: 'alert', 'data-fields': fields.join(' ') },
+      el('strong', {}, '⚠ The record disagrees'),
+      ` — ${what}: what this card shows is not what the audit record says. Run “ogf-broker audit verify”.`,
+    ),
+  );
+}
+
+/** Fills the card's trail with the entries the daemon answered (and marks a disagreement). */
+export function showTrail(
+  card: HTMLElement,
+  entries: readonly AuditEntryView[],
+  disagrees?: readonly string[],
+): void {
+  markDisagreement(card, disagrees);
   const list = card.querySelector('.trail-list');
   if (list === null) return;
   const items = entries.map((e) =>

@@ -542,6 +542,11 @@ export const REQUIREMENTS = {
     statement:
       'audit verify (daemon running or not, broker.db or an export) finds an edit, a deletion, a swapped pair, a tail cut below a checkpoint and a forged or re-signed checkpoint with the first bad seq and its reason; any single byte changed in an exported line is found; export writes self-verifying JSONL and CSV.',
   },
+  'S.audit-history': {
+    source: 'contracts.md 14 (v4), issue 35 finding 6',
+    statement:
+      'audit verify --data-dir (and on PostgreSQL, the database) checks every command row against its chained entries — state, reason, decided_by, command, arguments and argv by SHA-256, the row’s id, a submit entry naming it, and each audit row’s command_id column against its entry — printing mismatch: <command id>: <field> (exit 1); a pruned command is no mismatch; the panel marks such a card "the record disagrees" when its trail is opened.',
+  },
   'S.audit-search': {
     source: 'contracts.md 14',
     statement:

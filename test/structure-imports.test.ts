@@ -79,6 +79,7 @@ const EXCEPTIONS: Array<[string[], string[], string]> = [
       'daemon/commands/audit.ts',
       'daemon/commands/audit-verify.ts',
       'daemon/commands/audit-walk.ts',
+      'daemon/commands/audit-history.ts',
     ],
     [
       'daemon/core/audit-chain.ts',

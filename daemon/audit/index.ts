@@ -5,6 +5,22 @@
 export { CHECKPOINT_INTERVAL_MS, CheckpointTimer, checkpointIntervalMs } from './checkpoints.js';
 export { type ExportFilter, toCsv, toJsonl } from './export.js';
 export {
+  type AuditLink,
+  digestOf,
+  digestOfJson,
+  type Expected,
+  expectations,
+  foldFact,
+  type HistoryRow,
+  historyMismatches,
+  type Mismatch,
+  type MismatchField,
+  movedLinks,
+  rowDisagrees,
+} from './history-check.js';
+export { type EntryFact, factOfEntry } from './history-facts.js';
+export { emptyFolded, type FoldedHistory, HistoryFold } from './history-fold.js';
+export {
   type AuditKey,
   auditKeyPaths,
   auditPublicKeyText,

@@ -7,10 +7,8 @@
  * checkpoint's signature and entry). At the first thing off it gives up, and the caller runs verify.ts over
  * the whole input for the first bad seq and why — the path a tampered record takes.
  *
- * A record may be walked in parts (two threads, commands/audit-walk.ts): each part is walked on its own from
- * whatever seq and `prev` its first entry names, and joinParts links the parts — each part's first entry the
- * seq after the part before it and its `prev` that part's last hash — so the parts walked whole and joined
- * prove what one walk from seq 1 proves.
+ * A record may be walked in parts (two threads, commands/audit-walk.ts), each from whatever seq and `prev` its
+ * first entry names; joinParts links them (each part's first entry follows the part before), proving the same.
  *
  * Pinned entries. When the checkpoints must verify under a key the user trusts (audit.pub, `--pub`, `--key`),
  * an entry at or below the last checkpoint's seq is checked by its bytes alone: they hash to its `hash`, and
@@ -18,14 +16,19 @@
  * That pins it: the signed checkpoint's hash pins its entry's bytes, which hold the hash before it, which
  * pins that entry's bytes, and so back to seq 1 — so they are exactly the bytes the daemon wrote and signed,
  * and parsing them again proves nothing more. finish then checks every checkpoint: one that does not verify,
- * or names another hash, sends the record to verify.ts as anything else off does. A submit, an entry that
- * adds or removes a passkey, a config_loaded and any entry holding a passkey (passkeys.ts reads the argument
- * digest, the keys' history and the kept assertion), an entry after the last
- * checkpoint, and a part's first are parsed and checked whole. Half of the walk's time was `JSON.parse` (bench row 15).
+ * or names another hash, sends the record to verify.ts as anything else off does. Submits, passkey adds and
+ * removals, config_loaded, entries holding a passkey (what passkeys.ts reads), entries after the last checkpoint
+ * and a part's first are parsed whole. Half of the walk's time was `JSON.parse` (bench row 15).
  */
 import type { KeyObject } from 'node:crypto';
 import { type Checkpoint, GENESIS_HASH, sha256Hex } from '../core/audit-chain.js';
-import { CONFIG_LOADED, PASSKEY_KEY_EVENTS } from '../core/passkey-ledger.js';
+import {
+  emptyFolded,
+  type FoldedHistory,
+  HistoryFold,
+  mergeFolded,
+  type PartHistory,
+} from './history-fold.js';
 import { checkpointOf } from './sources.js';
 import {
   type Bad,
@@ -35,6 +38,16 @@ import {
   type ReadEntry,
   type UnpinnedSigner,
 } from './verify.js';
+import {
+  digitsOf,
+  FIELD_END_BACK,
+  HASH_FIELD_LENGTH,
+  HASH_KEY,
+  holds,
+  KEPT_EVENTS,
+  mayBeKept,
+  PREV_BACK,
+} from './walk-bytes.js';
 
 /** A chain found whole: its counts, and the entries the passkey check reads (passkeys.ts). */
 export interface Walked {
@@ -55,6 +68,7 @@ export interface WalkPart {
   kept: ReadEntry[];
   /** An export's checkpoint lines in this part. */
   checkpoints: ReadCheckpoint[];
+  history?: PartHistory;
 }
 
 /** Parts joined into one chain from seq 1: its hashes end to end, and what its parts kept. */
@@ -63,63 +77,20 @@ export interface Joined {
   hashes: string;
   kept: ReadEntry[];
   checkpoints: ReadCheckpoint[];
+  history: FoldedHistory;
 }
 
 type Obj = Record<string, unknown>;
 
 const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The hash field of an export line: `,"hash":"` and 64 hex digits, then `"`. */
-const HASH_KEY = ',"hash":"';
-const HASH_FIELD_LENGTH = HASH_KEY.length + 64 + 1;
-
-/**
- * Where an entry's `prev` starts, counted back from its end: `<64 hex>","seq":<seq>}` — 64 + 8 + the seq's
- * digits + 1. An export line's hash field ends where `,"prev":"` (9) starts: 9 + 64 + 8 + digits + 1 back.
- */
-const PREV_BACK = 73;
-const FIELD_END_BACK = 82;
-
-/**
- * What passkeys.ts reads: a submit's `data.args_sha256`, the entries that add or remove a passkey and
- * `config_loaded` (the key history: core/passkey-ledger.ts) — each found by its event field, as it ends
- * the fields before `hash`/`prev` in canonical order — and any entry's `data.passkey` (a key is written
- * `"passkey":` wherever it stands; inside a string its quotes would be escaped).
- */
-const KEPT_EVENTS: readonly string[] = ['submit', ...PASSKEY_KEY_EVENTS, CONFIG_LOADED];
-const KEPT_FIELDS = KEPT_EVENTS.map((e) => `,"event":"${e}"`);
-const PASSKEY = '"passkey":';
-
-/**
- * Whether the entry `text[start, eventEnd)` (its event field ending at `eventEnd`) may be one passkeys.ts
- * reads: a submit, a passkey's addition or removal, a config_loaded, or any entry holding a passkey
- * (core/records.ts keeps one with an approval; whatever another event may carry one day is checked too).
- */
-function mayBeKept(text: string, start: number, eventEnd: number): boolean {
-  for (const f of KEPT_FIELDS) if (holds(text, eventEnd - f.length, f)) return true;
-  return text.slice(start, eventEnd).includes(PASSKEY);
-}
-
-/**
- * Whether `text` holds `s` at `at`: what `startsWith(s, at)` says, but a slice compared is 2–3× faster
- * on a chunk of 2,000 entries (Node 20's V8, bench row 15).
- */
-function holds(text: string, at: number, s: string): boolean {
-  return at >= 0 && text.slice(at, at + s.length) === s;
-}
-
-/** Decimal digits of a whole number from 1. */
-function digitsOf(n: number): number {
-  let d = 1;
-  for (let p = 10; p <= n; p *= 10) d++;
-  return d;
-}
-
 export interface WalkOptions {
   /** A part of a record (joinParts links it), from whatever its first entry names; else from seq 1. */
   part?: boolean;
   /** The highest seq a checkpoint that must verify under a trusted key covers: entries to it are pinned. */
   pinnedUpTo?: number;
+  /** Fold what the entries say the history must show (contract 14 (v4), history-fold.ts): parts' `history`. */
+  history?: { rows?: ReadonlySet<string> };
 }
 
 export class ChainWalk {
@@ -133,6 +104,7 @@ export class ChainWalk {
   readonly #kept: ReadEntry[] = [];
   readonly #checkpoints: ReadCheckpoint[] = [];
   readonly #pinnedUpTo: number;
+  readonly #history: HistoryFold | undefined;
 
   constructor(options: WalkOptions = {}) {
     if (options.part !== true) {
@@ -140,6 +112,7 @@ export class ChainWalk {
       this.#prev = GENESIS_HASH;
     }
     this.#pinnedUpTo = options.pinnedUpTo ?? 0;
+    if (options.history !== undefined) this.#history = new HistoryFold(options.history.rows);
   }
 
   /** A broker.db row: its `entry` text (the bytes hashed) and `hash`. False when anything is off. */
@@ -227,6 +200,7 @@ export class ChainWalk {
     if (prevAt <= start || !holds(text, prevAt, this.#prev!)) return false;
     // `,"prev":"` (9) ends the event field.
     if (mayBeKept(text, start, prevAt - 9)) return false;
+    if (this.#history?.text(text, start, prevAt, seq) === false) return false; // not canonical: parsed whole
     const hash = sha256Hex(text.slice(start, end));
     if (!holds(hashes, at, hash)) return false;
     this.#count++;
@@ -303,6 +277,7 @@ export class ChainWalk {
     ) {
       this.#kept.push({ value: v });
     }
+    this.#history?.entry(v);
     return true;
   }
 
@@ -310,6 +285,7 @@ export class ChainWalk {
   part(): WalkPart {
     const hashes = this.#hashes.length === 1 ? this.#hashes[0]! : this.#hashes.join('');
     const part: WalkPart = { hashes, kept: this.#kept, checkpoints: this.#checkpoints };
+    if (this.#history !== undefined) part.history = this.#history.packed();
     if (this.#first !== undefined && this.#count > 0) part.first = this.#first;
     return part;
   }
@@ -334,6 +310,7 @@ export function joinParts(parts: readonly WalkPart[]): Joined | undefined {
   let prev = GENESIS_HASH;
   const kept: ReadEntry[] = [];
   const checkpoints: ReadCheckpoint[] = [];
+  const history = emptyFolded();
   for (const p of parts) {
     if (p.first !== undefined) {
       if (p.first.seq !== next || p.first.prev !== prev) return undefined;
@@ -344,9 +321,10 @@ export function joinParts(parts: readonly WalkPart[]): Joined | undefined {
     }
     for (const k of p.kept) kept.push(k);
     for (const c of p.checkpoints) checkpoints.push(c);
+    mergeFolded(history, p.history);
   }
   const hashes = parts.length === 1 ? parts[0]!.hashes : parts.map((p) => p.hashes).join('');
-  return { entries: next - 1, hashes, kept, checkpoints };
+  return { entries: next - 1, hashes, kept, checkpoints, history };
 }
 
 /**

@@ -2,7 +2,9 @@
  * `ogf-broker audit verify [--data-dir D | --file EXPORT] [--pub FILE] [--key FILE]…` (contracts 14, 16),
  * with or without a running daemon: the data dir's broker.db (opened read-only), or — when the config names
  * a shared PostgreSQL — the chain in that database, or an export file. `ok: N entries, M checkpoints, K
- * passkey approvals verified` (exit 0), or the first bad seq and why (exit 1).
+ * passkey approvals verified` (exit 0), or the first bad seq and why (exit 1). **(v4)** On a data dir or the
+ * database, a chain found whole is then checked against the history (audit-history.ts): `mismatch: <command
+ * id>: <field>` lines, exit 1.
  *
  * Trust: a checkpoint must verify under `--pub` (else the data dir's audit.pub) or a `--key` (another
  * node's audit.pub). On PostgreSQL every node signs with its own key and publishes it in `nodes`: a
@@ -22,6 +24,7 @@ import {
   chainFromExport,
   chainFromRows,
   finishWalk,
+  joinParts,
   keyFingerprint,
   type NamedKey,
   parseAuditPublicKey,
@@ -43,6 +46,7 @@ import {
 import { resolveDataDir } from '../datadir/index.js';
 import { readAuditChain } from '../store/sqlite/readonly.js';
 import { databaseUrlOf } from '../store/where.js';
+import { type HistorySource, historyLines } from './audit-history.js';
 import { readShared, walkDatabase, walkFile } from './audit-walk.js';
 
 /** The nodes' published keys that parse (a node that has not published one signs nothing verifiable). */
@@ -96,6 +100,8 @@ export async function auditVerify(argv: string[]): Promise<number> {
   const trusted = publicKey !== undefined || trustedKeys.length > 0;
   let text: string | undefined;
   let walked: Walked | undefined;
+  // Contract 14 (v4): a data dir or the database also holds the history to check against the chain.
+  const history: HistorySource | undefined = file === undefined ? { url, dataDir: dataDir! } : undefined;
   if (file !== undefined) {
     let bytes: Buffer;
     try {
@@ -111,12 +117,18 @@ export async function auditVerify(argv: string[]): Promise<number> {
     const read = await walkDatabase(join(dataDir!, 'broker.db'), { trusted });
     if (read?.joined !== undefined)
       walked = finishWalk(read.joined, read.checkpoints, publicKey, { trustedKeys });
+    if (walked !== undefined) Object.assign(history!, { read: read?.history, folded: read?.joined?.history });
   } else {
     const { walkPgAuditChain } = await import('../store/postgres/index.js');
-    const walk = new ChainWalk();
+    const walk = new ChainWalk({ history: {} });
     const read = await fromDatabase(() => walkPgAuditChain(url, (entry, hash) => walk.row(entry, hash)));
-    if (!read.stopped) {
-      walked = walk.finish(read.checkpoints, publicKey, { trustedKeys, knownKeys: knownKeysOf(read.nodes) });
+    const joined = read.stopped ? undefined : joinParts([walk.part()]);
+    if (joined !== undefined) {
+      walked = finishWalk(joined, read.checkpoints, publicKey, {
+        trustedKeys,
+        knownKeys: knownKeysOf(read.nodes),
+      });
+      if (walked !== undefined) Object.assign(history!, { read: read.history, folded: joined.history });
     }
   }
   let r: VerifyResult;
@@ -161,9 +173,16 @@ export async function auditVerify(argv: string[]): Promise<number> {
     const checked = await verifyPasskeyApprovals(kept);
     r = checked.ok ? { ...r, passkeys: checked.count } : checked;
     if (checked.ok && !checked.keys && checked.count > 0) {
-      process.stderr.write(
-        'audit verify: this export holds part of the record: the passkey approvals’ signatures were checked, not that the record added their keys (verify a whole export or the data dir for that)\n',
+      sayError(
+        'audit verify: this export holds part of the record: the passkey approvals’ signatures were checked, not that the record added their keys (verify a whole export or the data dir for that)',
       );
+    }
+  }
+  if (r.ok && history !== undefined) {
+    const lines = await historyLines(history, kept);
+    if (lines.length > 0) {
+      process.stdout.write(`${lines.join('\n')}\n`);
+      return 1;
     }
   }
   if (r.ok) {

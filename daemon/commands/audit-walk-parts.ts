@@ -26,7 +26,7 @@ export type Sharing = 'claim' | 'alternate';
  */
 export type WorkerInput =
   | { kind: 'file'; source: FileSource; state: SharedArrayBuffer; sharing: Sharing }
-  | { kind: 'rows'; pinnedUpTo: number; state: SharedArrayBuffer };
+  | { kind: 'rows'; pinnedUpTo: number; state: SharedArrayBuffer; rowIds: string[] };
 
 /**
  * broker.db rows the main thread read (store/sqlite/readonly.ts's range), handed to the worker: the entries'
@@ -50,8 +50,10 @@ export function walkRows(
   hashes: string,
   n: number,
   pinnedUpTo: number,
+  rows: ReadonlySet<string>,
 ): WalkPart | undefined {
-  const walk = new ChainWalk({ part: true, pinnedUpTo });
+  // broker.db's rows only: the commands table beside them, whose ids are `rows` (contract 14 (v4)).
+  const walk = new ChainWalk({ part: true, pinnedUpTo, history: { rows } });
   // Decoded here, in whichever thread walks the part: the thread that reads them only reads.
   const text = Buffer.from(entries.buffer, entries.byteOffset, entries.byteLength).toString('utf8');
   return walk.rows(text, hashes, n) ? walk.part() : undefined;

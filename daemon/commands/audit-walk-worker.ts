@@ -16,6 +16,8 @@ import {
 const port = parentPort!;
 const post = (m: WorkerMessage) => port.postMessage(m);
 let input: WorkerInput | undefined;
+/** The ids of the commands table (contract 14 (v4)): only their entries' facts are folded. */
+let rows: ReadonlySet<string> = new Set();
 
 function finish(): void {
   post({ done: true });
@@ -25,6 +27,7 @@ function finish(): void {
 port.on('message', (m: ToWorker) => {
   if ('kind' in m) {
     input = m;
+    if (m.kind === 'rows') rows = new Set(m.rowIds);
     if (m.kind === 'file') {
       takeFileParts(m, 1, (index, part) => post({ index, part }));
       finish();
@@ -34,7 +37,7 @@ port.on('message', (m: ToWorker) => {
   } else if (input?.kind === 'rows') {
     const state = new Int32Array(input.state);
     const part =
-      Atomics.load(state, 1) === 0 ? walkRows(m.entries, m.hashes, m.n, input.pinnedUpTo) : undefined;
+      Atomics.load(state, 1) === 0 ? walkRows(m.entries, m.hashes, m.n, input.pinnedUpTo, rows) : undefined;
     if (part === undefined) Atomics.store(state, 1, 1);
     Atomics.add(state, 0, 1);
     post({ index: m.index, part });

@@ -18,7 +18,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
 import { type Joined, joinParts, type WalkPart } from '../audit/index.js';
 import type { Checkpoint } from '../core/audit-chain.js';
-import { openAuditChain } from '../store/sqlite/readonly.js';
+import { openAuditChain, type StoredHistory } from '../store/sqlite/readonly.js';
 import {
   type FileSource,
   type RowsPart,
@@ -125,6 +125,8 @@ export interface DatabaseWalk {
   joined: Joined | undefined;
   checkpoints: Checkpoint[];
   threads: WalkThreads;
+  /** The commands table and the audit rows' command_id column, in the walk's snapshot (contract 14 (v4)). */
+  history?: StoredHistory;
 }
 
 /**
@@ -139,6 +141,9 @@ export async function walkDatabase(path: string, options: WalkOptions): Promise<
     const last = reader.last();
     if (last === undefined) return { joined: undefined, checkpoints: [], threads: { here: 0, worker: 0 } };
     const checkpoints = reader.checkpoints();
+    // Contract 14 (v4): the commands table in the walk's snapshot; only its commands' entries are folded.
+    const commands = reader.commands();
+    const ids = new Set(commands.map((r) => r[1]));
     const pinnedUpTo = options.trusted ? Math.max(0, ...checkpoints.map((c) => c.seq)) : 0;
     const rows = options.rows ?? DEFAULT_ROWS;
     const parts = new Parts(Math.ceil(last / rows));
@@ -151,7 +156,7 @@ export async function walkDatabase(path: string, options: WalkOptions): Promise<
     };
     const walkHere = (i: number) => {
       const read = readPart(i);
-      return read === undefined ? undefined : walkRows(read.entries, read.hashes, read.n, pinnedUpTo);
+      return read === undefined ? undefined : walkRows(read.entries, read.hashes, read.n, pinnedUpTo, ids);
     };
     const worker = workerFor(parts.count, options);
     const state = new SharedArrayBuffer(8);
@@ -159,7 +164,7 @@ export async function walkDatabase(path: string, options: WalkOptions): Promise<
     const finished =
       worker === undefined
         ? undefined
-        : handOver(worker, { kind: 'rows', pinnedUpTo, state }, parts.take('worker'));
+        : handOver(worker, { kind: 'rows', pinnedUpTo, state, rowIds: [...ids] }, parts.take('worker'));
     let handed = 0;
     for (let i = 0; i < parts.count && !parts.off && Atomics.load(walkedThere, 1) === 0; i++) {
       const read = readPart(i);
@@ -178,12 +183,15 @@ export async function walkDatabase(path: string, options: WalkOptions): Promise<
         worker!.postMessage(message, own ? [entries.buffer as ArrayBuffer] : []);
         handed++;
       } else {
-        here(i, walkRows(read.entries, read.hashes, read.n, pinnedUpTo));
+        here(i, walkRows(read.entries, read.hashes, read.n, pinnedUpTo, ids));
       }
     }
     worker?.postMessage({ end: true });
+    // Read while the worker walks its last parts (this thread would only wait), in the walk's snapshot.
+    const history = parts.off ? undefined : { rows: commands, links: reader.links(last) };
     await finished;
-    return { joined: parts.joined(walkHere), checkpoints, threads: parts.threads };
+    const joined = parts.joined(walkHere);
+    return { joined, checkpoints, threads: parts.threads, ...(history === undefined ? {} : { history }) };
   } finally {
     reader.close();
   }

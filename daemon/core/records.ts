@@ -19,13 +19,25 @@ export function auditOf(
   const detail: Record<string, unknown> = { state: c.phase.state, command: c.command };
   // What was asked, checkable against any copy of the arguments without keeping them here for ever (the
   // retention rule removes bulky ones from the command; contract 14 entries are append-only).
-  if (action === 'submit') detail.args_sha256 = sha256Hex(canonicalJson(c.args));
+  if (action === 'submit') {
+    detail.args_sha256 = sha256Hex(canonicalJson(c.args));
+    // Contract 14 (v4): what the owner's card shows as the command line, checked like the arguments.
+    detail.display_sha256 = sha256Hex(canonicalJson(c.display));
+  }
   if ('reason' in c.phase) detail.reason = c.phase.reason;
+  // Contract 14 (v4): who decided, on every entry after the decision, so `audit verify` checks the row's
+  // `decided_by` against the latest entry (audit/history-check.ts).
+  if ('decided_by' in c.phase) detail.decided_by = c.phase.decided_by;
   if (event && 'note' in event && event.note !== undefined) detail.note = event.note;
   if (event?.type === 'reconcile') detail.outcome = event.outcome;
   // Contract 13.3/14: the verified assertion, whole, so `audit verify` can check it without the daemon.
   if (event?.type === 'approve' && event.passkey !== undefined) detail.passkey = event.passkey;
-  if (event?.type === 'prune' && c.pruned !== undefined) detail.pruned = c.pruned.fields;
+  if (event?.type === 'prune' && c.pruned !== undefined) {
+    detail.pruned = c.pruned.fields;
+    // The arguments as they read from now on (a pruned one is its marker): the digest the history check
+    // compares with the row once the submit's no longer applies.
+    detail.args_sha256 = sha256Hex(canonicalJson(c.args));
+  }
   if (event?.type === 'amend') Object.assign(detail, event.detail);
   return { at, actor, action, command_id: c.id, version: c.version, detail };
 }

@@ -3,8 +3,16 @@
  * the store's indexes, and `audit` — a command's entries ("who did what, when"), or the JSONL export of the
  * entries of the commands a panel shows (verifiable on its own with `ogf-broker audit verify --file`).
  */
-import { toJsonl } from '../audit/index.js';
-import type { BrokerApi, HistorySearch } from '../core/index.js';
+import {
+  digestOf,
+  type EntryFact,
+  expectations,
+  factOfEntry,
+  type MismatchField,
+  rowDisagrees,
+  toJsonl,
+} from '../audit/index.js';
+import type { BrokerApi, ChainEntry, Command, HistorySearch } from '../core/index.js';
 import type { AuditMessage } from './messages.js';
 import type { AuditFrame, HistoryFrame } from './protocol.js';
 
@@ -25,9 +33,51 @@ export async function auditAnswer(broker: BrokerApi, f: AuditFrame): Promise<Aud
   const ids = f.command_ids ?? [f.command_id!];
   const entries = await broker.auditFor(ids);
   const out: AuditMessage = { type: 'audit', req_id: f.req_id, entries };
-  if (f.command_id !== undefined) out.command_id = f.command_id;
-  else out.command_ids = [...ids];
+  if (f.command_id !== undefined) {
+    out.command_id = f.command_id;
+    const disagrees = disagreement(broker.get(f.command_id), f.command_id, entries);
+    if (disagrees.length > 0) out.record_disagrees = disagrees;
+  } else out.command_ids = [...ids];
   // The shown commands' entries alone: each verifies by its hash, gaps between them are declared.
   if (f.format === 'jsonl') out.jsonl = toJsonl(entries, [], undefined, { commandIds: ids });
   return out;
+}
+
+/**
+ * Contract 14 (v4): the card's command against the entries its trail shows — the fields that disagree
+ * (audit/history-check.ts, as `audit verify` compares them), so the panel marks the card "the record
+ * disagrees". Checked when the owner opens the trail, from the few entries read for it: checking every
+ * card of a snapshot would read every command's entries (docs/audit.md). An entry naming another command
+ * (its row's `command_id` column moved it here) is a `command_id` mismatch; one moved away from this card is
+ * not seen here, only by `audit verify`.
+ */
+export function disagreement(
+  command: Command | undefined,
+  id: string,
+  entries: readonly ChainEntry[],
+): MismatchField[] {
+  if (command === undefined) return [];
+  const facts: EntryFact[] = [];
+  for (const e of entries) {
+    const fact = factOfEntry(e as unknown as Record<string, unknown>);
+    if (fact?.command_id === id) facts.push(fact);
+  }
+  const p = command.phase;
+  const fields = rowDisagrees(
+    {
+      seq: 0,
+      id,
+      body_id: command.id,
+      state: p.state,
+      phase_state: p.state,
+      reason: 'reason' in p ? p.reason : undefined,
+      decided_by: 'decided_by' in p ? p.decided_by : undefined,
+      command: command.command,
+      args_sha256: digestOf(command.args),
+      display_sha256: digestOf(command.display),
+    },
+    expectations(facts).get(id),
+  );
+  if (entries.some((e) => e.command_id !== id) && fields[0] !== 'command_id') fields.unshift('command_id');
+  return fields;
 }

@@ -140,6 +140,12 @@ export interface AuditMessage {
   command_ids?: string[];
   entries: AuditEntryView[];
   jsonl?: string;
+  /**
+   * Contract 14 (v4), for one `command_id`: the fields of the command that disagree with its entries
+   * (`state`, `reason`, `decided_by`, `command`, `args`, `display`, `command_id`); absent when they agree.
+   * The panel marks the card "the record disagrees".
+   */
+  record_disagrees?: string[];
 }
 
 /** One of the owner's passkeys, as `passkey_list` shows it (contract 13.3): public data only. */

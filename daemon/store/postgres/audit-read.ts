@@ -7,6 +7,7 @@
  */
 import pg from 'pg';
 import type { Checkpoint } from '../../core/index.js';
+import { type PgHistory, readHistoryIn } from './history-read.js';
 
 /** A node's name and the audit public key it published (`nodes.audit_public_key`, null until it did). */
 export interface NodeKey {
@@ -84,17 +85,19 @@ async function meta(c: pg.Client): Promise<PgChainMeta> {
 export function walkPgAuditChain(
   url: string,
   visit: (entry: string | null, hash: string | null) => boolean,
-): Promise<PgChainMeta & { stopped: boolean }> {
+): Promise<PgChainMeta & { stopped: boolean; history?: PgHistory }> {
   return inSnapshot(url, async (c) => {
     // Every row, duplicates of a seq included (a cursor, not keyset pages that would skip one).
     await c.query('DECLARE audit_walk NO SCROLL CURSOR FOR SELECT entry, hash FROM audit ORDER BY seq');
     let stopped = false;
+    let walked = 0;
     for (;;) {
       const page = await c.query<[string | null, string | null]>({
         text: `FETCH ${FETCH} FROM audit_walk`,
         rowMode: 'array',
       });
       for (const [entry, hash] of page.rows) {
+        walked++;
         if (!visit(entry, hash)) {
           stopped = true;
           break;
@@ -103,8 +106,15 @@ export function walkPgAuditChain(
       if (stopped || page.rows.length < FETCH) break;
     }
     await c.query('CLOSE audit_walk');
-    return { ...(stopped ? { checkpoints: [], nodes: [] } : await meta(c)), stopped };
+    if (stopped) return { checkpoints: [], nodes: [], stopped };
+    // Contract 14 (v4): the history the chain is checked against, in the same snapshot.
+    return { ...(await meta(c)), stopped, history: await readHistoryIn(c, walked) };
   });
+}
+
+/** The history alone, in a snapshot of its own (`audit verify` when its walk stopped but the chain is whole). */
+export function readPgHistory(url: string): Promise<PgHistory> {
+  return inSnapshot(url, (c) => readHistoryIn(c, Number.MAX_SAFE_INTEGER));
 }
 
 /**

@@ -10,9 +10,11 @@ export {
   type PgAuditRange,
   type PgChainMeta,
   readPgAuditChain,
+  readPgHistory,
   walkPgAuditChain,
 } from './audit-read.js';
 export { isUnreachable } from './errors.js';
+export type { PgHistory, PgHistoryRow } from './history-read.js';
 export { MIRROR_WINDOW } from './mirror.js';
 export type { LiveNode, NodeRecord } from './nodes.js';
 export { type DatabaseLook, lookAt, newestPgCommands } from './readonly.js';

@@ -148,7 +148,73 @@ export interface AuditChainReader {
    * 64 characters). An entry holding a newline shows as one piece too many to whoever splits it.
    */
   rows(after: number, upTo: number): { entries: Buffer; hashes: string } | undefined;
+  /** The commands table in this snapshot (HISTORY_SQL), read before the walk: its ids filter the facts taken. */
+  commands(): StoredHistoryRow[];
+  /** The audit rows to `upTo` whose command_id column may not name their entry's command (LINKS_SQL). */
+  links(upTo: number): StoredLink[];
   close(): void;
+}
+
+/**
+ * A command row's fields the history check compares (contract 14 (v4), audit/history-check.ts), as stored:
+ * `[seq, id, state, body id, phase.state, phase.reason, phase.decided_by, command, args JSON, display JSON]`
+ * (nulls where the body has none or is not JSON).
+ */
+export type StoredHistoryRow = [
+  number,
+  string,
+  unknown,
+  unknown,
+  unknown,
+  unknown,
+  unknown,
+  unknown,
+  string | null,
+  string | null,
+];
+
+/** An audit row as `[seq, command_id column, entry text]`. */
+export type StoredLink = [number, string | null, string];
+
+/** The commands table, and the audit rows whose `command_id` column may not be their entry's. */
+export interface StoredHistory {
+  rows: StoredHistoryRow[];
+  links: StoredLink[];
+}
+
+/**
+ * One read of the commands table: the fields by SQLite's JSON operators (`->` keeps JSON, `->>` gives the
+ * value) on each body parsed once (`jsonb`), never the whole body parsed in JavaScript (outputs of megabytes
+ * stay in SQLite). A body that is not JSON reads as nulls, which the check reports, rather than stopping it.
+ */
+const HISTORY_SQL = `SELECT seq, id, state, j ->> '$.id', j ->> '$.phase.state', j ->> '$.phase.reason',
+     j ->> '$.phase.decided_by', j ->> '$.command', json(j -> '$.args'), json(j -> '$.display')
+   FROM (SELECT seq, id, state, CASE WHEN json_valid(body) THEN jsonb(body) END AS j FROM commands) ORDER BY seq`;
+/**
+ * The audit rows whose `command_id` column (what a card's trail is looked up by) may not name the command
+ * their entry names, found by text in C, without parsing 100,000 entries: the column's id must stand as the
+ * entry's top-level `command_id` (canonical JSON: just before `,"data":{`), and a row without one must hold
+ * none there. A superset (an id needing escapes is picked too); audit/history-check.ts parses the few picked.
+ */
+const LINKS_SQL = `SELECT seq, command_id, entry FROM audit WHERE seq <= ? AND CASE WHEN command_id IS NULL
+     THEN instr(entry, '","command_id":"') BETWEEN 1 AND instr(entry, ',"data":{')
+     ELSE instr(entry, '","command_id":"' || command_id || '","data":{') = 0 END ORDER BY seq`;
+
+function historyOf(db: ReturnType<typeof openReadOnly>, upTo: number): StoredHistory {
+  return {
+    rows: db.prepare(HISTORY_SQL).raw().all() as StoredHistoryRow[],
+    links: db.prepare(LINKS_SQL).raw().all(upTo) as StoredLink[],
+  };
+}
+
+/** broker.db's commands and audit links read-only in one snapshot (`audit verify` when its walk stopped). */
+export function readHistory(path: string): StoredHistory | undefined {
+  return withChain(path, (db) => {
+    db.exec('BEGIN');
+    const out = historyOf(db, Number.MAX_SAFE_INTEGER);
+    db.exec('COMMIT');
+    return out;
+  });
 }
 
 /** A reader of broker.db's audit chain (above), or undefined as readAuditChain. */
@@ -186,6 +252,12 @@ export function openAuditChain(path: string): AuditChainReader | undefined {
         return undefined;
       }
       return { entries, hashes };
+    },
+    commands() {
+      return db.prepare(HISTORY_SQL).raw().all() as StoredHistoryRow[];
+    },
+    links(upTo) {
+      return db.prepare(LINKS_SQL).raw().all(upTo) as StoredLink[];
     },
     close() {
       if (db.inTransaction) db.exec('COMMIT');

@@ -28,7 +28,9 @@ describe('[S.modes] doctor checks that config.json is 0600', () => {
 
     chmodSync(config, 0o600);
     const closed = await runCli(['doctor', '--data-dir', dataDir, '--config', config, '--port', '0']);
-    expect(configLine(closed.stdout), closed.stdout).toBe(`ok   config file: ${config} is private (mode 0600)`);
+    expect(configLine(closed.stdout), closed.stdout).toBe(
+      `ok   config file: ${config} is private (mode 0600)`,
+    );
     expect(closed.code, closed.stdout).toBe(0);
   });
 

@@ -120,6 +120,14 @@ describe('[U.docs-surfaces] docs/ describes every external surface', () => {
     expect(missing, 'add them to docs/reference/owner-frames.md').toEqual([]);
   });
 
+  it('[U.docs-surfaces] every ogf-bridge/1 frame type is in docs/bridge.md', () => {
+    const protocol = read(join(ROOT, 'bridge-client', 'protocol.ts'));
+    const types = [...new Set([...protocol.matchAll(/type: z\.literal\('([a-z_]+)'\)/g)].map((m) => m[1]!))];
+    expect(types).toContain('cue_ack');
+    const bridge = read(join(DOCS, 'bridge.md'));
+    expect(types.filter((t) => !bridge.includes(`"type":"${t}"`) && !inBackticks(bridge, t))).toEqual([]);
+  });
+
   it('[U.docs-surfaces] every status reason, tool error, owner reply and bridge code is in docs/', () => {
     const codes = [
       ...DENY_REASONS,

@@ -73,6 +73,7 @@ describe('ogf-broker doctor', () => {
     const r = await doctor(dataDir(), { ogf_bridge: { url: bridgeUrl } }, ['--port', String(port)]);
     expect(r.lines.map((l) => l.split(':')[0])).toEqual([
       'ok   config',
+      'ok   config file',
       'ok   data dir',
       'ok   port',
       'ok   avatar app',

@@ -219,6 +219,7 @@ describe('doctor and an upstream that can reach the data dir', () => {
           here: { argv: [process.execPath, FILESYSTEM, '.'], cwd: join(top, 'state') },
         },
       }),
+      { mode: 0o600 },
     );
     const r = await runCli(['doctor', '--data-dir', dataDir, '--config', config, '--port', '0'], baseEnv);
     const lines = r.stdout.split('\n');

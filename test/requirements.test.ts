@@ -1,19 +1,15 @@
 /**
  * The requirements map is honest (issue 6 item 1): every id in requirements.ts is cited by at least one
  * test title (`it('[R2.5] ...')`, `describe('[S.secret] ...')`) or a `// covers: [id]` comment, and every
- * cited id exists. The citations live in the test files themselves, so this test reads them as text.
+ * cited id exists. The citations live in the test files themselves, so this test reads them as text
+ * (scripts/reliability-table.mjs finds them, the same way for docs/reliability.md's generated tables).
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { citations } from '../scripts/reliability-table.mjs';
 import { ROOT } from './helpers/daemon.js';
 import { REQUIREMENT_IDS, REQUIREMENTS } from './requirements.js';
-
-const TEST_DIRS = ['test', 'daemon', 'bridge-client', 'examples'];
-/** A citation: an id-shaped token in square brackets. */
-const TOKEN_RE = /\[((?:R\d+\.\d+)|(?:[SQMUGONPF]\.[a-z][a-z-]*))\]/g;
-/** Lines that may carry a citation: a test or suite title, or a `covers:` comment. */
-const CITING_LINE_RE = /\b(?:it|test|describe)(?:\.\w+)*\s*\(|\/\/\s*covers:/;
 
 const CONTRACT = resolve(ROOT, '..', 'shared', 'design', 'contracts.md');
 
@@ -22,38 +18,8 @@ function section2(contract: string): string {
   return contract.slice(from, contract.indexOf('## 3.', from));
 }
 
-function testFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    if (name === 'node_modules') continue;
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...testFiles(path));
-    else if (name.endsWith('.test.ts') && name !== 'requirements.test.ts') out.push(path);
-  }
-  return out;
-}
-
-/** id → the files (relative) whose test titles or covers comments cite it. */
-function citations(): Map<string, Set<string>> {
-  const cited = new Map<string, Set<string>>();
-  for (const file of TEST_DIRS.flatMap((d) => testFiles(join(ROOT, d)))) {
-    const lines = readFileSync(file, 'utf8').split('\n');
-    lines.forEach((line, i) => {
-      // A title may wrap onto the next line after `it(`; look at the line and the one before it.
-      const context = `${lines[i - 1] ?? ''}\n${line}`;
-      if (!CITING_LINE_RE.test(context)) return;
-      for (const m of line.matchAll(TOKEN_RE)) {
-        const id = m[1]!;
-        if (!cited.has(id)) cited.set(id, new Set());
-        cited.get(id)!.add(relative(ROOT, file));
-      }
-    });
-  }
-  return cited;
-}
-
 describe('requirements map', () => {
-  const cited = citations();
+  const cited = citations(ROOT);
 
   it('has a one-line statement and a source for every id', () => {
     for (const id of REQUIREMENT_IDS) {

@@ -150,6 +150,16 @@ export const REQUIREMENTS = {
     statement:
       '`doctor` and `notify test` ask the running daemon about what it uses (its environment, channels, bridge, upstreams) and say so ("checked in the running daemon, pid N"); without one they check the config here.',
   },
+  'U.docs-surfaces': {
+    source: 'contracts.md 17; issue 36 item 7',
+    statement:
+      'docs/ describes every external surface: each MCP tool, owner frame type, error and reason code, top-level config key and CLI command appears there; no link leaves the repository or names the design folder, and every relative link resolves.',
+  },
+  'U.reliability-table': {
+    source: 'contracts.md 17; issue 36 item 7',
+    statement:
+      'The promise tables of docs/reliability.md are generated from this map and the citing tests (npm run docs:reliability); a stale table fails a test that says to run it.',
+  },
   'S.database-url': {
     source: 'contracts.md 16',
     statement:

@@ -70,6 +70,28 @@ export function checkDataDir(root: string): Check {
   };
 }
 
+/**
+ * The config file decides what the AI may do (catalog argv, rules, grants, upstreams) and may name where
+ * secrets live, so like the data dir's files (contract 1.2) it must be the owner's alone: group/other access
+ * to it — wherever `--config` put it — fails the check with the exact fix. No file: nothing to check.
+ */
+export function checkConfigFile(path: string): Check | undefined {
+  let st: ReturnType<typeof statSync>;
+  try {
+    st = statSync(path);
+  } catch {
+    return undefined;
+  }
+  if ((st.mode & 0o077) === 0) {
+    return { name: 'config file', ok: true, detail: `${path} is private (mode ${mode(st.mode)})` };
+  }
+  return {
+    name: 'config file',
+    ok: false,
+    detail: `group/other can reach ${path} (mode ${mode(st.mode)}); fix with chmod 600 ${path}`,
+  };
+}
+
 function portFree(host: string, port: number): Promise<NodeJS.ErrnoException | undefined> {
   return new Promise((resolve) => {
     const s = createServer();

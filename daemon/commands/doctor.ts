@@ -1,11 +1,12 @@
 /**
- * `ogf-broker doctor` (contracts.md 1.1): one line per check — config, data dir permissions, port, a
- * real `ogf-bridge/1` handshake with the configured avatar app, each upstream, and (warnings) an upstream
- * handed a folder containing the data dir, and commands needing more approvals than there are owners —
- * each saying what it found. Exit 0 when every check is ok, 1 otherwise; bad flags exit 2 (UsageError)
- * like every subcommand. The checks themselves are ../doctor.ts.
+ * `ogf-broker doctor` (contracts.md 1.1): one line per check — config, the config file's mode (0600),
+ * data dir permissions, port, a real `ogf-bridge/1` handshake with the configured avatar app, each
+ * upstream, and (warnings) an upstream handed a folder containing the data dir, and commands needing
+ * more approvals than there are owners — each saying what it found. Exit 0 when every check is ok, 1
+ * otherwise; bad flags exit 2 (UsageError) like every subcommand. The checks themselves are ../doctor.ts.
  */
 import { hostname } from 'node:os';
+import { join, resolve } from 'node:path';
 import { parseFlags, stringFlag } from '../base/index.js';
 import { type Config, loadConfig, resolveDataDir } from '../config/index.js';
 import { dataDirPaths, runningDaemon } from '../datadir/index.js';
@@ -15,6 +16,7 @@ import { lookAtStore } from '../store/index.js';
 import {
   type Check,
   checkBridge,
+  checkConfigFile,
   checkDataDir,
   checkNode,
   checkPort,
@@ -92,6 +94,11 @@ export async function runDoctor(argv: string[]): Promise<number> {
     checks.push({ name: 'config', ok: false, detail: (e as Error).message });
   }
   const root = config?.dataDir ?? resolveDataDir(flags.dataDir);
+  // The file that was (or would be) read, valid or not: its mode matters either way.
+  const configFile = checkConfigFile(
+    config?.configFile ?? resolve(flags.config ?? process.env.OGF_BROKER_CONFIG ?? join(root, 'config.json')),
+  );
+  if (configFile) checks.push(configFile);
   checks.push(checkDataDir(root));
   if (config) {
     const paths = dataDirPaths(root);

@@ -102,7 +102,8 @@ export class OwnerConnection {
     ws.addEventListener('close', (e) => {
       if (this.#ws !== ws) return;
       this.#ws = undefined;
-      void this.#afterClose(opened, key, e.code === 1001);
+      // Contract 17: the daemon's own clean stop says so (1001 "daemon stopping"); a proxy going away does not.
+      void this.#afterClose(opened, key, e.code === 1001 && e.reason === 'daemon stopping');
     });
   }
 

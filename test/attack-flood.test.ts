@@ -192,14 +192,15 @@ describe('a flood of JSON-RPC batches against small caps', () => {
 
   it('[S.daemon-survives] an error while serving one owner closes that socket with 1011; the others and the daemon stay', async () => {
     const steady = await OwnerSocket.open(d);
-    // A damaged row (disk corruption, a hand edit) makes the store throw while building a snapshot.
+    // A damaged row (disk corruption, a hand edit) makes the store throw while building a snapshot. (Its body
+    // stays JSON: broker.db indexes the command name read from it, so SQLite refuses to store malformed JSON.)
     const db = new Database(join(d.dataDir, 'broker.db'));
     const denied = db.prepare("SELECT id, body FROM commands WHERE state = 'denied'").get() as {
       id: string;
       body: string;
     };
     try {
-      db.prepare('UPDATE commands SET body = ? WHERE id = ?').run('{not json', denied.id);
+      db.prepare('UPDATE commands SET body = ? WHERE id = ?').run('{"phase":"not a phase"}', denied.id);
       const victim = new BareOwner(d);
       expect(await victim.closed).toBe(1011);
       expect(d.child.exitCode).toBeNull();

@@ -205,7 +205,7 @@ describe('[G.when] a grant with when', () => {
       env,
     );
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/^BadMessage: .*when does not compile/);
+    expect(bad.stderr).toMatch(/^ogf-broker: BadMessage: .*when does not compile/);
     const both = await runCli(
       [
         'grant',

@@ -328,13 +328,13 @@ describe('[G.end] the terminal and a restart', () => {
       env,
     );
     expect(cue.code).toBe(1);
-    expect(cue.stderr).toMatch(/^NotGrantable: /);
+    expect(cue.stderr).toMatch(/^ogf-broker: NotGrantable: /);
     const bad = await runCli(['grant', 'add', '--command', 'mark', '--ttl-s', '600'], env);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/^--client: required/);
+    expect(bad.stderr).toMatch(/^ogf-broker: --client: required/);
     expect(
       (await runCli(['grant', 'add', '--command', 'mark', '--client', '*', '--ttl-s', '5'], env)).stderr,
-    ).toMatch(/^--ttl-s: must be an integer from 60 to 2592000, got "5"/);
+    ).toMatch(/^ogf-broker: --ttl-s: must be an integer from 60 to 2592000, got "5"/);
   });
 
   it('a restart keeps grants and their counts', async () => {

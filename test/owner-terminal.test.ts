@@ -46,7 +46,7 @@ describe('terminal owner commands', () => {
     await waitFor(() => marks().includes('terminal'), 'the launch');
     const again = await runCli(['approve', id], { OGF_BROKER_DATA_DIR: d.dataDir });
     expect(again.code).toBe(1);
-    expect(again.stderr).toMatch(/^AlreadyDecided: /);
+    expect(again.stderr).toMatch(/^ogf-broker: AlreadyDecided: /);
     const all = await runCli(['list', '--all', '--data-dir', d.dataDir]);
     expect(all.stdout).toContain(id);
   });
@@ -61,10 +61,10 @@ describe('terminal owner commands', () => {
     });
     const rec = await runCli(['reconcile', id, '--outcome', 'delivered', '--data-dir', d.dataDir]);
     expect(rec.code).toBe(1);
-    expect(rec.stderr).toMatch(/^NotReconcilable: /);
+    expect(rec.stderr).toMatch(/^ogf-broker: NotReconcilable: /);
     const nf = await runCli(['deny', 'c_nosuchcommand', '--data-dir', d.dataDir]);
     expect(nf.code).toBe(1);
-    expect(nf.stderr).toMatch(/^NotFound: /);
+    expect(nf.stderr).toMatch(/^ogf-broker: NotFound: /);
   });
 
   it('[Q.bad-input] bad flags exit 2 with one line naming the flag', async () => {
@@ -82,7 +82,9 @@ describe('terminal owner commands', () => {
       const r = await runCli(args, { OGF_BROKER_DATA_DIR: d.dataDir });
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
-      expect(r.stderr, args.join(' ')).toMatch(re);
+      // Every error line starts `ogf-broker: ` (contract 17).
+      expect(r.stderr, args.join(' ')).toMatch(/^ogf-broker: /);
+      expect(r.stderr.replace(/^ogf-broker: /, ''), args.join(' ')).toMatch(re);
     }
   });
 

@@ -24,6 +24,7 @@ import type {
 } from '../daemon/core/index.js';
 import { checkpointPayload, sealEntry } from '../daemon/core/index.js';
 import { PostgresStore, SCHEMA_VERSION, searchWhere } from '../daemon/store/postgres/index.js';
+import { MIGRATIONS as PG_MIGRATIONS } from '../daemon/store/postgres/schema.js';
 import { Store } from '../daemon/store/sqlite/index.js';
 import { waitFor } from './helpers/daemon.js';
 import { type Postgres, startPostgres } from './helpers/postgres.js';
@@ -566,7 +567,7 @@ describe('[F.unavailable] what only PostgreSQL has: overlapping transactions, de
     await pg!.sql(
       db(url),
       `DROP TRIGGER commands_pending ON commands; DROP FUNCTION ogf_pending_count(); DROP TABLE pending_counts;
-       DELETE FROM ogf_broker_migrations WHERE version = ${SCHEMA_VERSION}`,
+       DELETE FROM ogf_broker_migrations WHERE version >= ${PG_MIGRATIONS.findIndex((m) => m.includes('pending_counts')) + 1}`,
     );
     const again = await PostgresStore.open(url, {
       max: 4,

@@ -245,7 +245,7 @@ export class Daemon {
       passkeys: store.passkeys,
       push,
       // Contract 17: the terminal's doctor and notify test judge this daemon's environment (diagnose.ts).
-      diagnose: diagnose({ config, env: this.#env, upstreams, store, base: () => origins.url() }),
+      diagnose: diagnose({ config, env: this.#env, upstreams, base: () => origins.url() }),
       setup: createSetupFeed({
         config,
         sources,

@@ -1,7 +1,8 @@
 /**
  * The running daemon's answer to `doctor` and `notify test` (contract 17; owner/protocol-diagnose.ts): the
  * checks that depend on what the daemon itself uses — its environment (channels' variables, OGF_BRIDGE_URL),
- * its avatar app, its upstream connections, its database — made in the daemon's process, so the terminal
+ * its avatar app, its upstream connections — made in the daemon's process (the database is checked by the
+ * terminal too, and `status` shows the daemon's view of it), so the terminal
  * reports the daemon's view and not its own shell's.
  */
 import { probeBridge } from '../../bridge-client/probe.js';
@@ -15,13 +16,10 @@ export function diagnose(o: {
   config: Config;
   env: NodeJS.ProcessEnv;
   upstreams: UpstreamRegistry;
-  /** The store: a PostgreSQL one says whether it reaches its database now (`available`). */
-  store: object;
   /** The daemon's own URL (links point at public_url when there is one). */
   base: () => string;
 }): Diagnose {
   const { config, env } = o;
-  const available = () => (o.store as { available?: boolean }).available !== false;
   return {
     configSha256: config.configSha256,
     async doctor() {
@@ -50,14 +48,6 @@ export function diagnose(o: {
           detail: ok
             ? `connected, ${u.tools} tool${u.tools === 1 ? '' : 's'} listed`
             : `${u.state}${u.why === undefined ? '' : `: ${u.why}`}`,
-        });
-      }
-      if (config.database_url !== null) {
-        const ok = available();
-        checks.push({
-          name: 'database',
-          ok,
-          detail: ok ? 'the shared PostgreSQL is reachable' : 'the shared PostgreSQL is out of reach now',
         });
       }
       checks.push(...checkChannels(config.notify, env));

@@ -114,7 +114,7 @@ export async function runDoctor(argv: string[]): Promise<number> {
     // Contract 16: which node this data dir's daemon is, and (shared database) whether the name is free.
     checks.push(checkNode(config.node_name, store.nodes, runningDaemon(paths.daemonJson), hostname()));
     // Contract 16: the shared database must be reachable for the daemon to start.
-    if (config.database_url !== null && asked.checks === undefined) {
+    if (config.database_url !== null) {
       checks.push({
         name: 'database',
         ok: store.reachable,

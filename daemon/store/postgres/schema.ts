@@ -240,33 +240,11 @@ export const MIGRATIONS: readonly string[] = [
      WHERE client_id IN (SELECT client_id FROM oauth_connections);
    CREATE INDEX oauth_clients_completed ON oauth_clients(completed_at);
    CREATE INDEX oauth_connections_name ON oauth_connections(client_name);`,
-  // Contract 12 (v4): a command that ends keeps no preview text (core/preview-end.ts); those that ended
-  // before this version lose theirs here. Their preview_made audit entries keep the text's SHA-256.
-  `UPDATE commands SET body = ((body::jsonb #- '{preview,diff}') #- '{preview,text}')::text
-     WHERE state IN ('succeeded', 'denied', 'failed', 'unknown')
-       AND (body::jsonb -> 'preview') ?| array['diff', 'text'];`,
   // Contract 11 (v4): the Allow… dialog's test against the past reads the newest commands of one command
   // name (search.ts). A column PostgreSQL keeps from the body (a command never changes its name), and an
   // index on it in seq order.
   `ALTER TABLE commands ADD COLUMN command text GENERATED ALWAYS AS ((body::json) ->> 'command') STORED;
    CREATE INDEX commands_command_seq ON commands(command, seq);`,
-  // Contract 13.3 (v4), as broker.db's (store/sqlite/schema.ts): each passkey the table holds is taken into
-  // the chain with an add entry naming its public key, written after every row there is (older rows not
-  // yet chained included) without a hash, and chained by chain.ts at this same start; the partial indexes
-  // serve the read of those entries at each passkey approval and of the last `config_loaded` at each start.
-  // Safe to run again (IF NOT EXISTS, NOT EXISTS), as broker.db's.
-  `CREATE INDEX IF NOT EXISTS audit_passkeys ON audit(seq)
-     WHERE action IN ('passkey_added', 'passkey_removed', 'passkeys_removed');
-   CREATE INDEX IF NOT EXISTS audit_config_loaded ON audit(seq) WHERE action = 'config_loaded';
-   INSERT INTO audit (seq, at, actor_kind, actor, action, detail)
-     SELECT (SELECT COALESCE(MAX(seq), 0) FROM audit) + row_number() OVER (ORDER BY p.seq),
-       to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'daemon', 'daemon', 'passkey_added',
-       json_build_object('owner', p.owner, 'credential_id', p.credential_id, 'public_key', p.public_key,
-         'rp_id', p.rp_id, 'taken_at_upgrade', true)::text
-     FROM passkeys p
-     WHERE NOT EXISTS (SELECT 1 FROM audit a WHERE a.action = 'passkey_added'
-       AND a.detail::json->>'credential_id' = p.credential_id AND a.detail::json->>'public_key' = p.public_key)
-     ORDER BY p.seq;`,
   // Contract 16 (v4), issue 35 finding 4. Grants name their node: one stored before takes the node of the
   // command whose approval made it (its grant_created entry names the command); the rest are adopted by
   // the first node to start (nodes.ts), never `*` (docs/fleet.md). PENDING caps count every node's
@@ -305,6 +283,28 @@ export const MIGRATIONS: readonly string[] = [
      SELECT '*', count(*) FROM commands WHERE state IN ('awaiting_review','approved','running');
    CREATE TRIGGER commands_pending AFTER INSERT OR UPDATE OF state OR DELETE ON commands
      FOR EACH ROW EXECUTE FUNCTION ogf_pending_count();`,
+  // Contract 13.3 (v4), as broker.db's (store/sqlite/schema.ts): each passkey the table holds is taken into
+  // the chain with an add entry naming its public key, written after every row there is (older rows not
+  // yet chained included) without a hash, and chained by chain.ts at this same start; the partial indexes
+  // serve the read of those entries at each passkey approval and of the last `config_loaded` at each start.
+  // Safe to run again (IF NOT EXISTS, NOT EXISTS), as broker.db's.
+  `CREATE INDEX IF NOT EXISTS audit_passkeys ON audit(seq)
+     WHERE action IN ('passkey_added', 'passkey_removed', 'passkeys_removed');
+   CREATE INDEX IF NOT EXISTS audit_config_loaded ON audit(seq) WHERE action = 'config_loaded';
+   INSERT INTO audit (seq, at, actor_kind, actor, action, detail)
+     SELECT (SELECT COALESCE(MAX(seq), 0) FROM audit) + row_number() OVER (ORDER BY p.seq),
+       to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'daemon', 'daemon', 'passkey_added',
+       json_build_object('owner', p.owner, 'credential_id', p.credential_id, 'public_key', p.public_key,
+         'rp_id', p.rp_id, 'taken_at_upgrade', true)::text
+     FROM passkeys p
+     WHERE NOT EXISTS (SELECT 1 FROM audit a WHERE a.action = 'passkey_added'
+       AND a.detail::json->>'credential_id' = p.credential_id AND a.detail::json->>'public_key' = p.public_key)
+     ORDER BY p.seq;`,
+  // Contract 12 (v4): a command that ends keeps no preview text (core/preview-end.ts); those that ended
+  // before this version lose theirs here. Their preview_made audit entries keep the text's SHA-256.
+  `UPDATE commands SET body = ((body::jsonb #- '{preview,diff}') #- '{preview,text}')::text
+     WHERE state IN ('succeeded', 'denied', 'failed', 'unknown')
+       AND (body::jsonb -> 'preview') ?| array['diff', 'text'];`,
 ];
 
 /** How many migrations this build knows (the newest schema version). */

@@ -173,11 +173,6 @@ export const MIGRATIONS: readonly string[] = [
      WHERE client_id IN (SELECT client_id FROM oauth_connections);
    CREATE INDEX oauth_clients_completed ON oauth_clients(completed_at);
    CREATE INDEX oauth_connections_name ON oauth_connections(client_name);`,
-  // Contract 12 (v4): a command that ends keeps no preview text (core/preview-end.ts); those that ended
-  // before this version lose theirs here. Their preview_made audit entries keep the text's SHA-256.
-  `UPDATE commands SET body = json_remove(body, '$.preview.diff', '$.preview.text')
-     WHERE state IN ('succeeded', 'denied', 'failed', 'unknown')
-       AND (json_extract(body, '$.preview.diff') IS NOT NULL OR json_extract(body, '$.preview.text') IS NOT NULL);`,
   // Contract 11 (v4): the Allow… dialog's test against the past reads the newest commands of one command
   // name (commands.ts search). A virtual column read from the body (a command never changes its name), and
   // an index on it in seq order.
@@ -202,6 +197,11 @@ export const MIGRATIONS: readonly string[] = [
        AND json_extract(a.detail, '$.credential_id') = p.credential_id
        AND json_extract(a.detail, '$.public_key') = p.public_key)
      ORDER BY p.seq;`,
+  // Contract 12 (v4): a command that ends keeps no preview text (core/preview-end.ts); those that ended
+  // before this version lose theirs here. Their preview_made audit entries keep the text's SHA-256.
+  `UPDATE commands SET body = json_remove(body, '$.preview.diff', '$.preview.text')
+     WHERE state IN ('succeeded', 'denied', 'failed', 'unknown')
+       AND (json_extract(body, '$.preview.diff') IS NOT NULL OR json_extract(body, '$.preview.text') IS NOT NULL);`,
 ];
 
 /**

@@ -28,6 +28,8 @@ export async function runBackup(argv: string[]): Promise<number> {
   const problem = inspectDataDir(root);
   if (problem !== undefined) throw new UsageError(`backup: ${problem}`);
   if (existsSync(file)) throw new UsageError(`backup: ${file} exists already; name a new file`);
+  if (!existsSync(dirname(file)))
+    throw new UsageError(`backup: the directory ${dirname(file)} does not exist`);
   // The copy of broker.db and the archive are as private as the data dir they come from.
   usePrivateUmask();
   const onPostgres = config.database_url !== null;

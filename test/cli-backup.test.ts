@@ -5,6 +5,7 @@
  * shows the same history as at the backup. Also: the archive is 0600, restore refuses a non-empty data dir,
  * and a damaged archive restores nothing.
  */
+import { createHash } from 'node:crypto';
 import {
   chmodSync,
   existsSync,
@@ -112,6 +113,28 @@ describe('[U.backup] backup under load, restore into an empty data dir', () => {
     const r = await runCli(['restore', bad, '--data-dir', target]);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/^ogf-broker: restore: .*sha256/);
+    expect(existsSync(target)).toBe(false);
+  });
+
+  it('an archive naming a path instead of a file name restores nothing, anywhere', async () => {
+    const evil = join(work, 'evil.ogfbackup');
+    const body = Buffer.from('x');
+    const sha256 = createHash('sha256').update(body).digest('hex');
+    const manifest = {
+      created_at: '2026-01-01T00:00:00.000Z',
+      broker_version: '0.1.0',
+      database: 'sqlite',
+      members: [{ name: '../escaped', size: 1, sha256 }],
+    };
+    writeFileSync(
+      evil,
+      Buffer.concat([Buffer.from(`OGF-BROKER-BACKUP 1\n${JSON.stringify(manifest)}\n`), body]),
+    );
+    const target = join(work, 'from-evil');
+    const r = await runCli(['restore', evil, '--data-dir', target]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^ogf-broker: restore: .*not valid/);
+    expect(existsSync(join(work, 'escaped'))).toBe(false);
     expect(existsSync(target)).toBe(false);
   });
 

@@ -52,9 +52,17 @@ async function main(argv: string[]): Promise<number> {
       // The walk's second thread starts while the command's modules load (audit-walk-thread.ts).
       if (rest[0] === 'verify') (await import('./commands/audit-walk-thread.js')).startWalkThread();
       return (await import('./commands/audit.js')).runAudit(rest);
+    case 'init':
+      return (await import('./commands/init.js')).runInit(rest);
+    case 'backup':
+      return (await import('./commands/backup.js')).runBackup(rest);
+    case 'restore':
+      return (await import('./commands/restore.js')).runRestore(rest);
+    case 'service':
+      return (await import('./commands/service.js')).runService(rest);
     default:
       throw new UsageError(
-        `command must be one of start, mcp-stdio, status, list, approve, deny, reconcile, grant, policy, token, audit, notify, doctor; got ${sub === undefined ? 'nothing' : JSON.stringify(sub)}`,
+        `command must be one of start, mcp-stdio, status, list, approve, deny, reconcile, grant, policy, token, audit, notify, doctor, init, backup, restore, service; got ${sub === undefined ? 'nothing' : JSON.stringify(sub)}`,
       );
   }
 }

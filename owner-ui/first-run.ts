@@ -40,8 +40,27 @@ function upstreamLine(u: SetupInfo['upstreams'][number]): HTMLElement {
   );
 }
 
+/**
+ * `ogf-broker init` as this daemon's owner runs it (contract 17): the token command's program and data dir,
+ * `init` in place of `token mcp` — so it writes the config of this very data dir.
+ */
+export function initCommand(tokenCommand: string): string {
+  return tokenCommand.replace(/ token mcp( |$)/, ' init$1');
+}
+
 function canDo(s: SetupInfo): HTMLElement {
   const items: HTMLElement[] = [];
+  // Contract 17: with nothing gated yet, the first step is a starter config.
+  if (s.commands.length === 0 && s.upstreams.length === 0)
+    items.push(
+      el(
+        'li',
+        { 'data-part': 'init' },
+        'Nothing is gated yet. Run in a terminal: ',
+        code(initCommand(s.token_command), 'fr-copy fr-init'),
+        ' It writes a starter config (the filesystem server over ~/ogf-notes: reads allowed, writes under drafts/ allowed, the rest asked); then restart the daemon.',
+      ),
+    );
   items.push(
     el(
       'li',

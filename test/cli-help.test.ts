@@ -32,6 +32,11 @@ const INVOCATIONS: Array<[string[], string]> = [
   [['audit', 'verify'], 'audit'],
   [['audit', 'export'], 'audit'],
   [['doctor'], 'doctor'],
+  [['init'], 'init'],
+  [['backup', '/nonexistent/b.ogfbackup'], 'backup'],
+  [['restore', '/nonexistent/b.ogfbackup'], 'restore'],
+  [['service', 'install'], 'service'],
+  [['service', 'uninstall'], 'service'],
 ];
 
 describe('[U.cli-help] help, version and error lines', () => {

@@ -140,6 +140,26 @@ export const REQUIREMENTS = {
     statement:
       'On SIGTERM/SIGINT the daemon stops taking calls, answers every MCP call waiting for a decision with its current result (PENDING with its pending_id) before closing its stream, tells panels it stops (1001), and exits; after a start the same pending_id still awaits review.',
   },
+  'U.init': {
+    source: 'contracts.md 17; issue 36 item 5',
+    statement:
+      '`ogf-broker init` writes a starter config.json (0600, never over one: exit 2): the filesystem server over a folder, reads allowed, writes under drafts/ allowed by a rule, the rest asked.',
+  },
+  'U.backup': {
+    source: 'contracts.md 17; issue 36 item 5',
+    statement:
+      '`ogf-broker backup` writes one 0600 archive with a consistent copy of broker.db and the data dir’s files, daemon running or not; `restore` fills only an empty data dir; after it audit verify passes and the same tokens log in.',
+  },
+  'U.install': {
+    source: 'contracts.md 17; issue 36 item 5',
+    statement:
+      '`npm pack` holds only what runs and its docs (no tests, benchmarks or test sources); installed globally from it, `ogf-broker` works from any directory.',
+  },
+  'U.service': {
+    source: 'contracts.md 17; issue 36 item 5',
+    statement:
+      '`ogf-broker service install` writes a valid systemd user unit running this install’s start (reload by SIGHUP, restart on failure), never over a different one; `service uninstall` removes it.',
+  },
   'U.cli-help': {
     source: 'contracts.md 17; issue 36 item 5',
     statement:

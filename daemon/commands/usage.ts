@@ -87,6 +87,21 @@ ${DATA_DIR}
   --host H            the host to check
   --port P            the port to check
   --config F          the config to check`,
+  init: `usage: ogf-broker init [flags]
+writes a starter config.json: the filesystem server over a folder, reads allowed, drafts/ writable, the rest asked
+${DATA_DIR}
+  --folder DIR        the folder the AI works in (default ~/ogf-notes, created with drafts/)`,
+  backup: `usage: ogf-broker backup FILE [flags]
+writes one 0600 archive of the data dir (a consistent copy of broker.db, config, keys, tokens), daemon running or not
+${DATA_DIR}`,
+  restore: `usage: ogf-broker restore FILE --data-dir D
+fills an empty data dir from a backup archive
+${DATA_DIR}`,
+  service: `usage: ogf-broker service install|uninstall [flags]
+a systemd user unit (~/.config/systemd/user/ogf-broker.service) that runs \`start\` for the data dir
+  service install                    writes the unit and prints the systemctl --user lines that enable it
+  service uninstall                  removes it
+${DATA_DIR}`,
 };
 
 /** The command list (`ogf-broker help`). */

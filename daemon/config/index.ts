@@ -26,5 +26,12 @@ export { type PasskeyConfig, requiresPasskey } from './passkey.js';
 export type { DryRunSpec, FileDiffSpec, PreviewPreset, PreviewSpec } from './previews.js';
 export { type ConfigRecord, configRecord, readRecord, weakenings } from './record.js';
 export type { RuleConfigEntry } from './rules.js';
-export { currentInvocation, mcpTokenFixed, mcpTokenLine, tokenMcpCommand } from './self-command.js';
+export {
+  brokerProgram,
+  currentInvocation,
+  mcpTokenFixed,
+  mcpTokenLine,
+  shellQuote,
+  tokenMcpCommand,
+} from './self-command.js';
 export type { UpstreamConfig } from './upstreams.js';

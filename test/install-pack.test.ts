@@ -63,7 +63,7 @@ describe('[U.install] npm pack, npm install -g from it, ogf-broker from any dire
   it('the package holds what runs and its docs, no tests, benchmarks or test sources', () => {
     for (const path of packed) {
       expect(path, path).toMatch(
-        /^(dist\/(daemon|bridge-client|owner-ui|examples)\/|docs\/[a-z-]+\.md$|README\.md$|package\.json$)/,
+        /^(dist\/(daemon|bridge-client|owner-ui|examples)\/|docs\/(reference\/)?[A-Za-z-]+\.md$|README\.md$|package\.json$)/,
       );
       expect(path, path).not.toMatch(/(^|\/)(test|tests|bench|fixtures)\/|\.test\.|\.ts$|\.map$/);
     }

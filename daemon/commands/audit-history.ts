@@ -4,6 +4,7 @@
  * `command_id` column may have moved an entry between cards, both read in the walk's own snapshot (a
  * running daemon's next change is in neither). Prints `mismatch: <command id>: <field>`, one line each.
  */
+
 import { join } from 'node:path';
 import {
   type ChainInput,
@@ -17,23 +18,10 @@ import {
   movedLinks,
 } from '../audit/index.js';
 import { escapeForTerminal } from '../base/index.js';
+import type { StoredHistoryRow } from '../store/rows/index.js';
 
-/**
- * A command row as broker.db or the shared database hands it (store/*\/readonly.ts's StoredHistoryRow):
- * `[seq, id, state, body id, phase.state, phase.reason, phase.decided_by, command, args JSON, display JSON]`.
- */
-export type StoredRow = readonly [
-  number,
-  string,
-  unknown,
-  unknown,
-  unknown,
-  unknown,
-  unknown,
-  unknown,
-  string | null,
-  string | null,
-];
+/** A command row as broker.db or the shared database hands it (store/rows/history.ts). */
+export type StoredRow = Readonly<StoredHistoryRow>;
 
 /** Stored rows and picked audit rows (`[seq, command_id column, entry]`) as read together. */
 export interface StoredHistoryRead {

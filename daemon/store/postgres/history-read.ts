@@ -6,23 +6,10 @@
  * check reports), not stop the read.
  */
 import type pg from 'pg';
-
-/** `[seq, id, state, body id, phase.state, phase.reason, phase.decided_by, command, args JSON, display JSON]`. */
-export type PgHistoryRow = [
-  number,
-  string,
-  unknown,
-  unknown,
-  unknown,
-  unknown,
-  unknown,
-  unknown,
-  string | null,
-  string | null,
-];
+import type { StoredHistoryRow } from '../rows/index.js';
 
 export interface PgHistory {
-  rows: PgHistoryRow[];
+  rows: StoredHistoryRow[];
   /** `[seq, command_id column, entry]` of the audit rows whose column may not name their entry's command. */
   links: Array<[number, string | null, string]>;
 }
@@ -30,7 +17,7 @@ export interface PgHistory {
 const FETCH = 5000;
 type Obj = Record<string, unknown>;
 
-function rowOf(seq: string, id: string, state: string, body: string): PgHistoryRow {
+function rowOf(seq: string, id: string, state: string, body: string): StoredHistoryRow {
   let c: Obj | undefined;
   try {
     const v = JSON.parse(body) as unknown;
@@ -56,7 +43,7 @@ function rowOf(seq: string, id: string, state: string, body: string): PgHistoryR
 
 /** The history in the open snapshot of `c`, to `upTo` in the audit. */
 export async function readHistoryIn(c: pg.Client, upTo: number): Promise<PgHistory> {
-  const rows: PgHistoryRow[] = [];
+  const rows: StoredHistoryRow[] = [];
   await c.query(
     'DECLARE history_read NO SCROLL CURSOR FOR SELECT seq, id, state, body FROM commands ORDER BY seq',
   );

@@ -14,7 +14,7 @@ export {
   walkPgAuditChain,
 } from './audit-read.js';
 export { isUnreachable } from './errors.js';
-export type { PgHistory, PgHistoryRow } from './history-read.js';
+export type { PgHistory } from './history-read.js';
 export { MIRROR_WINDOW } from './mirror.js';
 export type { LiveNode, NodeRecord } from './nodes.js';
 export { type DatabaseLook, lookAt, newestPgCommands } from './readonly.js';

@@ -3,5 +3,6 @@
  * becomes the core's record. One definition, so the two stores cannot drift apart on what a row means.
  */
 export { type AuditRow, toAudit, toChain } from './audit.js';
+export type { StoredHistoryRow } from './history.js';
 export { type ConnectionRow, toConnection } from './oauth.js';
 export { type PasskeyRow, RECORDED_PASSKEYS_WHERE, recordedOf, toPasskey } from './passkeys.js';

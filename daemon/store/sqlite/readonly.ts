@@ -2,8 +2,10 @@
  * Reads of a data dir's broker.db by a process that is not the daemon (`status`, `doctor`): opened
  * read-only, never created, never migrated; a missing or older file answers undefined.
  */
+
 import { existsSync } from 'node:fs';
 import type { Checkpoint, Command } from '../../core/index.js';
+import type { StoredHistoryRow } from '../rows/index.js';
 import { openReadOnly } from './schema.js';
 
 /**
@@ -154,24 +156,6 @@ export interface AuditChainReader {
   links(upTo: number): StoredLink[];
   close(): void;
 }
-
-/**
- * A command row's fields the history check compares (contract 14 (v4), audit/history-check.ts), as stored:
- * `[seq, id, state, body id, phase.state, phase.reason, phase.decided_by, command, args JSON, display JSON]`
- * (nulls where the body has none or is not JSON).
- */
-export type StoredHistoryRow = [
-  number,
-  string,
-  unknown,
-  unknown,
-  unknown,
-  unknown,
-  unknown,
-  unknown,
-  string | null,
-  string | null,
-];
 
 /** An audit row as `[seq, command_id column, entry text]`. */
 export type StoredLink = [number, string | null, string];

@@ -12,6 +12,25 @@ import { checkChannels, testChannels } from '../notify/index.js';
 import type { Diagnose, DiagnosisCheck } from '../owner/index.js';
 import type { UpstreamRegistry } from '../upstreams/index.js';
 
+/** The avatar app answers an `ogf-bridge/1` handshake (doctor's check, here or in the running daemon). */
+export async function checkBridge(config: Config): Promise<DiagnosisCheck> {
+  const bridge = config.ogf_bridge;
+  if (bridge === null) {
+    return {
+      name: 'avatar app',
+      ok: true,
+      detail:
+        'the OGF bridge is off (no ogf_bridge in config, no OGF_BRIDGE_URL): ogf_cue answers OgfBridgeNotConfigured',
+    };
+  }
+  const r = await probeBridge(
+    bridge.url,
+    Math.max(bridge.delivery_timeout_ms, 2000),
+    `ogf-broker/${VERSION}`,
+  );
+  return { name: 'avatar app', ok: r.ok, detail: r.detail };
+}
+
 export function diagnose(o: {
   config: Config;
   env: NodeJS.ProcessEnv;
@@ -24,22 +43,7 @@ export function diagnose(o: {
     configSha256: config.configSha256,
     async doctor() {
       const checks: DiagnosisCheck[] = [];
-      const bridge = config.ogf_bridge;
-      if (bridge === null) {
-        checks.push({
-          name: 'avatar app',
-          ok: true,
-          detail:
-            'the OGF bridge is off (no ogf_bridge in config, no OGF_BRIDGE_URL): ogf_cue answers OgfBridgeNotConfigured',
-        });
-      } else {
-        const r = await probeBridge(
-          bridge.url,
-          Math.max(bridge.delivery_timeout_ms, 2000),
-          `ogf-broker/${VERSION}`,
-        );
-        checks.push({ name: 'avatar app', ok: r.ok, detail: r.detail });
-      }
+      checks.push(await checkBridge(config));
       for (const u of o.upstreams.status()) {
         const ok = u.state === 'connected';
         checks.push({

@@ -3,3 +3,4 @@
  * together; `ogf-broker start` runs it.
  */
 export { Daemon } from './daemon.js';
+export { checkBridge } from './diagnose.js';

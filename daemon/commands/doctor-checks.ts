@@ -1,14 +1,13 @@
 /**
  * The checks `ogf-broker doctor` runs (contracts.md 1.1; the command itself is commands/doctor.ts): data
- * dir permissions, port, a real `ogf-bridge/1` handshake with the configured avatar app, each upstream, and
+ * dir permissions, port (the avatar app's handshake is app/diagnose.ts's checkBridge), each upstream, and
  * (warnings) an upstream handed a folder containing the data dir, and commands needing more approvals than
  * there are owners — each a Check saying what it found.
  */
 import { readdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { probeBridge } from '../../bridge-client/probe.js';
-import { escapeForTerminal, silentLogger, VERSION } from '../base/index.js';
+import { escapeForTerminal, silentLogger } from '../base/index.js';
 import type { Config } from '../config/index.js';
 import { dataDirPaths, inspectDataDir, runningDaemon } from '../datadir/index.js';
 import type { LiveNode } from '../store/index.js';
@@ -116,24 +115,6 @@ export async function checkPort(root: string, host: string, port: number): Promi
       ? 'is in use by another program (not a daemon of this data dir)'
       : `cannot be bound (${err.code})`;
   return { name: 'port', ok: false, detail: `${host}:${port} ${why}; choose another with --port` };
-}
-
-export async function checkBridge(config: Config): Promise<Check> {
-  const bridge = config.ogf_bridge;
-  if (bridge === null) {
-    return {
-      name: 'avatar app',
-      ok: true,
-      detail:
-        'the OGF bridge is off (no ogf_bridge in config, no OGF_BRIDGE_URL): ogf_cue answers OgfBridgeNotConfigured',
-    };
-  }
-  const r = await probeBridge(
-    bridge.url,
-    Math.max(bridge.delivery_timeout_ms, 2000),
-    `ogf-broker/${VERSION}`,
-  );
-  return { name: 'avatar app', ok: r.ok, detail: r.detail };
 }
 
 /** Contract 1.1 (v2): each upstream starts and lists its tools (one check each, run side by side). */

@@ -7,6 +7,7 @@
  */
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
+import { checkBridge } from '../app/index.js';
 import { parseFlags, stringFlag } from '../base/index.js';
 import { type Config, loadConfig, resolveDataDir } from '../config/index.js';
 import { dataDirPaths, runningDaemon } from '../datadir/index.js';
@@ -15,7 +16,6 @@ import { askRunningDaemon } from '../owner/terminal.js';
 import { lookAtStore } from '../store/index.js';
 import {
   type Check,
-  checkBridge,
   checkConfigFile,
   checkDataDir,
   checkNode,

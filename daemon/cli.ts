@@ -52,6 +52,8 @@ async function main(argv: string[]): Promise<number> {
       // The walk's second thread starts while the command's modules load (audit-walk-thread.ts).
       if (rest[0] === 'verify') (await import('./commands/audit-walk-thread.js')).startWalkThread();
       return (await import('./commands/audit.js')).runAudit(rest);
+    case 'reload':
+      return (await import('./commands/reload.js')).runReload(rest);
     case 'init':
       return (await import('./commands/init.js')).runInit(rest);
     case 'backup':
@@ -62,7 +64,7 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./commands/service.js')).runService(rest);
     default:
       throw new UsageError(
-        `command must be one of start, mcp-stdio, status, list, approve, deny, reconcile, grant, policy, token, audit, notify, doctor, init, backup, restore, service; got ${sub === undefined ? 'nothing' : JSON.stringify(sub)}`,
+        `command must be one of start, mcp-stdio, status, list, approve, deny, reconcile, grant, policy, token, audit, notify, doctor, reload, init, backup, restore, service; got ${sub === undefined ? 'nothing' : JSON.stringify(sub)}`,
       );
   }
 }

@@ -4,7 +4,7 @@
  * passkey or several approvals, the rules' ids and decisions); a start whose config asks less of the owner
  * than the last one sends a `config` notification saying what weakened — here to a json webhook played
  * over loopback (test/helpers/receivers.ts). And SIGHUP, which Node turns into an exit by default, is caught:
- * the real daemon process gets it and keeps answering (reload proper is a later issue).
+ * the real daemon process gets it, reloads, and keeps answering (test/reload.test.ts tests the reload itself).
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
@@ -125,10 +125,10 @@ describe('SIGHUP (contract 17)', () => {
     await d?.stop();
   });
 
-  it('[F.sighup] a real daemon process gets SIGHUP, logs it, and keeps answering', async () => {
+  it('[F.sighup] a real daemon process gets SIGHUP, reloads, and keeps answering', async () => {
     d = await startDaemon({ dataDir, config: config(false) });
     d.child.kill('SIGHUP');
-    await waitFor(() => d!.stderr().includes('reload_not_built'), 'the SIGHUP logged');
+    await waitFor(() => d!.stderr().includes('config_reloaded'), 'the SIGHUP reloaded the config');
     expect(d.child.exitCode).toBeNull();
     expect(d.child.signalCode).toBeNull();
     const ai = await mcpClient(d);

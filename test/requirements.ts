@@ -768,7 +768,17 @@ export const REQUIREMENTS = {
   'F.sighup': {
     source: 'contracts.md 17 (v4)',
     statement:
-      'SIGHUP never stops the daemon: it is caught and logged (reload proper is a later issue), and the daemon keeps answering.',
+      'SIGHUP never stops the daemon: it reloads the config (logged as `config_reloaded`, or `reload_failed` with the old config kept), and the daemon keeps answering.',
+  },
+  'F.reload': {
+    source: 'contracts.md 17 (v4)',
+    statement:
+      'A reload (SIGHUP or `ogf-broker reload`) applies rules, notification channels, config grants, catalog commands and upstream entries to requests from then on without a restart: a changed upstream is restarted, the others keep their connections; each reload appends `config_loaded`; fields read only at start (port, host, data dir, database…) are named as needing a restart and keep their running values.',
+  },
+  'F.reload-kept': {
+    source: 'contracts.md 17 (v4)',
+    statement:
+      'A config that does not load changes nothing: the daemon keeps the old one and logs the error; `ogf-broker reload` prints it (`ogf-broker: reload: …`) and exits 2.',
   },
 
   // ---- reaching the owner: notifications, the panel on a phone (contracts.md 13.1, 13.2; issue 23) ----------

@@ -1,5 +1,5 @@
 /**
- * `config_loaded` (contract 14 (v4)): each start appends the config's record (config/record.ts) to the audit
+ * `config_loaded` (contract 14 (v4)): each start and reload appends the config's record (config/record.ts) to the audit
  * chain, and when something that decides whether the owner's hand is needed weakened since the last entry
  * — on this node or another of a shared database — logs it and sends a `config` notification (contract
  * 13.1) saying what changed. Code running as the owner's user can edit the config; this is how the owner
@@ -10,7 +10,7 @@ import { type Config, configRecord, readRecord, weakenings } from '../config/ind
 import type { AuditStore } from '../core/index.js';
 import type { PublishedEvent } from '../notify/index.js';
 
-/** Appends this start's `config_loaded`; returns what weakened since the last one (empty: nothing). */
+/** Appends this start's or reload's `config_loaded`; returns what weakened since the last one (empty: nothing). */
 export async function recordConfigLoaded(o: {
   config: Config;
   audits: AuditStore;
@@ -33,7 +33,7 @@ export async function recordConfigLoaded(o: {
     o.publish({
       event: 'config',
       title: 'ogf-broker: the config now asks less of you',
-      summary: `Since the last start: ${weakened.join('; ')}. If you did not change it, someone else did.`,
+      summary: `Since the config was last loaded: ${weakened.join('; ')}. If you did not change it, someone else did.`,
       fields: { config_sha256: now.config_sha256 ?? '', weakened },
     });
   }

@@ -1,8 +1,9 @@
 /**
  * The long-lived daemon: owns the data dir, the store, the broker, the HTTP server and the edges.
- * `start()` recovers from the store (rules 3 and 4), sweeps leftover session files, listens, mounts the
- * MCP and owner edges, then writes `daemon.json` (contract 1.2). `close()` is a clean stop (contract 17):
- * answers the waiting calls, lets running children finish briefly, closes the store, removes `daemon.json`.
+ * `start()` opens the store, recovers the broker from it (rules 3 and 4), listens, mounts the MCP and owner
+ * edges, writes `daemon.json` (contract 1.2), then starts the background work. `reload()` reads the config
+ * again (contract 17, reload.ts). `close()` is a clean stop (contract 17): answers the waiting calls, lets
+ * running children finish briefly, closes the store, removes `daemon.json`.
  */
 import type { Server } from 'node:http';
 import { hostname } from 'node:os';
@@ -26,41 +27,44 @@ import {
   writeDaemonInfo,
 } from '../datadir/index.js';
 import type { Edge } from '../http/index.js';
-import { connectionLimits, createHttpServer, createOrigins, descriptorLimit, Flight } from '../http/index.js';
-import { executorsOf } from '../kind/index.js';
+import { createOrigins, Flight } from '../http/index.js';
+import { executorsOf, type Source } from '../kind/index.js';
 import { createSources, KINDS, type KindWork, startKindWork } from '../kinds/index.js';
 import { createMcpEdge } from '../mcp/index.js';
 import { OAuthServer, oauthRoutes } from '../oauth/index.js';
-import { createOwnerEdge, createSetupFeed, type OwnerContext } from '../owner/index.js';
-import { RuleBook, removeRulesStatus, rulePort, writeRulesStatus } from '../rules/index.js';
+import { createOwnerEdge, type OwnerContext, type ReloadOutcome } from '../owner/index.js';
+import { removeRulesStatus, writeRulesStatus } from '../rules/index.js';
 import { type DaemonStore, openStore, removeDatabaseStatus } from '../store/index.js';
 import { Tokens } from '../tokens/index.js';
-import {
-  removeUpstreamStatus,
-  UpstreamRegistry,
-  withExposed,
-  writeUpstreamStatus,
-} from '../upstreams/index.js';
-import { compiledRules } from './compiled-rules.js';
+import { removeUpstreamStatus, UpstreamRegistry } from '../upstreams/index.js';
 import { recordConfigLoaded } from './config-loaded.js';
-import { diagnose } from './diagnose.js';
-import { listen } from './listen.js';
+import { ConfigRules } from './config-rules.js';
+import { httpServer, listen } from './listen.js';
+import { LiveConfig } from './live-config.js';
+import { ownerContext } from './owner-context.js';
 import { ownersWithoutPasskey } from './passkey-owners.js';
 import { type Reach, startReach } from './reach.js';
-import { unwritable } from './unwritable.js';
+import { reloadConfig } from './reload.js';
+import { unwritable, unwritableAsync } from './unwritable.js';
+import { upstreamStatusWriter } from './upstream-status.js';
 
 export interface DaemonOptions {
   env?: NodeJS.ProcessEnv;
   log: Logger;
+  /** Contract 17: reads the config again as `start` read it (same flags); absent, a reload keeps the config. */
+  reread?: () => Config;
 }
 
 export class Daemon {
-  readonly #config: Config;
+  readonly #live: LiveConfig;
   readonly #env: NodeJS.ProcessEnv;
   readonly #log: Logger;
+  readonly #reread: (() => Config) | undefined;
   #paths: DataDir | undefined;
   #store: DaemonStore | undefined;
   #broker: Broker | undefined;
+  #rules: ConfigRules | undefined;
+  #sources: Source[] = [];
   #retention: RetentionPass | undefined;
   #checkpoints: CheckpointTimer | undefined;
   /** Notifications and Web Push (contracts 13.1, 13.2). */
@@ -74,13 +78,16 @@ export class Daemon {
   #info: DaemonInfo | undefined;
   #started = false;
   #closed: Promise<void> | undefined;
+  /** One reload at a time, in the order asked (a SIGHUP during `ogf-broker reload` waits its turn). */
+  #reloading: Promise<unknown> = Promise.resolve();
   /** The requests in flight, refused once a clean stop begins (contract 17). */
   readonly #flight = new Flight();
 
   constructor(config: Config, options: DaemonOptions) {
-    this.#config = config;
+    this.#live = new LiveConfig(config);
     this.#env = options.env ?? process.env;
     this.#log = options.log;
+    this.#reread = options.reread;
   }
 
   get info(): DaemonInfo | undefined {
@@ -100,53 +107,16 @@ export class Daemon {
 
   /** Contract 13.3: the owners who have no passkey while the config requires one (passkey-owners.ts). */
   ownersWithoutPasskey(): Promise<string[]> {
-    return this.#store === undefined ? Promise.resolve([]) : ownersWithoutPasskey(this.#config, this.#store);
+    return this.#store === undefined
+      ? Promise.resolve([])
+      : ownersWithoutPasskey(this.#live.current, this.#store);
   }
 
   async start(): Promise<DaemonInfo> {
     if (this.#started) throw new Error('Daemon.start() called twice');
     this.#started = true;
-    const config = this.#config;
-    const paths = unwritable(config.dataDir, () => openDataDir(config.dataDir));
-    this.#paths = paths;
-    const other = runningDaemon(paths.daemonJson);
-    if (other && other.pid !== process.pid) {
-      throw new UsageError(`already running: pid ${other.pid} serves this data dir at ${other.url}`);
-    }
-    // Contract 14: the audit key is made at the first start; the store signs checkpoints with it.
-    const auditKey = unwritable(config.dataDir, () => loadOrCreateAuditKey(config.dataDir));
-    // Contract 16: the shared PostgreSQL when configured, else broker.db (store/open.ts).
-    const store = await openStore(config, paths, {
-      log: this.#log,
-      // Contract 16: on a shared database this daemon is the node `node_name` (a second live one exits 2).
-      node: {
-        name: config.node_name,
-        host: hostname(),
-        pid: process.pid,
-        version: VERSION,
-        auditPublicKey: auditPublicKeyText(auditKey.publicKey),
-      },
-      signer: signerOf(auditKey),
-    }).catch((e: unknown) =>
-      unwritable(config.dataDir, () => {
-        throw e;
-      }),
-    );
-    this.#store = store;
-    this.#checkpoints = new CheckpointTimer({
-      audits: store.audits,
-      log: this.#log,
-      intervalMs: checkpointIntervalMs(this.#env, this.#log),
-    });
-    const tokens = unwritable(config.dataDir, () => new Tokens(paths, store, this.#env));
-    this.#tokens = tokens;
-    await tokens.refreshAtStart(config.database_url !== null).catch((e: unknown) =>
-      unwritable(config.dataDir, () => {
-        throw e;
-      }),
-    );
-    tokens.assertDistinct();
-
+    const config = this.#live.current;
+    const { paths, store, tokens } = await this.#openStore(config);
     // Contract 7: one MCP client connection per upstream, opened in the background once the daemon is ready.
     const upstreams = new UpstreamRegistry({
       upstreams: config.upstreams,
@@ -159,143 +129,11 @@ export class Daemon {
     // executor; the MCP edge lists them in the kinds' order (and merges their parts of list_commands in it).
     const world = { config, paths, log: this.#log, upstreams };
     const sources = unwritable(config.dataDir, () => createSources(world));
-    /** Calls `l` when any source's tool set may have changed (an upstream's tools compiled, re-listed). */
-    const onToolsChange = (l: () => void) => {
-      const offs = sources.map((s) => s.onChange?.(l));
-      return () => {
-        for (const off of offs) off?.();
-      };
-    };
-    const broker = new Broker({
-      store,
-      reviewTimeoutS: config.review_timeout_s,
-      maxPendingPerClient: config.max_pending_per_client,
-      maxPending: config.max_pending,
-      kinds: KINDS,
-      executors: executorsOf(sources),
-      // Contract 8: what may be granted is what the config names (catalog commands, upstream tools).
-      commandPolicy: (name) => {
-        const approvals = commandApprovals(config, name);
-        return approvals === undefined ? undefined : { approvals };
-      },
-      // Contract 13.3: approvals of these need the approving owner's passkey; never granted or auto-approved.
-      passkeyRequired: (name) => requiresPasskey(config, name),
-      configGrants: config.grants,
-      // Contract 16: commands carry this node's name; on a shared database only its own are launched here.
-      node: config.node_name,
-      shared: config.database_url !== null,
-      // Contract 11: the config's rules, read at start (the config loader already compiled each once);
-      // v4: path_under resolves links for commands of stdio upstreams (rules/facts.ts).
-      rules: rulePort(new RuleBook(compiledRules(config), this.#log, systemClock), KINDS, config.upstreams),
-      log: this.#log,
-      // Test-only crash points, armed by OGF_BROKER_FAULT in the daemon's environment (core/fault.ts).
-      faults: faultsFromEnv(this.#env),
-    });
-    this.#broker = broker;
+    this.#sources = sources;
+    const broker = this.#createBroker(config, store, sources);
     // The store's refusal arrives as a rejection: told the same way as a synchronous one.
-    await broker.start().catch((e: unknown) =>
-      unwritable(config.dataDir, () => {
-        throw e;
-      }),
-    );
-
-    let port = config.port;
-    const origins = createOrigins(config.public_url, () => port, config.host);
-    // Contract 15: OAuth for remote AI clients, on with public_url or oauth.enabled; `<base>` is public_url,
-    // else the daemon's own URL.
-    const oauth = config.oauth.enabled
-      ? new OAuthServer({
-          store,
-          grants: broker,
-          allowLoopbackMetadata: config.oauth.allow_loopback_metadata,
-          base: () => config.public_url ?? origins.url(),
-        })
-      : undefined;
-    const reach = await startReach({
-      config,
-      paths,
-      store,
-      broker,
-      baseUrl: () => config.public_url ?? origins.url(),
-      env: this.#env,
-      log: this.#log,
-    });
-    this.#reach = reach;
-    // Contract 14 (v4): the config on the record, and a weaker one than the last start's told to the owner.
-    await recordConfigLoaded({ config, audits: store.audits, publish: reach.publish, log: this.#log });
-    const push = reach.push;
-    const ctx: OwnerContext = {
-      ...(oauth !== undefined
-        ? {
-            oauth,
-            oauthBearer: {
-              clientFor: (t: string) => oauth.connections.clientFor(t),
-              challenge: (given: boolean) => oauth.challenge(given),
-            },
-          }
-        : {}),
-      config,
-      paths,
-      broker,
-      sources,
-      tokens,
-      origins,
-      log: this.#log,
-      version: VERSION,
-      passkeys: store.passkeys,
-      push,
-      // Contract 17: the terminal's doctor and notify test judge this daemon's environment (diagnose.ts).
-      diagnose: diagnose({ config, env: this.#env, upstreams, base: () => origins.url() }),
-      setup: createSetupFeed({
-        config,
-        sources,
-        url: () => origins.url(),
-        // An upstream's state (the registry) and the tools it exposes (compiled in the background after it
-        // lists them, kinds/upstream/schema-compiler.ts) change at different moments: the help follows both.
-        onUpstreamChange: (l) => {
-          const offState = upstreams.onChange(l);
-          const offTools = onToolsChange(l);
-          return () => {
-            offState();
-            offTools();
-          };
-        },
-        env: this.#env,
-      }),
-    };
-    // Computed once: the HTTP server's gate and the owner edge's login gate share them (connections.ts).
-    const fdLimit = descriptorLimit();
-    const limits = connectionLimits(fdLimit, this.#env, (reason) =>
-      this.#log.log('warn', 'http_max_connections_ignored', { reason }),
-    );
-    this.#log.log('info', 'http_limits', {
-      max_connections: limits.max,
-      ai_max: limits.aiMax,
-      login_max: limits.loginMax,
-      fd_limit: fdLimit,
-    });
-    const server = createHttpServer({
-      limits,
-      flight: this.#flight,
-      origins,
-      log: this.#log,
-      routes: () => this.#edges.flatMap((e) => e.routes),
-      upgrades: () => this.#edges.flatMap((e) => e.upgrades),
-    });
-    this.#server = server;
-    port = await listen(server, config.host, config.port);
-    const mcpEdge = createMcpEdge(ctx);
-    this.#edges = [mcpEdge, createOwnerEdge(ctx, { loginMax: limits.loginMax }, this.#env)];
-    if (oauth !== undefined) {
-      // A connection that ends (Disconnect, refresh-token reuse, revocation) loses its MCP sessions at once.
-      const off = oauth.connections.onDisconnect((name) => mcpEdge.closeClient(name));
-      this.#edges.push({
-        routes: [oauthRoutes(oauth, this.#log)],
-        upgrades: [],
-        close: async () => off(),
-      });
-    }
-    const url = origins.url();
+    await unwritableAsync(config.dataDir, broker.start());
+    const url = await this.#serve(config, { paths, store, broker, sources, tokens, upstreams });
     this.#info = {
       pid: process.pid,
       version: VERSION,
@@ -306,33 +144,7 @@ export class Daemon {
     };
     unwritable(config.dataDir, () => writeDaemonInfo(paths.daemonJson, this.#info!));
     unwritable(config.dataDir, () => writeRulesStatus(config.dataDir, process.pid, config.rules.length));
-    const publishStatus = () => {
-      try {
-        const listing = Object.assign({}, ...sources.map((s) => s.listing?.().fields ?? {}));
-        const status = withExposed(upstreams.status(), listing);
-        writeUpstreamStatus(paths.upstreamsJson, process.pid, status);
-      } catch (e) {
-        this.#log.log('error', 'upstream_status_not_written', { error: (e as Error).message });
-      }
-    };
-    // Before the connections open: a preview (contract 12) goes through them once they are up.
-    this.#kindWork = startKindWork(world, broker);
-    if (upstreams.names().length > 0) {
-      // Both the upstream's state and its exposed tools (compiled after it lists them) are in the status.
-      upstreams.onChange(publishStatus);
-      onToolsChange(publishStatus);
-      publishStatus();
-      upstreams.start();
-    }
-    // Issue 19 finding 3: finished commands' bulky fields are pruned after 7 days, off the hot path.
-    const retention = new RetentionPass({
-      scan: (after, limit) => store.commands.retentionScan(after, limit),
-      prune: (id) => broker.prune(id),
-      clock: systemClock,
-      log: this.#log,
-    });
-    this.#retention = retention;
-    retention.start();
+    this.#startBackground(world, broker, store);
     this.#log.log('info', 'daemon_ready', {
       url,
       pid: process.pid,
@@ -346,9 +158,194 @@ export class Daemon {
     return this.#info;
   }
 
-  /** SIGHUP (contract 17): logged, never fatal — the seam for reload proper, a later issue (nothing half-applied). */
-  reload(): void {
-    this.#log.log('warn', 'reload_not_built', { reason: 'restart to apply a changed config' });
+  /**
+   * Contract 17 (SIGHUP, `ogf-broker reload`): the config read again and applied, or kept when the new one
+   * does not load (reload.ts). Never rejects: the outcome says what happened.
+   */
+  reload(): Promise<ReloadOutcome> {
+    const next = this.#reloading.then(() => this.#reload());
+    this.#reloading = next;
+    return next;
+  }
+
+  #reload(): Promise<ReloadOutcome> {
+    const [broker, rules, reach, upstreams, store] = [
+      this.#broker,
+      this.#rules,
+      this.#reach,
+      this.#upstreams,
+      this.#store,
+    ];
+    if (this.#closed !== undefined || !this.#info || !broker || !rules || !reach || !upstreams || !store)
+      return Promise.resolve({ ok: false, error: 'the daemon is not running' });
+    if (this.#reread === undefined)
+      return Promise.resolve({ ok: false, error: 'this daemon was started without its config file' });
+    const parts = { live: this.#live, rules, sources: this.#sources, reach, broker, upstreams };
+    return reloadConfig({ ...parts, audits: store.audits, log: this.#log }, this.#reread);
+  }
+
+  /** The data dir (one daemon each), the audit key, the store and the tokens (contracts 1.2, 14, 16, 5). */
+  async #openStore(config: Config): Promise<{ paths: DataDir; store: DaemonStore; tokens: Tokens }> {
+    const paths = unwritable(config.dataDir, () => openDataDir(config.dataDir));
+    this.#paths = paths;
+    const other = runningDaemon(paths.daemonJson);
+    if (other && other.pid !== process.pid) {
+      throw new UsageError(`already running: pid ${other.pid} serves this data dir at ${other.url}`);
+    }
+    // Contract 14: the audit key is made at the first start; the store signs checkpoints with it.
+    const auditKey = unwritable(config.dataDir, () => loadOrCreateAuditKey(config.dataDir));
+    // Contract 16: the shared PostgreSQL when configured, else broker.db (store/open.ts).
+    const store = await unwritableAsync(
+      config.dataDir,
+      openStore(config, paths, {
+        log: this.#log,
+        // Contract 16: on a shared database this daemon is the node `node_name` (a second live one exits 2).
+        node: {
+          name: config.node_name,
+          host: hostname(),
+          pid: process.pid,
+          version: VERSION,
+          auditPublicKey: auditPublicKeyText(auditKey.publicKey),
+        },
+        signer: signerOf(auditKey),
+      }),
+    );
+    this.#store = store;
+    this.#checkpoints = new CheckpointTimer({
+      audits: store.audits,
+      log: this.#log,
+      intervalMs: checkpointIntervalMs(this.#env, this.#log),
+    });
+    const tokens = unwritable(config.dataDir, () => new Tokens(paths, store, this.#env));
+    this.#tokens = tokens;
+    await unwritableAsync(config.dataDir, tokens.refreshAtStart(config.database_url !== null));
+    tokens.assertDistinct();
+    return { paths, store, tokens };
+  }
+
+  /**
+   * The broker over the store and the kinds' executors. What a reload may change — which commands need
+   * several owners or a passkey, the rules — is read from the config in force at each request.
+   */
+  #createBroker(config: Config, store: DaemonStore, sources: Source[]): Broker {
+    const live = this.#live;
+    const rules = new ConfigRules(config, this.#log);
+    this.#rules = rules;
+    this.#broker = new Broker({
+      store,
+      reviewTimeoutS: config.review_timeout_s,
+      maxPendingPerClient: config.max_pending_per_client,
+      maxPending: config.max_pending,
+      kinds: KINDS,
+      executors: executorsOf(sources),
+      // Contract 8: what may be granted is what the config names (catalog commands, upstream tools).
+      commandPolicy: (name) => {
+        const approvals = commandApprovals(live.current, name);
+        return approvals === undefined ? undefined : { approvals };
+      },
+      // Contract 13.3: approvals of these need the approving owner's passkey; never granted or auto-approved.
+      passkeyRequired: (name) => requiresPasskey(live.current, name),
+      configGrants: config.grants,
+      // Contract 16: commands carry this node's name; on a shared database only its own are launched here.
+      node: config.node_name,
+      shared: config.database_url !== null,
+      // Contract 11: the config's rules (the loader compiled each once); v4: path_under resolves links for
+      // commands of stdio upstreams (rules/facts.ts).
+      rules,
+      log: this.#log,
+      // Test-only crash points, armed by OGF_BROKER_FAULT in the daemon's environment (core/fault.ts).
+      faults: faultsFromEnv(this.#env),
+    });
+    return this.#broker;
+  }
+
+  /** OAuth, the notification channels, the HTTP server and its edges; returns the daemon's URL. */
+  async #serve(
+    config: Config,
+    o: {
+      paths: DataDir;
+      store: DaemonStore;
+      broker: Broker;
+      sources: Source[];
+      tokens: Tokens;
+      upstreams: UpstreamRegistry;
+    },
+  ): Promise<string> {
+    let port = config.port;
+    const origins = createOrigins(config.public_url, () => port, config.host);
+    const base = () => config.public_url ?? origins.url();
+    // Contract 15: OAuth for remote AI clients, on with public_url or oauth.enabled; `<base>` is public_url,
+    // else the daemon's own URL.
+    const oauth = config.oauth.enabled
+      ? new OAuthServer({
+          store: o.store,
+          grants: o.broker,
+          allowLoopbackMetadata: config.oauth.allow_loopback_metadata,
+          base,
+        })
+      : undefined;
+    const reach = await startReach({ ...o, config, baseUrl: base, env: this.#env, log: this.#log });
+    this.#reach = reach;
+    // Contract 14 (v4): the config on the record, and a weaker one than the last start's told to the owner.
+    await recordConfigLoaded({ config, audits: o.store.audits, publish: reach.publish, log: this.#log });
+    const ctx: OwnerContext = ownerContext({
+      ...o,
+      live: this.#live,
+      origins,
+      oauth,
+      reach,
+      onToolsChange: (l) => this.#onToolsChange(l),
+      reload: () => this.reload(),
+      env: this.#env,
+      log: this.#log,
+    });
+    const { server, limits } = httpServer({
+      flight: this.#flight,
+      origins,
+      edges: () => this.#edges,
+      env: this.#env,
+      log: this.#log,
+    });
+    this.#server = server;
+    port = await listen(server, config.host, config.port);
+    const mcpEdge = createMcpEdge(ctx);
+    this.#edges = [mcpEdge, createOwnerEdge(ctx, { loginMax: limits.loginMax }, this.#env)];
+    if (oauth !== undefined) {
+      // A connection that ends (Disconnect, refresh-token reuse, revocation) loses its MCP sessions at once.
+      const off = oauth.connections.onDisconnect((name) => mcpEdge.closeClient(name));
+      this.#edges.push({ routes: [oauthRoutes(oauth, this.#log)], upgrades: [], close: async () => off() });
+    }
+    return origins.url();
+  }
+
+  /** Calls `l` when any source's tool set may have changed (an upstream's tools compiled, re-listed). */
+  #onToolsChange(l: () => void): () => void {
+    const offs = this.#sources.map((s) => s.onChange?.(l));
+    return () => {
+      for (const off of offs) off?.();
+    };
+  }
+
+  /** The upstreams' connections and status file, the kinds' work (previews) and the retention pass. */
+  #startBackground(world: Parameters<typeof startKindWork>[0], broker: Broker, store: DaemonStore): void {
+    const { paths, upstreams } = world;
+    // Both the upstream's state and its exposed tools (compiled after it lists them) are in the status.
+    const publishStatus = upstreamStatusWriter(paths, upstreams, () => this.#sources, this.#log);
+    // Before the connections open: a preview (contract 12) goes through them once they are up.
+    this.#kindWork = startKindWork(world, broker);
+    upstreams.onChange(publishStatus);
+    this.#onToolsChange(publishStatus);
+    if (upstreams.names().length > 0) publishStatus();
+    upstreams.start();
+    // Issue 19 finding 3: finished commands' bulky fields are pruned after 7 days, off the hot path.
+    const retention = new RetentionPass({
+      scan: (after, limit) => store.commands.retentionScan(after, limit),
+      prune: (id) => broker.prune(id),
+      clock: systemClock,
+      log: this.#log,
+    });
+    this.#retention = retention;
+    retention.start();
   }
 
   /** Clean shutdown; safe to call twice. */

@@ -32,16 +32,20 @@ export async function checkBridge(config: Config): Promise<DiagnosisCheck> {
 }
 
 export function diagnose(o: {
-  config: Config;
+  /** The config in force (a reload replaces it: live-config.ts). */
+  config: () => Config;
   env: NodeJS.ProcessEnv;
   upstreams: UpstreamRegistry;
   /** The daemon's own URL (links point at public_url when there is one). */
   base: () => string;
 }): Diagnose {
-  const { config, env } = o;
+  const { env } = o;
   return {
-    configSha256: config.configSha256,
+    get configSha256() {
+      return o.config().configSha256;
+    },
     async doctor() {
+      const config = o.config();
       const checks: DiagnosisCheck[] = [];
       checks.push(await checkBridge(config));
       for (const u of o.upstreams.status()) {
@@ -58,6 +62,7 @@ export function diagnose(o: {
       return checks;
     },
     async notifyTest(channel) {
+      const config = o.config();
       const ids = config.notify.map((c) => c.id);
       if (ids.length === 0) return 'the running daemon’s config has no notify channels';
       if (channel !== undefined && !ids.includes(channel))

@@ -17,6 +17,8 @@ export interface Reach {
   readonly push: PushDevices;
   /** Sends an event raised elsewhere (`config`: app/config-loaded.ts) to the channels that asked for it. */
   publish(e: PublishedEvent): void;
+  /** A reload's config (contract 17): its channels, and its upstreams' previews for the waiting notice. */
+  reload(config: Config): void;
   close(): void;
 }
 
@@ -30,6 +32,8 @@ export async function startReach(o: {
   log: Logger;
 }): Promise<Reach> {
   const { config, paths, store, log } = o;
+  /** The config in force (a reload replaces it); where the daemon lives and its URL need a restart. */
+  let now = config;
   const vapid = unwritable(config.dataDir, () => loadVapidKeys(paths.vapidJson));
   const push = new PushDevices({
     store: store.push,
@@ -42,7 +46,7 @@ export async function startReach(o: {
     push,
     channels: config.notify,
     kinds: KINDS,
-    awaitsPreview: (c) => awaitsPreview(config, c),
+    awaitsPreview: (c) => awaitsPreview(now, c),
     baseUrl: o.baseUrl,
     env: o.env,
     log,
@@ -61,6 +65,10 @@ export async function startReach(o: {
   return {
     push,
     publish: (e) => notifier.publish(e),
+    reload(next) {
+      now = next;
+      notifier.setChannels(next.notify);
+    },
     close() {
       offCheckpoints();
       notifier.close();

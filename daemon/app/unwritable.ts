@@ -32,6 +32,15 @@ export function unwritable<T>(dataDir: string, step: () => T): T {
   }
 }
 
+/** A start-up step that settles later (the store, the tokens, recovery): its rejection told the same way. */
+export function unwritableAsync<T>(dataDir: string, step: Promise<T>): Promise<T> {
+  return step.catch((e: unknown) =>
+    unwritable(dataDir, () => {
+      throw e;
+    }),
+  );
+}
+
 function detail(code: string, message: string): string {
   return message.startsWith(code) ? message : `${code}: ${message}`;
 }

@@ -38,7 +38,7 @@ async function askDaemon(
   try {
     const m = await askRunningDaemon(root, process.env, { type: 'doctor' });
     if (m?.type === 'doctor' && m.config_sha256 !== sha256) {
-      const detail = `the running daemon (pid ${m.pid}) runs another version of this config (it changed since the daemon loaded it): restart the daemon to apply it; the file was checked here`;
+      const detail = `the running daemon (pid ${m.pid}) runs another version of this config (it changed since the daemon loaded it): run ogf-broker reload to apply it (or restart the daemon); the file was checked here`;
       return { line: { name: 'daemon', ok: true, warn: true, detail } };
     }
     if (m?.type === 'doctor')

@@ -1,7 +1,7 @@
 /**
  * `ogf-broker start`: the daemon in the foreground. Prints where it listens, the exact command that prints
  * the MCP token (self-command.ts) and the owner login URL on stdout (for the person); logs JSON lines on
- * stderr (for machines; never a token). SIGTERM/SIGINT shut it down cleanly; SIGHUP is caught (reload).
+ * stderr (for machines; never a token). SIGTERM/SIGINT shut it down cleanly; SIGHUP reloads the config (app/reload.ts).
  */
 
 import { Daemon } from '../app/index.js';
@@ -21,14 +21,16 @@ export async function runStart(argv: string[]): Promise<number> {
     port: { type: 'string' },
     config: { type: 'string' },
   });
-  const config = loadConfig({
+  const flags = {
     dataDir: stringFlag(p, 'data-dir'),
     host: stringFlag(p, 'host'),
     port: stringFlag(p, 'port'),
     config: stringFlag(p, 'config'),
-  });
+  };
+  const config = loadConfig(flags);
   const log = createLogger();
-  const daemon = new Daemon(config, { log });
+  // Contract 17: a reload reads the config as this start did (the same flags and environment).
+  const daemon = new Daemon(config, { log, reread: () => loadConfig(flags) });
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -44,10 +46,11 @@ export async function runStart(argv: string[]): Promise<number> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
-  // Contract 17: SIGHUP asks for a reload and must never stop the daemon (Node's default ends the process).
+  // Contract 17: SIGHUP reloads the config and never stops the daemon (Node's default ends the process);
+  // the reload logs what it applied, or why it kept the old config.
   process.on('SIGHUP', () => {
     log.log('info', 'signal', { signal: 'SIGHUP' });
-    daemon.reload();
+    void daemon.reload();
   });
   try {
     const info = await daemon.start();

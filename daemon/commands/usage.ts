@@ -87,6 +87,9 @@ ${DATA_DIR}
   --host H            the host to check
   --port P            the port to check
   --config F          the config to check`,
+  reload: `usage: ogf-broker reload [flags]
+the running daemon reads its config again (as SIGHUP does); prints what applied, what needs a restart, or the error
+${DATA_DIR}`,
   init: `usage: ogf-broker init [flags]
 writes a starter config.json: the filesystem server over a folder, reads allowed, drafts/ writable, the rest asked
 ${DATA_DIR}

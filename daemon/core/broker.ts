@@ -4,16 +4,11 @@
  * (command-actions.ts, grant-actions.ts), every change is `transition()`; the broker applies what they
  * return through its one `#apply` and its one group commit (commit.ts): the changes of one event-loop turn
  * are written in one transaction, then each goes out as one event to every subscriber, in commit order,
- * and only then are its callers answered (example 3: batched, never skipped). The launch path
- * (launches.ts) orders launches (rule 6) and awaits the commit of `running` before the executor spawns
- * (rule 3); with a free lane `running` shares the approval's transaction.
- *
- * Two views of memory (views.ts; grant-book.ts for grants): the working view changes at once, so a later
- * request of the same turn sees it (a grant with 3 uses approves 3 of 50 requests arriving together); what
- * edges read is the committed view. If a batch fails, the working view is put back from the committed one
- * and every caller gets the error. Recovery at start is recovery.ts's, review deadlines expiry.ts's,
- * `wait()` callers waiters.ts's, subscribers listeners.ts's, other nodes on a shared database (contract
- * 16) fleet.ts's; what a broker is built from is broker-deps.ts.
+ * and only then are its callers answered (example 3). Launches (launches.ts) follow rule 6 and await the
+ * commit of `running` before the executor spawns (rule 3). Two views of memory (views.ts; grant-book.ts):
+ * the working view changes at once, so a later request of the same turn sees it; edges read the committed
+ * view; a failed batch puts the working view back and every caller gets the error. Recovery is
+ * recovery.ts's, deadlines expiry.ts's, waiters waiters.ts's, other nodes (contract 16) fleet.ts's.
  */
 import { type Clock, iso, type Logger, silentLogger, systemClock } from '../base/index.js';
 import type {
@@ -256,6 +251,11 @@ export class Broker implements BrokerApi {
   /** Contract 12: kind fields learnt while it awaits review, same version (command-actions.ts). */
   amend(id: string, amendment: Amendment): Promise<ActionResult> {
     return this.#fleet.again(() => this.#actions.amend(id, amendment));
+  }
+
+  /** Contract 17: a reload's config grants, made or revoked through the group commit (grant-book.ts). */
+  reloadConfigGrants(grants: readonly ConfigGrant[]): Promise<void> {
+    return this.#fleet.again(() => this.#grants.reloadConfig(grants));
   }
 
   /** The retention rule applied to one final command, as a change of its own (command-actions.ts). */

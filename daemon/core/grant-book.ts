@@ -121,22 +121,52 @@ export class GrantBook {
     }
     for (const [id, entry] of wanted) {
       if (this.#live.has(id)) continue;
-      const g: Grant = {
-        id,
-        command: entry.command,
-        client: entry.client,
-        state: 'live',
-        source: 'config',
-        created_by: 'config',
-        created_at: at,
-      };
-      if (entry.args !== undefined) g.args = entry.args;
-      if (entry.note !== undefined) g.note = entry.note;
-      if (this.#deps.node !== undefined) g.node = this.#deps.node;
+      const g = this.#configGrant(id, entry, at);
       writes.push(this.#write(g, 'grant_created', DAEMON));
       this.#loaded(g);
     }
     return Promise.all(writes).then(() => undefined);
+  }
+
+  /**
+   * A reload's config grants (contract 17), through the group commit like any change: a new entry's grant
+   * is made live, a config grant whose entry is gone is revoked; the others stay as they are.
+   */
+  reloadConfig(config: readonly ConfigGrant[]): Promise<void> {
+    const at = iso(this.#deps.clock.now());
+    const shared = this.#deps.shared === true ? this.#deps.node : undefined;
+    const wanted = new Map(config.map((e) => [configGrantId(e, shared), e]));
+    const mine = (g: Grant) => this.#deps.shared !== true || g.node === this.#deps.node;
+    const writes: Array<Promise<void>> = [];
+    const apply = (g: Grant, action: AuditAction, detail?: Record<string, unknown>) => {
+      const write = this.writer(g, action, DAEMON, detail);
+      this.take(g);
+      writes.push(this.#deps.commit({ write, after: () => this.committed(g) }));
+    };
+    for (const g of [...this.#live.values()]) {
+      if (g.source === 'config' && !wanted.has(g.id) && mine(g))
+        apply(end(g, 'revoked', at), 'grant_revoked', { why: 'removed from the config' });
+    }
+    for (const [id, entry] of wanted) {
+      if (!this.#live.has(id)) apply(this.#configGrant(id, entry, at), 'grant_created');
+    }
+    return Promise.all(writes).then(() => undefined);
+  }
+
+  #configGrant(id: string, entry: ConfigGrant, at: string): Grant {
+    const g: Grant = {
+      id,
+      command: entry.command,
+      client: entry.client,
+      state: 'live',
+      source: 'config',
+      created_by: 'config',
+      created_at: at,
+    };
+    if (entry.args !== undefined) g.args = entry.args;
+    if (entry.note !== undefined) g.note = entry.note;
+    if (this.#deps.node !== undefined) g.node = this.#deps.node;
+    return g;
   }
 
   /**

@@ -15,6 +15,7 @@
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import type { DenyReason, ToolErrorCode } from '../base/index.js';
+import type { Config } from '../config/index.js';
 import type { AuditEntry, Command, Executor, SubmitRequest } from '../core/index.js';
 
 /** A final answer given at once, without a command (contract 3.3: no pending_id). */
@@ -62,6 +63,8 @@ export interface Source {
   tools(): readonly Tool[];
   /** Validates a call of one of its tools (in the product, contract 3.2) and builds the request. */
   prepare(name: string, args: Record<string, unknown>, client: string): Prepared;
+  /** A reload's config (contract 17): what it reads from the config applies to requests from now on. */
+  reload?(config: Config): void;
   /** Calls `listener` after its tool set may have changed; returns the function that stops it. */
   onChange?(listener: () => void): () => void;
   /** Its fields of `list_commands` (contract 3.1); `listingSchema` describes them. */

@@ -60,7 +60,7 @@ const STATUS_COALESCE_MS = 250;
 export class Notifier {
   readonly #o: NotifierOptions;
   readonly #clock: Clock;
-  readonly #channels: Channel[];
+  #channels: Channel[];
   readonly #queue: DeliveryQueue;
   readonly #digest: Digest;
   readonly #waiting: WaitingNotices;
@@ -84,6 +84,20 @@ export class Notifier {
   /** Whether anything would ever be sent (no channel and no push: the daemon need not subscribe). */
   get active(): boolean {
     return this.#channels.length > 0 || this.#o.push !== undefined;
+  }
+
+  /**
+   * A reload's channels (contract 17): messages from now on go to these. A channel kept under the same id
+   * keeps its delivery status; what was queued for a removed one is still delivered. Which commands were
+   * already told as waiting is kept, so a reload never repeats a `waiting` message.
+   */
+  setChannels(configs: readonly NotifyChannelConfig[]): void {
+    const channels = configs.map((c) => channelOf(c, this.#o.env));
+    const ids = new Set(channels.map((c) => c.id));
+    for (const id of [...this.#status.keys()]) if (id !== 'push' && !ids.has(id)) this.#status.delete(id);
+    for (const c of channels) if (!this.#status.has(c.id)) this.#status.set(c.id, { id: c.id, kind: c.kind });
+    this.#channels = channels;
+    this.#writeStatus();
   }
 
   /** Starts hearing the broker's committed changes. */

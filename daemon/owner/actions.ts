@@ -213,6 +213,15 @@ async function act(d: ActionDeps, owner: Owner, f: ClientFrame): Promise<void> {
     case 'notify_test':
       await diagnoseFrame(d, owner, f);
       return;
+    case 'reload': {
+      const reload = d.ctx.reload;
+      if (reload === undefined) {
+        reply(d, owner, f.req_id, { ok: false, code: 'NotFound', message: 'this daemon cannot reload' });
+        return;
+      }
+      d.out.send(owner, { type: 'reload', req_id: f.req_id, pid: process.pid, ...(await reload()) });
+      return;
+    }
   }
 }
 

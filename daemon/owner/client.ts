@@ -49,6 +49,7 @@ type Request =
   | { type: 'revoke'; grant_id: string }
   | { type: 'doctor' }
   | { type: 'notify_test'; channel?: string }
+  | { type: 'reload' }
   | { type: 'grants'; all?: boolean };
 
 export class OwnerClient {
@@ -135,7 +136,7 @@ export class OwnerClient {
     });
   }
 
-  /** Sends one request and resolves with its `reply`, `history`, `grants`, `doctor` or `notify_test` frame. */
+  /** Sends one request and resolves with its `reply`, `history`, `grants`, `doctor`, `notify_test` or `reload` frame. */
   request(req: Request, timeoutMs = 15_000): Promise<ServerMessage> {
     const req_id = `t${this.#next++}`;
     return new Promise((resolve, reject) => {
@@ -160,7 +161,8 @@ export class OwnerClient {
         m.type === 'history' ||
         m.type === 'grants' ||
         m.type === 'doctor' ||
-        m.type === 'notify_test') &&
+        m.type === 'notify_test' ||
+        m.type === 'reload') &&
       m.req_id !== null
     ) {
       const p = this.#pending.get(m.req_id);

@@ -18,6 +18,7 @@ export {
   type OwnerContext,
   type OwnerPush,
   type OwnerPushDevice,
+  type ReloadOutcome,
   type SetupDeps,
   type SetupFeed,
 } from './setup.js';

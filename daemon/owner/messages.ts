@@ -215,6 +215,15 @@ export interface NotifyTestMessage {
   results: Array<{ id: string; kind: string; ok: boolean; status?: number; error?: string }>;
 }
 
+/**
+ * What `ogf-broker reload` is told (contract 17): the reloadable fields that changed and the fields that
+ * need a restart, or (`ok: false`) why the daemon kept its config.
+ */
+export type ReloadMessage = { type: 'reload'; req_id: string; pid: number } & (
+  | { ok: true; config_sha256: string | null; changed: string[]; restart_needed: string[] }
+  | { ok: false; error: string }
+);
+
 export type ServerMessage =
   | HelloMessage
   | SnapshotMessage
@@ -232,5 +241,6 @@ export type ServerMessage =
   | PasskeyListMessage
   | ApproveChallengeMessage
   | DoctorMessage
-  | NotifyTestMessage;
+  | NotifyTestMessage
+  | ReloadMessage;
 export type { Grant, View };

@@ -8,6 +8,10 @@
  * `{"type":"doctor","req_id"}` → `{"type":"doctor","req_id","pid","checks":[{name,ok,detail,warn?}]}`;
  * `{"type":"notify_test","req_id","channel"?}` → `{"type":"notify_test","req_id","pid","results":[{id,kind,
  * ok,status?,error?}]}` (no channel, or an unknown one: BadMessage).
+ *
+ * `{"type":"reload","req_id"}` → `{"type":"reload","req_id","pid","ok",...}`: `ogf-broker reload` (contract
+ * 17) — the daemon reads its config again and says what it applied, what needs a restart, or why it kept
+ * the old config.
  */
 import { z } from 'zod';
 import { must, reqId, strict } from './protocol-fields.js';
@@ -27,5 +31,8 @@ export const notifyTestFrame = z.strictObject(
   strict,
 );
 
+export const reloadFrame = z.strictObject({ type: z.literal('reload'), req_id: reqId }, strict);
+
 export type DoctorFrame = z.infer<typeof doctorFrame>;
+export type ReloadFrame = z.infer<typeof reloadFrame>;
 export type NotifyTestFrame = z.infer<typeof notifyTestFrame>;

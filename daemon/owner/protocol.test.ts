@@ -70,7 +70,7 @@ describe('parseClientFrame (contract 5)', () => {
       ok: false,
       req_id: 'x',
       message:
-        'type must be one of approve, deny, reconcile, history, grant, revoke, grants, args, policy_test, audit, approve_challenge, passkey_begin, passkey_finish, passkey_list, passkey_remove, push_subscribe, push_unsubscribe, push_list, doctor, notify_test, got "launch"',
+        'type must be one of approve, deny, reconcile, history, grant, revoke, grants, args, policy_test, audit, approve_challenge, passkey_begin, passkey_finish, passkey_list, passkey_remove, push_subscribe, push_unsubscribe, push_list, doctor, notify_test, reload, got "launch"',
     });
     expect(bad('{"req_id":"y"}').message).toMatch(/got nothing/);
     expect(bad(`{"type":"history","req_id":"${'z'.repeat(65)}"}`).req_id).toBeNull();

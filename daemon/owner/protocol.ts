@@ -16,7 +16,14 @@ import {
   POLICY_TEST_DEFAULT,
   POLICY_TEST_MAX,
 } from '../rules/index.js';
-import { type DoctorFrame, doctorFrame, type NotifyTestFrame, notifyTestFrame } from './protocol-diagnose.js';
+import {
+  type DoctorFrame,
+  doctorFrame,
+  type NotifyTestFrame,
+  notifyTestFrame,
+  type ReloadFrame,
+  reloadFrame,
+} from './protocol-diagnose.js';
 import { id, must, reqId, strict, version } from './protocol-fields.js';
 import {
   type AuditFrame,
@@ -70,9 +77,10 @@ export const CLIENT_TYPES = [
   'push_subscribe',
   'push_unsubscribe',
   'push_list',
-  // Contract 17: the terminal's doctor and notify test ask the running daemon (protocol-diagnose.ts).
+  // Contract 17: the terminal's doctor, notify test and reload ask the running daemon (protocol-diagnose.ts).
   'doctor',
   'notify_test',
+  'reload',
 ] as const;
 export type ClientType = (typeof CLIENT_TYPES)[number];
 
@@ -296,6 +304,7 @@ export type {
   PushListFrame,
   PushSubscribeFrame,
   PushUnsubscribeFrame,
+  ReloadFrame,
 };
 export { HISTORY_DEFAULT, HISTORY_MAX, SEARCH_TEXT_MAX };
 export type ClientFrame =
@@ -315,7 +324,8 @@ export type ClientFrame =
   | PushUnsubscribeFrame
   | PushListFrame
   | DoctorFrame
-  | NotifyTestFrame;
+  | NotifyTestFrame
+  | ReloadFrame;
 
 const SCHEMAS = {
   approve: approveFrame,
@@ -338,6 +348,7 @@ const SCHEMAS = {
   push_list: pushListFrame,
   doctor: doctorFrame,
   notify_test: notifyTestFrame,
+  reload: reloadFrame,
 } as const;
 
 export type ParsedFrame =

@@ -26,7 +26,14 @@ export interface OwnerContext extends EdgeContext {
   push?: OwnerPush;
   /** Contract 17: what `doctor` and `notify test` ask the running daemon (app/diagnose.ts); absent: NotFound. */
   diagnose?: Diagnose;
+  /** Contract 17: `ogf-broker reload` — the config read again (app/reload.ts); absent: NotFound. */
+  reload?: () => Promise<ReloadOutcome>;
 }
+
+/** A reload's outcome as the `reload` frame carries it (messages.ts). */
+export type ReloadOutcome =
+  | { ok: true; config_sha256: string | null; changed: string[]; restart_needed: string[] }
+  | { ok: false; error: string };
 
 /** The running daemon's own checks, with its environment, channels and bridge (app/diagnose.ts). */
 export interface Diagnose {

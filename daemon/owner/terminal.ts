@@ -67,14 +67,14 @@ export async function withOwnerClient(
 }
 
 /**
- * Contract 17: what `doctor` and `notify test` ask the running daemon of `dataDir` (its own environment,
+ * Contract 17: what `doctor`, `notify test` and `reload` ask the running daemon of `dataDir` (its own environment,
  * channels and bridge). Undefined when no daemon runs there; a daemon that runs but cannot be asked
  * rejects with an OwnerConnectError saying why.
  */
 export async function askRunningDaemon(
   dataDir: string,
   env: NodeJS.ProcessEnv,
-  frame: { type: 'doctor' } | { type: 'notify_test'; channel?: string },
+  frame: { type: 'doctor' } | { type: 'notify_test'; channel?: string } | { type: 'reload' },
 ): Promise<ServerMessage | undefined> {
   let url: string;
   try {

@@ -117,6 +117,18 @@ export class PreviewInstances {
     return { ok: true, lease: { client: held.client, open: () => !held.ended, release } };
   }
 
+  /**
+   * A reload changed or removed upstream `name` (contract 17): its instance takes no new lease and stops
+   * once its previews in flight are over; the next preview starts one with the new entry.
+   */
+  retire(name: string): void {
+    const inst = this.#current.get(name);
+    if (inst === undefined) return;
+    this.#current.delete(name);
+    inst.retired = true;
+    if (inst.leases === 0) void this.#stop(inst, 'its entry changed in the config');
+  }
+
   /** Stops every preview instance. Idempotent. */
   async close(): Promise<void> {
     if (this.#closed) return;

@@ -178,6 +178,45 @@ export class UpstreamRegistry {
     return () => this.#listeners.delete(listener);
   }
 
+  /**
+   * A reload's upstreams (contract 17): `next` in the config's order; each upstream named in `restart` (its
+   * entry changed) or gone from `next` is stopped with its preview instance, each new or changed one
+   * connected again in the background; the others keep their connections. A call running on a stopped
+   * connection ends as a restart would end it (UNKNOWN: sent, no answer).
+   */
+  async reload(next: Readonly<Record<string, UpstreamConfig>>, restart: readonly string[]): Promise<void> {
+    if (this.#closed) return;
+    const stops: Array<Promise<void>> = [];
+    const stop = (c: Connection) => {
+      c.timer?.cancel();
+      const cur = c.current;
+      c.current = undefined;
+      c.link = undefined;
+      c.state = 'down';
+      c.why = 'its entry changed in the config';
+      this.#previews.retire(c.name);
+      if (cur) stops.push(closeQuietly(cur.client, cur.transport));
+    };
+    const before = new Map(this.#conns);
+    this.#conns.clear();
+    const fresh: Connection[] = [];
+    for (const [name, config] of Object.entries(next)) {
+      const kept = before.get(name);
+      if (kept !== undefined && !restart.includes(name)) {
+        this.#conns.set(name, kept);
+        continue;
+      }
+      if (kept !== undefined) stop(kept);
+      const c = new Connection(name, config);
+      this.#conns.set(name, c);
+      fresh.push(c);
+    }
+    for (const [name, c] of before) if (!this.#conns.has(name)) stop(c);
+    if (this.#started) for (const c of fresh) void this.#connect(c);
+    this.#changed();
+    await Promise.allSettled(stops);
+  }
+
   /** Stops every upstream (process groups included) and every pending reconnect. Idempotent. */
   async close(): Promise<void> {
     if (this.#closed) return;

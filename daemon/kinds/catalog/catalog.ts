@@ -116,22 +116,38 @@ export function paramsJsonSchema(entry: CatalogEntry): Record<string, unknown> {
   return { type: 'object', properties, required: Object.keys(entry.params), additionalProperties: false };
 }
 
+function compiledParams(commands: Record<string, CatalogEntry>): Map<string, Array<[string, Param]>> {
+  const params = new Map<string, Array<[string, Param]>>();
+  for (const [name, entry] of Object.entries(commands)) {
+    params.set(
+      name,
+      Object.entries(entry.params).map(([param, spec]) => [
+        param,
+        { spec, pattern: spec.type === 'string' ? compiled(spec) : undefined },
+      ]),
+    );
+  }
+  return params;
+}
+
 export class Catalog implements CatalogApi {
-  readonly #commands: Record<string, CatalogEntry>;
+  #commands: Record<string, CatalogEntry>;
   /** Each command's params with their patterns compiled once, here, never per call. */
-  readonly #params = new Map<string, Array<[string, Param]>>();
+  #params: Map<string, Array<[string, Param]>>;
 
   constructor(config: Pick<Config, 'commands'>) {
     this.#commands = config.commands;
-    for (const [name, entry] of Object.entries(config.commands)) {
-      this.#params.set(
-        name,
-        Object.entries(entry.params).map(([param, spec]) => [
-          param,
-          { spec, pattern: spec.type === 'string' ? compiled(spec) : undefined },
-        ]),
-      );
-    }
+    this.#params = compiledParams(config.commands);
+  }
+
+  /**
+   * A reload's catalog (contract 17): requests from now on are checked against it. A command approved
+   * before keeps the argv the owner approved (it is stored with the command).
+   */
+  reload(config: Pick<Config, 'commands'>): void {
+    const params = compiledParams(config.commands);
+    this.#commands = config.commands;
+    this.#params = params;
   }
 
   entry(name: string): CatalogEntry | undefined {

@@ -30,7 +30,7 @@ export class CatalogExecutor implements Executor {
   async execute(command: Command, io: ExecutionIo): Promise<ExecutionReport> {
     const entry = this.#catalog.entry(command.command);
     if (entry === undefined) {
-      // The owner removed it from the config between approval and a restart: nothing runs.
+      // The owner removed it from the config between approval and a restart or reload: nothing runs.
       return {
         kind: 'aborted',
         reason: 'LaunchFailed',

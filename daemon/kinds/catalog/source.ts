@@ -7,6 +7,7 @@ import type { Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { mustBe } from '../../../bridge-client/protocol.js';
 import { charactersAccepted, hasForbiddenCharacter } from '../../base/index.js';
+import type { Config } from '../../config/index.js';
 import type { Executor } from '../../core/index.js';
 import type { ListingSchema, Prepared, Source, SourceListing } from '../../kind/index.js';
 import {
@@ -136,6 +137,11 @@ export class CatalogSource implements Source {
 
   tools(): readonly Tool[] {
     return [RUN_COMMAND_TOOL];
+  }
+
+  /** Contract 17: a reload's catalog checks the requests from now on. */
+  reload(config: Config): void {
+    this.#catalog.reload(config);
   }
 
   /** Contract 3.1: the catalog only (ogf.cue has its own tool). */

@@ -15,7 +15,7 @@ export const upstream: KindModule = {
   source: ({ config, upstreams, log }) =>
     new UpstreamSource(upstreams, log, new UpstreamExecutor(upstreams, config.output_limit_bytes)),
   work({ config, upstreams, log }, broker) {
-    if (upstreams.names().length === 0) return undefined;
+    // Started even with no upstream yet: a reload may add one (contract 17).
     // Contract 16: a node previews only its own commands, through its own upstreams.
     const runner = new PreviewRunner({
       broker,

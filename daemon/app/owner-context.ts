@@ -1,0 +1,85 @@
+/**
+ * What the owner and MCP edges are handed (owner/setup.ts `OwnerContext`): the broker, the sources, the
+ * tokens, OAuth, passkeys, push, the running daemon's doctor and reload, the first-run help. `config` is
+ * the config in force (live-config.ts): a reload changes what the edges read from then on.
+ */
+import type { Logger } from '../base/index.js';
+import { VERSION } from '../base/index.js';
+import type { Config } from '../config/index.js';
+import type { Broker } from '../core/index.js';
+import type { DataDir } from '../datadir/index.js';
+import type { Origins } from '../http/index.js';
+import type { Source } from '../kind/index.js';
+import type { OAuthServer } from '../oauth/index.js';
+import { createSetupFeed, type OwnerContext, type ReloadOutcome } from '../owner/index.js';
+import type { DaemonStore } from '../store/index.js';
+import type { Tokens } from '../tokens/index.js';
+import type { UpstreamRegistry } from '../upstreams/index.js';
+import { diagnose } from './diagnose.js';
+import type { LiveConfig } from './live-config.js';
+import type { Reach } from './reach.js';
+
+export function ownerContext(o: {
+  live: LiveConfig;
+  paths: DataDir;
+  store: DaemonStore;
+  broker: Broker;
+  sources: Source[];
+  tokens: Tokens;
+  origins: Origins;
+  oauth: OAuthServer | undefined;
+  reach: Reach;
+  upstreams: UpstreamRegistry;
+  /** Calls `l` when any source's tool set may have changed. */
+  onToolsChange: (l: () => void) => () => void;
+  reload: () => Promise<ReloadOutcome>;
+  env: NodeJS.ProcessEnv;
+  log: Logger;
+}): OwnerContext {
+  const { live, oauth, upstreams } = o;
+  const url = () => o.origins.url();
+  return {
+    ...(oauth !== undefined
+      ? {
+          oauth,
+          oauthBearer: {
+            clientFor: (t: string) => oauth.connections.clientFor(t),
+            challenge: (given: boolean) => oauth.challenge(given),
+          },
+        }
+      : {}),
+    get config(): Config {
+      return live.current;
+    },
+    paths: o.paths,
+    broker: o.broker,
+    sources: o.sources,
+    tokens: o.tokens,
+    origins: o.origins,
+    log: o.log,
+    version: VERSION,
+    passkeys: o.store.passkeys,
+    push: o.reach.push,
+    // Contract 17: the terminal's doctor and notify test judge this daemon's environment (diagnose.ts).
+    diagnose: diagnose({ config: () => live.current, env: o.env, upstreams, base: url }),
+    reload: o.reload,
+    setup: createSetupFeed({
+      get config(): Config {
+        return live.current;
+      },
+      sources: o.sources,
+      url,
+      // An upstream's state (the registry) and the tools it exposes (compiled in the background after it
+      // lists them, kinds/upstream/schema-compiler.ts) change at different moments: the help follows both.
+      onUpstreamChange: (l) => {
+        const offState = upstreams.onChange(l);
+        const offTools = o.onToolsChange(l);
+        return () => {
+          offState();
+          offTools();
+        };
+      },
+      env: o.env,
+    }),
+  };
+}

@@ -45,8 +45,8 @@ import { compiledRules } from './compiled-rules.js';
 import { recordConfigLoaded } from './config-loaded.js';
 import { diagnose } from './diagnose.js';
 import { listen } from './listen.js';
+import { type OwnerNotifications, startOwnerNotifications } from './owner-notifications.js';
 import { ownersWithoutPasskey } from './passkey-owners.js';
-import { type Reach, startReach } from './reach.js';
 import { unwritable } from './unwritable.js';
 
 export interface DaemonOptions {
@@ -64,7 +64,7 @@ export class Daemon {
   #retention: RetentionPass | undefined;
   #checkpoints: CheckpointTimer | undefined;
   /** Notifications and Web Push (contracts 13.1, 13.2). */
-  #reach: Reach | undefined;
+  #notifications: OwnerNotifications | undefined;
   #server: Server | undefined;
   #edges: Edge[] = [];
   #tokens: Tokens | undefined;
@@ -211,7 +211,7 @@ export class Daemon {
           base: () => config.public_url ?? origins.url(),
         })
       : undefined;
-    const reach = await startReach({
+    const notify = await startOwnerNotifications({
       config,
       paths,
       store,
@@ -220,10 +220,10 @@ export class Daemon {
       env: this.#env,
       log: this.#log,
     });
-    this.#reach = reach;
+    this.#notifications = notify;
     // Contract 14 (v4): the config on the record, and a weaker one than the last start's told to the owner.
-    await recordConfigLoaded({ config, audits: store.audits, publish: reach.publish, log: this.#log });
-    const push = reach.push;
+    await recordConfigLoaded({ config, audits: store.audits, publish: notify.publish, log: this.#log });
+    const push = notify.push;
     const ctx: OwnerContext = {
       ...(oauth !== undefined
         ? {
@@ -373,7 +373,7 @@ export class Daemon {
       await Promise.allSettled(this.#edges.map((e) => e.close()));
       this.#retention?.close();
       for (const w of this.#kindWork) w.close();
-      this.#reach?.close();
+      this.#notifications?.close();
       await brokerClosed;
       // After the broker: a call still in flight had its grace period; then every server's group stops.
       await this.#upstreams?.close();

@@ -3,7 +3,11 @@ export const ROOT: string;
 export const DOC: string;
 export const BEGIN: string;
 export const END: string;
-export function citations(root?: string): Map<string, Set<string>>;
+export const SECTIONS: ReadonlyArray<readonly [string, string]>;
+export const ID_RE: RegExp;
+export function sectionOf(id: string): string | undefined;
+export const OLD_TOKEN_RE: RegExp;
+export function citations(root?: string, tokens?: RegExp): Map<string, Set<string>>;
 export function loadRequirements(
   root?: string,
 ): Promise<Record<string, { source: string; statement: string }>>;

@@ -1,6 +1,7 @@
 /**
  * The promise tables of docs/reliability.md, generated (issue 36 item 7): every id of test/requirements.ts,
- * its one-line statement and the test files that cite it — found exactly as test/requirements.test.ts finds
+ * under the heading of the contract section it is keyed by (issue 37 item 7), with its one-line statement
+ * and the test files that cite it — found exactly as test/requirements.test.ts finds
  * citations (both import `citations` from here), so the page cannot miss an id or name a test that moved.
  *
  *   node scripts/reliability-table.mjs     (npm run docs:reliability) rewrites the text between the markers;
@@ -21,23 +22,56 @@ export const BEGIN =
 export const END = '<!-- END promise tables -->';
 
 const TEST_DIRS = ['test', 'daemon', 'bridge-client', 'examples'];
+/** An id: `c`, the contract section that makes the promise (`11`, `13.1`), a dot and a short name. */
+export const ID_RE = /^c(\d+(?:\.\d+)?)\.[a-z][a-z0-9-]*$/;
 /** A citation: an id-shaped token in square brackets. */
-const TOKEN_RE = /\[((?:R\d+\.\d+)|(?:[SQMUGONPF]\.[a-z][a-z-]*))\]/g;
+const TOKEN_RE = /\[(c\d+(?:\.\d+)?\.[a-z][a-z0-9-]*)\]/g;
+/** A citation in the letter style ids had before issue 37 (`[R2.5]`, `[S.secret]`): never one now. */
+export const OLD_TOKEN_RE = /\[((?:R\d+\.\d+)|(?:[SQMUGONPF]\.[a-z][a-z-]*))\]/g;
+
+/** The section an id is keyed by (`c13.1.once` → `13.1`), or undefined for a malformed id. */
+export function sectionOf(id) {
+  return ID_RE.exec(id)?.[1];
+}
+
 /** Lines that may carry a citation: a test or suite title, or a `covers:` comment. */
 const CITING_LINE_RE = /\b(?:it|test|describe)(?:\.\w+)*\s*\(|\/\/\s*covers:/;
 
-/** Each id prefix's section, in page order; an unknown prefix lands in "Other promises". */
-const GROUPS = [
-  ['R', 'The command lifecycle'],
-  ['S', 'Security: what a hostile AI, page or process cannot do'],
-  ['Q', 'Robustness'],
-  ['M', 'The MCP surface: both generations and Tasks'],
-  ['U', 'Upstream MCP servers, the command line and these docs'],
-  ['G', 'Grants'],
-  ['O', 'Named owners'],
-  ['N', 'A new user, notifications and the panel on a phone'],
-  ['P', 'Rules, policy tests and previews'],
-  ['F', 'Several daemons on one PostgreSQL'],
+/**
+ * The contract's sections, in page order (issue 37 item 7): an id `c<section>.<name>` lands under its
+ * section's heading; an id of a section not listed here lands in "Other promises".
+ */
+export const SECTIONS = [
+  ['1', 'Packaging and processes'],
+  ['1.1', 'The ogf-broker subcommands'],
+  ['1.2', 'The data dir'],
+  ['1.3', 'The config file'],
+  ['2', 'The command lifecycle'],
+  ['3', 'The MCP surface'],
+  ['3.1', 'The tools'],
+  ['3.2', 'The result'],
+  ['3.3', 'ogf_cue'],
+  ['4', 'Launch and the one-time protected session file'],
+  ['5', 'The owner panel and the owner WebSocket'],
+  ['6', 'The OGF Bridge protocol'],
+  ['7', 'Gated upstream MCP servers'],
+  ['8', 'Grants'],
+  ['9', 'Named owners and quorum'],
+  ['10', 'Protocol generations and Tasks'],
+  ['11', 'Rules, and grants wider than one argument set'],
+  ['12', 'Previews: the owner sees the effect before deciding'],
+  ['13', 'Reaching the owner'],
+  ['13.1', 'Notifications'],
+  ['13.2', 'The panel on a phone'],
+  ['13.3', 'Passkeys and passkey-signed approvals'],
+  ['14', 'A tamper-evident audit record, and export'],
+  ['15', 'OAuth 2.1 for remote AI clients'],
+  ['16', 'Several daemons, one PostgreSQL database'],
+  ['17', 'Running it for months'],
+  ['18', 'Rules the owners make in the panel'],
+  ['19', "Deciding from a notification, and reaching the owner through the AI's client"],
+  ['20', 'The effect the owner approved, or nothing; and taking it back'],
+  ['21', 'Confinement: what an approved process can touch'],
 ];
 
 function testFiles(dir) {
@@ -51,8 +85,11 @@ function testFiles(dir) {
   return out;
 }
 
-/** id → the files (relative to the root) whose test titles or `covers:` comments cite it. */
-export function citations(root = ROOT) {
+/**
+ * id → the files (relative to the root) whose test titles or `covers:` comments cite it; `tokens` finds the
+ * ids in a line (OLD_TOKEN_RE finds citations left in the old style).
+ */
+export function citations(root = ROOT, tokens = TOKEN_RE) {
   const cited = new Map();
   for (const file of TEST_DIRS.flatMap((d) => testFiles(join(root, d)))) {
     const lines = readFileSync(file, 'utf8').split('\n');
@@ -60,7 +97,7 @@ export function citations(root = ROOT) {
       // A title may wrap onto the next line after `it(`; look at the line and the one before it.
       const context = `${lines[i - 1] ?? ''}\n${line}`;
       if (!CITING_LINE_RE.test(context)) return;
-      for (const m of line.matchAll(TOKEN_RE)) {
+      for (const m of line.matchAll(tokens)) {
         const id = m[1];
         if (!cited.has(id)) cited.set(id, new Set());
         cited.get(id).add(relative(root, file));
@@ -88,11 +125,14 @@ function cell(text) {
 /** The generated block, markers included. */
 export function renderTables(requirements, cited) {
   const ids = Object.keys(requirements);
-  const known = new Set(GROUPS.map(([p]) => p));
-  const groups = [...GROUPS, ['', 'Other promises']];
+  const known = new Set(SECTIONS.map(([n]) => n));
+  const groups = [
+    ...SECTIONS.map(([n, title]) => [n, `${n}${n.includes('.') ? '' : '.'} ${title}`]),
+    ['', 'Other promises'],
+  ];
   const parts = [BEGIN, ''];
-  for (const [prefix, title] of groups) {
-    const mine = ids.filter((id) => (prefix ? id.startsWith(`${prefix}`) : !known.has(id[0])));
+  for (const [section, title] of groups) {
+    const mine = ids.filter((id) => (section ? sectionOf(id) === section : !known.has(sectionOf(id))));
     if (mine.length === 0) continue;
     parts.push(`### ${title}`, '', '| id | the promise | tests that cite it |', '| --- | --- | --- |');
     for (const id of mine) {

@@ -117,7 +117,7 @@ function tryToApprove(id: string, headers: Record<string, string>, protocols: st
   });
 }
 
-describe('[S.owner-key] a local server on another port gets the owner cookie, never the panel key', () => {
+describe('[c5.owner-key] a local server on another port gets the owner cookie, never the panel key', () => {
   it('the attacker server receives the session cookie once the logged-in owner visits it', async () => {
     await loginPage(page, d);
     await page.goto(attackerUrl);
@@ -180,7 +180,7 @@ describe('[S.owner-key] a local server on another port gets the owner cookie, ne
     await tab.close();
   });
 
-  it('[S.logout-origin] a page on the other port posting to /logout does not log the owner out', async () => {
+  it('[c5.logout-origin] a page on the other port posting to /logout does not log the owner out', async () => {
     await page.goto(`${d.url}/`);
     await page.locator('#connection[data-state="live"]').waitFor();
     const evil = await context.newPage();
@@ -198,7 +198,7 @@ describe('[S.owner-key] a local server on another port gets the owner cookie, ne
     expect(await page.locator('#connection').getAttribute('data-state')).toBe('live');
   });
 
-  it('[S.cookie-shadow] a session cookie the other port plants with a longer Path does not log the owner out', async () => {
+  it('[c5.cookie-shadow] a session cookie the other port plants with a longer Path does not log the owner out', async () => {
     await loginPage(page, d);
     const evil = await context.newPage();
     await evil.goto(`${attackerUrl}plant`);

@@ -46,8 +46,8 @@ function holdConnections(port: number, count: number): { stop(): void } {
   };
 }
 
-describe('[S.spawn-error] a launch that cannot get descriptors', () => {
-  it('[S.spawn-error] ends failed/LaunchFailed with the daemon alive, and the daemon serves again once the AI lets go', async () => {
+describe('[c4.spawn-error] a launch that cannot get descriptors', () => {
+  it('[c4.spawn-error] ends failed/LaunchFailed with the daemon alive, and the daemon serves again once the AI lets go', async () => {
     const dataDir = makeDataDir('ogf-emfile-');
     const markFile = join(dataDir, 'marks.txt');
     d = await startDaemon({ dataDir, config: ownerCatalog(markFile) });
@@ -108,7 +108,7 @@ describe('[S.spawn-error] a launch that cannot get descriptors', () => {
     expect(d.child.exitCode).toBeNull();
   }, 120_000);
 
-  it('[S.spawn-error] a program that cannot be started (ENOENT) is failed/LaunchFailed too, and nothing stays running', async () => {
+  it('[c4.spawn-error] a program that cannot be started (ENOENT) is failed/LaunchFailed too, and nothing stays running', async () => {
     const other = await startDaemon({
       config: {
         commands: {

@@ -96,7 +96,7 @@ describe('a flood of JSON-RPC batches against small caps', () => {
     if (d) rmSync(d.dataDir, { recursive: true, force: true });
   });
 
-  it('[S.pending-caps] ten batches of 100 at once queue exactly max_pending_per_client; every other call is TooManyPending', async () => {
+  it('[c1.3.pending-caps] ten batches of 100 at once queue exactly max_pending_per_client; every other call is TooManyPending', async () => {
     const [one] = await a.batch([call('the first', { request_id: 'first' })]);
     first = queuedId(one!)!;
     expect(first).toBeDefined();
@@ -123,7 +123,7 @@ describe('a flood of JSON-RPC batches against small caps', () => {
     expect(commandCount(d)).toBe(PER);
   });
 
-  it('[S.pending-caps] a second client still queues until max_pending, then the broker-wide cap refuses it', async () => {
+  it('[c1.3.pending-caps] a second client still queues until max_pending, then the broker-wide cap refuses it', async () => {
     const { queued, refused } = split(await b.batch(Array.from({ length: 100 }, (_, i) => call(`b ${i}`))));
     expect(new Set(queued).size).toBe(ALL - PER);
     expect(refused).toHaveLength(100 - (ALL - PER));
@@ -132,7 +132,7 @@ describe('a flood of JSON-RPC batches against small caps', () => {
     expect(commandCount(d)).toBe(ALL);
   });
 
-  it('[S.pending-caps] the owner saw exactly the queued commands, and a decided one frees its place', async () => {
+  it('[c1.3.pending-caps] the owner saw exactly the queued commands, and a decided one frees its place', async () => {
     const denied = ids.b[0]!;
     const reply = await watcher.request({ type: 'deny', id: denied, version: 1 });
     expect(reply).toMatchObject({ ok: true });
@@ -170,12 +170,12 @@ describe('a flood of JSON-RPC batches against small caps', () => {
     for (const id of [...ids.a, ...ids.b]) expect(list.stdout).toContain(id);
   }
 
-  it('[S.daemon-survives] the owner connects, gets the whole queue in the snapshot, and ogf-broker list works', async () => {
+  it('[c5.daemon-survives] the owner connects, gets the whole queue in the snapshot, and ogf-broker list works', async () => {
     await expectOwnerSeesWholeQueue();
     expect(d.child.exitCode).toBeNull();
   });
 
-  it('[S.daemon-survives] after a restart with the full queue the owner connects and lists, and the caps still hold', async () => {
+  it('[c5.daemon-survives] after a restart with the full queue the owner connects and lists, and the caps still hold', async () => {
     expect(await d.stop()).toBe(0);
     await watcher.close();
     const dataDir = d.dataDir;
@@ -190,7 +190,7 @@ describe('a flood of JSON-RPC batches against small caps', () => {
     expect(d.child.exitCode).toBeNull();
   });
 
-  it('[S.daemon-survives] an error while serving one owner closes that socket with 1011; the others and the daemon stay', async () => {
+  it('[c5.daemon-survives] an error while serving one owner closes that socket with 1011; the others and the daemon stay', async () => {
     const steady = await OwnerSocket.open(d);
     // A damaged row (disk corruption, a hand edit) makes the store throw while building a snapshot. (Its body
     // stays JSON: broker.db indexes the command name read from it, so SQLite refuses to store malformed JSON.)
@@ -254,7 +254,7 @@ describe('a flood at the default caps with worst-case Views', () => {
     if (d) rmSync(d.dataDir, { recursive: true, force: true });
   });
 
-  it('[S.daemon-survives] 2000 PENDING and 200 final worst-case Views: the terminal client takes the snapshot and ogf-broker list works', async () => {
+  it('[c5.daemon-survives] 2000 PENDING and 200 final worst-case Views: the terminal client takes the snapshot and ogf-broker list works', async () => {
     // 200 final commands with output, in waves (each is a real node process).
     const owner = await OwnerSocket.open(d);
     const local = await RawMcp.open(d, d.mcpToken);

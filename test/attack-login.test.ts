@@ -92,7 +92,7 @@ function refusedCount(): number {
   return auditRows(d).filter((r) => r.action === 'owner_login_refused').length;
 }
 
-describe('[S.login-throttle] a flood of wrong tokens', () => {
+describe('[c5.login-throttle] a flood of wrong tokens', () => {
   it('is not checked all at once: the owner’s correct token, sent mid-flood, gets in while most of it waits, and what the attacker abandons is never checked', async () => {
     const received: number[] = [];
     const track = (a: Attempt) => {
@@ -139,8 +139,8 @@ describe('[S.login-throttle] a flood of wrong tokens', () => {
   });
 });
 
-describe('[S.login-throttle] owner token guesses over /owner/ws', () => {
-  it('[S.login-throttle] a wrong Authorization: Bearer on the owner socket waits in the same gate as POST /login', async () => {
+describe('[c5.login-throttle] owner token guesses over /owner/ws', () => {
+  it('[c5.login-throttle] a wrong Authorization: Bearer on the owner socket waits in the same gate as POST /login', async () => {
     // Fill the gate with 24 wrong logins; the first answer proves they are in it (4 checked, 20 queued).
     const logins = Array.from({ length: 24 }, (_, i) => attempt(wrong(9000 + i)).go());
     let answered = 0;

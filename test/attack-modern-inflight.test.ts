@@ -1,5 +1,5 @@
 /**
- * The per-client bound on requests in flight holds for the 2026-07-28 generation too ([S.sessions-per-client];
+ * The per-client bound on requests in flight holds for the 2026-07-28 generation too ([c3.2.sessions-per-client];
  * contract 3.2: one client cannot evict or starve another; contract 10: both generations see the same rules).
  * A 2026-07-28 client has no session, so the 2025 path's count of a session's busy requests never saw its
  * calls: client `evil` (a second real token from the real CLI) sent 300 parallel 2026-07-28 waits and took
@@ -82,8 +82,8 @@ function settle(p: Promise<RawPostAnswer>): Promise<RawPostAnswer> {
   return p.catch(() => ({ status: 0, headers: {}, body: '' }));
 }
 
-describe('[S.sessions-per-client] the 2026-07-28 generation is bound per client too', () => {
-  it(`[S.sessions-per-client] evil's ${FLOOD} parallel 2026-07-28 waits: past ${IN_FLIGHT_CAP} refused naming the cap, its 2025 session too, local and the owner served`, async () => {
+describe('[c3.2.sessions-per-client] the 2026-07-28 generation is bound per client too', () => {
+  it(`[c3.2.sessions-per-client] evil's ${FLOOD} parallel 2026-07-28 waits: past ${IN_FLIGHT_CAP} refused naming the cap, its 2025 session too, local and the owner served`, async () => {
     // evil's 2025 session, opened before the flood (an initialize is not a call in flight).
     const init = await postMcp(d.info.mcp_url, evilToken, initializeBody('evil'));
     expect(init.status).toBe(200);

@@ -45,7 +45,7 @@ afterAll(async () => {
   await Promise.all(Object.values(r).map((x) => x.close()));
 });
 
-describe('[S.notify-markup] markup the AI writes into its arguments renders nowhere', () => {
+describe('[c13.1.markup] markup the AI writes into its arguments renders nowhere', () => {
   let slack: string;
   let discord: string;
 

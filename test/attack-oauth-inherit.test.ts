@@ -110,7 +110,7 @@ async function connectWithHistory(name: string): Promise<string> {
   return (g.grant as { id: string }).id;
 }
 
-describe('[S.oauth-flood] a stranger on the port cannot starve OAuth', () => {
+describe('[c15.flood] a stranger on the port cannot starve OAuth', () => {
   it('100 raw /register calls, then the owner’s real client still registers and connects', async () => {
     for (let i = 0; i < 100; i++)
       expect((await register({ redirect_uris: ['https://stranger.example/cb'] })).status).toBe(201);
@@ -145,7 +145,7 @@ describe('[S.oauth-flood] a stranger on the port cannot starve OAuth', () => {
   });
 });
 
-describe('[S.oauth-inherit] a stranger does not inherit a disconnected client’s name', () => {
+describe('[c15.inherit] a stranger does not inherit a disconnected client’s name', () => {
   it('a DCR client calling itself "acme" is offered acme-2; acme by hand needs the owner’s tick', async () => {
     await connectWithHistory('acme');
     // The owner disconnects acme but keeps its grant (unticked): the name now carries history and a grant.

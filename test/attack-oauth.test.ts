@@ -82,7 +82,7 @@ function authorize(p: Partial<Parameters<typeof authorizeUrl>[1]> = {}, on = d) 
   );
 }
 
-describe('[S.oauth-tokens] /authorize refuses what it must', () => {
+describe('[c15.tokens] /authorize refuses what it must', () => {
   it('an unregistered redirect: an error page, never a redirect there', async () => {
     const a = await authorize({ redirect_uri: 'https://evil.example/steal' });
     expect(a.status).toBe(400);
@@ -143,7 +143,7 @@ describe('[S.oauth-tokens] /authorize refuses what it must', () => {
   });
 });
 
-describe('[S.oauth-consent] the consent route is the signed-in owner’s alone', () => {
+describe('[c15.consent] the consent route is the signed-in owner’s alone', () => {
   it('needs the panel key beside the cookie, and the daemon’s own Origin', async () => {
     const a = await authorize();
     const id = /#request=(.+)$/.exec(a.location!)![1]!;
@@ -185,7 +185,7 @@ describe('[S.oauth-consent] the consent route is the signed-in owner’s alone',
   });
 });
 
-describe('[S.oauth-tokens] /token', () => {
+describe('[c15.tokens] /token', () => {
   it('refuses a wrong verifier, and the code is spent by the attempt', async () => {
     const { verifier, challenge } = pkce();
     const a = await getAuthorize(
@@ -274,7 +274,7 @@ describe('[S.oauth-tokens] /token', () => {
   });
 });
 
-describe('[S.oauth-isolation] access tokens', () => {
+describe('[c15.isolation] access tokens', () => {
   it('act as their own client name only: another connection’s commands are unknown to it', async () => {
     const alpha = await connect('alpha');
     const beta = await connect('beta');
@@ -360,7 +360,7 @@ describe('[S.oauth-isolation] access tokens', () => {
   });
 });
 
-describe('[S.oauth-consent] DCR', () => {
+describe('[c15.consent] DCR', () => {
   it('registers public clients only, at most 100 a day that the owner allowed (v4)', async () => {
     const reg = (body: Record<string, unknown>) =>
       fetch(`${strict.url}/register`, {
@@ -400,7 +400,7 @@ describe('[S.oauth-consent] DCR', () => {
   });
 });
 
-describe('[S.oauth-tokens] only hashes are kept', () => {
+describe('[c15.tokens] only hashes are kept', () => {
   it('no token or code in the daemon’s logs or in broker.db', async () => {
     const survivor = await connect('survivor');
     expect(secrets.length).toBeGreaterThan(10);

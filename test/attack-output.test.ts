@@ -46,7 +46,7 @@ function viewsOf(f: Frame): Frame[] {
   return [];
 }
 
-describe('[S.owner-frames-bounded] noisy commands at output_limit_bytes 1 MiB', () => {
+describe('[c5.owner-frames-bounded] noisy commands at output_limit_bytes 1 MiB', () => {
   let d: RunningDaemon;
   let ai: Client;
 
@@ -71,7 +71,7 @@ describe('[S.owner-frames-bounded] noisy commands at output_limit_bytes 1 MiB', 
     if (d) rmSync(d.dataDir, { recursive: true, force: true });
   });
 
-  it('[S.owner-frames-bounded] the MCP result carries the whole 1 MiB; owner frames at most 16 KiB per stream, cut on a code point, flagged truncated', async () => {
+  it('[c5.owner-frames-bounded] the MCP result carries the whole 1 MiB; owner frames at most 16 KiB per stream, cut on a code point, flagged truncated', async () => {
     const owner = await OwnerSocket.open(d);
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) {
@@ -125,7 +125,7 @@ describe('[S.owner-frames-bounded] noisy commands at output_limit_bytes 1 MiB', 
   });
 });
 
-describe('[Q.bad-input] output and PENDING limits in the config file', () => {
+describe('[c3.2.bad-input] output and PENDING limits in the config file', () => {
   let root: string;
   beforeAll(() => {
     root = mkdtempSync(join(tmpdir(), 'ogf-limits-'));
@@ -154,7 +154,7 @@ describe('[Q.bad-input] output and PENDING limits in the config file', () => {
     [{ max_pending: 2.5 }, 'max_pending: must be an integer from 1 to 100000, got 2.5'],
   ];
   it.each(cases)(
-    '[S.owner-frames-bounded] start refuses %j: exit 2, one line naming the field and its range',
+    '[c5.owner-frames-bounded] start refuses %j: exit 2, one line naming the field and its range',
     (config, line) => {
       const file = join(root, `config-${Math.random().toString(36).slice(2)}.json`);
       writeFileSync(file, JSON.stringify(config));

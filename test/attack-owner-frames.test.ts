@@ -61,8 +61,8 @@ afterAll(async () => {
   await d?.stop();
 });
 
-describe('[S.owner-frames-bounded] owner frames stay bounded whatever arguments the AI sends', () => {
-  it('[S.owner-frames-bounded] a snapshot of 110 calls of 1 MiB each is bounded; each View is a preview flagged args_truncated', async () => {
+describe('[c5.owner-frames-bounded] owner frames stay bounded whatever arguments the AI sends', () => {
+  it('[c5.owner-frames-bounded] a snapshot of 110 calls of 1 MiB each is bounded; each View is a preview flagged args_truncated', async () => {
     const owner = await OwnerSocket.open(d);
     const raw = owner.raw.find((t) => t.startsWith('{"type":"snapshot"'))!;
     console.info(`snapshot of ${sent.size} calls of ~1 MiB: ${raw.length} bytes`);
@@ -106,7 +106,7 @@ describe('[S.owner-frames-bounded] owner frames stay bounded whatever arguments 
     await owner.close();
   });
 
-  it('[S.owner-frames-bounded] the args frame returns the exact arguments; unknown ids are NotFound; bad frames name the field', async () => {
+  it('[c5.owner-frames-bounded] the args frame returns the exact arguments; unknown ids are NotFound; bad frames name the field', async () => {
     const owner = await OwnerSocket.open(d);
     for (const [id, args] of [...sent].slice(0, 3).concat([...sent].slice(-2))) {
       const answer = await owner.request({ type: 'args', id });
@@ -126,7 +126,7 @@ describe('[S.owner-frames-bounded] owner frames stay bounded whatever arguments 
     await owner.close();
   });
 
-  it('[S.owner-frames-bounded] ogf-broker list prints the preview with a note, fetching nothing more', async () => {
+  it('[c5.owner-frames-bounded] ogf-broker list prints the preview with a note, fetching nothing more', async () => {
     const list = await runCli(['list', '--data-dir', d.dataDir]);
     expect(list.code, list.stderr).toBe(0);
     expect(list.stdout.length).toBeLessThan(PENDING * 4096);
@@ -138,7 +138,7 @@ describe('[S.owner-frames-bounded] owner frames stay bounded whatever arguments 
     expect(block).toMatch(/… \(1,000,004 bytes of JSON; open the panel to read all\)/);
   });
 
-  it('[S.owner-frames-bounded] approving a call whose arguments were never loaded sends them whole', async () => {
+  it('[c5.owner-frames-bounded] approving a call whose arguments were never loaded sends them whole', async () => {
     const owner = await OwnerSocket.open(d);
     const [id, args] = [...sent][0]!;
     expect(
@@ -150,7 +150,7 @@ describe('[S.owner-frames-bounded] owner frames stay bounded whatever arguments 
   });
 });
 
-describe('[S.owner-frames-bounded] the panel shows the preview, loads all arguments on demand, and approves them exactly', () => {
+describe('[c5.owner-frames-bounded] the panel shows the preview, loads all arguments on demand, and approves them exactly', () => {
   let browser: Browser;
   let page: Page;
 
@@ -184,7 +184,7 @@ describe('[S.owner-frames-bounded] the panel shows the preview, loads all argume
     await page.setViewportSize({ width: 1280, height: 900 });
   }
 
-  it('[S.owner-frames-bounded] a shortened card says so, Load all arguments shows them whole, and Approve writes exactly them', async () => {
+  it('[c5.owner-frames-bounded] a shortened card says so, Load all arguments shows them whole, and Approve writes exactly them', async () => {
     // A long multi-line text with characters of every UTF-8 width, as a note an AI might write.
     const content = 'línea ünïcode ✓ 😀 and some words\n'.repeat(9_000);
     const path = join(files, 'long-note.txt');

@@ -171,8 +171,8 @@ async function nextCallWorks(upstream: string, dir: string): Promise<void> {
   expect(JSON.stringify(v.result)).toContain('still here');
 }
 
-describe('[P.isolated] a preview cannot take the upstream down (issue 35 finding 3)', () => {
-  it('[P.file-info] write_file naming a 9 MiB file while an approved call is in flight: the call succeeds, the next works', async () => {
+describe('[c12.isolated] a preview cannot take the upstream down (issue 35 finding 3)', () => {
+  it('[c12.file-info] write_file naming a 9 MiB file while an approved call is in flight: the call succeeds, the next works', async () => {
     writeFileSync(join(notes, 'big.txt'), `${'a line of a very large file\n'.repeat(350_000)}`);
     const inFlight = await approvedReadInFlight('notes', notes);
     const id = await queued('notes__write_file', { path: join(notes, 'big.txt'), content: 'small\n' });
@@ -187,7 +187,7 @@ describe('[P.isolated] a preview cannot take the upstream down (issue 35 finding
     expect(await owner.request({ type: 'deny', id, version: v.version })).toMatchObject({ ok: true });
   }, 60_000);
 
-  it('[P.isolated] without the preset, a 9 MiB preview answer ends only the preview instance', async () => {
+  it('[c12.isolated] without the preset, a 9 MiB preview answer ends only the preview instance', async () => {
     writeFileSync(join(raw, 'big.txt'), `${'a line of a very large file\n'.repeat(350_000)}`);
     const inFlight = await approvedReadInFlight('raw', raw);
     const id = await queued('raw__write_file', { path: join(raw, 'big.txt'), content: 'small\n' });
@@ -208,7 +208,7 @@ describe('[P.isolated] a preview cannot take the upstream down (issue 35 finding
       expect(await owner.request({ type: 'deny', id: x.id, version: x.version })).toMatchObject({ ok: true });
   }, 60_000);
 
-  it('[P.file-info] four previews of a FIFO (and a dry run of one) never read it, and an approved call then works', async () => {
+  it('[c12.file-info] four previews of a FIFO (and a dry run of one) never read it, and an approved call then works', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 4; i++) {
       const fifo = join(pipes, `trap-${i}.pipe`);
@@ -235,8 +235,8 @@ describe('[P.isolated] a preview cannot take the upstream down (issue 35 finding
   }, 60_000);
 });
 
-describe('[P.rule-denied] a call a rule denies at submit is never previewed', () => {
-  it('[P.rule-denied] write of .env denied by a rule: no read reaches the server, no preview instance starts', async () => {
+describe('[c12.rule-denied] a call a rule denies at submit is never previewed', () => {
+  it('[c12.rule-denied] write of .env denied by a rule: no read reaches the server, no preview instance starts', async () => {
     const r = structured(await call(ai, 't__put', { path: 'config/.env', content: 'API_KEY=stolen\n' }));
     expect(r.status).toBe('DENIED');
     expect(r.reason).toBe('PolicyDenied');
@@ -267,8 +267,8 @@ describe('[P.rule-denied] a call a rule denies at submit is never previewed', ()
   });
 });
 
-describe('[P.idle] the preview instance ends with the daemon', () => {
-  it('[P.idle] the process that answered the previews is gone once the daemon stopped', async () => {
+describe('[c12.idle] the preview instance ends with the daemon', () => {
+  it('[c12.idle] the process that answered the previews is gone once the daemon stopped', async () => {
     const lines = readFileSync(tlog, 'utf8')
       .split('\n')
       .filter(Boolean)

@@ -54,8 +54,8 @@ afterAll(async () => {
 const run = (client: Client, cmd: string, args: Record<string, unknown>) =>
   call(client, 'run_command_wait', { command: cmd, args, wait_seconds: 0 });
 
-describe('[S.linear-patterns] owner patterns are anchored and matched in linear time (contract 1.3)', () => {
-  it('[S.linear-patterns] a catastrophic-backtracking value is answered, and another client is served meanwhile', async () => {
+describe('[c1.3.linear-patterns] owner patterns are anchored and matched in linear time (contract 1.3)', () => {
+  it('[c1.3.linear-patterns] a catastrophic-backtracking value is answered, and another client is served meanwhile', async () => {
     // 64 characters: far past anything a backtracking engine finishes (34 took ~29 s; each one more doubles
     // it). Linear matching answers both calls; a stalled daemon answers neither and the test fails.
     const hostile = `${'a'.repeat(64)}!`;
@@ -75,14 +75,14 @@ describe('[S.linear-patterns] owner patterns are anchored and matched in linear 
     expect(structured(ok).status).toBe('PENDING');
   });
 
-  it('[S.linear-patterns] many hostile calls from one client never starve another client', async () => {
+  it('[c1.3.linear-patterns] many hostile calls from one client never starve another client', async () => {
     const hostile = Array.from({ length: 20 }, (_, i) => run(ai, 'host', { name: `${'b'.repeat(80 + i)}?` }));
     const mine = await run(other, 'toggle', { state: 'on' });
     expect(mine.isError, textOf(mine)).toBeFalsy();
     for (const r of await Promise.all(hostile)) expect(textOf(r)).toMatch(/^InvalidArguments: args\.name /);
   });
 
-  it('[S.linear-patterns] ^on|off$ means the whole value is on or off', async () => {
+  it('[c1.3.linear-patterns] ^on|off$ means the whole value is on or off', async () => {
     const before = commandCount(d);
     for (const state of ['on --help; and anything', 'xoff', 'on\noff', 'onoff']) {
       const r = await run(ai, 'toggle', { state });
@@ -104,7 +104,7 @@ describe('[S.linear-patterns] owner patterns are anchored and matched in linear 
     expect(state.description).toBe('At most 40 characters, without control or bidirectional characters.');
   });
 
-  it('[S.linear-patterns] a pattern counts code points, as the u flag did: one emoji is one character', async () => {
+  it('[c1.3.linear-patterns] a pattern counts code points, as the u flag did: one emoji is one character', async () => {
     const ok = await run(ai, 'word', { w: '😀é漢' });
     expect(ok.isError, textOf(ok)).toBeFalsy();
     const r = await run(ai, 'word', { w: '😀😀😀😀' });
@@ -133,8 +133,8 @@ function startWith(pattern: string) {
   }
 }
 
-describe('[S.linear-patterns] a pattern RE2 cannot compile is a config error (contract 1.3)', () => {
-  // covers: [Q.bad-input]
+describe('[c1.3.linear-patterns] a pattern RE2 cannot compile is a config error (contract 1.3)', () => {
+  // covers: [c3.2.bad-input]
   const refused: Array<[string, string]> = [
     ['a backreference', '^(a)\\1$'],
     ['a lookahead', '^(?=a)a$'],

@@ -36,7 +36,7 @@ function evaluateInChild(expr: string, args: Record<string, unknown>): string | 
   return out.stdout.trim();
 }
 
-describe('[P.rules-regex] a catastrophic pattern in a rule cannot stall the daemon', () => {
+describe('[c11.regex] a catastrophic pattern in a rule cannot stall the daemon', () => {
   it('the owner’s pattern on a value the AI chose', { timeout: 60_000 }, () => {
     const text = `${'a'.repeat(5_000)}b`;
     expect(evaluateInChild('args.text.matches("^(a+)+$")', { text })).toBe('false');

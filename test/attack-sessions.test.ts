@@ -56,8 +56,8 @@ async function evilListStatus(sid: string): Promise<number> {
   return r.status;
 }
 
-describe('[S.sessions-per-client] one client cannot evict or starve another', () => {
-  it("[S.sessions-per-client] evil's 1,001 sessions evict only its own: at most 64 stay open, local's idle session keeps working", async () => {
+describe('[c3.2.sessions-per-client] one client cannot evict or starve another', () => {
+  it("[c3.2.sessions-per-client] evil's 1,001 sessions evict only its own: at most 64 stay open, local's idle session keeps working", async () => {
     const localSession = (local as unknown as { transport: StreamableHTTPClientTransport }).transport
       .sessionId;
     expect(localSession).toBeTruthy();
@@ -94,7 +94,7 @@ describe('[S.sessions-per-client] one client cannot evict or starve another', ()
     expect(d.stderr()).not.toMatch(/"event":"mcp_session_evicted","client":"local"/);
   }, 120_000);
 
-  it("[S.sessions-per-client] evil's flood of waiting calls is refused past its share (503) while local is served", async () => {
+  it("[c3.2.sessions-per-client] evil's flood of waiting calls is refused past its share (503) while local is served", async () => {
     const sid = await openEvilSession();
     expect(sid).toEqual(expect.any(String));
     const headers = { 'mcp-session-id': String(sid), 'mcp-protocol-version': PROTOCOL };

@@ -154,8 +154,8 @@ function loginFlood(daemon: RunningDaemon, n: number): { stop(): void; refused()
   };
 }
 
-describe('[S.http-deadlines] slow requests are cut at their deadlines', () => {
-  it('[S.http-deadlines] 400 byte-by-byte connections are cut (408) while an MCP client and the owner are served; slow-but-in-time clients are not', async () => {
+describe('[c5.http-deadlines] slow requests are cut at their deadlines', () => {
+  it('[c5.http-deadlines] 400 byte-by-byte connections are cut (408) while an MCP client and the owner are served; slow-but-in-time clients are not', async () => {
     d = await startDaemon({ config: echoConfig() });
     const port = portOf(d);
     const host = `127.0.0.1:${port}`;
@@ -240,8 +240,8 @@ describe('[S.http-deadlines] slow requests are cut at their deadlines', () => {
   }, 120_000);
 });
 
-describe('[S.http-connections] the connection cap keeps room for new clients and the owner', () => {
-  it('[S.http-connections] at the cap, the oldest connection still sending is dropped for a new one: MCP and the owner get in', async () => {
+describe('[c5.http-connections] the connection cap keeps room for new clients and the owner', () => {
+  it('[c5.http-connections] at the cap, the oldest connection still sending is dropped for a new one: MCP and the owner get in', async () => {
     d = await startDaemon({ config: echoConfig(), env: { OGF_BROKER_MAX_CONNECTIONS: '100' } });
     const port = portOf(d);
     const baseline = openFds(d.info.pid);
@@ -274,7 +274,7 @@ describe('[S.http-connections] the connection cap keeps room for new clients and
     expect(d.child.exitCode).toBeNull();
   }, 90_000);
 
-  it('[S.http-connections] an AI holding its whole share with waiting tool calls gets 503 past it; the owner still gets in and its approval answers them', async () => {
+  it('[c5.http-connections] an AI holding its whole share with waiting tool calls gets 503 past it; the owner still gets in and its approval answers them', async () => {
     // 64 connections: 56 for /mcp, 8 kept for the owner's panel, login and socket.
     d = await startDaemon({ config: echoConfig(), env: { OGF_BROKER_MAX_CONNECTIONS: '64' } });
     const { id, settled, answered } = await holdAiShare(d, 70);
@@ -300,7 +300,7 @@ describe('[S.http-connections] the connection cap keeps room for new clients and
     expect(d.child.exitCode).toBeNull();
   }, 90_000);
 
-  it('[S.http-connections] [S.login-throttle] login attempts waiting in the gate never fill the owner’s share: with the AI’s share held and a login flood, the owner’s panel still gets in', async () => {
+  it('[c5.http-connections] [c5.login-throttle] login attempts waiting in the gate never fill the owner’s share: with the AI’s share held and a login flood, the owner’s panel still gets in', async () => {
     // 64 connections: 56 for /mcp, 8 for the rest — of which waiting login attempts may hold at most half.
     d = await startDaemon({ config: echoConfig(), env: { OGF_BROKER_MAX_CONNECTIONS: '64' } });
     const login = await panelLogin(d);

@@ -120,7 +120,7 @@ async function ownerServed(): Promise<{ login: number; history: unknown }> {
   }
 }
 
-describe('[S.tasks-list-bounded] tasks/list cannot stall the daemon', () => {
+describe('[c10.tasks-list-bounded] tasks/list cannot stall the daemon', () => {
   it('a client with no tasks gets an empty list; the owner of large tasks gets them in short pages', async () => {
     expect(await evil2.experimental.tasks.listTasks()).toEqual({ tasks: [] });
     const seen = new Set<string>();

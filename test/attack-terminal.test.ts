@@ -5,8 +5,8 @@
  *
  * Two defences, each attacked here through the real daemon, real MCP and the real CLI, and judged by what a
  * real terminal emulator (@xterm/headless) renders from the CLI's bytes:
- * - input (S.text-controls): a string param or justification holding a control or bidi character is refused;
- * - output (S.terminal-escaped): `list` escapes every such character it prints — checked on a row written
+ * - input (c1.3.text-controls): a string param or justification holding a control or bidi character is refused;
+ * - output (c5.terminal-escaped): `list` escapes every such character it prints — checked on a row written
  *   straight into broker.db, as an older version could have stored it, and on a newline-allowed value.
  */
 import { rmSync } from 'node:fs';
@@ -128,8 +128,8 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-describe('[S.text-controls] the AI cannot send control or bidi characters (contract 1.3, 3.2)', () => {
-  it('[S.text-controls] the redraw payload over MCP is refused, and list shows the victim as it is', async () => {
+describe('[c1.3.text-controls] the AI cannot send control or bidi characters (contract 1.3, 3.2)', () => {
+  it('[c1.3.text-controls] the redraw payload over MCP is refused, and list shows the victim as it is', async () => {
     const fake = await benignLines();
     const before = commandCount(d);
     const r = await call(ai, 'run_command_wait', {
@@ -147,7 +147,7 @@ describe('[S.text-controls] the AI cannot send control or bidi characters (contr
     expect(argv).toMatch(/^ {4}argv: .* evil$/);
   });
 
-  // covers: [S.text-controls]
+  // covers: [c1.3.text-controls]
   const refused: Array<[string, string]> = [
     ['ESC (C0)', '\u001b[31m'],
     ['carriage return', 'safe\rrm'],
@@ -178,7 +178,7 @@ describe('[S.text-controls] the AI cannot send control or bidi characters (contr
     });
   }
 
-  it('[S.text-controls] accepts plain Unicode; allow_newlines admits newline and tab but nothing else', async () => {
+  it('[c1.3.text-controls] accepts plain Unicode; allow_newlines admits newline and tab but nothing else', async () => {
     const ok = await call(ai, 'run_command_wait', {
       command: 'note',
       args: { text: 'héllo wörld 😀 עברית' },
@@ -203,7 +203,7 @@ describe('[S.text-controls] the AI cannot send control or bidi characters (contr
     }
   });
 
-  it('[S.text-controls] a justification refuses bidi controls as well as control characters', async () => {
+  it('[c1.3.text-controls] a justification refuses bidi controls as well as control characters', async () => {
     const before = commandCount(d);
     for (const justification of ['looks fine \u202e)lanigiro(', 'x\u2066y', 'bell\u0007']) {
       const r = await call(ai, 'run_command_wait', {
@@ -228,8 +228,8 @@ describe('[S.text-controls] the AI cannot send control or bidi characters (contr
   });
 });
 
-describe('[S.terminal-escaped] ogf-broker list escapes every AI-supplied text (contract 5)', () => {
-  it('[S.terminal-escaped] a newline-allowed value cannot fake a line of its own in list', async () => {
+describe('[c5.terminal-escaped] ogf-broker list escapes every AI-supplied text (contract 5)', () => {
+  it('[c5.terminal-escaped] a newline-allowed value cannot fake a line of its own in list', async () => {
     const forged = 'c_FORGEDFORGED01  PENDING (awaiting review)  client local  v1';
     const id = await queue(ai, 'letter', { text: `fine\n${forged}\n    Run mark with word="hello"\tx` });
     const lines = await screen(await list(d));
@@ -239,7 +239,7 @@ describe('[S.terminal-escaped] ogf-broker list escapes every AI-supplied text (c
     expect(argv).toContain(`fine\\n${forged}\\n    Run mark with word="hello"\\tx`);
   });
 
-  it('[S.terminal-escaped] an old row holding a redraw payload: the screen shows the true command and the escapes', async () => {
+  it('[c5.terminal-escaped] an old row holding a redraw payload: the screen shows the true command and the escapes', async () => {
     const fake = await benignLines();
     const placeholder = await queue(ai, 'note', { text: 'placeholder' });
     await ai.close();

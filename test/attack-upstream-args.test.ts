@@ -90,8 +90,8 @@ afterAll(async () => {
   await d?.stop();
 });
 
-describe('[S.upstream-args-bounded] no argument can crash or stall the panel', () => {
-  it('[S.upstream-args-bounded] 150 values nested 2,600 deep are refused, naming the field and the limit; nothing is queued', async () => {
+describe('[c7.args-bounded] no argument can crash or stall the panel', () => {
+  it('[c7.args-bounded] 150 values nested 2,600 deep are refused, naming the field and the limit; nothing is queued', async () => {
     const before = commandCount(d);
     const args: Record<string, unknown> = { path: join(files, 'deep.txt'), content: 'x' };
     for (let i = 0; i < 150; i++) args[`v${i}`] = nest(2600, 0);
@@ -107,7 +107,7 @@ describe('[S.upstream-args-bounded] no argument can crash or stall the panel', (
     await call(ai, 'cancel_command', { pending_id: structured(ok).pending_id });
   });
 
-  it('[S.upstream-args-bounded] the largest arguments the daemon accepts render folded in bounded DOM, open level by level, and Approve works', async () => {
+  it('[c7.args-bounded] the largest arguments the daemon accepts render folded in bounded DOM, open level by level, and Approve works', async () => {
     const path = join(files, 'largest.txt');
     const args: Record<string, unknown> = {
       path,
@@ -122,7 +122,7 @@ describe('[S.upstream-args-bounded] no argument can crash or stall the panel', (
     expect(r.isError, textOf(r)).toBeFalsy();
     const id = String(structured(r).pending_id);
     const c = await pendingCard(id);
-    // Over 16 KiB of JSON, owner frames carry a preview (S.owner-frames-bounded): load them all first, then
+    // Over 16 KiB of JSON, owner frames carry a preview (c5.owner-frames-bounded): load them all first, then
     // the whole arguments go through the bounded renderer this test is about.
     await c.getByRole('button', { name: 'Load all arguments' }).click();
     await c.locator('.args-loaded').waitFor({ timeout: 30_000 });
@@ -178,8 +178,8 @@ describe('[S.upstream-args-bounded] no argument can crash or stall the panel', (
   });
 });
 
-describe('[S.upstream-args-visible] control and bidi characters in upstream arguments are shown escaped', () => {
-  it('[S.upstream-args-visible] [S.terminal-escaped] a bidi path shows as \\u202e on the card and in list; approving writes exactly it', async () => {
+describe('[c5.upstream-args-visible] control and bidi characters in upstream arguments are shown escaped', () => {
+  it('[c5.upstream-args-visible] [c5.terminal-escaped] a bidi path shows as \\u202e on the card and in list; approving writes exactly it', async () => {
     const path = join(files, 'photo-\u202Egnp.sh');
     const r = await call(ai, 'notes__write_file', {
       path,

@@ -92,7 +92,7 @@ afterAll(async () => {
   await new Promise((r) => upstream.close(r));
 });
 
-describe('[U.outcomes] an upstream answering with an endless body', () => {
+describe('[c7.outcomes] an upstream answering with an endless body', () => {
   it('is cut after one message’s bound: the call ends UNKNOWN/UpstreamError and the daemon carries on', async () => {
     const ai = await mcpClient(d);
     const owner = await OwnerSocket.open(d);

@@ -97,9 +97,9 @@ function skipped(tool: string): { why: string } | undefined {
     .find((e) => e.upstream === 'hostile' && e.tool === tool);
 }
 
-describe('[S.upstream-cost] a hostile upstream’s schemas cost the daemon a bounded time', () => {
+describe('[c7.cost] a hostile upstream’s schemas cost the daemon a bounded time', () => {
   it(
-    '[S.upstream-cost] a 150 KB format "url" argument is answered at once (formats are annotations), the bystanders meanwhile',
+    '[c7.cost] a 150 KB format "url" argument is answered at once (formats are annotations), the bystanders meanwhile',
     async () => {
       const [link] = await Promise.all([
         outcome('hostile__link', { u: `http://${':'.repeat(150_000)}` }),
@@ -111,7 +111,7 @@ describe('[S.upstream-cost] a hostile upstream’s schemas cost the daemon a bou
   );
 
   it(
-    '[S.upstream-cost] uniqueItems over 20,000 objects is checked in linear time, the bystanders meanwhile',
+    '[c7.cost] uniqueItems over 20,000 objects is checked in linear time, the bystanders meanwhile',
     async () => {
       const items = Array.from({ length: 20_000 }, (_, i) => ({ i, tag: 'x' }));
       const [distinct, duplicate] = await Promise.all([
@@ -129,7 +129,7 @@ describe('[S.upstream-cost] a hostile upstream’s schemas cost the daemon a bou
   );
 
   it(
-    '[S.upstream-cost] a schema applying itself 2^30 times to one value is refused at its step budget, the bystanders meanwhile',
+    '[c7.cost] a schema applying itself 2^30 times to one value is refused at its step budget, the bystanders meanwhile',
     async () => {
       const before = commandCount(d);
       const [fanout] = await Promise.all([outcome('hostile__fanout', { x: 1 }), bystander()]);
@@ -141,7 +141,7 @@ describe('[S.upstream-cost] a hostile upstream’s schemas cost the daemon a bou
     ATTACK_TIMEOUT_MS,
   );
 
-  it('[S.upstream-cost] [U.exposed] a re-listing with a ref bomb and a 7.5 MB title exposes neither, the bystanders meanwhile', async () => {
+  it('[c7.cost] [c7.exposed] a re-listing with a ref bomb and a 7.5 MB title exposes neither, the bystanders meanwhile', async () => {
     // Read-only, so trusted: run at once (answered PENDING or SUCCEEDED, as the race with wait 0 goes).
     expect(await outcome('hostile__titled', { n: 1 })).toMatch(/^(PENDING|SUCCEEDED)$/);
     const [relisted] = await Promise.all([outcome('hostile__relist', {}), bystander()]);

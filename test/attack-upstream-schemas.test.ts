@@ -54,8 +54,8 @@ async function outcome(tool: string, args: Record<string, unknown>): Promise<str
   return r.isError ? textOf(r) : String(structured(r).status);
 }
 
-describe('[S.linear-patterns] [U.exposed] upstream inputSchemas are matched in linear time, each on its own', () => {
-  it('[S.linear-patterns] a catastrophic pattern is answered InvalidArguments, and another client is served meanwhile', async () => {
+describe('[c1.3.linear-patterns] [c7.exposed] upstream inputSchemas are matched in linear time, each on its own', () => {
+  it('[c1.3.linear-patterns] a catastrophic pattern is answered InvalidArguments, and another client is served meanwhile', async () => {
     const before = commandCount(d);
     // A stalled daemon answers neither call (2^40 steps of backtracking), and the test fails.
     const [refused, listed] = await Promise.all([
@@ -71,7 +71,7 @@ describe('[S.linear-patterns] [U.exposed] upstream inputSchemas are matched in l
     expect(await outcome('ours__redos', { s: 'a'.repeat(500) })).toBe('PENDING');
   });
 
-  it('[S.linear-patterns] so is one applied to property names (patternProperties)', async () => {
+  it('[c1.3.linear-patterns] so is one applied to property names (patternProperties)', async () => {
     const before = commandCount(d);
     const [refused, listed] = await Promise.all([
       call(ai, 'ours__redos_keys', { [HOSTILE]: 1 }),
@@ -83,7 +83,7 @@ describe('[S.linear-patterns] [U.exposed] upstream inputSchemas are matched in l
     expect(await outcome('ours__redos_keys', { aaa: 1 })).toBe('PENDING');
   });
 
-  it('[U.exposed] a tool whose pattern RE2 cannot compile is not exposed, and says why in the log', async () => {
+  it('[c7.exposed] a tool whose pattern RE2 cannot compile is not exposed, and says why in the log', async () => {
     const names = (await ai.listTools()).tools.map((t) => t.name);
     expect(names).not.toContain('ours__backref');
     expect(names).toContain('ours__redos');
@@ -100,7 +100,7 @@ describe('[S.linear-patterns] [U.exposed] upstream inputSchemas are matched in l
     expect(skipped.why).toMatch(/^its inputSchema has a pattern RE2 cannot compile .*: "\^\(a\)\\\\1\$"/);
   });
 
-  it('[U.exposed] two schemas with one $id (two tools, two upstreams) are each validated as themselves', async () => {
+  it('[c7.exposed] two schemas with one $id (two tools, two upstreams) are each validated as themselves', async () => {
     // ours: same_id_a takes a string n, same_id_b an integer n; other: the other way round.
     expect(await outcome('ours__same_id_a', { n: 'x' })).toBe('PENDING');
     expect(await outcome('ours__same_id_a', { n: 1 })).toMatch(/^InvalidArguments: n must be string/);

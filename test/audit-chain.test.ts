@@ -67,7 +67,7 @@ afterAll(async () => {
   await d?.stop();
 });
 
-describe('[S.audit-chain] a real history of every entry kind, chained', () => {
+describe('[c14.chain] a real history of every entry kind, chained', () => {
   it('records each event with who or what did it, and verifies', async () => {
     const expiring = await queue(ai, 'mark', { word: 'late' });
     // Approved by an owner, launched, succeeded.

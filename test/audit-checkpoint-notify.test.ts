@@ -39,7 +39,7 @@ afterAll(async () => {
   await hook?.close();
 });
 
-describe('[S.audit-checkpoints] the checkpoint notification (contracts 14, 13.1)', () => {
+describe('[c14.checkpoints] the checkpoint notification (contracts 14, 13.1)', () => {
   it('a signed checkpoint leaves the machine as a json message that verifies with audit.pub', async () => {
     await queue(ai, 'mark', { word: 'tip' });
     const message = await waitFor(

@@ -34,7 +34,7 @@ afterAll(async () => {
   await d?.stop();
 });
 
-describe('[S.audit-frames] the audit and history-search owner frames', () => {
+describe('[c14.frames] the audit and history-search owner frames', () => {
   it('answers a command’s entries, and the JSONL of several', async () => {
     const r = await owner.request({ type: 'audit', command_id: one });
     expect(r).toMatchObject({ type: 'audit', command_id: one });

@@ -74,7 +74,7 @@ afterAll(async () => {
   await pg?.destroy();
 });
 
-describe('[S.audit-history] [F.postgres] the history in the shared database against its chain', () => {
+describe('[c14.history] [c16.postgres] the history in the shared database against its chain', () => {
   it('an untouched database verifies', async () => {
     const v = await verify(db);
     expect(v.out, v.err).toMatch(/^ok: \d+ entries, \d+ checkpoints, 0 passkey approvals verified$/);

@@ -145,7 +145,7 @@ afterAll(async () => {
   await d?.stop();
 });
 
-describe('[S.audit-history] audit verify checks the history against the chain', () => {
+describe('[c14.history] audit verify checks the history against the chain', () => {
   it('an untouched record verifies: a rule denial, owner decisions and a pruned argument are no mismatch', async () => {
     const v = await verify(dataDir);
     expect(v.out).toMatch(/^ok: \d+ entries, \d+ checkpoints, 0 passkey approvals verified$/);

@@ -67,7 +67,7 @@ afterAll(async () => {
   await pg?.destroy();
 });
 
-describe('[S.audit-verify] [F.postgres] audit verify on the shared PostgreSQL', () => {
+describe('[c14.verify] [c16.postgres] audit verify on the shared PostgreSQL', () => {
   it('verifies the chain two nodes wrote, the daemon running or not; a checkpoint known only from `nodes` is named', async () => {
     const running = await verify(nodeA, db);
     expect(running.out, running.err).toMatch(

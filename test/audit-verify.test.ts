@@ -80,7 +80,7 @@ afterAll(async () => {
   await d?.stop();
 });
 
-describe('[S.audit-verify] audit key, verify and export', () => {
+describe('[c14.verify] audit key, verify and export', () => {
   it('verifies while the daemon runs, and prints the key it made at the first start', async () => {
     expect(statSync(join(dataDir, 'audit.key')).mode & 0o777).toBe(0o600);
     const key = await runCli(['audit', 'key', '--data-dir', dataDir]);

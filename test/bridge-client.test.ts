@@ -131,7 +131,7 @@ afterEach(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('ogf-bridge-client deliver against the real endpoint', () => {
-  it('[S.session-file] delivers: exit 0, the ack for this cue, the avatar shows it, the file is gone', async () => {
+  it('[c4.session-file] delivers: exit 0, the ack for this cue, the avatar shows it, the file is gone', async () => {
     const app = await startEndpoint();
     cleanups.push(app.close);
     const path = writeSession('ok', { url: app.url });
@@ -284,7 +284,7 @@ describe('ogf-bridge-client deliver against the real endpoint', () => {
   });
 });
 
-describe('[S.session-file] ogf-bridge-client refuses unsafe session files (SessionFileRejected, exit 2)', () => {
+describe('[c4.session-file] ogf-bridge-client refuses unsafe session files (SessionFileRejected, exit 2)', () => {
   it('a symbolic link: refused, nothing connects, the target is untouched', async () => {
     const app = await startRawApp(() => {});
     cleanups.push(app.close);

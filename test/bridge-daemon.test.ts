@@ -152,7 +152,7 @@ describe('cue outcomes through the daemon', () => {
     expect(runDir()).toEqual([]);
   });
 
-  it('[R2.1] [S.session-file] a denied cue writes no session file and never reaches the app (rule 1)', async () => {
+  it('[c2.rule-1] [c4.session-file] a denied cue writes no session file and never reaches the app (rule 1)', async () => {
     mode = 'no-ack';
     const q = await call(mcp, 'ogf_cue', {
       session_id: randomUUID(),

@@ -59,7 +59,7 @@ async function queue(action: string, session = SESSION): Promise<string> {
   return String(structured(r).pending_id);
 }
 
-it('[R2.6] three approved cues for one session reach the app one connection at a time, in approval order', async () => {
+it('[c2.rule-6] three approved cues for one session reach the app one connection at a time, in approval order', async () => {
   const [a, b, c] = [await queue('wave'), await queue('nod'), await queue('celebrate')];
   // Approve C, A, B back to back: without rule 6 all three would launch at once.
   for (const id of [c, a, b]) expect((await owner.approve(id)).ok).toBe(true);

@@ -68,7 +68,7 @@ async function persistentContext(): Promise<{ context: BrowserContext; dir: stri
   return { context, dir };
 }
 
-it('[N.app] the manifest is installable and the service worker caches the panel’s own files only', async () => {
+it('[c13.2.installable-app] the manifest is installable and the service worker caches the panel’s own files only', async () => {
   const { context, dir } = await persistentContext();
   const page = context.pages()[0] ?? (await context.newPage());
   const done = await queue(ai, 'mark', { word: 'cached' }, 'a justification that must never be cached');
@@ -112,7 +112,7 @@ it('[N.app] the manifest is installable and the service worker caches the panel�
   rmSync(dir, { recursive: true, force: true });
 });
 
-it('[N.app] the manifest and the worker are served through public_url too', async () => {
+it('[c13.2.installable-app] the manifest and the worker are served through public_url too', async () => {
   for (const path of ['/manifest.webmanifest', '/sw.js', '/ui/icon-192.png', '/ui/icon-512.png']) {
     const r = await fetch(`${d.url}${path}`, { headers: { Host: 'gate.example.com' } });
     expect(r.status, path).toBe(200);
@@ -128,7 +128,7 @@ it('[N.app] the manifest and the worker are served through public_url too', asyn
   expect(png.readUInt32BE(16)).toBe(512);
 });
 
-it('[N.app] at 390 px: nothing scrolls sideways, buttons are inside the screen and thumb-sized, text readable', async () => {
+it('[c13.2.installable-app] at 390 px: nothing scrolls sideways, buttons are inside the screen and thumb-sized, text readable', async () => {
   const context = await browser.newContext({
     viewport: { width: 390, height: 844 },
     deviceScaleFactor: 2,

@@ -71,7 +71,7 @@ afterAll(async () => {
   await d?.stop();
 });
 
-describe('[S.audit-panel] history search, export and who did what', () => {
+describe('[c14.panel] history search, export and who did what', () => {
   it('searches through the daemon, exports what is shown, and lists a card’s entries (1280 px)', async () => {
     const context = await browser.newContext({
       viewport: { width: 1280, height: 900 },

@@ -52,8 +52,8 @@ async function armedApprove(id: string): Promise<{ x: number; y: number }> {
   return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
 }
 
-describe('[S.click-safety] the owner panel never lets a click land on a card the owner did not aim at', () => {
-  it('[S.click-safety] a request arriving under a click aimed at Approve: A is approved, never B; B is disabled at first, then enabled', async () => {
+describe('[c5.click-safety] the owner panel never lets a click land on a card the owner did not aim at', () => {
+  it('[c5.click-safety] a request arriving under a click aimed at Approve: A is approved, never B; B is disabled at first, then enabled', async () => {
     const a = await queue(ai, 'mark', { word: 'aimed' }, 'The card the owner means to approve.');
     await card(page, a).waitFor();
     const at = await armedApprove(a);
@@ -90,7 +90,7 @@ describe('[S.click-safety] the owner panel never lets a click land on a card the
     await page.locator(`article[data-pending-id="${b}"][data-status="DENIED"]`).waitFor();
   });
 
-  it('[S.click-safety] while the pointer is on a reconcilable history card, an arrival waits behind the "new requests" button and moves nothing', async () => {
+  it('[c5.click-safety] while the pointer is on a reconcilable history card, an arrival waits behind the "new requests" button and moves nothing', async () => {
     // Issue 23 item 5: only a card with live decision buttons holds arrivals back — here Reconcile on an
     // UNKNOWN command (stubborn outlives its deadline); a finished card without them holds nothing
     // (test/browser-held-arrival.test.ts).
@@ -127,7 +127,7 @@ describe('[S.click-safety] the owner panel never lets a click land on a card the
     await page.locator(`article[data-pending-id="${c}"][data-status="DENIED"]`).waitFor();
   });
 
-  it('[S.click-safety] after `a` on a focused card focus stays on it, then on the card taking its place, never on the newest', async () => {
+  it('[c5.click-safety] after `a` on a focused card focus stays on it, then on the card taking its place, never on the newest', async () => {
     await page.mouse.move(1, 1);
     const first = await queue(ai, 'mark', { word: 'first' });
     const second = await queue(ai, 'mark', { word: 'second' });

@@ -56,7 +56,7 @@ async function focusedInView(page: Page, id: string): Promise<boolean> {
   }, id);
 }
 
-it('[N.deep-link] opens a finished card after the login page (token pasted), scrolled to and focused', async () => {
+it('[c13.1.deep-link] opens a finished card after the login page (token pasted), scrolled to and focused', async () => {
   const page = await browser.newPage({ viewport: { width: 800, height: 500 } });
   await page.goto(`${d.url}/#${finished}`);
   await page.locator('#login-form').waitFor();
@@ -73,7 +73,7 @@ it('[N.deep-link] opens a finished card after the login page (token pasted), scr
   await page.close();
 });
 
-it('[N.deep-link] survives the printed login URL opened in the same tab', async () => {
+it('[c13.1.deep-link] survives the printed login URL opened in the same tab', async () => {
   const target = waiting.at(-1)!;
   const context = await browser.newContext({ viewport: { width: 800, height: 500 } });
   const page = await context.newPage();
@@ -86,7 +86,7 @@ it('[N.deep-link] survives the printed login URL opened in the same tab', async 
   await context.close();
 });
 
-it('[N.deep-link] places a held arrival when its link is opened in the open panel', async () => {
+it('[c13.1.deep-link] places a held arrival when its link is opened in the open panel', async () => {
   const page = await browser.newPage({ viewport: { width: 800, height: 500 } });
   await loginPage(page, d);
   // The owner is on a card with live Reconcile buttons: arrivals are held behind the "new requests" button.

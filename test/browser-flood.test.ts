@@ -37,7 +37,7 @@ afterAll(async () => {
 });
 
 describe('owner panel after a flood', () => {
-  it('[S.daemon-survives] a fragmented snapshot of 100 worst-case Views shows every card', async () => {
+  it('[c5.daemon-survives] a fragmented snapshot of 100 worst-case Views shows every card', async () => {
     const ai = await RawMcp.open(d, d.mcpToken);
     const text = '\ud800'.repeat(4096); // 6 bytes of JSON per character
     const call = { command: 'note', args: { text }, wait_seconds: 0 };

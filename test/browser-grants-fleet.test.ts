@@ -38,7 +38,7 @@ async function allow(page: Page, id: string, node: RegExp, tested: RegExp): Prom
   return words;
 }
 
-describe('[F.grant-node] Allow… on several nodes', { timeout: 240_000 }, () => {
+describe('[c16.grant-node] Allow… on several nodes', { timeout: 240_000 }, () => {
   it('names the card’s node by default and every node only when chosen; the grants area shows each', async () => {
     const url = await pg.createDatabase();
     const alpha = await startFleetNode(daemons, url, 'alpha', undefined, (m) => ({

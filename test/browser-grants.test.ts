@@ -73,8 +73,8 @@ async function pointerAway(): Promise<void> {
   await page.mouse.move(1, 1);
 }
 
-describe('[G.panel] grants in the owner panel', () => {
-  it('[G.panel] the grants area lists the config grant: any client, from the config file, no Revoke', async () => {
+describe('[c8.panel] grants in the owner panel', () => {
+  it('[c8.panel] the grants area lists the config grant: any client, from the config file, no Revoke', async () => {
     const row = rows().first();
     await row.waitFor();
     expect(await rows().count()).toBe(1);
@@ -88,7 +88,7 @@ describe('[G.panel] grants in the owner panel', () => {
     expect(await row.getByRole('button', { name: /^Revoke/ }).count()).toBe(0);
   });
 
-  it('[G.panel] Allow… with these exact arguments, 15 min, 2 uses: approved and listed; the next identical call passes without a click and names the grant; Revoke… ends it and the next one waits', async () => {
+  it('[c8.panel] Allow… with these exact arguments, 15 min, 2 uses: approved and listed; the next identical call passes without a click and names the grant; Revoke… ends it and the next one waits', async () => {
     await pointerAway();
     const id = await queue(ai, 'mark', { word: 'twice' }, 'Marking twice to test grants.');
     const c = card(page, id);
@@ -176,7 +176,7 @@ describe('[G.panel] grants in the owner panel', () => {
     await page.locator(`article[data-pending-id="${waits}"][data-status="DENIED"]`).waitFor();
   });
 
-  it('[G.panel] keyboard only: Tab to Allow…, Enter, Escape returns focus, then any arguments and 1 h chosen with keys, Enter submits; Revoke… by keyboard', async () => {
+  it('[c8.panel] keyboard only: Tab to Allow…, Enter, Escape returns focus, then any arguments and 1 h chosen with keys, Enter submits; Revoke… by keyboard', async () => {
     await pointerAway();
     const id = await queue(ai, 'mark', { word: 'keys' });
     // A second card waits below it: once the first is decided, focus goes to the card taking its place.
@@ -257,7 +257,7 @@ describe('[G.panel] grants in the owner panel', () => {
     await page.locator(`article[data-pending-id="${after}"][data-status="DENIED"]`).waitFor();
   });
 
-  it('[G.panel] is usable at phone width: the dialog fits the screen', async () => {
+  it('[c8.panel] is usable at phone width: the dialog fits the screen', async () => {
     const phone = await page.context().newPage();
     await phone.setViewportSize({ width: 390, height: 700 });
     await phone.goto(`${d.url}/`);
@@ -291,7 +291,7 @@ describe('[G.panel] grants in the owner panel', () => {
     await phone.close();
   });
 
-  it('[G.panel] a refused Allow (NotGrantable: the command left the catalog while it waited) is explained on the card; nothing is approved or granted', async () => {
+  it('[c8.panel] a refused Allow (NotGrantable: the command left the catalog while it waited) is explained on the card; nothing is approved or granted', async () => {
     const id = await queue(ai, 'stubborn', {});
     await ai.close();
     await watcher.close();
@@ -326,7 +326,7 @@ describe('[G.panel] grants in the owner panel', () => {
     await page.locator(`article[data-pending-id="${id}"][data-status="DENIED"]`).waitFor();
   });
 
-  it('[G.panel] an Allow lost with the connection: after the reconnect the card can be decided again, nothing was approved', async () => {
+  it('[c8.panel] an Allow lost with the connection: after the reconnect the card can be decided again, nothing was approved', async () => {
     const tab = await context.newPage();
     let dropped = false;
     await tab.routeWebSocket(/\/owner\/ws$/, (ws) => {

@@ -34,7 +34,7 @@ afterAll(async () => {
   await d?.stop();
 });
 
-it('[S.click-safety] after Approve on the only card, the next request appears although the pointer rests on the finished card', async () => {
+it('[c5.click-safety] after Approve on the only card, the next request appears although the pointer rests on the finished card', async () => {
   const page = await browser.newPage({ viewport: { width: 900, height: 900 } });
   await loginPage(page, d);
   const first = await queue(ai, 'mark', { word: 'first' });
@@ -60,7 +60,7 @@ it('[S.click-safety] after Approve on the only card, the next request appears al
   await page.close();
 });
 
-it('[S.click-safety] the pointer on a reconcilable card still holds arrivals back', async () => {
+it('[c5.click-safety] the pointer on a reconcilable card still holds arrivals back', async () => {
   const page = await browser.newPage({ viewport: { width: 900, height: 900 } });
   await loginPage(page, d);
   const stuck = await queue(ai, 'stubborn', {});

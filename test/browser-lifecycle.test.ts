@@ -63,7 +63,7 @@ function state(id: string, status: string): string {
 }
 
 describe('owner panel lifecycle in Chromium', () => {
-  it('[R2.1] counts down live and shows the expiry as DENIED · ReviewExpired', async () => {
+  it('[c2.rule-1] counts down live and shows the expiry as DENIED · ReviewExpired', async () => {
     const id = await queue(ai, 'mark', { word: 'expire' }, 'Nobody will answer this one.');
     const countdown = card(page, id).locator('.countdown');
     await countdown.waitFor();
@@ -86,7 +86,7 @@ describe('owner panel lifecycle in Chromium', () => {
     await screenshot(page, 'owner-11-expired');
   });
 
-  it('[R2.2] reconciles an UNKNOWN command (delivered / not delivered + note), never offering a retry', async () => {
+  it('[c2.rule-2] reconciles an UNKNOWN command (delivered / not delivered + note), never offering a retry', async () => {
     const id = await queue(ai, 'stubborn', {}, 'Runs past its deadline.');
     await card(page, id)
       .getByRole('button', { name: /^Approve/ })
@@ -117,7 +117,7 @@ describe('owner panel lifecycle in Chromium', () => {
     await screenshot(page, 'owner-13-reconciled');
   });
 
-  it('[S.secret] shows a cue in words and as a picture, and its session UUID reaches the owner nowhere', async () => {
+  it('[c3.3.session-secret] shows a cue in words and as a picture, and its session UUID reaches the owner nowhere', async () => {
     const owner = await OwnerSocket.open(d);
     // The pointer leaves the history card it reconciled: over it, an arrival would wait behind the
     // "new requests" button rather than move it (contract 5 (v2), test/browser-click-safety.test.ts).

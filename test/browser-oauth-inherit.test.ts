@@ -93,7 +93,7 @@ async function allowAndReturn(): Promise<URLSearchParams> {
   return vendor.callbacks.at(-1)!;
 }
 
-describe('[S.oauth-flood] a flood of /authorize does not push out the card the owner has open', () => {
+describe('[c15.flood] a flood of /authorize does not push out the card the owner has open', () => {
   it('100 stranger /authorize calls while the card is open; Allow still works', async () => {
     await openCard(authorizeLink(vendor.clientId, vendor.redirectUri));
     for (let i = 0; i < 100; i++) {
@@ -105,7 +105,7 @@ describe('[S.oauth-flood] a flood of /authorize does not push out the card the o
   });
 });
 
-describe('[S.oauth-inherit] the card shows what a used name inherits, and Allow needs the tick', () => {
+describe('[c15.inherit] the card shows what a used name inherits, and Allow needs the tick', () => {
   it('a DCR "acme" after acme was disconnected: offered acme-2; acme by hand shows its history and grants', async () => {
     const c = await connectByHand(d, login, vendor, 'acme');
     const mcp = await httpClient(`${d.url}/mcp`, c.access_token);
@@ -160,7 +160,7 @@ describe('[S.oauth-inherit] the card shows what a used name inherits, and Allow 
   });
 });
 
-describe('[S.oauth-redirect-scheme] the card shows a redirect’s scheme when it is not https', () => {
+describe('[c15.redirect-scheme] the card shows a redirect’s scheme when it is not https', () => {
   it('https.claude.ai://claude.ai/cb is an app on this device, never "claude.ai"; loopback http is said', async () => {
     const app = await register('Claude', 'https.claude.ai://claude.ai/cb');
     const card = await openCard(authorizeLink(app, 'https.claude.ai://claude.ai/cb'));
@@ -177,7 +177,7 @@ describe('[S.oauth-redirect-scheme] the card shows a redirect’s scheme when it
   });
 });
 
-describe('[S.oauth-inherit] Disconnect in the panel ends the connection’s grants by default', () => {
+describe('[c15.inherit] Disconnect in the panel ends the connection’s grants by default', () => {
   it('ticked by default: the grant ends with the connection', async () => {
     await connectByHand(d, login, vendor, 'ender');
     const g = await grants.request({ type: 'grant', command: 'echo', client: 'ender', ttl_s: 900 });

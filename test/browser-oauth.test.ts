@@ -67,7 +67,7 @@ async function consentInBrowser(page: Page, url: URL, name: string, shot?: strin
   return vendor.callbacks.at(-1)!;
 }
 
-describe('[S.oauth-isolation] [S.oauth-consent] a remote AI connects with OAuth, the owner consenting in the panel', () => {
+describe('[c15.isolation] [c15.consent] a remote AI connects with OAuth, the owner consenting in the panel', () => {
   let cimd: RecordingProvider;
   let page: Page;
 
@@ -157,7 +157,7 @@ describe('[S.oauth-isolation] [S.oauth-consent] a remote AI connects with OAuth,
     await client.close();
   });
 
-  it('[S.oauth-tokens] refresh tokens rotate; presenting a rotated one revokes the whole connection', async () => {
+  it('[c15.tokens] refresh tokens rotate; presenting a rotated one revokes the whole connection', async () => {
     const t = cimd.savedTokens!;
     const next = await postForm(`${d.url}/token`, {
       grant_type: 'refresh_token',

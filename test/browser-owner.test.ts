@@ -49,7 +49,7 @@ afterAll(async () => {
 });
 
 describe('owner panel in Chromium', () => {
-  it('[S.login] [S.tokens] logs in from the printed URL: the token leaves the address bar, the cookie is HttpOnly', async () => {
+  it('[c5.login] [c1.2.tokens] logs in from the printed URL: the token leaves the address bar, the cookie is HttpOnly', async () => {
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     page.on('console', (m) => {
@@ -69,7 +69,7 @@ describe('owner panel in Chromium', () => {
     await screenshot(page, 'owner-01-logged-in-empty');
   });
 
-  it('[S.owner-key] a new tab needs no login (the key is in localStorage); the cookie alone, in another browser, shows nothing', async () => {
+  it('[c5.owner-key] a new tab needs no login (the key is in localStorage); the cookie alone, in another browser, shows nothing', async () => {
     const id = await queue(ai, 'mark', { word: 'cookieonly' });
     const tab = await context.newPage();
     await tab.goto(`${d.url}/`);

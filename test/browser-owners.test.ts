@@ -48,7 +48,7 @@ afterAll(async () => {
   if (d) rmSync(d.dataDir, { recursive: true, force: true });
 });
 
-describe('[O.decided-by] [O.rotate] two owners, two browsers', () => {
+describe('[c9.decided-by] [c9.rotate] two owners, two browsers', () => {
   it('each panel names its signed-in owner; alice’s approval shows on both as hers', async () => {
     await loginPage(ownerPage, d);
     await alicePage.goto(alice.url);

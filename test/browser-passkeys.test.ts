@@ -255,7 +255,7 @@ describe('passkeys for owners (contract 13.3)', () => {
 });
 
 describe('passkey-signed approvals (contract 13.3)', () => {
-  it('[S.passkey-approve] [S.passkey-kept] approves a require_passkey command in one gesture; the command runs; the assertion is kept and verifies offline', async () => {
+  it('[c13.3.approve] [c13.3.kept] approves a require_passkey command in one gesture; the command runs; the assertion is kept and verifies offline', async () => {
     const id = await queue(ai, 'vault', { word: 'alpha' });
     const c = card(pageA, id);
     await c.waitFor();
@@ -290,7 +290,7 @@ describe('passkey-signed approvals (contract 13.3)', () => {
     expect(verified.stdout).toMatch(/^ok: \d+ entries, \d+ checkpoints, 1 passkey approvals verified$/m);
   });
 
-  it('[S.passkey-approve] [S.passkey-enrol] [attack] what holds owner.token cannot approve it: Bearer, a token session with its panel key, the terminal', async () => {
+  it('[c13.3.approve] [c13.3.enrol] [attack] what holds owner.token cannot approve it: Bearer, a token session with its panel key, the terminal', async () => {
     const id = await queue(ai, 'vault', { word: 'bravo' });
     await bearer.view(id, (v) => v.state === 'awaiting_review', 'waiting');
     const viaBearer = await ask(bearer, { type: 'approve', id, version: 1 });
@@ -345,7 +345,7 @@ describe('passkey-signed approvals (contract 13.3)', () => {
     expect(readMarks(markFile)).not.toContain('bravo');
   });
 
-  it('[S.passkey-approve] [attack] grants for it: NotGrantable, whether made alone or with an approval', async () => {
+  it('[c13.3.approve] [attack] grants for it: NotGrantable, whether made alone or with an approval', async () => {
     const id = await queue(ai, 'vault', { word: 'charlie' });
     await bearer.view(id, (v) => v.state === 'awaiting_review', 'waiting');
     expect(await ask(bearer, { type: 'grant', command: 'vault', client: '*', ttl_s: 600 })).toMatchObject({
@@ -371,7 +371,7 @@ describe('passkey-signed approvals (contract 13.3)', () => {
     expect(await state(id)).toBe('awaiting_review');
   });
 
-  it('[S.passkey-challenge] [attack] an assertion of the owner for another command, then replayed after that use: PasskeyRequired', async () => {
+  it('[c13.3.challenge] [attack] an assertion of the owner for another command, then replayed after that use: PasskeyRequired', async () => {
     const x = await queue(ai, 'vault', { word: 'delta' });
     const y = await queue(ai, 'vault', { word: 'echo' });
     await bearer.view(y, (v) => v.state === 'awaiting_review', 'waiting');
@@ -388,7 +388,7 @@ describe('passkey-signed approvals (contract 13.3)', () => {
     expect(await state(y)).toBe('awaiting_review');
   });
 
-  it('[S.passkey-challenge] [attack] an assertion replayed after it approved (kept in the audit record): PasskeyRequired', async () => {
+  it('[c13.3.challenge] [attack] an assertion replayed after it approved (kept in the audit record): PasskeyRequired', async () => {
     const x = await queue(ai, 'vault', { word: 'foxtrot' });
     await bearer.view(x, (v) => v.state === 'awaiting_review', 'waiting');
     const ch = await ask(attacker, { type: 'approve_challenge', id: x, version: 1 });
@@ -405,7 +405,7 @@ describe('passkey-signed approvals (contract 13.3)', () => {
     expect(await state(y)).toBe('awaiting_review');
   });
 
-  it('[S.passkey-challenge] [attack] an assertion used after its 120 s (shortened here by the TTL knob): PasskeyRequired', async () => {
+  it('[c13.3.challenge] [attack] an assertion used after its 120 s (shortened here by the TTL knob): PasskeyRequired', async () => {
     const x = await queue(ai, 'vault', { word: 'golf' });
     await bearer.view(x, (v) => v.state === 'awaiting_review', 'waiting');
     const ch = await ask(attacker, { type: 'approve_challenge', id: x, version: 1 });
@@ -417,7 +417,7 @@ describe('passkey-signed approvals (contract 13.3)', () => {
     expect(await state(x)).toBe('awaiting_review');
   });
 
-  it('[S.passkey-approve] [S.passkey-challenge] quorum: each of two owners signs with their own passkey; an assertion for the earlier version is refused', async () => {
+  it('[c13.3.approve] [c13.3.challenge] quorum: each of two owners signs with their own passkey; an assertion for the earlier version is refused', async () => {
     const bob = await addOwner(d, 'bob');
     const ctxBob = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     try {
@@ -455,7 +455,7 @@ describe('passkey-signed approvals (contract 13.3)', () => {
     }
   });
 
-  it('[S.passkey-enrol] recovery: token owner --rotate removes the passkeys and approves nothing by itself', async () => {
+  it('[c13.3.enrol] recovery: token owner --rotate removes the passkeys and approves nothing by itself', async () => {
     const id = await queue(ai, 'vault', { word: 'india' });
     await bearer.view(id, (v) => v.state === 'awaiting_review', 'waiting');
     const r = await runCli(['token', 'owner', '--rotate', '--data-dir', d.dataDir]);

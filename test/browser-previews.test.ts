@@ -76,7 +76,7 @@ async function deny(id: string): Promise<void> {
 }
 
 describe('the preview on the card (contract 12)', () => {
-  it('[P.card] [P.text-removed] a write shows its diff lines with signs, words and line numbers; the content reads as its lines', async () => {
+  it('[c12.card] [c12.text-removed] a write shows its diff lines with signs, words and line numbers; the content reads as its lines', async () => {
     const path = join(files, 'shopping.md');
     writeFileSync(path, '# Shopping\n- milk\n- eggs\n- tea\n- jam\n');
     const id = await queued('notes__write_file', {
@@ -118,7 +118,7 @@ describe('the preview on the card (contract 12)', () => {
     expect(await page.locator(`article[data-pending-id="${id}"] table.diff`).count()).toBe(0);
   });
 
-  it('[P.card] a new file says so; a failed preview says why; a dry run shows the server diff', async () => {
+  it('[c12.card] a new file says so; a failed preview says why; a dry run shows the server diff', async () => {
     const fresh = await queued('notes__write_file', { path: join(files, 'fresh.md'), content: 'one\ntwo\n' });
     const c1 = await previewed(fresh, 'ready');
     expect(await c1.locator('.preview-new-file').textContent()).toContain('New file');
@@ -146,7 +146,7 @@ describe('the preview on the card (contract 12)', () => {
     for (const id of [fresh, refused, edit]) await deny(id);
   });
 
-  it('[P.fold] a long diff is folded with a count, and the keyboard opens it', async () => {
+  it('[c12.fold] a long diff is folded with a count, and the keyboard opens it', async () => {
     const path = join(files, 'long.md');
     const before = Array.from({ length: 300 }, (_, i) => `line ${i + 1}`);
     writeFileSync(path, `${before.join('\n')}\n`);

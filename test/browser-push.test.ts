@@ -45,7 +45,7 @@ afterAll(async () => {
   await d?.stop();
 });
 
-it('[N.push] the panel lists this owner’s devices, removes one, and tries the real Push API', async () => {
+it('[c13.2.web-push] the panel lists this owner’s devices, removes one, and tries the real Push API', async () => {
   const page = context.pages()[0] ?? (await context.newPage());
   await loginPage(page, d);
   const status = page.locator('#devices-status');
@@ -79,7 +79,7 @@ it('[N.push] the panel lists this owner’s devices, removes one, and tries the 
   await expect.poll(() => item.count()).toBe(0);
 });
 
-it('[N.push] the service worker shows a pushed notification whose click target is the card', async () => {
+it('[c13.2.web-push] the service worker shows a pushed notification whose click target is the card', async () => {
   const page = context.pages()[0]!;
   const cdp = await context.newCDPSession(page);
   const registration = new Promise<string>((resolve) => {

@@ -94,8 +94,8 @@ async function pointerAway(page: Page): Promise<void> {
   await page.mouse.move(1, 1);
 }
 
-describe('[R2.5] quorum in the panel (one owner)', () => {
-  it('[R2.5] a card needing 2 owners says so and has no Allow…; an ordinary one beside it still has Allow…', async () => {
+describe('[c2.rule-5] quorum in the panel (one owner)', () => {
+  it('[c2.rule-5] a card needing 2 owners says so and has no Allow…; an ordinary one beside it still has Allow…', async () => {
     await pointerAway(pageA);
     const plain = await queue(ai, 'mark', { word: 'plain' });
     const id = await queue(ai, 'deploy', { word: 'nogrant' }, 'Two owners must agree on this.');
@@ -127,7 +127,7 @@ describe('[R2.5] quorum in the panel (one owner)', () => {
     expect(await quorumText(pageA, id)).toBe('Needed 2 owners · denied by owner (you)');
   });
 
-  it('[R2.5] after the owner approves: 1 of 2 shown, "You approved at …" where Approve was, Deny still works; `a` explains and sends nothing', async () => {
+  it('[c2.rule-5] after the owner approves: 1 of 2 shown, "You approved at …" where Approve was, Deny still works; `a` explains and sends nothing', async () => {
     await pointerAway(pageA);
     const id = await queue(ai, 'deploy', { word: 'halfway' });
     await armed(pageA, id);
@@ -180,7 +180,7 @@ describe('[R2.5] quorum in the panel (one owner)', () => {
     await shot(pageA, 'quorum-03-denied-after-one');
   });
 
-  it('[R2.5] a stale tab of the same owner that approves again gets AlreadyApproved, explained on the card', async () => {
+  it('[c2.rule-5] a stale tab of the same owner that approves again gets AlreadyApproved, explained on the card', async () => {
     const id = await queue(ai, 'deploy', { word: 'staletab' });
     const tab = await ctxA.newPage();
     // The tab's frames are held (in order) while the owner approves elsewhere, as a slow network would.
@@ -226,7 +226,7 @@ describe('[R2.5] quorum in the panel (one owner)', () => {
   });
 });
 
-describe('[R2.5] quorum in the panel (two named owners: owner in context A, bob in context B)', () => {
+describe('[c2.rule-5] quorum in the panel (two named owners: owner in context A, bob in context B)', () => {
   let ctxB: BrowserContext;
   let pageB: Page;
 
@@ -247,7 +247,7 @@ describe('[R2.5] quorum in the panel (two named owners: owner in context A, bob 
     await ctxB?.close();
   });
 
-  it('[R2.5] owner approves in A: both cards show 1 of 2; A says "You approved…", B still has an active Approve; B approves: it runs once and both cards say approved by owner and bob', async () => {
+  it('[c2.rule-5] owner approves in A: both cards show 1 of 2; A says "You approved…", B still has an active Approve; B approves: it runs once and both cards say approved by owner and bob', async () => {
     await pointerAway(pageA);
     await pointerAway(pageB);
     const id = await queue(ai, 'deploy', { word: 'together' }, 'Both of you, please.');
@@ -309,7 +309,7 @@ describe('[R2.5] quorum in the panel (two named owners: owner in context A, bob 
     await shot(pageB, 'quorum-08-succeeded-B');
   });
 
-  it('[R2.5] owner approves in A, bob denies in B: denied, nothing ran, both cards say who approved and who denied', async () => {
+  it('[c2.rule-5] owner approves in A, bob denies in B: denied, nothing ran, both cards say who approved and who denied', async () => {
     await pointerAway(pageA);
     await pointerAway(pageB);
     const id = await queue(ai, 'deploy', { word: 'vetoed' });

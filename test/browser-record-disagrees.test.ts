@@ -85,7 +85,7 @@ async function openTrail(page: Page, id: string): Promise<void> {
     .toBeGreaterThan(0);
 }
 
-describe('[S.audit-history] the panel marks a card whose history disagrees with its entries', () => {
+describe('[c14.history] the panel marks a card whose history disagrees with its entries', () => {
   for (const [width, height, name] of [
     [1280, 900, 'record-disagrees-1280'],
     [390, 844, 'record-disagrees-390'],

@@ -32,7 +32,7 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-it('[S.login] shows "Logged out" after a daemon restart, and the new login URL brings the panel back', async () => {
+it('[c5.login] shows "Logged out" after a daemon restart, and the new login URL brings the panel back', async () => {
   const port = String(await freePort());
   d = await startDaemon({ dataDir, args: ['--port', port] });
   browser = await launchBrowser();
@@ -49,7 +49,7 @@ it('[S.login] shows "Logged out" after a daemon restart, and the new login URL b
   expect(await page.locator('#logged-out').isHidden()).toBe(true);
 });
 
-it('[S.owner-key] [S.logout-closes] a new tab works without logging in; Log out in one tab logs every tab out', async () => {
+it('[c5.owner-key] [c5.logout-closes] a new tab works without logging in; Log out in one tab logs every tab out', async () => {
   const context = await browser!.newContext();
   const page = await context.newPage();
   await loginPage(page, d!);

@@ -52,7 +52,7 @@ async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
 }
 
-describe('[P.panel] Allow… → paths under DIR, in Chromium', () => {
+describe('[c11.panel-allow] Allow… → paths under DIR, in Chromium', () => {
   it('shows the expression and the would-have-allowed line, then lets later writes under the folder through', {
     timeout: 120_000,
   }, async () => {

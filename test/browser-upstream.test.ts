@@ -34,7 +34,7 @@ afterAll(async () => {
   await d?.stop();
 });
 
-it('[U.card] [G.panel] the card shows upstream, tool, claims and every argument; Approve runs it and the answer reaches the AI', async () => {
+it('[c7.card] [c8.panel] the card shows upstream, tool, claims and every argument; Approve runs it and the answer reaches the AI', async () => {
   const path = join(files, 'from-the-panel.txt');
   const long = `${'a long line of text that the owner must be able to read whole; '.repeat(8)}END\u001b[2J`;
   const answer = call(mcp, 'notes__write_file', { path, content: long });
@@ -59,7 +59,7 @@ it('[U.card] [G.panel] the card shows upstream, tool, claims and every argument;
   expect(list.stdout).toContain('END\\u001b[2J');
   expect(list.stdout).not.toContain('\u001b');
 
-  // [G.panel] An upstream tool may be granted: Allow… says what "any arguments" means for it.
+  // [c8.panel] An upstream tool may be granted: Allow… says what "any arguments" means for it.
   await card(page, id).locator('button.allow:enabled').waitFor();
   await card(page, id)
     .getByRole('button', { name: /^Allow/ })

@@ -12,7 +12,7 @@ import { exited, makeDataDir, startDaemon } from './helpers/daemon.js';
 import { call, echoConfig, GENERATIONS, httpClient, structured } from './helpers/mcp.js';
 import { OwnerSocket } from './helpers/owner.js';
 
-describe('[U.clean-stop] a stop answers every waiting call with its current result', () => {
+describe('[c17.clean-stop] a stop answers every waiting call with its current result', () => {
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     it(`${signal}: both generations’ waiting calls get PENDING with their pending_id; after a start they still await review`, async () => {
       const dataDir = makeDataDir();

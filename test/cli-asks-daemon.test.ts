@@ -26,7 +26,7 @@ afterAll(async () => {
   await hook?.close();
 });
 
-describe('[U.ask-daemon] the terminal asks the running daemon', () => {
+describe('[c17.ask-daemon] the terminal asks the running daemon', () => {
   it('doctor reports the daemon’s channels and bridge, and says where it checked', async () => {
     const r = await runCli(['doctor', '--data-dir', d.dataDir], {
       TEAM_HOOK_URL: undefined,

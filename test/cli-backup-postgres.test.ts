@@ -13,7 +13,7 @@ import { postgresForFile } from './helpers/postgres.js';
 
 const { server, daemons } = postgresForFile();
 
-it('[U.backup] on PostgreSQL, backup copies this node’s files and says to use pg_dump for the database', async () => {
+it('[c17.backup] on PostgreSQL, backup copies this node’s files and says to use pg_dump for the database', async () => {
   const url = await server().createDatabase();
   const env = { OGF_BROKER_DATABASE_URL: url };
   const d = await startDaemon({ config: echoConfig(), env });

@@ -72,7 +72,7 @@ afterAll(async () => {
   await d?.stop();
 });
 
-describe('[U.backup] backup under load, restore into an empty data dir', () => {
+describe('[c17.backup] backup under load, restore into an empty data dir', () => {
   it('the archive is one 0600 file holding broker.db, the keys and the tokens', () => {
     expect(mode(archive)).toBe('600');
     expect(submitted).toBeGreaterThan(0);

@@ -36,7 +36,7 @@ afterEach(async () => {
   for (const d of daemons.splice(0)) await d.stop();
 });
 
-describe('[Q.bad-input] bad flags and bad config: one line naming the field, exit 2, nothing created', () => {
+describe('[c3.2.bad-input] bad flags and bad config: one line naming the field, exit 2, nothing created', () => {
   it('unknown flag, bad port, bad host, unknown subcommand', () => {
     const dir = join(makeDataDir(), 'never');
     expectUsage(cli(['start', '--data-dir', dir, '--bogus']), '--bogus');
@@ -217,7 +217,7 @@ describe('[Q.bad-input] bad flags and bad config: one line naming the field, exi
     expect(existsSync(data)).toBe(false);
   });
 
-  it('[S.modes] refuses a group/other accessible data dir and says how to fix it', () => {
+  it('[c1.2.modes] refuses a group/other accessible data dir and says how to fix it', () => {
     const dir = makeDataDir();
     chmodSync(dir, 0o755);
     expectUsage(cli(['start', '--data-dir', dir, '--port', '0']), 'chmod 700');
@@ -232,7 +232,7 @@ describe('[Q.bad-input] bad flags and bad config: one line naming the field, exi
   });
 });
 
-describe('[S.loopback-only] --host takes loopback addresses only', () => {
+describe('[c1.1.loopback-only] --host takes loopback addresses only', () => {
   it('refuses 0.0.0.0, ::, a LAN address and a host name, from the flag and from OGF_BROKER_HOST', () => {
     const dir = join(makeDataDir(), 'never');
     for (const host of ['0.0.0.0', '::', '192.168.1.20', '10.0.0.1', '127.0.0.2', 'example.com', '[::1]']) {
@@ -265,7 +265,7 @@ describe('[S.loopback-only] --host takes loopback addresses only', () => {
   });
 });
 
-describe('[S.token-distinct] every owner token must differ from every MCP token', () => {
+describe('[c1.1.token-distinct] every owner token must differ from every MCP token', () => {
   it('start refuses OGF_BROKER_OWNER_TOKEN equal to OGF_BROKER_MCP_TOKEN, in one line, and the AI token then opens nothing', () => {
     const dataDir = makeDataDir();
     const same = 'same-token-for-both-same-token-for-both-xx';
@@ -378,7 +378,7 @@ describe('[S.token-distinct] every owner token must differ from every MCP token'
 });
 
 describe('start, daemon.json, tokens, status', () => {
-  it('[S.modes] creates a private data dir with tokens, writes daemon.json, prints the login URL, removes it on SIGTERM', async () => {
+  it('[c1.2.modes] creates a private data dir with tokens, writes daemon.json, prints the login URL, removes it on SIGTERM', async () => {
     const parent = makeDataDir();
     const dataDir = join(parent, 'state', 'ogf');
     const d = await startDaemon({ dataDir });
@@ -458,7 +458,7 @@ describe('start, daemon.json, tokens, status', () => {
     );
   });
 
-  it('[S.session-file] sweeps leftover session files at start', async () => {
+  it('[c4.session-file] sweeps leftover session files at start', async () => {
     const dataDir = makeDataDir();
     mkdirSync(join(dataDir, 'run'), { mode: 0o700 });
     writeFileSync(join(dataDir, 'run', 'cue-leftoverleftoverleft.json'), '{}', { mode: 0o600 });

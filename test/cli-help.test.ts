@@ -39,7 +39,7 @@ const INVOCATIONS: Array<[string[], string]> = [
   [['service', 'uninstall'], 'service'],
 ];
 
-describe('[U.cli-help] help, version and error lines', () => {
+describe('[c17.cli-help] help, version and error lines', () => {
   it('--version prints the version alone', async () => {
     const r = await runCli(['--version']);
     expect(r.code).toBe(0);

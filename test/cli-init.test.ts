@@ -59,7 +59,7 @@ const status = (r: CallToolResult) =>
   (r._meta?.['ogf-broker/command'] as { status?: string } | undefined)?.status ??
   (r.structuredContent as { status?: string } | undefined)?.status;
 
-describe('[U.init] ogf-broker init writes a starter config the daemon runs', () => {
+describe('[c17.init] ogf-broker init writes a starter config the daemon runs', () => {
   it('writes config.json 0600 with ~/ogf-notes and drafts/, and says what it wrote and what is next', () => {
     expect(mode(join(dataDir, 'config.json'))).toBe('600');
     expect(existsSync(join(notes, 'drafts'))).toBe(true);

@@ -19,7 +19,7 @@ beforeAll(() => {
   pg = server();
 });
 
-describe('[F.cli-store] CLI commands read the PostgreSQL the data dir’s daemon uses, or exit 2', () => {
+describe('[c16.cli-store] CLI commands read the PostgreSQL the data dir’s daemon uses, or exit 2', () => {
   it('policy test, audit verify, status and token: the database with its URL, exit 2 without it', {
     timeout: 120_000,
   }, async () => {

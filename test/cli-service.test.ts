@@ -22,7 +22,7 @@ function tempHome(): { home: string; unit: string; dataDir: string } {
   };
 }
 
-describe('[U.service] a systemd user unit for this install', () => {
+describe('[c17.service] a systemd user unit for this install', () => {
   it('install writes the unit: ExecStart this node + cli.js start --data-dir, ExecReload SIGHUP, Restart', async () => {
     const { home, unit, dataDir } = tempHome();
     const r = await runCli(['service', 'install', '--data-dir', dataDir], { HOME: home });

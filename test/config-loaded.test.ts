@@ -64,7 +64,7 @@ afterAll(async () => {
 });
 
 describe('config_loaded (contract 14 (v4))', () => {
-  it('[S.config-loaded] each start records the config; a weaker one is told once, saying what weakened', async () => {
+  it('[c14.config-loaded] each start records the config; a weaker one is told once, saying what weakened', async () => {
     const first = await startDaemon({ dataDir, config: config(true) });
     const firstLog = first.stderr();
     await first.stop();
@@ -125,7 +125,7 @@ describe('SIGHUP (contract 17)', () => {
     await d?.stop();
   });
 
-  it('[F.sighup] a real daemon process gets SIGHUP, reloads, and keeps answering', async () => {
+  it('[c17.sighup] a real daemon process gets SIGHUP, reloads, and keeps answering', async () => {
     d = await startDaemon({ dataDir, config: config(false) });
     d.child.kill('SIGHUP');
     await waitFor(() => d!.stderr().includes('config_reloaded'), 'the SIGHUP reloaded the config');

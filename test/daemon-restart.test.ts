@@ -52,7 +52,7 @@ function config(marker: string) {
 }
 
 describe('a daemon killed with SIGKILL while a command runs (rule 3)', () => {
-  it('[R2.3] [R2.4] marks it unknown/DaemonRestarted at the next start and never launches it again; pending ones keep their deadline', async () => {
+  it('[c2.rule-3] [c2.rule-4] marks it unknown/DaemonRestarted at the next start and never launches it again; pending ones keep their deadline', async () => {
     const dataDir = makeDataDir();
     const marker = join(dataDir, 'marker');
     const first = await startDaemon({ dataDir, config: config(marker) });

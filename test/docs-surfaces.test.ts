@@ -90,8 +90,8 @@ function zodKeys(schema: unknown, out = new Set<string>(), depth = 0): Set<strin
   return out;
 }
 
-describe('[U.docs-surfaces] docs/ describes every external surface', () => {
-  it('[U.docs-surfaces] every MCP tool of the gate, and each of its inputs, is in docs/reference/mcp.md', () => {
+describe('[c17.docs-surfaces] docs/ describes every external surface', () => {
+  it('[c17.docs-surfaces] every MCP tool of the gate, and each of its inputs, is in docs/reference/mcp.md', () => {
     const mcp = read(join(REFERENCE, 'mcp.md'));
     const tools = [RUN_COMMAND_TOOL, OGF_CUE_TOOL, AWAIT_TOOL, CANCEL_TOOL, listCommandsTool([])];
     const missing: string[] = [];
@@ -109,7 +109,7 @@ describe('[U.docs-surfaces] docs/ describes every external surface', () => {
     expect(missing, 'add them to docs/reference/mcp.md').toEqual([]);
   });
 
-  it('[U.docs-surfaces] every owner frame type, both ways, is in docs/reference/owner-frames.md', () => {
+  it('[c17.docs-surfaces] every owner frame type, both ways, is in docs/reference/owner-frames.md', () => {
     const doc = read(join(REFERENCE, 'owner-frames.md'));
     // Server → owner frames are TypeScript types only: read their `type` literals from the file itself.
     const messages = read(join(ROOT, 'daemon', 'owner', 'messages.ts'));
@@ -120,7 +120,7 @@ describe('[U.docs-surfaces] docs/ describes every external surface', () => {
     expect(missing, 'add them to docs/reference/owner-frames.md').toEqual([]);
   });
 
-  it('[U.docs-surfaces] every ogf-bridge/1 frame type is in docs/bridge.md', () => {
+  it('[c17.docs-surfaces] every ogf-bridge/1 frame type is in docs/bridge.md', () => {
     const protocol = read(join(ROOT, 'bridge-client', 'protocol.ts'));
     const types = [...new Set([...protocol.matchAll(/type: z\.literal\('([a-z_]+)'\)/g)].map((m) => m[1]!))];
     expect(types).toContain('cue_ack');
@@ -128,7 +128,7 @@ describe('[U.docs-surfaces] docs/ describes every external surface', () => {
     expect(types.filter((t) => !bridge.includes(`"type":"${t}"`) && !inBackticks(bridge, t))).toEqual([]);
   });
 
-  it('[U.docs-surfaces] every status reason, tool error, owner reply and bridge code is in docs/', () => {
+  it('[c17.docs-surfaces] every status reason, tool error, owner reply and bridge code is in docs/', () => {
     const codes = [
       ...DENY_REASONS,
       ...FAIL_REASONS,
@@ -141,7 +141,7 @@ describe('[U.docs-surfaces] docs/ describes every external surface', () => {
     expect(codes.filter((c) => !inBackticks(allDocs, c))).toEqual([]);
   });
 
-  it('[U.docs-surfaces] every config key, at every depth of the schema, is in docs/reference/config.md', () => {
+  it('[c17.docs-surfaces] every config key, at every depth of the schema, is in docs/reference/config.md', () => {
     const doc = read(join(REFERENCE, 'config.md'));
     const keys = zodKeys(fileSchema);
     // The walk reaches the sections' own keys, not only the top level.
@@ -158,7 +158,7 @@ describe('[U.docs-surfaces] docs/ describes every external surface', () => {
     expect(missing, 'add them to docs/reference/config.md').toEqual([]);
   });
 
-  it('[U.docs-surfaces] every CLI command and flag of usage.ts is in docs/reference/cli.md', () => {
+  it('[c17.docs-surfaces] every CLI command and flag of usage.ts is in docs/reference/cli.md', () => {
     const doc = read(join(REFERENCE, 'cli.md'));
     const headings = new Set(
       prose(doc)
@@ -170,7 +170,7 @@ describe('[U.docs-surfaces] docs/ describes every external surface', () => {
     expect([...flags].filter((f) => !doc.includes(f))).toEqual([]);
   });
 
-  it('[U.docs-surfaces] no link leaves the repository and every relative link resolves, anchors included', () => {
+  it('[c17.docs-surfaces] no link leaves the repository and every relative link resolves, anchors included', () => {
     const problems: string[] = [];
     for (const file of ALL_MD) {
       const text = read(file);

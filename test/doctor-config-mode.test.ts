@@ -13,8 +13,8 @@ function configLine(stdout: string): string | undefined {
   return stdout.split('\n').find((l) => l.includes(' config file: '));
 }
 
-describe('[S.modes] doctor checks that config.json is 0600', () => {
-  it('[S.modes] a config given by --config outside the data dir: 0644 fails with chmod 600, 0600 is ok', async () => {
+describe('[c1.2.modes] doctor checks that config.json is 0600', () => {
+  it('[c1.2.modes] a config given by --config outside the data dir: 0644 fails with chmod 600, 0600 is ok', async () => {
     const top = mkdtempSync(join(tmpdir(), 'ogf-doctor-mode-'));
     const dataDir = join(top, 'state');
     const config = join(top, 'config.json');
@@ -34,7 +34,7 @@ describe('[S.modes] doctor checks that config.json is 0600', () => {
     expect(closed.code, closed.stdout).toBe(0);
   });
 
-  it('[S.modes] the data dir config.json (found without --config), even when it is not valid, is checked too', async () => {
+  it('[c1.2.modes] the data dir config.json (found without --config), even when it is not valid, is checked too', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'ogf-doctor-mode-dd-'));
     chmodSync(dataDir, 0o700);
     const config = join(dataDir, 'config.json');

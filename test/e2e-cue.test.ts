@@ -52,7 +52,7 @@ afterAll(async () => {
   }
 });
 
-it('[S.secret] MCP ogf_cue → owner approves in the panel → the avatar page plays it → SUCCEEDED with delivery', async () => {
+it('[c3.3.session-secret] MCP ogf_cue → owner approves in the panel → the avatar page plays it → SUCCEEDED with delivery', async () => {
   // The user copies the UUID from the Bridge panel and gives it to the AI.
   const session = (await avatar.locator('[data-session-id]').textContent())!.trim();
   const queued = await call(mcp, 'ogf_cue', {

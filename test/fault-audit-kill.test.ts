@@ -1,5 +1,5 @@
 /**
- * Crash safety of the audit chain (contract 14, docs/reliability.md Q.audit-crash): kill -9 the daemon in the
+ * Crash safety of the audit chain (contract 14, docs/reliability.md c14.crash): kill -9 the daemon in the
  * middle of a burst of requests that a config grant approves at once (each: submit, approve, grant use,
  * launch, outcome — five entries, several batches of the group commit in flight), at a different moment
  * each round; after each crash the record verifies without the daemon, and again after the restart that
@@ -27,7 +27,7 @@ async function verify(dataDir: string): Promise<{ code: number | null; out: stri
   return { code: r.code, out: r.stdout.trim() };
 }
 
-describe('[Q.audit-crash] kill -9 mid-burst: the chain still verifies', () => {
+describe('[c14.crash] kill -9 mid-burst: the chain still verifies', () => {
   it('verifies after each of 4 crashes and after each restart', async () => {
     const dataDir = makeDataDir('ogf-fault-audit-');
     const config = ownerCatalog(join(dataDir, 'marks.txt'), { grants: [{ command: 'mark', client: '*' }] });

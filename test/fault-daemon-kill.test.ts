@@ -206,7 +206,7 @@ async function verify(tracked: Tracked[]): Promise<Map<string, Row>> {
   return rows;
 }
 
-describe('[R2.1] [R2.3] [R2.4] [R2.8] [S.session-file] [Q.crash-safety] SIGKILL at random moments of a command’s life', () => {
+describe('[c2.rule-1] [c2.rule-3] [c2.rule-4] [c2.rule-8] [c4.session-file] [c2.crash-safety] SIGKILL at random moments of a command’s life', () => {
   const TRIALS = 6;
   it(`keeps every command, launches nothing twice, leaves no session file (${TRIALS} trials)`, async () => {
     let d = await start();
@@ -284,7 +284,7 @@ describe('[R2.1] [R2.3] [R2.4] [R2.8] [S.session-file] [Q.crash-safety] SIGKILL 
   }, 150_000);
 });
 
-describe('[R2.3] [R2.4] [S.session-file] [Q.crash-safety] [Q.one-commit] SIGKILL pinned to the narrow windows (test-only crash points)', () => {
+describe('[c2.rule-3] [c2.rule-4] [c4.session-file] [c2.crash-safety] [c2.one-commit] SIGKILL pinned to the narrow windows (test-only crash points)', () => {
   // [point, kind, the one outcome the contract allows, launches/applies expected]. The daemon that
   // verifies one trial is already armed for the next (its recovery launches nothing), so each trial
   // costs one start.
@@ -364,7 +364,7 @@ describe('[R2.3] [R2.4] [S.session-file] [Q.crash-safety] [Q.one-commit] SIGKILL
   }, 150_000);
 });
 
-describe('[Q.crash-safety] [S.tokens] a first start killed between creating a secret file and writing it', () => {
+describe('[c2.crash-safety] [c1.2.tokens] a first start killed between creating a secret file and writing it', () => {
   it('leaves empty owner.token, mcp.token and fingerprint.key; the next start replaces them with real secrets', async () => {
     const dir = makeDataDir('ogf-fault-empty-');
     for (const f of ['owner.token', 'mcp.token', 'fingerprint.key'])

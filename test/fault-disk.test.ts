@@ -136,7 +136,7 @@ function spawnedOnlyIfRunningWasDurable(ids: Map<string, string>): void {
   }
 }
 
-describe.skipIf(SKIP !== undefined)('[R2.3] [Q.crash-safety] the data dir full (real daemon)', () => {
+describe.skipIf(SKIP !== undefined)('[c2.rule-3] [c2.crash-safety] the data dir full (real daemon)', () => {
   for (const fault of ['disk full'] as const) {
     it(`${fault}: no crash, nothing spawned unmarked, clear refusals, recovery afterwards`, async () => {
       const ids = new Map<string, string>();
@@ -246,9 +246,9 @@ function fillingExecutor(inner: Executor, at: FillAt): Executor {
 }
 
 describe.skipIf(SKIP !== undefined)(
-  '[R2.3] [Q.crash-safety] the disk full exactly at a commit point (real Broker and Store)',
+  '[c2.rule-3] [c2.crash-safety] the disk full exactly at a commit point (real Broker and Store)',
   () => {
-    it('[Q.one-commit] approval_turn: the approval and `running` fail together; nothing spawned, the command awaits review, and runs once when approved again', async () => {
+    it('[c2.one-commit] approval_turn: the approval and `running` fail together; nothing spawned, the command awaits review, and runs once when approved again', async () => {
       const dir = join((mount as { mnt: string }).mnt, 'broker-approval-turn');
       mkdirSync(dir, { mode: 0o700 });
       const word = `bapprovalturn${randomInt(1e6)}`;
@@ -361,69 +361,72 @@ describe.skipIf(SKIP !== undefined)(
   },
 );
 
-describe.skipIf(SKIP !== undefined)('[R2.1] [S.session-file] a cue approved when the disk is full', () => {
-  it('fails LaunchFailed once space returns, and leaves no (partial) session file in run/', async () => {
-    const dir = join((mount as { mnt: string }).mnt, 'cue-full');
-    mkdirSync(dir, { mode: 0o700 });
-    const paths = openDataDir(dir);
-    const config = {
-      ogf_bridge: { url: 'ws://127.0.0.1:9/ogf-bridge', delivery_timeout_ms: 1000 },
-      output_limit_bytes: 4096,
-      commands: {},
-    } as unknown as Config;
-    const feature = createCueFeature({ config, paths, log: silentLogger })!;
-    const store = new Store(paths.db);
-    const broker = new Broker({
-      store,
-      reviewTimeoutS: 300,
-      kinds: KINDS,
-      executors: { ogf_cue: fillingExecutor(feature.executor, 'before_mark_running') },
-    });
-    broker.start();
-    try {
-      const req = feature.cues.prepare(
-        {
-          session_id: '7e6d5c4b-3a29-4817-8695-a4b3c2d1e0f9',
-          action: 'nod',
-          emotion: 'proud',
-          intensity: 1,
-          gaze: 'user',
-          ttl_ms: 1000,
-          wait_seconds: 0,
-        },
-        'local',
-      );
-      const sub = await broker.submit(req);
-      if (!sub.ok) throw new Error(sub.message);
-      const id = sub.command.id;
-      expect((await broker.approve(id, 1, 'owner')).ok).toBe(true); // fills the disk, then writes the file
-      await sleep(300);
-      const leftDuring = sessionFiles(dir);
-      rmSync(filler, { force: true });
-      const final = await waitFor(
-        () => {
-          const c = broker.get(id)!;
-          return c.phase.state === 'failed' ? c : undefined;
-        },
-        'the cue to fail once space returned',
-        8000,
-      );
-      console.log(
-        `fault-disk (cue on a full disk): ${final.phase.state}/${'reason' in final.phase ? final.phase.reason : ''}; session files left while full: ${leftDuring.length}`,
-      );
-      expect(final.phase).toMatchObject({ state: 'failed', reason: 'LaunchFailed' });
-      expect(leftDuring, 'no session file (not even an empty or partial one) left in run/').toEqual([]);
-      expect(sessionFiles(dir)).toEqual([]);
-    } finally {
-      rmSync(filler, { force: true });
-      await broker.close(1000);
-      store.close();
-    }
-  }, 30_000);
-});
+describe.skipIf(SKIP !== undefined)(
+  '[c2.rule-1] [c4.session-file] a cue approved when the disk is full',
+  () => {
+    it('fails LaunchFailed once space returns, and leaves no (partial) session file in run/', async () => {
+      const dir = join((mount as { mnt: string }).mnt, 'cue-full');
+      mkdirSync(dir, { mode: 0o700 });
+      const paths = openDataDir(dir);
+      const config = {
+        ogf_bridge: { url: 'ws://127.0.0.1:9/ogf-bridge', delivery_timeout_ms: 1000 },
+        output_limit_bytes: 4096,
+        commands: {},
+      } as unknown as Config;
+      const feature = createCueFeature({ config, paths, log: silentLogger })!;
+      const store = new Store(paths.db);
+      const broker = new Broker({
+        store,
+        reviewTimeoutS: 300,
+        kinds: KINDS,
+        executors: { ogf_cue: fillingExecutor(feature.executor, 'before_mark_running') },
+      });
+      broker.start();
+      try {
+        const req = feature.cues.prepare(
+          {
+            session_id: '7e6d5c4b-3a29-4817-8695-a4b3c2d1e0f9',
+            action: 'nod',
+            emotion: 'proud',
+            intensity: 1,
+            gaze: 'user',
+            ttl_ms: 1000,
+            wait_seconds: 0,
+          },
+          'local',
+        );
+        const sub = await broker.submit(req);
+        if (!sub.ok) throw new Error(sub.message);
+        const id = sub.command.id;
+        expect((await broker.approve(id, 1, 'owner')).ok).toBe(true); // fills the disk, then writes the file
+        await sleep(300);
+        const leftDuring = sessionFiles(dir);
+        rmSync(filler, { force: true });
+        const final = await waitFor(
+          () => {
+            const c = broker.get(id)!;
+            return c.phase.state === 'failed' ? c : undefined;
+          },
+          'the cue to fail once space returned',
+          8000,
+        );
+        console.log(
+          `fault-disk (cue on a full disk): ${final.phase.state}/${'reason' in final.phase ? final.phase.reason : ''}; session files left while full: ${leftDuring.length}`,
+        );
+        expect(final.phase).toMatchObject({ state: 'failed', reason: 'LaunchFailed' });
+        expect(leftDuring, 'no session file (not even an empty or partial one) left in run/').toEqual([]);
+        expect(sessionFiles(dir)).toEqual([]);
+      } finally {
+        rmSync(filler, { force: true });
+        await broker.close(1000);
+        store.close();
+      }
+    }, 30_000);
+  },
+);
 
 describe.skipIf(SKIP !== undefined)(
-  '[R2.3] [Q.crash-safety] a restart onto a full disk (recovery cannot be written)',
+  '[c2.rule-3] [c2.crash-safety] a restart onto a full disk (recovery cannot be written)',
   () => {
     it('refuses to start with one clear line, then recovers the command as unknown/DaemonRestarted once space returns', async () => {
       const dir = join((mount as { mnt: string }).mnt, 'restart-full');
@@ -476,7 +479,7 @@ describe.skipIf(SKIP !== undefined)(
   },
 );
 
-describe.skipIf(SKIP !== undefined)('[Q.bad-input] a read-only or full data dir at start', () => {
+describe.skipIf(SKIP !== undefined)('[c3.2.bad-input] a read-only or full data dir at start', () => {
   for (const kind of ['new, read-only', 'existing, read-only', 'existing, disk full'] as const) {
     it(`(${kind}) is refused with one clear line naming the data dir (exit 2), not a stack trace`, async () => {
       const mnt = (mount as { mnt: string }).mnt;

@@ -131,7 +131,7 @@ async function finalResult(id: string): Promise<Record<string, unknown>> {
   }, `a final result for ${id}`);
 }
 
-describe('[R2.2] [Q.crash-safety] the bridge client killed mid-delivery', () => {
+describe('[c2.rule-2] [c2.crash-safety] the bridge client killed mid-delivery', () => {
   const TRIALS = 5;
   it(`ends unknown or failed truthfully, never succeeded, never relaunched (${TRIALS} trials)`, async () => {
     const seen: string[] = [];
@@ -156,7 +156,7 @@ describe('[R2.2] [Q.crash-safety] the bridge client killed mid-delivery', () => 
   }, 90_000);
 });
 
-describe('[R2.2] the avatar app dying', () => {
+describe('[c2.rule-2] the avatar app dying', () => {
   const TRIALS = 6;
   it(`after receiving a cue → unknown/DeliveryUnconfirmed; before welcome → failed/BridgeUnreachable (${TRIALS} trials)`, async () => {
     for (let i = 0; i < TRIALS; i++) {
@@ -190,7 +190,7 @@ function maskedTextFrame(text: string): Buffer {
   return Buffer.concat([Buffer.from([0x81, 0x80 | payload.length]), mask, masked]);
 }
 
-describe('[R2.5] the owner socket dropping mid-approve', () => {
+describe('[c2.rule-5] the owner socket dropping mid-approve', () => {
   const TRIALS = 10;
   it(`gives exactly one decision or none; a reconnect sees the truth; the command runs once (${TRIALS} trials)`, async () => {
     let decided = 0;

@@ -96,7 +96,7 @@ async function approvedCue(d: RunningDaemon, action: string): Promise<string> {
   return id;
 }
 
-describe('[R2.6] cues of one session never overlap, even across a crash', () => {
+describe('[c2.rule-6] cues of one session never overlap, even across a crash', () => {
   it('a cue approved after the restart waits for the orphaned delivery of the killed daemon', async () => {
     const dataDir = makeDataDir('ogf-fault-fifo-');
     const config = { ogf_bridge: { url: app.url, delivery_timeout_ms: 8000 } };

@@ -67,7 +67,7 @@ async function listed(d: RunningDaemon, name: string) {
   return mcp;
 }
 
-it('[R2.3] [U.once] kill -9 with an upstream call in flight: UNKNOWN/DaemonRestarted after the restart, and the upstream saw it once', async () => {
+it('[c2.rule-3] [c7.once] kill -9 with an upstream call in flight: UNKNOWN/DaemonRestarted after the restart, and the upstream saw it once', async () => {
   const dataDir = makeDataDir();
   const log = join(mkdtempSync(join(tmpdir(), 'ogf-up-fault-')), 'calls.jsonl');
   cleanup.push(() => killUpstreams(log));
@@ -97,7 +97,7 @@ it('[R2.3] [U.once] kill -9 with an upstream call in flight: UNKNOWN/DaemonResta
   expect(seen(log).filter((e) => e.call === 'hang')).toHaveLength(1);
 });
 
-it('[R2.4] [U.once] [Q.one-commit] kill -9 at the launch of an approval whose upstream is connected: the approval was never answered nor durable (it shares `running`’s transaction), so the call awaits review after the restart, unsent, and is sent once when approved again', async () => {
+it('[c2.rule-4] [c7.once] [c2.one-commit] kill -9 at the launch of an approval whose upstream is connected: the approval was never answered nor durable (it shares `running`’s transaction), so the call awaits review after the restart, unsent, and is sent once when approved again', async () => {
   const dataDir = makeDataDir();
   const log = join(mkdtempSync(join(tmpdir(), 'ogf-up-fault-')), 'calls.jsonl');
   cleanup.push(() => killUpstreams(log));
@@ -132,7 +132,7 @@ it('[R2.4] [U.once] [Q.one-commit] kill -9 at the launch of an approval whose up
   ]);
 });
 
-it('[R2.4] [U.once] kill -9 between a durable approval and `running` (its upstream still connecting): the call is sent once, after the restart', async () => {
+it('[c2.rule-4] [c7.once] kill -9 between a durable approval and `running` (its upstream still connecting): the call is sent once, after the restart', async () => {
   const dataDir = makeDataDir();
   const log = join(mkdtempSync(join(tmpdir(), 'ogf-up-fault-')), 'calls.jsonl');
   cleanup.push(() => killUpstreams(log));
@@ -164,7 +164,7 @@ it('[R2.4] [U.once] kill -9 between a durable approval and `running` (its upstre
   ]);
 });
 
-it('[U.outcomes] kill -9 the upstream mid-call: UNKNOWN/DeliveryUnconfirmed; it is restarted and later calls work', async () => {
+it('[c7.outcomes] kill -9 the upstream mid-call: UNKNOWN/DeliveryUnconfirmed; it is restarted and later calls work', async () => {
   const dataDir = makeDataDir();
   const log = join(mkdtempSync(join(tmpdir(), 'ogf-up-fault-')), 'calls.jsonl');
   cleanup.push(() => killUpstreams(log));

@@ -31,7 +31,7 @@ afterAll(async () => {
   await d?.stop();
 });
 
-it('[U.init] with nothing gated, the first-run panel names ogf-broker init for this data dir, and it works as pasted', async () => {
+it('[c17.init] with nothing gated, the first-run panel names ogf-broker init for this data dir, and it works as pasted', async () => {
   const help = page.locator('#first-run');
   await help.waitFor({ state: 'visible' });
   const command = await help.locator('.fr-init').innerText();

@@ -32,7 +32,9 @@ async function run(ai: Client, command: string, args: Record<string, unknown>): 
   return r.structuredContent as Frame;
 }
 
-describe('[F.grant-node] a grant applies to the commands of the node it names', { timeout: 240_000 }, () => {
+describe('[c16.grant-node] a grant applies to the commands of the node it names', {
+  timeout: 240_000,
+}, () => {
   it('a grant made on alpha’s card never approves beta’s program of the same name; a grant for node "*" does; config grants are their node’s', async () => {
     const url = await pg.createDatabase();
     const db = url.split('/').pop()!;
@@ -157,7 +159,7 @@ describe('[F.grant-node] a grant applies to the commands of the node it names', 
   });
 });
 
-describe('[F.caps-fleet] the PENDING caps count every node’s commands', { timeout: 240_000 }, () => {
+describe('[c16.caps-fleet] the PENDING caps count every node’s commands', { timeout: 240_000 }, () => {
   const burst = async (cap: Record<string, number>, pattern: RegExp) => {
     const url = await pg.createDatabase();
     const db = url.split('/').pop()!;

@@ -83,7 +83,7 @@ async function betaCommand(): Promise<void> {
   );
 }
 
-describe('[F.status-nodes] status and doctor on a shared PostgreSQL', { timeout: 180_000 }, () => {
+describe('[c16.status-nodes] status and doctor on a shared PostgreSQL', { timeout: 180_000 }, () => {
   it('status names the node and lists the live nodes; doctor names the node', async () => {
     await registerNodes();
     const status = await runCli(['status', '--data-dir', d.dataDir], env);
@@ -149,7 +149,7 @@ describe('[F.status-nodes] status and doctor on a shared PostgreSQL', { timeout:
   }, 60_000);
 });
 
-describe("[F.nodes-list] [F.nodes-panel] two nodes' commands in list and in the panel", {
+describe("[c16.nodes-list] [c16.nodes-panel] two nodes' commands in list and in the panel", {
   timeout: 240_000,
 }, () => {
   /** Visible node marks of the cards on the page, by pending_id. */

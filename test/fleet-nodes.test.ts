@@ -69,7 +69,7 @@ async function twoNodes(extra: Record<string, unknown> = {}) {
 }
 
 // Real daemons and a real PostgreSQL beside the rest of the suite: generous time, never a timing assertion.
-describe('[F.nodes] several daemons on one PostgreSQL', { timeout: 240_000 }, () => {
+describe('[c16.nodes] several daemons on one PostgreSQL', { timeout: 240_000 }, () => {
   it('an approval made on one node of another node’s command is launched by that node alone; a second live daemon with a name in use exits 2', async () => {
     const { url, db, alpha, beta } = await twoNodes();
     const ai = await mcpClient(beta.d);
@@ -131,7 +131,7 @@ describe('[F.nodes] several daemons on one PostgreSQL', { timeout: 240_000 }, ()
       const oks = [a, b].filter((r) => r.ok === true);
       expect(oks, `round ${round}: ${JSON.stringify([a, b])}`).toHaveLength(1);
       const lost = [a, b].find((r) => r.ok !== true)!;
-      // As on one machine (test/owner-ws.test.ts R2.5): the loser is told it was already decided.
+      // As on one machine (test/owner-ws.test.ts c2.rule-5): the loser is told it was already decided.
       expect(lost.error.code).toBe('AlreadyDecided');
       const final = await ownerB.view(
         id,

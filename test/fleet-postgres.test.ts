@@ -28,7 +28,7 @@ beforeAll(() => {
   pg = server();
 });
 
-describe('[F.postgres] [F.unavailable] one daemon on a shared PostgreSQL', () => {
+describe('[c16.postgres] [c16.unavailable] one daemon on a shared PostgreSQL', () => {
   it('runs, keeps its history across a restart, refuses with Unavailable while the database is gone, and recovers by itself', async () => {
     const url = await pg.createDatabase();
     const db = url.split('/').pop()!;
@@ -199,7 +199,7 @@ describe('[F.postgres] [F.unavailable] one daemon on a shared PostgreSQL', () =>
     await d.stop();
   });
 
-  it('[S.database-url] a bad database URL or variable exits 2 naming it, never echoing the URL (it may hold a password)', async () => {
+  it('[c16.database-url] a bad database URL or variable exits 2 naming it, never echoing the URL (it may hold a password)', async () => {
     const secret = 'mysql://root:hunter2@db.example.com/x';
     const bad = await runCli(['start', '--data-dir', makeDataDir(), '--port', '0'], {
       OGF_BROKER_DATABASE_URL: secret,

@@ -93,7 +93,7 @@ async function fakeClient(url: string) {
   };
 }
 
-describe('[Q.bad-input] a fake client against the real app-side endpoint', () => {
+describe('[c3.2.bad-input] a fake client against the real app-side endpoint', () => {
   let server: Server;
   let endpoint: BridgeEndpoint;
   let url: string;
@@ -197,7 +197,7 @@ describe('[Q.bad-input] a fake client against the real app-side endpoint', () =>
 
 // ---- the real bridge client against a fake app --------------------------------------------------------
 
-describe('[Q.bad-input] the real bridge client against a fake app sending hostile frames', () => {
+describe('[c3.2.bad-input] the real bridge client against a fake app sending hostile frames', () => {
   let dir: string;
   let wss: WebSocketServer;
   let url: string;

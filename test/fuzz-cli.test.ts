@@ -119,7 +119,7 @@ function setPath(obj: Record<string, unknown>, path: string[], value: unknown): 
   Object.defineProperty(o, path.at(-1)!, { value, enumerable: true, writable: true, configurable: true });
 }
 
-describe('[Q.bad-input] config files and flags through the real CLI', () => {
+describe('[c3.2.bad-input] config files and flags through the real CLI', () => {
   let root: string;
   let n = 0;
   /** A data dir path that does not exist: a refused start must not create it. */

@@ -66,7 +66,7 @@ const headerText = fc.oneof(
   fc.constantFrom('', ' ', 'null', 'Bearer', 'Bearer ', 'Basic YTpi', 'bearer x y', '%00', '../..', '*'),
 );
 
-describe('[Q.bad-input] [S.host] hostile HTTP requests and upgrades', () => {
+describe('[c3.2.bad-input] [c5.host] hostile HTTP requests and upgrades', () => {
   let d: RunningDaemon;
   let owner: OwnerSocket;
 

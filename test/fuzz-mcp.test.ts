@@ -52,7 +52,7 @@ function expectNamesField(message: string, bad: string[]): void {
   expect(message).toMatch(/ (must|is not) /);
 }
 
-describe('[Q.bad-input] MCP tool input parser against the contract oracle', () => {
+describe('[c3.2.bad-input] MCP tool input parser against the contract oracle', () => {
   it(`ogf_cue: accepted exactly when every field is valid (${DIRECT_RUNS} cases)`, () => {
     fc.assert(
       fc.property(mutated(VALID_CUE, CUE_FIELDS), (input) => {
@@ -135,7 +135,7 @@ function asTransmitted(input: Record<string, unknown>): Record<string, unknown> 
 }
 
 describe.each(GENERATIONS)(
-  '[Q.bad-input] MCP tools over real Streamable HTTP with hostile arguments (%s)',
+  '[c3.2.bad-input] MCP tools over real Streamable HTTP with hostile arguments (%s)',
   (generation) => {
     let d: RunningDaemon;
     let client: McpClient;

@@ -107,7 +107,7 @@ class RawOwner {
   }
 }
 
-describe('[Q.bad-input] owner WebSocket frames', () => {
+describe('[c3.2.bad-input] owner WebSocket frames', () => {
   let d: RunningDaemon;
   let observer: OwnerSocket;
   let raw: RawOwner;

@@ -21,7 +21,7 @@ const RUNS = 24;
 const SESSION = randomUUID();
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-describe('[Q.bad-input] [S.session-file] the real bridge client against generated session files', () => {
+describe('[c3.2.bad-input] [c4.session-file] the real bridge client against generated session files', () => {
   let dir: string;
   let app: WebSocketServer;
   let url: string;

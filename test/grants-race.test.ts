@@ -67,7 +67,7 @@ async function newGrant(owner: OwnerSocket, word: string): Promise<string> {
   return (r.grant as Frame).id as string;
 }
 
-describe('[G.atomic] a grant with 3 uses and 50 identical calls at once', () => {
+describe('[c8.atomic] a grant with 3 uses and 50 identical calls at once', () => {
   // Generous timeouts: every round restarts real daemons, and the suite runs beside heavier ones.
   it(`approves exactly 3, ${ROUNDS} rounds`, { timeout: 240_000 }, async () => {
     const dataDir = makeDataDir('ogf-grant-race-');

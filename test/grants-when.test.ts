@@ -42,7 +42,7 @@ function approvedBy(dataDir: string, by: string): number {
   }
 }
 
-describe('[G.when] a grant with when', () => {
+describe('[c11.when] a grant with when', () => {
   it(`takes exactly its ${USES} uses under ${CALLS} concurrent requests, ${ROUNDS} rounds`, {
     timeout: 180_000,
   }, async () => {

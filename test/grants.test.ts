@@ -82,7 +82,7 @@ afterAll(async () => {
   if (d) rmSync(d.dataDir, { recursive: true, force: true });
 });
 
-describe('[G.match] grants approve matching requests without asking', () => {
+describe('[c8.match] grants approve matching requests without asking', () => {
   it('the snapshot lists every live grant (here the config one) and the grant frame creates one that every owner hears of', async () => {
     const snap = owner.frames.find((f) => f.type === 'snapshot')!;
     expect(snap.grants).toEqual([
@@ -187,7 +187,7 @@ describe('[G.match] grants approve matching requests without asking', () => {
   });
 });
 
-describe('[G.end] revoke and config grants', () => {
+describe('[c8.end] revoke and config grants', () => {
   it('revoke is immediate and does not touch what the grant already approved', async () => {
     const g = await grant({ command: 'mark', client: 'local', args: { word: 'rev' }, ttl_s: 900 });
     const done = await mark(ai, 'rev');
@@ -218,7 +218,7 @@ describe('[G.end] revoke and config grants', () => {
   });
 });
 
-describe('[G.grantable] what cannot be granted', () => {
+describe('[c8.grantable] what cannot be granted', () => {
   it('ogf.cue and an unknown command are NotGrantable, and nothing is created', async () => {
     for (const command of ['ogf.cue', 'nosuch', 'notes__write_file']) {
       const r = await owner.request({ type: 'grant', command, client: '*', ttl_s: 900 });
@@ -259,7 +259,7 @@ describe('[G.grantable] what cannot be granted', () => {
   });
 });
 
-describe('[G.owner-only] no MCP surface can create, see or end a grant', () => {
+describe('[c8.owner-only] no MCP surface can create, see or end a grant', () => {
   it('every tool, called with grant-shaped input, creates none; the owner socket refuses an MCP token', async () => {
     const before = (await owner.request({ type: 'grants', all: true })).grants.length;
     const { tools } = await ai.listTools();
@@ -284,7 +284,7 @@ describe('[G.owner-only] no MCP surface can create, see or end a grant', () => {
   });
 });
 
-describe('[G.end] the terminal and a restart', () => {
+describe('[c8.end] the terminal and a restart', () => {
   it('grant add / list / revoke through the real CLI', async () => {
     const env = { OGF_BROKER_DATA_DIR: dataDir };
     const add = await runCli(

@@ -1,5 +1,5 @@
 /**
- * Idle keep-alive connections (S.http-keepalive): the daemon must not be the first to close a connection
+ * Idle keep-alive connections (c5.http-keepalive): the daemon must not be the first to close a connection
  * its clients still hold. A client that pools connections (Node's fetch, which both MCP SDKs use; a tunnel
  * or reverse proxy in front of the daemon: docs/clients.md) sends its next request on a pooled socket; if
  * the daemon closed that socket an instant before, the request dies with `fetch failed: other side closed`
@@ -73,8 +73,8 @@ function askingClose(head: string, body = ''): { received: () => string; closed:
   return { received: () => received, closed: () => closed };
 }
 
-describe('[S.http-keepalive] a client that says Connection: close is closed after its answer (RFC 9112 9.6)', () => {
-  it('[S.http-keepalive] an MCP initialize (whose SSE answer the SDK marks keep-alive) and a page are answered, then closed', async () => {
+describe('[c5.http-keepalive] a client that says Connection: close is closed after its answer (RFC 9112 9.6)', () => {
+  it('[c5.http-keepalive] an MCP initialize (whose SSE answer the SDK marks keep-alive) and a page are answered, then closed', async () => {
     const init = JSON.stringify({
       jsonrpc: '2.0',
       id: 1,
@@ -94,15 +94,15 @@ describe('[S.http-keepalive] a client that says Connection: close is closed afte
   });
 });
 
-describe('[S.http-keepalive] the daemon does not close a pooled connection under a client', () => {
-  it('[S.http-keepalive] advertises an idle timeout longer than the proxies the docs name keep theirs (120 s)', async () => {
+describe('[c5.http-keepalive] the daemon does not close a pooled connection under a client', () => {
+  it('[c5.http-keepalive] advertises an idle timeout longer than the proxies the docs name keep theirs (120 s)', async () => {
     const hint = await keepAliveHint();
     const seconds = Number(/^timeout=(\d+)/.exec(hint ?? '')?.[1]);
     expect(seconds, `Keep-Alive: ${hint}`).toBeGreaterThan(120);
   });
 
   for (const generation of GENERATIONS) {
-    it(`[S.http-keepalive] a ${generation} client that reads an answer late and calls again 7 s later on the same connection is answered`, async () => {
+    it(`[c5.http-keepalive] a ${generation} client that reads an answer late and calls again 7 s later on the same connection is answered`, async () => {
       const client = await httpClient(d.info.mcp_url, d.mcpToken, generation);
       try {
         const t0 = Date.now();

@@ -59,7 +59,7 @@ afterAll(async () => {
   }
 });
 
-describe('[U.install] npm pack, npm install -g from it, ogf-broker from any directory', () => {
+describe('[c17.install] npm pack, npm install -g from it, ogf-broker from any directory', () => {
   it('the package holds what runs and its docs, no tests, benchmarks or test sources', () => {
     for (const path of packed) {
       expect(path, path).toMatch(

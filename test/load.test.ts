@@ -87,7 +87,7 @@ async function submitAndAwait(client: Client, name: string, args: Record<string,
   return r;
 }
 
-describe(`[Q.load] ${CLIENTS} concurrent MCP clients, ${OWNERS} owners approving, the avatar app acking`, () => {
+describe(`[c5.load] ${CLIENTS} concurrent MCP clients, ${OWNERS} owners approving, the avatar app acking`, () => {
   let d: RunningDaemon;
   let avatar: Awaited<ReturnType<typeof startAvatar>>;
   let owners: OwnerSocket[] = [];
@@ -179,7 +179,7 @@ describe(`[Q.load] ${CLIENTS} concurrent MCP clients, ${OWNERS} owners approving
   }
 
   it(
-    `[R2.5] [R2.6] [R2.8] ${BURSTS} bursts: every waiter gets its final result; every owner sees every change in order`,
+    `[c2.rule-5] [c2.rule-6] [c2.rule-8] ${BURSTS} bursts: every waiter gets its final result; every owner sees every change in order`,
     async () => {
       await new Promise((r) => setTimeout(r, 1000));
       rss.push({ when: 'idle', kib: rssKiB(d.info.pid) });

@@ -55,7 +55,7 @@ afterAll(async () => {
 });
 
 it.each(GENERATIONS)(
-  '[S.secret] delivers an approved ogf_cue to the avatar app and answers SUCCEEDED with the delivery (%s)',
+  '[c3.3.session-secret] delivers an approved ogf_cue to the avatar app and answers SUCCEEDED with the delivery (%s)',
   async (generation) => {
     const mcp: McpClient = await httpClient(d.info.mcp_url, d.mcpToken, generation);
     const { session_id } = await appState();

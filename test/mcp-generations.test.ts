@@ -28,7 +28,7 @@ afterAll(async () => {
   await d?.stop();
 });
 
-describe('[M.generations] one URL, two generations', () => {
+describe('[c10.generations] one URL, two generations', () => {
   it('answers server/discover with 2026-07-28 and the Tasks extension, and opens no session', async () => {
     const r = await new ModernWire(d.info.mcp_url, auth).request('server/discover');
     expect(r.status).toBe(200);
@@ -108,7 +108,7 @@ describe('[M.generations] one URL, two generations', () => {
   });
 });
 
-describe('[M.unknown-tool] a tools/call naming no listed tool', () => {
+describe('[c3.1.unknown-tool] a tools/call naming no listed tool', () => {
   const call = { name: 'rm_rf', arguments: {} };
 
   it('is JSON-RPC -32602 naming the tool, over 2026-07-28', async () => {
@@ -148,7 +148,7 @@ describe('[M.unknown-tool] a tools/call naming no listed tool', () => {
   });
 });
 
-describe('[M.origins] mcp_allowed_origins (contract 1.3)', () => {
+describe('[c1.3.mcp-origins] mcp_allowed_origins (contract 1.3)', () => {
   const initialize = {
     jsonrpc: '2.0',
     id: 1,

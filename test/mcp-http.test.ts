@@ -84,7 +84,7 @@ afterAll(async () => {
 describe('HTTP auth, Host, Origin and body size', () => {
   const body = JSON.stringify(INIT);
 
-  it('[S.auth] answers 401 (JSON, no detail of why) without a token, with a wrong one, or a malformed header', async () => {
+  it('[c3.auth] answers 401 (JSON, no detail of why) without a token, with a wrong one, or a malformed header', async () => {
     for (const headers of <Array<Record<string, string>>>[
       {},
       { authorization: 'Bearer wrong-token-wrong-token-wrong-token-00' },
@@ -102,7 +102,7 @@ describe('HTTP auth, Host, Origin and body size', () => {
   });
 
   it.each(GENERATIONS)(
-    '[S.auth] [S.tokens] answers 401 on a capability URL with a wrong token, and serves MCP on the right one (%s)',
+    '[c3.auth] [c1.2.tokens] answers 401 on a capability URL with a wrong token, and serves MCP on the right one (%s)',
     async (generation) => {
       expect((await raw(d.url, '/mcp/not-the-token-not-the-token-not-the-tok', { body })).status).toBe(401);
       expect((await raw(d.url, `/mcp/${d.mcpToken}x`, { body })).status).toBe(401);
@@ -126,7 +126,7 @@ describe('HTTP auth, Host, Origin and body size', () => {
     },
   );
 
-  it('[S.host] answers 403 for a foreign Host (DNS rebinding) even with a valid token', async () => {
+  it('[c5.host] answers 403 for a foreign Host (DNS rebinding) even with a valid token', async () => {
     const r = await raw(d.url, '/mcp', {
       headers: { authorization: `Bearer ${d.mcpToken}`, host: 'evil.example:80' },
       body,
@@ -134,7 +134,7 @@ describe('HTTP auth, Host, Origin and body size', () => {
     expect(r.status).toBe(403);
   });
 
-  it("[S.origin] answers 403 for a foreign browser Origin, and accepts the daemon's own", async () => {
+  it("[c5.origin] answers 403 for a foreign browser Origin, and accepts the daemon's own", async () => {
     const auth = { authorization: `Bearer ${d.mcpToken}` };
     const bad = await raw(d.url, '/mcp', { headers: { ...auth, origin: 'https://evil.example' }, body });
     expect(bad.status).toBe(403);
@@ -145,7 +145,7 @@ describe('HTTP auth, Host, Origin and body size', () => {
     expect((await raw(d.url, '/mcp', { headers: auth, body })).status).toBe(200);
   });
 
-  it('[Q.bad-input] answers 413 for a body over 1 MiB, and 400 for a body that is not JSON', async () => {
+  it('[c3.2.bad-input] answers 413 for a body over 1 MiB, and 400 for a body that is not JSON', async () => {
     const auth = { authorization: `Bearer ${d.mcpToken}` };
     const big = JSON.stringify({ ...INIT, params: { ...INIT.params, pad: 'x'.repeat(1024 * 1024) } });
     expect((await raw(d.url, '/mcp', { headers: auth, body: big })).status).toBe(413);

@@ -28,7 +28,7 @@ describe.each(GENERATIONS)('mcp-stdio passes on list_changed (%s generation)', (
     await d?.stop();
   });
 
-  it('[M.list-changed] a client of mcp-stdio hears notifications/tools/list_changed, then lists the new tool', async () => {
+  it('[c3.1.list-changed] a client of mcp-stdio hears notifications/tools/list_changed, then lists the new tool', async () => {
     const client = child.client;
     const names = async () => (await client.listTools()).tools.map((t) => t.name);
     // What each notification was followed by: the tools the client listed right after hearing it. Only a

@@ -101,7 +101,7 @@ afterAll(async () => {
   await d?.stop();
 });
 
-describe.each(GENERATIONS)('[M.tasks] tasks through mcp-stdio, %s generation', (generation) => {
+describe.each(GENERATIONS)('[c10.tasks] tasks through mcp-stdio, %s generation', (generation) => {
   let io: RawStdio;
   beforeAll(async () => {
     io = new RawStdio(d.dataDir, generation);

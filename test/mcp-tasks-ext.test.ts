@@ -101,7 +101,7 @@ async function plainAnswer(id: string): Promise<Record<string, unknown>> {
   }
 }
 
-describe.each(GENERATIONS)('[M.tasks] the ext-tasks client, %s generation', (generation) => {
+describe.each(GENERATIONS)('[c10.tasks] the ext-tasks client, %s generation', (generation) => {
   let client: Client;
   let session: TaskEnabledSession;
   beforeAll(async () => {

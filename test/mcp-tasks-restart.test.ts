@@ -56,7 +56,7 @@ afterAll(async () => {
   await d?.stop();
 });
 
-describe('[M.tasks-durable] tasks across kill -9 and a restart', () => {
+describe('[c10.tasks-durable] tasks across kill -9 and a restart', () => {
   it.each(GENERATIONS)(
     'keeps the tasks (%s): the run still works, the cue is DENIED/SessionSecretNotRetained',
     async (generation) => {

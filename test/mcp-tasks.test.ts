@@ -76,7 +76,7 @@ async function plainAnswer(wire: LegacyWire, id: string): Promise<Record<string,
   return { content: r.content, structuredContent: r.structuredContent };
 }
 
-describe('[M.tasks] the 2025-11-25 form (params.task)', () => {
+describe('[c10.tasks] the 2025-11-25 form (params.task)', () => {
   let wire: LegacyWire;
   beforeAll(async () => {
     wire = await LegacyWire.open(d.info.mcp_url, auth);
@@ -153,7 +153,7 @@ describe('[M.tasks] the 2025-11-25 form (params.task)', () => {
     expect(r.response?.error?.message).toContain('list_commands');
   });
 
-  it("[M.tasks-durable] another client gets the unknown-id error for this client's task", async () => {
+  it("[c10.tasks-durable] another client gets the unknown-id error for this client's task", async () => {
     const id = String(
       (result(await wire.request('tools/call', { ...run(), task: {} })).task as Record<string, unknown>)
         .taskId,
@@ -175,7 +175,7 @@ describe('[M.tasks] the 2025-11-25 form (params.task)', () => {
   });
 });
 
-describe('[M.tasks] the 2026-07-28 extension (io.modelcontextprotocol/tasks)', () => {
+describe('[c10.tasks] the 2026-07-28 extension (io.modelcontextprotocol/tasks)', () => {
   let wire: ModernWire;
   let legacy: LegacyWire;
   beforeAll(async () => {
@@ -256,7 +256,7 @@ describe('[M.tasks] the 2026-07-28 extension (io.modelcontextprotocol/tasks)', (
     expect((await wire.request('tasks/result', { taskId: id })).response?.error?.code).toBe(-32601);
   });
 
-  it("[M.tasks-durable] another client gets the unknown-id error for this client's task", async () => {
+  it("[c10.tasks-durable] another client gets the unknown-id error for this client's task", async () => {
     const id = String(result(await wire.request('tools/call', run())).taskId);
     const other = new ModernWire(
       d.info.mcp_url,

@@ -112,7 +112,7 @@ describe.each(GENERATIONS)('over the %s generation', (generation) => {
     });
   });
 
-  describe('[Q.bad-input] ogf_cue refusals (contract 3.3): InvalidArguments naming the field, nothing queued', () => {
+  describe('[c3.2.bad-input] ogf_cue refusals (contract 3.3): InvalidArguments naming the field, nothing queued', () => {
     const refusals: Array<[string, Record<string, unknown>, string]> = [
       ['session_id not a UUID', { session_id: 'not-a-uuid' }, 'session_id'],
       ['session_id a number', { session_id: 42 }, 'session_id'],
@@ -198,7 +198,7 @@ describe.each(GENERATIONS)('over the %s generation', (generation) => {
     });
   });
 
-  describe('[Q.bad-input] run_command_wait, await_command_result, cancel_command refusals', () => {
+  describe('[c3.2.bad-input] run_command_wait, await_command_result, cancel_command refusals', () => {
     const cases: Array<[string, string, Record<string, unknown>, RegExp]> = [
       [
         'unknown command',
@@ -330,7 +330,7 @@ describe.each(GENERATIONS)('over the %s generation', (generation) => {
   });
 
   describe('client isolation (contract 3)', () => {
-    it("[S.auth] a second client cannot see, await or cancel the first client's pending_id, nor collide on request_id", async () => {
+    it("[c3.auth] a second client cannot see, await or cancel the first client's pending_id, nor collide on request_id", async () => {
       const mine = structured(
         await call(mcp, 'run_command_wait', {
           command: 'echo',
@@ -405,7 +405,7 @@ describe.each(GENERATIONS)('over the %s generation', (generation) => {
       expect(JSON.parse(textOf(r).split('\n').slice(1).join('\n'))).toEqual(structured(r));
     });
 
-    it('[R2.7] ends a wait with PENDING (no reason, nothing "timed out") and the hint to await', async () => {
+    it('[c2.rule-7] ends a wait with PENDING (no reason, nothing "timed out") and the hint to await', async () => {
       const r = await call(mcp, 'run_command_wait', {
         command: 'echo',
         args: { word: 'slow' },

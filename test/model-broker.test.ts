@@ -404,7 +404,7 @@ afterAll(() => {
   );
 });
 
-describe('[R2.1] [R2.2] [R2.3] [R2.4] [R2.6] [R2.8] [Q.crash-safety] the real broker agrees with the lifecycle model after every step', () => {
+describe('[c2.rule-1] [c2.rule-2] [c2.rule-3] [c2.rule-4] [c2.rule-6] [c2.rule-8] [c2.crash-safety] the real broker agrees with the lifecycle model after every step', () => {
   it('random submit/approve/deny/cancel/reconcile/expire/exit/crash-restart sequences', async () => {
     await fc.assert(
       fc.asyncProperty(commandArb, async (cmds) => {

@@ -97,7 +97,7 @@ describe('the start banner’s token command, run as printed', () => {
   // A data dir a newcomer might well pick: a space and a quote in its name, not the default one.
   const awkward = () => join(mkdtempSync(join(tmpdir(), 'ogf newcomer-')), "owner's data dir");
 
-  it('[N.banner-token] with ogf-broker installed on PATH: the printed command works and its token opens /mcp', async () => {
+  it('[c1.1.banner-token] with ogf-broker installed on PATH: the printed command works and its token opens /mcp', async () => {
     const d = await startDaemon({ dataDir: awkward(), env: { ...baseEnv, PATH: withBin } });
     daemons.push(d);
     const cmd = await bannerTokenCommand(d);
@@ -113,7 +113,7 @@ describe('the start banner’s token command, run as printed', () => {
     expect(r.stdout).not.toContain(d.dataDir);
   });
 
-  it('[N.banner-token] started without ogf-broker on PATH (npm start): the printed command still works as pasted', async () => {
+  it('[c1.1.banner-token] started without ogf-broker on PATH (npm start): the printed command still works as pasted', async () => {
     const plain = (process.env.PATH ?? '/usr/bin:/bin')
       .split(':')
       .filter((p) => resolve(p) !== bin)
@@ -126,7 +126,7 @@ describe('the start banner’s token command, run as printed', () => {
     expect(await initializeStatus(d, lastLine(r.stdout))).toBe(200);
   });
 
-  it('[N.banner-token] a token fixed by OGF_BROKER_MCP_TOKEN: the banner points to the variable, not to a command printing another token', async () => {
+  it('[c1.1.banner-token] a token fixed by OGF_BROKER_MCP_TOKEN: the banner points to the variable, not to a command printing another token', async () => {
     const fixed = 'f'.repeat(43);
     const d = await startDaemon({ dataDir: awkward(), env: { ...baseEnv, OGF_BROKER_MCP_TOKEN: fixed } });
     daemons.push(d);
@@ -136,7 +136,7 @@ describe('the start banner’s token command, run as printed', () => {
     expect(await initializeStatus(d, fixed)).toBe(200);
   });
 
-  it('[N.token-where] token without --data-dir says which data dir it used and that no daemon runs there', async () => {
+  it('[c1.1.token-where] token without --data-dir says which data dir it used and that no daemon runs there', async () => {
     const r = await runCli(['token', 'mcp'], baseEnv);
     expect(r.code, r.stderr).toBe(0);
     expect(lastLine(r.stdout)).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -170,7 +170,7 @@ describe('an upstream behind a tools filter and the read-only policy', () => {
     await d?.stop();
   });
 
-  it('[N.status-exposed] status says how many tools the upstream listed and how many are exposed', async () => {
+  it('[c1.1.status-exposed] status says how many tools the upstream listed and how many are exposed', async () => {
     const r = await waitFor(
       async () => {
         const s = await runCli(['status', '--data-dir', d.dataDir]);
@@ -184,7 +184,7 @@ describe('an upstream behind a tools filter and the read-only policy', () => {
     expect(r.stdout).toContain('upstream notes: connected with 8 tools, 4 exposed\n');
   });
 
-  it('[U.read-only-description] a tool the read-only policy approves says so in tools/list; the others still need the owner', async () => {
+  it('[c7.read-only-description] a tool the read-only policy approves says so in tools/list; the others still need the owner', async () => {
     const tools = await waitFor(
       async () => {
         const t = (await mcp.listTools()).tools;
@@ -203,7 +203,7 @@ describe('an upstream behind a tools filter and the read-only policy', () => {
 });
 
 describe('doctor and an upstream that can reach the data dir', () => {
-  it('[N.doctor-datadir] warns, naming the path, when an upstream argv or cwd contains the data dir; not for a sibling folder', async () => {
+  it('[c1.1.doctor-datadir] warns, naming the path, when an upstream argv or cwd contains the data dir; not for a sibling folder', async () => {
     const top = mkdtempSync(join(tmpdir(), 'ogf-newcomer-doctor-'));
     const dataDir = join(top, 'state', 'ogf-broker');
     const notes = join(top, 'notes');

@@ -53,7 +53,7 @@ afterAll(async () => {
   await d?.stop();
 });
 
-it('[N.first-run-panel] the empty panel shows the MCP URL, the token command, what the AI can do and the docs; an upstream connecting later shows live', async () => {
+it('[c5.first-run-panel] the empty panel shows the MCP URL, the token command, what the AI can do and the docs; an upstream connecting later shows live', async () => {
   const help = page.locator('#first-run');
   await help.waitFor({ state: 'visible' });
   const notes = help.locator('[data-upstream="notes"]');

@@ -29,7 +29,7 @@ function hostile(mark: string): string[] {
   ];
 }
 
-describe('[S.no-shell] no shell is ever involved', () => {
+describe('[c4.no-shell] no shell is ever involved', () => {
   let d: RunningDaemon;
   let mark: string;
 

@@ -53,7 +53,7 @@ afterAll(async () => {
   await smtp?.close();
 });
 
-describe('[N.notify-formats] notify test', () => {
+describe('[c13.1.formats] notify test', () => {
   it('sends one test message through each channel and exits 1 when one refused it', async () => {
     const run = await runCli(['notify', 'test'], env);
     expect(run.code, run.stderr).toBe(1);

@@ -33,7 +33,7 @@ afterAll(async () => {
   await hook?.close();
 });
 
-it('[N.notify-digest] 500 requests make a few messages and digests that cover them all', async () => {
+it('[c13.1.digest] 500 requests make a few messages and digests that cover them all', async () => {
   const started = Date.now();
   for (let i = 0; i < 500; i += 25)
     await Promise.all(Array.from({ length: 25 }, (_, k) => queue(ai, 'mark', { word: `w${i + k}` })));

@@ -36,7 +36,7 @@ afterAll(async () => {
   await hook?.close();
 });
 
-it('[N.notify-once] a burst of previewed requests: each pending id told once, the digest’s count exact', async () => {
+it('[c13.1.once] a burst of previewed requests: each pending id told once, the digest’s count exact', async () => {
   const ids: string[] = [];
   for (let i = 0; i < 8; i++) writeFileSync(join(files, `f${i}.txt`), `old ${i}\n`);
   const calls = Array.from({ length: 8 }, (_, i) =>

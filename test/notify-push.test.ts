@@ -56,7 +56,7 @@ afterAll(async () => {
   await svc?.close();
 });
 
-describe('[N.push] Web Push', () => {
+describe('[c13.2.web-push] Web Push', () => {
   it('creates the VAPID key pair at first start in vapid.json, 0600', () => {
     const st = statSync(join(dataDir, 'vapid.json'));
     expect(st.mode & 0o777).toBe(0o600);
@@ -76,7 +76,7 @@ describe('[N.push] Web Push', () => {
     expect(r2.error.message).toContain('subscription.keys.p256dh must be base64url of 65 bytes');
   });
 
-  it('[S.notify-secrets] pushes each waiting command, encrypted and VAPID-signed, without its arguments', async () => {
+  it('[c13.1.secrets] pushes each waiting command, encrypted and VAPID-signed, without its arguments', async () => {
     for (const dev of [phone, old])
       expect(await owner.request({ type: 'push_subscribe', subscription: dev.json() })).toMatchObject({
         ok: true,

@@ -90,7 +90,7 @@ function secrets(): string[] {
   return [d.ownerToken, d.mcpToken, ...panelSecrets, SECRET_PATH, HEADER_VALUE, SMTP_PASSWORD];
 }
 
-describe('[S.notify-never-blocks] a channel that hangs or fails forever changes nothing', () => {
+describe('[c13.1.never-blocks] a channel that hangs or fails forever changes nothing', () => {
   it('the owner decides and the command runs while the stuck channel still holds its request', async () => {
     const id = await queue(ai, 'mark', { word: 'first' });
     // The owner sees it at once: the snapshot or an upsert, whatever the channels do.
@@ -133,7 +133,7 @@ describe('[S.notify-never-blocks] a channel that hangs or fails forever changes 
   }, 60_000);
 });
 
-describe('[N.notify-formats] every format says exactly what contract 13.1 says', () => {
+describe('[c13.1.formats] every format says exactly what contract 13.1 says', () => {
   let id: string;
   let expires: string;
 
@@ -202,7 +202,7 @@ describe('[N.notify-formats] every format says exactly what contract 13.1 says',
     expect(smtp.logins).toContainEqual({ username: 'gate', password: SMTP_PASSWORD });
   });
 
-  it('[S.notify-secrets] include_args shows the arguments; no other channel does, and no secret is sent', () => {
+  it('[c13.1.secrets] include_args shows the arguments; no other channel does, and no secret is sent', () => {
     expect(JSON.parse(of('args')[0]!.body).summary).toBe('Run mark with word="zebracode"');
     const everything = [
       ...['json', 'ntfy', 'slack', 'discord'].flatMap((k) => r[k]!.requests.map(bytesOf)),
@@ -251,7 +251,7 @@ describe('[N.notify-formats] every format says exactly what contract 13.1 says',
   });
 });
 
-it('[S.notify-secrets] a cue’s session UUID is in no message, with or without include_args', async () => {
+it('[c13.1.secrets] a cue’s session UUID is in no message, with or without include_args', async () => {
   const uuid = '6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f';
   const r1 = await ai.callTool({
     name: 'ogf_cue',

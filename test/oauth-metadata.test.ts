@@ -27,7 +27,7 @@ function postMcp(url: string, headers: Record<string, string> = {}) {
   });
 }
 
-describe('[S.oauth-discovery] OAuth discovery (contract 15)', () => {
+describe('[c15.discovery] OAuth discovery (contract 15)', () => {
   let d: RunningDaemon;
   let off: RunningDaemon;
   beforeAll(async () => {

@@ -68,7 +68,7 @@ afterAll(async () => {
   }
 });
 
-describe('[S.logout-closes] the end of a panel session', () => {
+describe('[c5.logout-closes] the end of a panel session', () => {
   let d: RunningDaemon;
   let ai: Client;
 
@@ -107,7 +107,7 @@ describe('[S.logout-closes] the end of a panel session', () => {
     expect(await upgradeWith(d, other)).toBe(101);
   });
 
-  it('[S.logout-origin] a logout from another origin, with a foreign Host, or with the cookie but not its key ends nothing', async () => {
+  it('[c5.logout-origin] a logout from another origin, with a foreign Host, or with the cookie but not its key ends nothing', async () => {
     const mine = await panelLogin(d);
     const tab = await socket(d, mine);
     const attacks: Array<[string, Record<string, string>, number]> = [
@@ -147,7 +147,7 @@ describe('[S.logout-closes] the end of a panel session', () => {
     expect(await upgradeWith(d, mine)).toBe(101);
   });
 
-  it('[S.cookie-shadow] a planted ogf_owner_session sent before the real one does not shadow it', async () => {
+  it('[c5.cookie-shadow] a planted ogf_owner_session sent before the real one does not shadow it', async () => {
     const mine = await panelLogin(d);
     const value = mine.cookie.slice('ogf_owner_session='.length);
     const shadowed = {

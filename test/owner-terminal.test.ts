@@ -67,7 +67,7 @@ describe('terminal owner commands', () => {
     expect(nf.stderr).toMatch(/^ogf-broker: NotFound: /);
   });
 
-  it('[Q.bad-input] bad flags exit 2 with one line naming the flag', async () => {
+  it('[c3.2.bad-input] bad flags exit 2 with one line naming the flag', async () => {
     const cases: Array<[string[], RegExp]> = [
       [['approve', '--bogus', 'x'], /--bogus/],
       [['approve'], /^ID: /],
@@ -103,7 +103,7 @@ describe('terminal owner commands', () => {
   });
 });
 
-describe('[S.login] login', () => {
+describe('[c5.login] login', () => {
   const post = (body: string, headers: Record<string, string> = { 'Content-Type': 'application/json' }) =>
     fetch(`${d.url}/login`, { method: 'POST', headers, body });
 
@@ -116,7 +116,7 @@ describe('[S.login] login', () => {
     expect(page).not.toContain('secretdata');
   });
 
-  it('[S.owner-key] exchanges the token for an HttpOnly SameSite=Strict cookie and a panel key, which together open the socket', async () => {
+  it('[c5.owner-key] exchanges the token for an HttpOnly SameSite=Strict cookie and a panel key, which together open the socket', async () => {
     const r = await post(JSON.stringify({ token: d.ownerToken }));
     expect(r.status).toBe(200);
     const cookie = r.headers.get('set-cookie') ?? '';
@@ -143,7 +143,7 @@ describe('[S.login] login', () => {
     expect(d.stderr()).not.toContain(key);
   });
 
-  it('[S.login-throttle] refuses a wrong token (401); the right token right after is accepted: no lockout', async () => {
+  it('[c5.login-throttle] refuses a wrong token (401); the right token right after is accepted: no lockout', async () => {
     expect((await post('{"token":"not-the-token-not-the-token-not-the"}')).status).toBe(401);
     expect((await post(JSON.stringify({ token: d.ownerToken }))).status).toBe(200);
     expect(d.stderr()).not.toContain(d.ownerToken);

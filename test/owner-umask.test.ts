@@ -66,7 +66,7 @@ async function approved(name: string, args: Record<string, unknown>): Promise<vo
   await owner.view(id, (x) => x.state === 'succeeded', 'succeeded');
 }
 
-describe('[U.owner-umask] what an approved command writes gets the owner’s mode, the daemon’s files stay 0600', () => {
+describe('[c1.1.owner-umask] what an approved command writes gets the owner’s mode, the daemon’s files stay 0600', () => {
   it('a catalog command’s file is 0644 under umask 022', async () => {
     const path = join(files, 'from-command.txt');
     await approved('run_command_wait', { command: 'touch', args: { path }, wait_seconds: 0 });

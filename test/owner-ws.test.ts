@@ -72,7 +72,7 @@ describe('owner WebSocket', () => {
     expect(o.binaryFrames).toBe(0); // JSON text frames (contract 5), the fragmented snapshot too
   });
 
-  it('[R2.5] two owners approving the same command at once: one launch, one AlreadyDecided', async () => {
+  it('[c2.rule-5] two owners approving the same command at once: one launch, one AlreadyDecided', async () => {
     const id = await queue(ai, 'mark', { word: 'race' });
     const [a, b] = [await owner(), await owner()];
     const version = a.snapshotView(id)?.version;
@@ -90,7 +90,7 @@ describe('owner WebSocket', () => {
     expect(marks().filter((l) => l === 'race')).toHaveLength(1);
   });
 
-  it('[R2.8] a stale version gets VersionConflict and changes nothing; an unknown id gets NotFound', async () => {
+  it('[c2.rule-8] a stale version gets VersionConflict and changes nothing; an unknown id gets NotFound', async () => {
     const id = await queue(ai, 'mark', { word: 'stale' });
     const o = await owner();
     const version = o.snapshotView(id)?.version as number;
@@ -107,7 +107,7 @@ describe('owner WebSocket', () => {
     expect(ok).toMatchObject({ ok: true });
   });
 
-  it('[R2.1] a deny note reaches the AI as owner_note; deciding a decided command is AlreadyDecided', async () => {
+  it('[c2.rule-1] a deny note reaches the AI as owner_note; deciding a decided command is AlreadyDecided', async () => {
     const id = await queue(ai, 'mark', { word: 'denied' });
     const o = await owner();
     const version = o.snapshotView(id)?.version;
@@ -128,7 +128,7 @@ describe('owner WebSocket', () => {
     expect(marks()).not.toContain('denied');
   });
 
-  it('[Q.bad-input] malformed, unknown and schema-failing frames get BadMessage and the socket stays open', async () => {
+  it('[c3.2.bad-input] malformed, unknown and schema-failing frames get BadMessage and the socket stays open', async () => {
     const o = await owner();
     const notJson = await o.sendRaw('{not json');
     expect(notJson).toEqual({
@@ -174,7 +174,7 @@ describe('owner WebSocket', () => {
     expect(o.closeCode).toBe(1009);
   });
 
-  it('[S.auth] [S.origin] [S.host] refuses upgrades: no or wrong auth 401, foreign Origin 403 (after auth), foreign Host 403 (first)', async () => {
+  it('[c3.auth] [c5.origin] [c5.host] refuses upgrades: no or wrong auth 401, foreign Origin 403 (after auth), foreign Host 403 (first)', async () => {
     const bearer = { Authorization: `Bearer ${d.ownerToken}` };
     const login = await panelLogin(d);
     const other = await panelLogin(d);
@@ -208,7 +208,7 @@ describe('owner WebSocket', () => {
     expect(await upgradeStatus(d, bearer)).toBe(101);
   });
 
-  it('[R2.8] upserts reach every owner, in commit order, with increasing versions', async () => {
+  it('[c2.rule-8] upserts reach every owner, in commit order, with increasing versions', async () => {
     const [a, b, c] = [await owner(), await owner(), await owner()];
     const id = await queue(ai, 'mark', { word: 'fanout' });
     const created = await a.upsert(id, (v) => v.version === 1, 'created');

@@ -88,7 +88,7 @@ afterAll(async () => {
   if (d) rmSync(d.dataDir, { recursive: true, force: true });
 });
 
-describe('[O.named] owners with names', () => {
+describe('[c9.named] owners with names', () => {
   it('token owner --name prints a new owner’s login URL once, alone on the last line, at the running daemon’s address; only its hash is kept', async () => {
     const carol = await runCli(['token', 'owner', '--data-dir', d.dataDir, '--name', 'carol']);
     expect(carol.code).toBe(0);
@@ -134,7 +134,7 @@ describe('[O.named] owners with names', () => {
   });
 });
 
-describe('[O.decided-by] every decision records the owner’s name', () => {
+describe('[c9.decided-by] every decision records the owner’s name', () => {
   it('alice approves, bob denies, the terminal approves as owner, alice reconciles: decided_by, the audit actor and `list` say who', async () => {
     const aliceBot = await track(bearerSocket(d, alice.token));
     const bobPanel = await track(openPanelSocket(d, await panelLogin(d, bob.token)));
@@ -190,7 +190,7 @@ describe('[O.decided-by] every decision records the owner’s name', () => {
   });
 });
 
-describe('[O.rotate] rotating an owner’s token while the daemon runs', () => {
+describe('[c9.rotate] rotating an owner’s token while the daemon runs', () => {
   it('closes alice’s panel session and Bearer socket at once (1008), the old token logs in nowhere, the new one does; the others stay', async () => {
     const aliceLogin = await panelLogin(d, alice.token);
     const alicePanel = await track(openPanelSocket(d, aliceLogin));
@@ -253,7 +253,7 @@ describe('[O.rotate] rotating an owner’s token while the daemon runs', () => {
   });
 });
 
-describe('[O.rotate] a fixed owner token', () => {
+describe('[c9.rotate] a fixed owner token', () => {
   it('token owner --rotate exits 2 naming OGF_BROKER_OWNER_TOKEN when it fixes owner `owner`', async () => {
     const fixed = 'fixed-owner-token-fixed-owner-token-0123';
     const dataDir = makeDataDir('ogf-owners-fixed-');

@@ -21,7 +21,7 @@ function nest(depth: number, inner: unknown): unknown {
 
 const HOSTILE = 'photo-\u202Egnp.sh "q" \\ back\u0000\u001b[2J\u0085\u2028\u2066x\ty\rz';
 
-describe('[S.upstream-args-bounded] bounded JSON for the panel', () => {
+describe('[c7.args-bounded] bounded JSON for the panel', () => {
   it('pretty-prints a small value exactly as JSON.stringify(v, null, 2) does', () => {
     for (const v of [{ a: 1, b: [true, null, 'x'], c: { d: [], e: {} } }, [1, [2, [3]]], 'plain', 42, null]) {
       const p = pretty(v, 10_000);
@@ -52,7 +52,7 @@ describe('[S.upstream-args-bounded] bounded JSON for the panel', () => {
   });
 });
 
-describe('[S.upstream-args-visible] strings as the owner sees them', () => {
+describe('[c5.upstream-args-visible] strings as the owner sees them', () => {
   it('quotes a string as valid JSON reading back to the exact value, with no raw control or bidi character', () => {
     const shown = piecesText(quotedPieces(HOSTILE));
     expect(JSON.parse(shown)).toBe(HOSTILE);

@@ -72,8 +72,8 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-describe('[F.postgres] passkeys the chain added, on PostgreSQL (contract 13.3 (v4))', () => {
-  it('[S.passkey-recorded] [attack] a key inserted into the database, used, deleted: refused; the owner’s own key approves', async () => {
+describe('[c16.postgres] passkeys the chain added, on PostgreSQL (contract 13.3 (v4))', () => {
+  it('[c13.3.recorded] [attack] a key inserted into the database, used, deleted: refused; the owner’s own key approves', async () => {
     const d = await start();
     const origin = d.url.replace('127.0.0.1', 'localhost');
     const panel = await openPanel(d);
@@ -104,7 +104,7 @@ describe('[F.postgres] passkeys the chain added, on PostgreSQL (contract 13.3 (v
     expect(v.stdout).toMatch(/^ok: \d+ entries, \d+ checkpoints, 1 passkey approvals verified$/m);
   });
 
-  it('[S.passkey-recorded] a passkey the previous version left in the database is taken into the chain once; it then approves', async () => {
+  it('[c13.3.recorded] a passkey the previous version left in the database is taken into the chain once; it then approves', async () => {
     // As the previous version left it: a passkey row whose add entry carried no key, this migration not run.
     const old = new SoftAuthenticator('localhost');
     await insertKey(old);

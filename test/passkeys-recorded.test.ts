@@ -103,7 +103,7 @@ afterAll(async () => {
 });
 
 describe('a passkey approves only when the audit record added it (contract 13.3 (v4))', () => {
-  it('[S.passkey-recorded] adding a passkey is an entry carrying the credential id, the owner and the public key', () => {
+  it('[c13.3.recorded] adding a passkey is an entry carrying the credential id, the owner and the public key', () => {
     const added = entriesOf(d.dataDir, 'passkey_added');
     expect(added).toHaveLength(1);
     expect(added[0]).toMatchObject({
@@ -112,7 +112,7 @@ describe('a passkey approves only when the audit record added it (contract 13.3 
     });
   });
 
-  it('[S.passkey-recorded] [attack] a key inserted into broker.db, used, then deleted: the daemon refuses it and keeps serving the owner', async () => {
+  it('[c13.3.recorded] [attack] a key inserted into broker.db, used, then deleted: the daemon refuses it and keeps serving the owner', async () => {
     const id = await queue(ai, 'vault', { word: 'forged' });
     await panel.view(id, (v) => v.state === 'awaiting_review', 'waiting');
     // The attacker's own key, written straight into the passkeys table of the live broker.db.
@@ -166,7 +166,7 @@ describe('a passkey approves only when the audit record added it (contract 13.3 
     expect(readMarks(markFile)).toContain('forged');
   });
 
-  it('[S.passkey-recorded] [S.audit-verify] audit verify, with and without --pub, after the last checkpoint pins the record: the owner’s approval verifies', async () => {
+  it('[c13.3.recorded] [c14.verify] audit verify, with and without --pub, after the last checkpoint pins the record: the owner’s approval verifies', async () => {
     await d.stop(); // a clean stop signs a last checkpoint: every entry is pinned, the fast walk's path
     const pub = join(d.dataDir, 'audit.pub.copy');
     copyFileSync(join(d.dataDir, 'audit.pub'), pub);
@@ -179,7 +179,7 @@ describe('a passkey approves only when the audit record added it (contract 13.3 
 });
 
 describe('passkeys of an older data dir (docs/audit.md)', () => {
-  it('[S.passkey-recorded] a passkey present at the upgrade is taken into the chain by the daemon, once; it then approves and verifies', async () => {
+  it('[c13.3.recorded] a passkey present at the upgrade is taken into the chain by the daemon, once; it then approves and verifies', async () => {
     const dataDir = makeDataDir('ogf-passkeys-upgrade-');
     const marks = join(dataDir, 'marks.txt');
     try {

@@ -40,7 +40,7 @@ afterAll(async () => {
   await d?.stop();
 });
 
-describe('[P.policy-test-same-command] a flood of other requests cannot empty the Allow… dialog’s count', () => {
+describe('[c11.policy-test-same-command] a flood of other requests cannot empty the Allow… dialog’s count', () => {
   it(`3 denials of mark still show after ${FLOOD} other calls`, { timeout: 120_000 }, async () => {
     for (const word of ['x1', 'x2', 'x3']) {
       const id = await queue(ai, 'mark', { word });

@@ -62,7 +62,7 @@ afterAll(async () => {
   rmSync(cfgDir, { recursive: true, force: true });
 });
 
-describe('[P.policy-test] the policy_test owner frame', () => {
+describe('[c11.policy-test] the policy_test owner frame', () => {
   it('counts a rule’s matches among the newest commands by the state they ended in', async () => {
     const r = await owner.request({
       type: 'policy_test',
@@ -118,7 +118,7 @@ describe('[P.policy-test] the policy_test owner frame', () => {
   });
 });
 
-describe('[P.policy-test] ogf-broker policy test', () => {
+describe('[c11.policy-test] ogf-broker policy test', () => {
   it('prints one line per rule, then each command whose decision would change', async () => {
     const r = await runCli([
       'policy',
@@ -162,7 +162,7 @@ describe('[P.policy-test] ogf-broker policy test', () => {
     expect(r.stderr).toMatch(/rules\[0\]\.when: rule oops: must be a boolean expression/);
   });
 
-  it('[P.policy-test] status prints how many rules are active', async () => {
+  it('[c11.policy-test] status prints how many rules are active', async () => {
     const r = await runCli(['status', '--data-dir', d.dataDir]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^rules: 1 active$/m);

@@ -78,7 +78,7 @@ afterAll(async () => {
   if (d) rmSync(dataDir, { recursive: true, force: true });
 });
 
-describe('[R2.5] quorum: two named owners must approve', () => {
+describe('[c2.rule-5] quorum: two named owners must approve', () => {
   it('each hello names its owner', () => {
     expect(alice.frames[0]).toMatchObject({ type: 'hello', owner: 'owner' });
     expect(bob.frames[0]).toMatchObject({ type: 'hello', owner: 'bob' });

@@ -80,7 +80,7 @@ afterAll(async () => {
   rmSync(folders, { recursive: true, force: true });
 });
 
-describe('[F.reload] reload applies the config without a restart (contract 17)', () => {
+describe('[c17.reload] reload applies the config without a restart (contract 17)', () => {
   it('before: no rule, so mark waits for the owner', async () => {
     const r = await callTool(ai, 'run_command_wait', {
       command: 'mark',
@@ -161,7 +161,7 @@ describe('[F.reload] reload applies the config without a restart (contract 17)',
   });
 });
 
-describe('[F.reload-kept] a config that does not load changes nothing (contract 17)', () => {
+describe('[c17.reload-kept] a config that does not load changes nothing (contract 17)', () => {
   it('`ogf-broker reload` prints the error and exits 2; SIGHUP logs it; the old config stays in force', async () => {
     write(config(true));
     expect((await runCli(['reload', '--data-dir', dataDir])).code).toBe(0);

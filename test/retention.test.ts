@@ -60,7 +60,7 @@ function age(dataDir: string, id: string, ms: number): void {
   }
 }
 
-describe('[S.retention] a real daemon prunes output 7 days after the end, truthfully', () => {
+describe('[c3.2.retention] a real daemon prunes output 7 days after the end, truthfully', () => {
   it('the AI and the owner see the output gone, with its size and hash; the audit log is untouched', async () => {
     mcp = await httpClient(`${d.url}/mcp`, d.mcpToken);
     const owner = await TestOwner.connect(d);

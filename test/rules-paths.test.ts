@@ -89,7 +89,7 @@ function heldBack(r: Frame, secret: string, what: string): void {
   expect(denied || waits || refused, `${what}: ${JSON.stringify(r).slice(0, 400)}`).toBe(true);
 }
 
-describe('[S.path-rule-spelling] a deny rule on a folder holds against every spelling (trust_read_only_hint on)', () => {
+describe('[c11.path-rule-spelling] a deny rule on a folder holds against every spelling (trust_read_only_hint on)', () => {
   it('the plain absolute path is denied (the control)', async () => {
     const r = await attempt('notes__read_text_file', { path: `${root}/.private/key` });
     expect(r).toMatchObject({ status: 'DENIED', reason: 'PolicyDenied' });
@@ -157,7 +157,7 @@ describe('[S.path-rule-spelling] a deny rule on a folder holds against every spe
   });
 });
 
-describe('[S.path-rule-links] an allow rule or a when grant on a folder does not reach out of it', () => {
+describe('[c11.path-rule-links] an allow rule or a when grant on a folder does not reach out of it', () => {
   it('the plain write under drafts/ is allowed by the rule (the control)', async () => {
     const r = await attempt('notes__write_file', { path: `${root}/drafts/ok.md`, content: 'ok' });
     expect(r.status).toBe('SUCCEEDED');

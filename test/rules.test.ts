@@ -83,7 +83,7 @@ async function write(path: string, content = 'x') {
   return structured(await call(ai, 'await_command_result', { pending_id: r.pending_id, wait_seconds: 30 }));
 }
 
-describe('[P.rules-decide] the contract’s example rules, through the real daemon', () => {
+describe('[c11.decide] the contract’s example rules, through the real daemon', () => {
   it('allow: a write under drafts/ runs without a click, decided by rule:drafts at version 2', async () => {
     const r = await write(`${files}/drafts/a.md`, 'hello');
     expect(r.status).toBe('SUCCEEDED');
@@ -152,7 +152,7 @@ describe('[P.rules-decide] the contract’s example rules, through the real daem
     expect(v).toMatchObject({ state: 'awaiting_review', approvals_needed: 2, approvals: [] });
   });
 
-  it('[P.rules-fail-closed] a deny rule that failed makes a later allow rule count for nothing', async () => {
+  it('[c11.fail-closed] a deny rule that failed makes a later allow rule count for nothing', async () => {
     // `no-raw` fails for every read (no `mode` argument); `reads` would allow it.
     const r = structured(
       await call(ai, 'run_command_wait', { command: 'deploy', args: {}, wait_seconds: 0 }),
@@ -174,7 +174,7 @@ describe('[P.rules-decide] the contract’s example rules, through the real daem
     expect(lines).toHaveLength(1);
   }, 120_000);
 
-  it('[P.rules-regex] a catastrophic pattern on the AI’s data answers at once, and the daemon keeps serving', async () => {
+  it('[c11.regex] a catastrophic pattern on the AI’s data answers at once, and the daemon keeps serving', async () => {
     const text = `${'a'.repeat(4000)}b`;
     const r = structured(
       await call(
@@ -192,7 +192,7 @@ describe('[P.rules-decide] the contract’s example rules, through the real daem
   });
 });
 
-describe('[P.rules-config] a bad rule is a config error naming its id (exit 2)', () => {
+describe('[c11.bad-rule] a bad rule is a config error naming its id (exit 2)', () => {
   const cases: Array<[string, unknown, RegExp]> = [
     [
       'an unknown variable',

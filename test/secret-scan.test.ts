@@ -75,7 +75,7 @@ function sampleProc(): ProcSample[] {
   return out;
 }
 
-describe('[S.secret] [S.tokens] [S.child-env] secret scan after a full end-to-end run with the bridge on', () => {
+describe('[c3.3.session-secret] [c1.2.tokens] [c4.child-env] secret scan after a full end-to-end run with the bridge on', () => {
   const SESSION = randomUUID();
   const OTHER_SESSIONS = [randomUUID(), randomUUID(), randomUUID()];
   /** Sent through `ogf-broker mcp-stdio` (client `local`), then denied. */
@@ -200,7 +200,7 @@ describe('[S.secret] [S.tokens] [S.child-env] secret scan after a full end-to-en
     await approve(String(env.pending_id));
     const e = await tool('await_command_result', { pending_id: env.pending_id, wait_seconds: 30 });
     expect(e.status).toBe('SUCCEEDED');
-    // [S.child-env]: the child saw PATH/HOME/LANG only.
+    // [c4.child-env]: the child saw PATH/HOME/LANG only.
     const childEnv = Object.keys(JSON.parse(String(e.stdout)) as Record<string, string>);
     expect(childEnv).toContain('PATH');
     expect(
@@ -299,7 +299,7 @@ describe('[S.secret] [S.tokens] [S.child-env] secret scan after a full end-to-en
     expect(findIn(stdout.filter((l) => !l.includes('/login#token=')).join('\n'), secrets)).toEqual([]);
   });
 
-  it('[S.modes] after the run every file in the data dir is 0600 (broker.db-wal/-shm too), the dirs 0700', () => {
+  it('[c1.2.modes] after the run every file in the data dir is 0600 (broker.db-wal/-shm too), the dirs 0700', () => {
     const files = filesUnder(d.dataDir);
     expect(files.some((f) => f.endsWith('-wal'))).toBe(true);
     for (const f of files) expect([f, statSync(f).mode & 0o777]).toEqual([f, 0o600]);

@@ -164,7 +164,7 @@ const grantAudit = (g: Grant, action: AuditEntry['action']): AuditEntry => ({
   detail: { grant_id: g.id, uses_left: g.uses_left },
 });
 
-describe.each([sqlite, postgres])('[F.store-ports] the store ports on $name', (backend) => {
+describe.each([sqlite, postgres])('[c16.store-ports] the store ports on $name', (backend) => {
   const open: Impl[] = [];
   let openStore: (node?: string) => Promise<Impl>;
   async function fresh(): Promise<Impl> {
@@ -358,7 +358,7 @@ describe.each([sqlite, postgres])('[F.store-ports] the store ports on $name', (b
     expect((await s.audits.since(0)).filter((e) => e.action === 'grant_used')).toHaveLength(1);
   });
 
-  it('[F.grant-node] a grant keeps its node (a name or *); one stored without a node is adopted by the node that opens the store', async () => {
+  it('[c16.grant-node] a grant keeps its node (a name or *); one stored without a node is adopted by the node that opens the store', async () => {
     const s1 = await fresh();
     const mine: Grant = { ...grant(), node: 'alpha' };
     const all: Grant = { ...grant(3), node: '*' };
@@ -376,7 +376,7 @@ describe.each([sqlite, postgres])('[F.store-ports] the store ports on $name', (b
     expect(await s2.grants.get(all.id)).toEqual(all);
   });
 
-  it('[F.caps-fleet] an insert with caps: PostgreSQL counts every writer’s non-final commands and refuses past a cap; SQLite (one writer, counted in memory) ignores them', async () => {
+  it('[c16.caps-fleet] an insert with caps: PostgreSQL counts every writer’s non-final commands and refuses past a cap; SQLite (one writer, counted in memory) ignores them', async () => {
     const s1 = await fresh();
     const s2 = await another();
     const caps = { perClient: 3, all: 4 };
@@ -516,7 +516,7 @@ describe.each([sqlite, postgres])('[F.store-ports] the store ports on $name', (b
   });
 });
 
-describe('[F.unavailable] what only PostgreSQL has: overlapping transactions, deadlocks, a lost feed, a lost database', () => {
+describe('[c16.unavailable] what only PostgreSQL has: overlapping transactions, deadlocks, a lost feed, a lost database', () => {
   const open: PostgresStore[] = [];
   async function store(url: string): Promise<PostgresStore> {
     const s = await PostgresStore.open(url, { max: 4 });
@@ -544,7 +544,7 @@ describe('[F.unavailable] what only PostgreSQL has: overlapping transactions, de
     await expect(pg!.sql(db(url), 'TRUNCATE audit')).rejects.toThrow(/append-only/);
   });
 
-  it('[F.grant-node] the upgrade: a grant stored before grants named their node takes the node of the command whose approval made it; the caps count what was there', async () => {
+  it('[c16.grant-node] the upgrade: a grant stored before grants named their node takes the node of the command whose approval made it; the caps count what was there', async () => {
     const url = await pg!.createDatabase();
     const s = await store(url);
     // As a v3 database held them: alpha's command approved with a grant (no node on the grant), a grant
@@ -714,7 +714,7 @@ function ed25519(): { signer: AuditSigner; publicKey: KeyObject } {
   };
 }
 
-describe.each([sqlite, postgres])('[F.store-ports] the v3 ports on $name', (backend) => {
+describe.each([sqlite, postgres])('[c16.store-ports] the v3 ports on $name', (backend) => {
   const open: Impl[] = [];
   let openStore: () => Promise<Impl>;
   async function fresh(opts: { signer?: AuditSigner } = {}): Promise<Impl> {
@@ -976,7 +976,7 @@ describe.each([sqlite, postgres])('[F.store-ports] the v3 ports on $name', (back
     ]);
   });
 
-  it('[S.passkey-recorded] passkeys: add, get, list in order, remove only its owner’s, used, forget all on rotation, the recorded history', async () => {
+  it('[c13.3.recorded] passkeys: add, get, list in order, remove only its owner’s, used, forget all on rotation, the recorded history', async () => {
     const s = await fresh();
     const key = (id: string, who = 'owner') => ({
       credential_id: id,
@@ -1012,7 +1012,7 @@ describe.each([sqlite, postgres])('[F.store-ports] the v3 ports on $name', (back
       ['passkey_removed', undefined],
       ['passkeys_removed', 1],
     ]);
-    // [S.passkey-recorded] the chain's key history, as core/passkey-ledger.ts reads it: chained entries only.
+    // [c13.3.recorded] the chain's key history, as core/passkey-ledger.ts reads it: chained entries only.
     expect((await s.passkeys.recorded()).map((e) => [e.event, e.data.credential_id ?? e.data.owner])).toEqual(
       [
         ['passkey_added', 'k1'],
@@ -1060,7 +1060,7 @@ describe.each([sqlite, postgres])('[F.store-ports] the v3 ports on $name', (back
   });
 });
 
-describe('[P.policy-test-same-command] the newest commands of one name are read through an index', () => {
+describe('[c11.policy-test-same-command] the newest commands of one name are read through an index', () => {
   it('SQLite: the search by command uses commands_command_seq', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ogf-ports-plan-'));
     dirs.push(dir);
@@ -1096,7 +1096,7 @@ describe('[P.policy-test-same-command] the newest commands of one name are read 
   });
 });
 
-describe('[F.store-ports] the history search on PostgreSQL is served by its trigram index', () => {
+describe('[c16.store-ports] the history search on PostgreSQL is served by its trigram index', () => {
   it('EXPLAIN of a text search names commands_search_trgm', async () => {
     const url = await pg!.createDatabase();
     const s = await PostgresStore.open(url, { max: 2 });

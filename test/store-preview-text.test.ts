@@ -52,8 +52,8 @@ afterAll(async () => {
   await pg?.destroy();
 });
 
-describe('[P.text-removed] the migration removes the preview text of commands that already ended', () => {
-  it('[P.text-removed] broker.db', () => {
+describe('[c12.text-removed] the migration removes the preview text of commands that already ended', () => {
+  it('[c12.text-removed] broker.db', () => {
     const path = join(mkdtempSync(join(tmpdir(), 'ogf-preview-text-')), 'broker.db');
     const old = new Database(path);
     for (const m of MIGRATIONS.slice(0, -1)) old.exec(m);
@@ -71,7 +71,7 @@ describe('[P.text-removed] the migration removes the preview text of commands th
     }
   });
 
-  it('[P.text-removed] PostgreSQL', async () => {
+  it('[c12.text-removed] PostgreSQL', async () => {
     const url = await pg!.createDatabase();
     const db = url.split('/').pop()!;
     // The newest schema, then set back one version with rows written as the previous version did.

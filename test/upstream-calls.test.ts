@@ -115,7 +115,7 @@ async function decided(
 }
 
 describe('exposed upstream tools', () => {
-  it('[U.exposed] tools/list lists <upstream>__<tool> with the upstream’s schema, title and annotations, no outputSchema, taskSupport optional', async () => {
+  it('[c7.exposed] tools/list lists <upstream>__<tool> with the upstream’s schema, title and annotations, no outputSchema, taskSupport optional', async () => {
     const { tools } = await mcp.listTools();
     const w = tools.find((t) => t.name === 'fs__write_file')!;
     expect(w.inputSchema.properties).toHaveProperty('path');
@@ -131,7 +131,7 @@ describe('exposed upstream tools', () => {
     expect(tools.some((t) => t.name === 'fs__list_directory')).toBe(false);
   });
 
-  it('[U.validation] a call that does not match the upstream’s inputSchema is InvalidArguments naming the field, nothing queued', async () => {
+  it('[c7.validation] a call that does not match the upstream’s inputSchema is InvalidArguments naming the field, nothing queued', async () => {
     const before = commandCount(d);
     const r = await call(mcp, 'fs__write_file', { path: 7, content: 'x' });
     expect(r.isError).toBe(true);
@@ -143,7 +143,7 @@ describe('exposed upstream tools', () => {
 });
 
 describe('server-filesystem behind the gate', () => {
-  it('[U.exact-args] write_file approved: the file holds exactly the approved content, and the answer is the upstream’s own result with _meta', async () => {
+  it('[c7.exact-args] write_file approved: the file holds exactly the approved content, and the answer is the upstream’s own result with _meta', async () => {
     const path = join(files, 'approved.txt');
     const content = 'exactly this\n  with "quotes", unicode ✓ and a trailing space ';
     const { answer, id } = await decided('fs__write_file', { path, content }, 'approve');
@@ -161,14 +161,14 @@ describe('server-filesystem behind the gate', () => {
     expect(view.args).toEqual({ path, content });
   });
 
-  it('[R2.1] write_file denied: the file never appears', async () => {
+  it('[c2.rule-1] write_file denied: the file never appears', async () => {
     const path = join(files, 'denied.txt');
     const { answer } = await decided('fs__write_file', { path, content: 'never' }, 'deny');
     expect(structured(answer)).toMatchObject({ status: 'DENIED', reason: 'OwnerDenied' });
     expect(existsSync(path)).toBe(false);
   });
 
-  it('[U.read-only-policy] read_text_file with trust_read_only_hint runs at once, decided by policy:read_only, and is recorded', async () => {
+  it('[c7.read-only-policy] read_text_file with trust_read_only_hint runs at once, decided by policy:read_only, and is recorded', async () => {
     const before = commandCount(d);
     const r = await call(mcp, 'fs__read_text_file', { path: join(files, 'approved.txt') });
     expect(textOf(r)).toContain('exactly this');
@@ -182,7 +182,7 @@ describe('server-filesystem behind the gate', () => {
 });
 
 describe('server-everything behind the gate', () => {
-  it('[U.answer] structured content passes through unchanged; await_command_result gives 3.2 with upstream_result and the upstream’s blocks after the summary', async () => {
+  it('[c7.answer] structured content passes through unchanged; await_command_result gives 3.2 with upstream_result and the upstream’s blocks after the summary', async () => {
     const { answer, id } = await decided(
       'everything__get-structured-content',
       { location: 'Chicago' },
@@ -207,7 +207,7 @@ describe('server-everything behind the gate', () => {
     expect(awaited.content.slice(1)).toEqual(answer.content);
   });
 
-  it('[U.outcomes] its long-running tool past timeout_s is UNKNOWN/KilledAtDeadline', async () => {
+  it('[c7.outcomes] its long-running tool past timeout_s is UNKNOWN/KilledAtDeadline', async () => {
     const { answer } = await decided(
       'everything__trigger-long-running-operation',
       { duration: 30, steps: 3 },
@@ -218,32 +218,32 @@ describe('server-everything behind the gate', () => {
 });
 
 describe('the outcome table (our misbehaving server)', () => {
-  it('[U.outcomes] -32602 is ERROR/UpstreamRejected with code and message in detail', async () => {
+  it('[c7.outcomes] -32602 is ERROR/UpstreamRejected with code and message in detail', async () => {
     const { answer } = await decided('ours__reject', { text: 'r' }, 'approve');
     expect(structured(answer)).toMatchObject({ status: 'ERROR', reason: 'UpstreamRejected' });
     expect(String(structured(answer).detail)).toContain('-32602: ');
     expect(String(structured(answer).detail)).toContain('rejected on purpose');
   });
 
-  it('[U.outcomes] isError is ERROR/UpstreamToolError carrying upstream_result and its content blocks', async () => {
+  it('[c7.outcomes] isError is ERROR/UpstreamToolError carrying upstream_result and its content blocks', async () => {
     const { answer } = await decided('ours__fail', { text: 'f' }, 'approve');
     expect(structured(answer)).toMatchObject({ status: 'ERROR', reason: 'UpstreamToolError' });
     expect((structured(answer).upstream_result as { isError: boolean }).isError).toBe(true);
     expect(answer.content.at(-1)).toEqual({ type: 'text', text: 'the tool failed on purpose' });
   });
 
-  it('[U.outcomes] any other JSON-RPC error is UNKNOWN/UpstreamError', async () => {
+  it('[c7.outcomes] any other JSON-RPC error is UNKNOWN/UpstreamError', async () => {
     const { answer } = await decided('ours__explode', { text: 'e' }, 'approve');
     expect(structured(answer)).toMatchObject({ status: 'UNKNOWN', reason: 'UpstreamError' });
   });
 
-  it('[U.outcomes] no answer within timeout_s is UNKNOWN/KilledAtDeadline, and the upstream hears notifications/cancelled', async () => {
+  it('[c7.outcomes] no answer within timeout_s is UNKNOWN/KilledAtDeadline, and the upstream hears notifications/cancelled', async () => {
     const { answer } = await decided('ours__hang', { text: 'h' }, 'approve');
     expect(structured(answer)).toMatchObject({ status: 'UNKNOWN', reason: 'KilledAtDeadline' });
     await waitFor(() => seen(oursLog).some((e) => e.cancelled === 'hang'), 'the upstream to hear the cancel');
   });
 
-  it('[U.outcomes] the server dying mid-call is UNKNOWN/DeliveryUnconfirmed; it is restarted and later calls work', async () => {
+  it('[c7.outcomes] the server dying mid-call is UNKNOWN/DeliveryUnconfirmed; it is restarted and later calls work', async () => {
     const { answer } = await decided('ours__die', { text: 'd' }, 'approve');
     expect(structured(answer)).toMatchObject({ status: 'UNKNOWN', reason: 'DeliveryUnconfirmed' });
     await waitFor(async () => {
@@ -257,14 +257,14 @@ describe('the outcome table (our misbehaving server)', () => {
     expect(after.answer.structuredContent).toEqual({ echoed: { text: 'after the restart' } });
   });
 
-  it('[U.once] each approved call reached the upstream exactly once, with exactly the approved arguments', () => {
+  it('[c7.once] each approved call reached the upstream exactly once, with exactly the approved arguments', () => {
     const calls = seen(oursLog).filter((e) => e.call !== undefined);
     const byName = (n: string) => calls.filter((e) => e.call === n);
     for (const n of ['reject', 'fail', 'explode', 'hang', 'die']) expect(byName(n)).toHaveLength(1);
     expect(byName('echo')).toEqual([expect.objectContaining({ arguments: { text: 'after the restart' } })]);
   });
 
-  it('[U.twin] an identical call while the first is PENDING returns the first; a different one queues anew', async () => {
+  it('[c7.twin] an identical call while the first is PENDING returns the first; a different one queues anew', async () => {
     const a = structured(await call(mcp, 'once__echo', { text: 'twin' }));
     const b = structured(await call(mcp, 'once__echo', { text: 'twin' }));
     const c = structured(await call(mcp, 'once__echo', { text: 'not a twin' }));
@@ -275,7 +275,7 @@ describe('the outcome table (our misbehaving server)', () => {
     await call(mcp, 'cancel_command', { pending_id: c.pending_id });
   });
 
-  it('[U.outcomes] an upstream that is down when the call is to be sent: ERROR/UpstreamUnavailable, nothing sent', async () => {
+  it('[c7.outcomes] an upstream that is down when the call is to be sent: ERROR/UpstreamUnavailable, nothing sent', async () => {
     const pending = structured(await call(mcp, 'once__echo', { text: 'while down' }));
     expect(pending.status).toBe('PENDING');
     // It served its first start only: killed now, every restart exits at once and it stays down.
@@ -294,7 +294,7 @@ describe('the outcome table (our misbehaving server)', () => {
 });
 
 describe('upstream tools as tasks (contract 10)', () => {
-  it('[M.tasks] [U.answer] an upstream call made as a task: the handle at once, then tasks/result gives the upstream’s own answer', async () => {
+  it('[c10.tasks] [c7.answer] an upstream call made as a task: the handle at once, then tasks/result gives the upstream’s own answer', async () => {
     const { LegacyWire } = await import('./helpers/wire.js');
     const wire = await LegacyWire.open(d.info.mcp_url, { authorization: `Bearer ${d.mcpToken}` });
     const created = (

@@ -81,7 +81,7 @@ describe('upstream connections', () => {
   const ourLog = join(mkdtempSync(join(tmpdir(), 'ogf-up-log-')), 'calls.jsonl');
   let d: RunningDaemon;
 
-  it('[U.connections] start does not wait; status shows each upstream connected with its tools, or down and why', async () => {
+  it('[c7.connections] start does not wait; status shows each upstream connected with its tools, or down and why', async () => {
     d = await startDaemon({
       config: {
         upstreams: {
@@ -116,7 +116,7 @@ describe('upstream connections', () => {
     );
   });
 
-  it('[U.stderr] an upstream’s stderr is in the daemon log, line by line, tagged with its name', async () => {
+  it('[c7.stderr] an upstream’s stderr is in the daemon log, line by line, tagged with its name', async () => {
     const line = await waitFor(
       () =>
         d
@@ -130,7 +130,7 @@ describe('upstream connections', () => {
     expect(line.line).toBe('test-upstream: exiting at start on purpose');
   });
 
-  it('[U.restart] an upstream killed with SIGKILL is started again and connected again', async () => {
+  it('[c7.restart] an upstream killed with SIGKILL is started again and connected again', async () => {
     const [first] = await waitFor(() => {
       const p = startedPids(ourLog);
       return p.length > 0 ? p : undefined;
@@ -144,7 +144,7 @@ describe('upstream connections', () => {
     await waitFor(() => statusLines(d).includes('upstream ours: connected with 8 tools'), 'connected again');
   });
 
-  it('[U.stop] stopping the daemon stops every upstream’s process group: no orphans', async () => {
+  it('[c7.stop] stopping the daemon stops every upstream’s process group: no orphans', async () => {
     const children = descendants(d.child.pid!);
     const ours = startedPids(ourLog).at(-1)!;
     expect(children).toContain(ours);
@@ -153,7 +153,7 @@ describe('upstream connections', () => {
     await waitFor(() => children.every((p) => !alive(p)), 'every upstream process gone', 10_000);
   });
 
-  it('[U.connections] doctor starts each upstream, lists its tools and says so per upstream', () => {
+  it('[c7.connections] doctor starts each upstream, lists its tools and says so per upstream', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'ogf-up-doctor-'));
     const config = join(dataDir, 'doctor-config.json');
     writeFileSync(
@@ -173,7 +173,7 @@ describe('upstream connections', () => {
 });
 
 describe('misbehaving upstreams', () => {
-  it('[U.refuse-garbage] a flooded tool list and garbage output are refused and logged; the daemon and other upstreams go on', async () => {
+  it('[c7.refuse-garbage] a flooded tool list and garbage output are refused and logged; the daemon and other upstreams go on', async () => {
     const d = await startDaemon({
       config: {
         upstreams: {
@@ -227,7 +227,7 @@ describe('misbehaving upstreams', () => {
 });
 
 describe('Streamable HTTP upstreams', () => {
-  it('[U.headers-env] headers_from_env reach the HTTP upstream; the value is never logged or stored', async () => {
+  it('[c7.headers-env] headers_from_env reach the HTTP upstream; the value is never logged or stored', async () => {
     const remote = await startDaemon();
     daemons.push(remote);
     const secret = `Bearer ${remote.mcpToken}`;
@@ -260,7 +260,7 @@ describe('Streamable HTTP upstreams', () => {
 });
 
 describe('upstreams in the config', () => {
-  // covers: [Q.bad-input]
+  // covers: [c3.2.bad-input]
   it.each([
     [{ Bad: { argv: ['x'] } }, /upstreams\.Bad.*\^\[a-z\]\[a-z0-9-\]\{0,23\}\$/],
     [{ two: { argv: ['x'], url: 'https://e.example/mcp' } }, /upstreams\.two: must have exactly one of argv/],
@@ -281,7 +281,7 @@ describe('upstreams in the config', () => {
     expect(r.stderr).toMatch(message);
   });
 
-  it('[Q.bad-input] a catalog command name holding __ is refused (it belongs to upstream tools)', () => {
+  it('[c3.2.bad-input] a catalog command name holding __ is refused (it belongs to upstream tools)', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'ogf-up-config-'));
     const commands = { a__b: { description: 'x', argv: ['true'] } };
     writeFileSync(join(dataDir, 'config.json'), JSON.stringify({ commands }), { mode: 0o600 });

@@ -18,7 +18,7 @@ afterAll(async () => {
   await d?.stop();
 });
 
-it('[M.list-changed] [U.exposed] an upstream’s list_changed reaches the daemon’s clients, and its new tool is listed', async () => {
+it('[c3.1.list-changed] [c7.exposed] an upstream’s list_changed reaches the daemon’s clients, and its new tool is listed', async () => {
   d = await startDaemon({
     config: { upstreams: { ours: { argv: [process.execPath, TEST_UPSTREAM, 'ok'], wait_seconds: 30 } } },
   });
@@ -50,7 +50,7 @@ it('[M.list-changed] [U.exposed] an upstream’s list_changed reaches the daemon
   );
 });
 
-it('[U.refuse-garbage] a storm of 200 list_changed costs the upstream at most two tools/list, one at a time', async () => {
+it('[c7.refuse-garbage] a storm of 200 list_changed costs the upstream at most two tools/list, one at a time', async () => {
   const client = mcp!;
   const answer = call(client, 'ours__storm', {});
   const view = await waitFor(

@@ -79,8 +79,8 @@ async function endsWithoutText(v: Frame, status: string, reason?: string): Promi
   expect(detail.bytes).toBe(Buffer.byteLength(v.preview.diff));
 }
 
-describe('[P.text-removed] a preview text leaves the store when its command ends (contract 12 (v4))', () => {
-  it('[P.text-removed] approved and succeeded', async () => {
+describe('[c12.text-removed] a preview text leaves the store when its command ends (contract 12 (v4))', () => {
+  it('[c12.text-removed] approved and succeeded', async () => {
     const v = await previewed('approved');
     expect(await owner.request({ type: 'approve', id: v.id, version: v.version })).toMatchObject({
       ok: true,
@@ -88,19 +88,19 @@ describe('[P.text-removed] a preview text leaves the store when its command ends
     await endsWithoutText(v, 'SUCCEEDED');
   });
 
-  it('[P.text-removed] denied by the owner', async () => {
+  it('[c12.text-removed] denied by the owner', async () => {
     const v = await previewed('denied');
     expect(await owner.request({ type: 'deny', id: v.id, version: v.version })).toMatchObject({ ok: true });
     await endsWithoutText(v, 'DENIED', 'OwnerDenied');
   });
 
-  it('[P.text-removed] cancelled by the AI', async () => {
+  it('[c12.text-removed] cancelled by the AI', async () => {
     const v = await previewed('cancelled');
     await call(ai, 'cancel_command', { pending_id: v.id });
     await endsWithoutText(v, 'DENIED', 'CancelledByCaller');
   });
 
-  it('[P.text-removed] expired', async () => {
+  it('[c12.text-removed] expired', async () => {
     const v = await previewed('expired');
     await endsWithoutText(v, 'DENIED', 'ReviewExpired');
   }, 30_000);

@@ -95,7 +95,7 @@ async function deny(v: Frame): Promise<void> {
 }
 
 describe('previews from a misbehaving upstream (contract 12)', () => {
-  it('[P.readonly] a read tool not annotated read-only is never called', async () => {
+  it('[c12.readonly] a read tool not annotated read-only is never called', async () => {
     const id = await queued('t__put_rw', { path: 'rw.txt', content: 'x\n' });
     const v = await settled(id);
     expect(v.preview).toMatchObject({ kind: 'file_diff', status: 'failed' });
@@ -104,7 +104,7 @@ describe('previews from a misbehaving upstream (contract 12)', () => {
     await deny(v);
   });
 
-  it('[P.readonly] …while the same preview through a read-only read is made', async () => {
+  it('[c12.readonly] …while the same preview through a read-only read is made', async () => {
     const id = await queued('t__put', { path: 'plain.txt', content: '# plain.txt\nalpha\ngamma\n' });
     const v = await settled(id);
     expect(v.preview.status).toBe('ready');
@@ -115,7 +115,7 @@ describe('previews from a misbehaving upstream (contract 12)', () => {
     await deny(v);
   });
 
-  it('[P.enoent] a read saying the file does not exist is a new file', async () => {
+  it('[c12.enoent] a read saying the file does not exist is a new file', async () => {
     const id = await queued('t__put', { path: 'missing.txt', content: 'one\n' });
     const v = await settled(id);
     expect(v.preview).toMatchObject({ status: 'ready', new_file: true });
@@ -123,7 +123,7 @@ describe('previews from a misbehaving upstream (contract 12)', () => {
     await deny(v);
   });
 
-  it('[P.fail] a refused read, a flood and garbage fail the preview in words', async () => {
+  it('[c12.read-fails] a refused read, a flood and garbage fail the preview in words', async () => {
     const denied = await queued('t__put', { path: 'denied.txt', content: 'x' });
     const flood = await queued('t__put', { path: 'flood.txt', content: 'x' });
     const garbage = await queued('t__put', { path: 'garbage.txt', content: 'x' });
@@ -139,7 +139,7 @@ describe('previews from a misbehaving upstream (contract 12)', () => {
     for (const v of [a, b, c]) await deny(v);
   });
 
-  it('[P.append] append diffs the current content plus the appended text', async () => {
+  it('[c12.append] append diffs the current content plus the appended text', async () => {
     const id = await queued('ta__put', { path: 'notes.md', content: 'delta\n' });
     const v = await settled(id);
     expect(v.preview.diff).toBe(
@@ -148,7 +148,7 @@ describe('previews from a misbehaving upstream (contract 12)', () => {
     await deny(v);
   });
 
-  it('[P.decided] a decision cancels the preview call in flight; nothing is recorded after it', async () => {
+  it('[c12.decided] a decision cancels the preview call in flight; nothing is recorded after it', async () => {
     const id = await queued('t__put', { path: 'hang-1.txt', content: 'x' });
     const pending = await owner.view(id, (v) => v.preview?.status === 'pending', 'pending preview');
     await waitFor(
@@ -164,7 +164,7 @@ describe('previews from a misbehaving upstream (contract 12)', () => {
     expect(final.preview.status).toBe('pending');
   });
 
-  it('[P.timeout] a read that hangs fails after 10 s, and the decision was never blocked meanwhile', async () => {
+  it('[c12.timeout] a read that hangs fails after 10 s, and the decision was never blocked meanwhile', async () => {
     const id = await queued('t__put', { path: 'hang-2.txt', content: 'x' });
     const v = await settled(id, 30_000);
     expect(v.preview.error).toMatch(/did not answer the preview call within 10 s/);
@@ -176,7 +176,7 @@ describe('previews from a misbehaving upstream (contract 12)', () => {
     await deny(v);
   }, 40_000);
 
-  it('[P.grant] a command approved by a grant gets no preview call', async () => {
+  it('[c12.granted-no-preview] a command approved by a grant gets no preview call', async () => {
     const g = await owner.request({ type: 'grant', command: 't__put', client: '*', ttl_s: 900 });
     expect(g.ok).toBe(true);
     const r = structured(await call(ai, 't__put', { path: 'granted.txt', content: 'x' }));
@@ -191,7 +191,7 @@ describe('previews from a misbehaving upstream (contract 12)', () => {
     expect(await owner.request({ type: 'revoke', grant_id: g.grant.id })).toMatchObject({ ok: true });
   });
 
-  it('[P.slots] at most 4 preview calls run at once per upstream', async () => {
+  it('[c12.slots] at most 4 preview calls run at once per upstream', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) ids.push(await queued('gate__put', { path: `gate-${i}.txt`, content: 'x' }));
     // Four reads start and hold their slots until the test releases them.
@@ -208,7 +208,7 @@ describe('previews from a misbehaving upstream (contract 12)', () => {
     for (const v of views) await deny(v);
   });
 
-  it('[P.down] an upstream that is down gives a failed preview, and the owner can still decide', async () => {
+  it('[c12.upstream-down] an upstream that is down gives a failed preview, and the owner can still decide', async () => {
     // `die` ends the upstream; previews-once exits at every later start, so it stays down.
     const die = await queued('td__die', { text: 'bye' });
     const seen = await owner.view(die, () => true, 'die seen');

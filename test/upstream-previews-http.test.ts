@@ -113,8 +113,8 @@ afterAll(async () => {
   await new Promise((r) => upstream?.close(r));
 });
 
-describe('[P.http-session] previews of an HTTP upstream', () => {
-  it('[P.http-session] the preview reads through a session of its own; the approved call goes through the upstream’s', async () => {
+describe('[c12.http-session] previews of an HTTP upstream', () => {
+  it('[c12.http-session] the preview reads through a session of its own; the approved call goes through the upstream’s', async () => {
     const r = structured(await call(ai, 'h__put', { path: 'a.txt', content: 'new line\n' }));
     expect(r.status).toBe('PENDING');
     const id = String(r.pending_id);

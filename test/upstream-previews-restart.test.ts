@@ -36,7 +36,7 @@ const peeks = () =>
         .filter((l) => l.includes('"peek_start"')).length
     : 0;
 
-it('[P.decided] a preview pending at a restart is computed again after it, keeping the version', async () => {
+it('[c12.decided] a preview pending at a restart is computed again after it, keeping the version', async () => {
   const dataDir = makeDataDir();
   d = await startDaemon({ dataDir, config });
   const ai = await httpClient(`${d.url}/mcp`, d.mcpToken);

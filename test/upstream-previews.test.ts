@@ -45,7 +45,7 @@ function previewOf(id: string, status: string): Promise<Frame> {
 }
 
 describe('previews of the filesystem server (contract 12)', () => {
-  it('[P.diff] write_file shows the diff before approval; the preview keeps the version; the AI never sees it', async () => {
+  it('[c12.diff] write_file shows the diff before approval; the preview keeps the version; the AI never sees it', async () => {
     const path = join(files, 'shopping.md');
     writeFileSync(path, '# Shopping\n- milk\n- eggs\n- tea\n');
     const content = '# Shopping\n- milk\n- eggs\n- rm -rf bread\n- tea\n';
@@ -115,7 +115,7 @@ describe('previews of the filesystem server (contract 12)', () => {
     expect(made!.version).toBe(first.version);
   });
 
-  it('[P.new] a new file diffs from /dev/null', async () => {
+  it('[c12.new-file] a new file diffs from /dev/null', async () => {
     const path = join(files, 'new-note.md');
     const content = 'hello\tthere\nworld\u001b[2J\u202e\n';
     const id = await queued('notes__write_file', { path, content });
@@ -134,7 +134,7 @@ describe('previews of the filesystem server (contract 12)', () => {
     expect(await owner.request({ type: 'deny', id, version: ready.version })).toMatchObject({ ok: true });
   });
 
-  it("[P.dry] edit_file shows the server's own dry-run diff, and the file stays as it was", async () => {
+  it("[c12.dry-run] edit_file shows the server's own dry-run diff, and the file stays as it was", async () => {
     const path = join(files, 'todo.md');
     writeFileSync(path, '- eggs\n- milk\n');
     const id = await queued('notes__edit_file', {
@@ -150,7 +150,7 @@ describe('previews of the filesystem server (contract 12)', () => {
     expect(readFileSync(path, 'utf8')).toBe('- eggs\n- milk\n');
   });
 
-  it("[P.refused] a read outside the server's roots fails the preview and says so", async () => {
+  it("[c12.refused] a read outside the server's roots fails the preview and says so", async () => {
     const outside = join(mkdtempSync(join(tmpdir(), 'ogf-outside-')), 'secret.txt');
     writeFileSync(outside, 'TOP SECRET CONTENT\n');
     const id = await queued('notes__write_file', { path: outside, content: 'x\n' });

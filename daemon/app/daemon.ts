@@ -15,9 +15,9 @@ import {
   signerOf,
 } from '../audit/index.js';
 import type { Logger } from '../base/index.js';
-import { systemClock, UsageError, VERSION } from '../base/index.js';
+import { UsageError, VERSION } from '../base/index.js';
 import { type Config, commandApprovals, requiresPasskey } from '../config/index.js';
-import { Broker, faultsFromEnv, RetentionPass } from '../core/index.js';
+import { Broker, faultsFromEnv } from '../core/index.js';
 import {
   type DaemonInfo,
   type DataDir,
@@ -29,7 +29,7 @@ import {
 import type { Edge } from '../http/index.js';
 import { createOrigins, Flight } from '../http/index.js';
 import { executorsOf, type Source } from '../kind/index.js';
-import { createSources, KINDS, type KindWork, startKindWork } from '../kinds/index.js';
+import { createSources, KINDS } from '../kinds/index.js';
 import { createMcpEdge } from '../mcp/index.js';
 import { OAuthServer, oauthRoutes } from '../oauth/index.js';
 import { createOwnerEdge, type OwnerContext, type ReloadOutcome } from '../owner/index.js';
@@ -37,16 +37,16 @@ import { removeRulesStatus, writeRulesStatus } from '../rules/index.js';
 import { type DaemonStore, openStore, removeDatabaseStatus } from '../store/index.js';
 import { Tokens } from '../tokens/index.js';
 import { removeUpstreamStatus, UpstreamRegistry } from '../upstreams/index.js';
+import { startBackground } from './background.js';
 import { recordConfigLoaded } from './config-loaded.js';
 import { ConfigRules } from './config-rules.js';
 import { httpServer, listen } from './listen.js';
 import { LiveConfig } from './live-config.js';
 import { ownerContext } from './owner-context.js';
+import { type OwnerNotifications, startOwnerNotifications } from './owner-notifications.js';
 import { ownersWithoutPasskey } from './passkey-owners.js';
-import { type Reach, startReach } from './reach.js';
-import { reloadConfig } from './reload.js';
+import { type Reloadable, reloadConfig } from './reload.js';
 import { unwritable, unwritableAsync } from './unwritable.js';
-import { upstreamStatusWriter } from './upstream-status.js';
 
 export interface DaemonOptions {
   env?: NodeJS.ProcessEnv;
@@ -63,21 +63,21 @@ export class Daemon {
   #paths: DataDir | undefined;
   #store: DaemonStore | undefined;
   #broker: Broker | undefined;
-  #rules: ConfigRules | undefined;
   #sources: Source[] = [];
-  #retention: RetentionPass | undefined;
   #checkpoints: CheckpointTimer | undefined;
   /** Notifications and Web Push (contracts 13.1, 13.2). */
-  #reach: Reach | undefined;
+  #notifications: OwnerNotifications | undefined;
   #server: Server | undefined;
   #edges: Edge[] = [];
   #tokens: Tokens | undefined;
   #upstreams: UpstreamRegistry | undefined;
-  /** The kinds' background work (previews: contract 12), closed before the store. */
-  #kindWork: KindWork[] = [];
+  /** The kinds' work (previews: contract 12) and the retention pass, closed before the store. */
+  #background: { close(): void } | undefined;
   #info: DaemonInfo | undefined;
   #started = false;
   #closed: Promise<void> | undefined;
+  /** What a reload changes, once the daemon is ready (reload.ts). */
+  #reloadable: Reloadable | undefined;
   /** One reload at a time, in the order asked (a SIGHUP during `ogf-broker reload` waits its turn). */
   #reloading: Promise<unknown> = Promise.resolve();
   /** The requests in flight, refused once a clean stop begins (contract 17). */
@@ -92,11 +92,6 @@ export class Daemon {
 
   get info(): DaemonInfo | undefined {
     return this.#info;
-  }
-
-  /** The store's audit port, once started (`audits.onCheckpoint`: the `checkpoint` notification, 13.1). */
-  get audits(): DaemonStore['audits'] | undefined {
-    return this.#store?.audits;
   }
 
   /** The owner login URL (contract 5): printed at start, never logged. */
@@ -130,7 +125,7 @@ export class Daemon {
     const world = { config, paths, log: this.#log, upstreams };
     const sources = unwritable(config.dataDir, () => createSources(world));
     this.#sources = sources;
-    const broker = this.#createBroker(config, store, sources);
+    const { broker, rules } = this.#createBroker(config, store, sources);
     // The store's refusal arrives as a rejection: told the same way as a synchronous one.
     await unwritableAsync(config.dataDir, broker.start());
     const url = await this.#serve(config, { paths, store, broker, sources, tokens, upstreams });
@@ -144,7 +139,24 @@ export class Daemon {
     };
     unwritable(config.dataDir, () => writeDaemonInfo(paths.daemonJson, this.#info!));
     unwritable(config.dataDir, () => writeRulesStatus(config.dataDir, process.pid, config.rules.length));
-    this.#startBackground(world, broker, store);
+    this.#background = startBackground({
+      world,
+      broker,
+      store,
+      sources,
+      onToolsChange: (l) => this.#onToolsChange(l),
+      log: this.#log,
+    });
+    this.#reloadable = {
+      live: this.#live,
+      rules,
+      sources,
+      notifications: this.#notifications!,
+      broker,
+      upstreams,
+      audits: store.audits,
+      log: this.#log,
+    };
     this.#log.log('info', 'daemon_ready', {
       url,
       pid: process.pid,
@@ -169,19 +181,11 @@ export class Daemon {
   }
 
   #reload(): Promise<ReloadOutcome> {
-    const [broker, rules, reach, upstreams, store] = [
-      this.#broker,
-      this.#rules,
-      this.#reach,
-      this.#upstreams,
-      this.#store,
-    ];
-    if (this.#closed !== undefined || !this.#info || !broker || !rules || !reach || !upstreams || !store)
+    if (this.#reloadable === undefined || this.#closed !== undefined)
       return Promise.resolve({ ok: false, error: 'the daemon is not running' });
     if (this.#reread === undefined)
       return Promise.resolve({ ok: false, error: 'this daemon was started without its config file' });
-    const parts = { live: this.#live, rules, sources: this.#sources, reach, broker, upstreams };
-    return reloadConfig({ ...parts, audits: store.audits, log: this.#log }, this.#reread);
+    return reloadConfig(this.#reloadable, this.#reread);
   }
 
   /** The data dir (one daemon each), the audit key, the store and the tokens (contracts 1.2, 14, 16, 5). */
@@ -227,10 +231,13 @@ export class Daemon {
    * The broker over the store and the kinds' executors. What a reload may change — which commands need
    * several owners or a passkey, the rules — is read from the config in force at each request.
    */
-  #createBroker(config: Config, store: DaemonStore, sources: Source[]): Broker {
+  #createBroker(
+    config: Config,
+    store: DaemonStore,
+    sources: Source[],
+  ): { broker: Broker; rules: ConfigRules } {
     const live = this.#live;
     const rules = new ConfigRules(config, this.#log);
-    this.#rules = rules;
     this.#broker = new Broker({
       store,
       reviewTimeoutS: config.review_timeout_s,
@@ -256,7 +263,7 @@ export class Daemon {
       // Test-only crash points, armed by OGF_BROKER_FAULT in the daemon's environment (core/fault.ts).
       faults: faultsFromEnv(this.#env),
     });
-    return this.#broker;
+    return { broker: this.#broker, rules };
   }
 
   /** OAuth, the notification channels, the HTTP server and its edges; returns the daemon's URL. */
@@ -284,16 +291,27 @@ export class Daemon {
           base,
         })
       : undefined;
-    const reach = await startReach({ ...o, config, baseUrl: base, env: this.#env, log: this.#log });
-    this.#reach = reach;
+    const notifications = await startOwnerNotifications({
+      ...o,
+      config,
+      baseUrl: base,
+      env: this.#env,
+      log: this.#log,
+    });
+    this.#notifications = notifications;
     // Contract 14 (v4): the config on the record, and a weaker one than the last start's told to the owner.
-    await recordConfigLoaded({ config, audits: o.store.audits, publish: reach.publish, log: this.#log });
+    await recordConfigLoaded({
+      config,
+      audits: o.store.audits,
+      publish: notifications.publish,
+      log: this.#log,
+    });
     const ctx: OwnerContext = ownerContext({
       ...o,
       live: this.#live,
       origins,
       oauth,
-      reach,
+      notifications,
       onToolsChange: (l) => this.#onToolsChange(l),
       reload: () => this.reload(),
       env: this.#env,
@@ -326,28 +344,6 @@ export class Daemon {
     };
   }
 
-  /** The upstreams' connections and status file, the kinds' work (previews) and the retention pass. */
-  #startBackground(world: Parameters<typeof startKindWork>[0], broker: Broker, store: DaemonStore): void {
-    const { paths, upstreams } = world;
-    // Both the upstream's state and its exposed tools (compiled after it lists them) are in the status.
-    const publishStatus = upstreamStatusWriter(paths, upstreams, () => this.#sources, this.#log);
-    // Before the connections open: a preview (contract 12) goes through them once they are up.
-    this.#kindWork = startKindWork(world, broker);
-    upstreams.onChange(publishStatus);
-    this.#onToolsChange(publishStatus);
-    if (upstreams.names().length > 0) publishStatus();
-    upstreams.start();
-    // Issue 19 finding 3: finished commands' bulky fields are pruned after 7 days, off the hot path.
-    const retention = new RetentionPass({
-      scan: (after, limit) => store.commands.retentionScan(after, limit),
-      prune: (id) => broker.prune(id),
-      clock: systemClock,
-      log: this.#log,
-    });
-    this.#retention = retention;
-    retention.start();
-  }
-
   /** Clean shutdown; safe to call twice. */
   close(): Promise<void> {
     this.#closed ??= this.#close();
@@ -368,9 +364,8 @@ export class Daemon {
       const brokerClosed = this.#broker?.close();
       await this.#flight.idle();
       await Promise.allSettled(this.#edges.map((e) => e.close()));
-      this.#retention?.close();
-      for (const w of this.#kindWork) w.close();
-      this.#reach?.close();
+      this.#background?.close();
+      this.#notifications?.close();
       await brokerClosed;
       // After the broker: a call still in flight had its grace period; then every server's group stops.
       await this.#upstreams?.close();

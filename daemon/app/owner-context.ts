@@ -17,7 +17,7 @@ import type { Tokens } from '../tokens/index.js';
 import type { UpstreamRegistry } from '../upstreams/index.js';
 import { diagnose } from './diagnose.js';
 import type { LiveConfig } from './live-config.js';
-import type { Reach } from './reach.js';
+import type { OwnerNotifications } from './owner-notifications.js';
 
 export function ownerContext(o: {
   live: LiveConfig;
@@ -28,7 +28,7 @@ export function ownerContext(o: {
   tokens: Tokens;
   origins: Origins;
   oauth: OAuthServer | undefined;
-  reach: Reach;
+  notifications: OwnerNotifications;
   upstreams: UpstreamRegistry;
   /** Calls `l` when any source's tool set may have changed. */
   onToolsChange: (l: () => void) => () => void;
@@ -59,7 +59,7 @@ export function ownerContext(o: {
     log: o.log,
     version: VERSION,
     passkeys: o.store.passkeys,
-    push: o.reach.push,
+    push: o.notifications.push,
     // Contract 17: the terminal's doctor and notify test judge this daemon's environment (diagnose.ts).
     diagnose: diagnose({ config: () => live.current, env: o.env, upstreams, base: url }),
     reload: o.reload,

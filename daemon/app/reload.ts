@@ -17,7 +17,7 @@ import type { UpstreamRegistry } from '../upstreams/index.js';
 import { recordConfigLoaded } from './config-loaded.js';
 import type { ConfigRules } from './config-rules.js';
 import type { LiveConfig } from './live-config.js';
-import type { Reach } from './reach.js';
+import type { OwnerNotifications } from './owner-notifications.js';
 import { reloadPlan, upstreamChanges } from './reload-plan.js';
 
 /** The parts of a running daemon a reload changes. */
@@ -25,7 +25,7 @@ export interface Reloadable {
   live: LiveConfig;
   rules: ConfigRules;
   sources: readonly Source[];
-  reach: Reach;
+  notifications: OwnerNotifications;
   broker: Broker;
   upstreams: UpstreamRegistry;
   audits: AuditStore;
@@ -49,12 +49,17 @@ export async function reloadConfig(r: Reloadable, reread: () => Config): Promise
   r.rules.replace(config);
   r.live.replace(config);
   for (const s of r.sources) s.reload?.(config);
-  r.reach.reload(config);
+  r.notifications.reload(config);
   try {
     await r.broker.reloadConfigGrants(config.grants);
     await r.upstreams.reload(config.upstreams, ups.changed);
     writeRulesStatus(config.dataDir, process.pid, config.rules.length);
-    await recordConfigLoaded({ config, audits: r.audits, publish: (e) => r.reach.publish(e), log: r.log });
+    await recordConfigLoaded({
+      config,
+      audits: r.audits,
+      publish: (e) => r.notifications.publish(e),
+      log: r.log,
+    });
   } catch (e) {
     // The store refused a write (the disk, the database): the new config is in force, its record is not.
     const error = `the config was applied but not recorded: ${(e as Error).message}`;

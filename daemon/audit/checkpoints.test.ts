@@ -15,7 +15,7 @@ import { loadOrCreateAuditKey, signerOf } from './keys.js';
 
 const at = '2026-12-01T10:00:00.000Z';
 
-describe('[S.audit-checkpoints] signed checkpoints', () => {
+describe('[c14.checkpoints] signed checkpoints', () => {
   it('signs every 1,000th entry, and the tail on demand when new entries exist', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ogf-cp-'));
     const key = loadOrCreateAuditKey(dir);

@@ -114,7 +114,7 @@ function row(over: Partial<HistoryRow> = {}): HistoryRow {
   };
 }
 
-describe('[S.audit-history] the facts of an entry, parsed or read off its pinned bytes', () => {
+describe('[c14.history] the facts of an entry, parsed or read off its pinned bytes', () => {
   it('are the same either way, whatever text the entry holds', () => {
     const { texts } = sealed();
     texts.forEach((text, i) => {

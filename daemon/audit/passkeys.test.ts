@@ -97,7 +97,7 @@ function chain(
   return { entries, checkpoints: [] };
 }
 
-describe('[S.passkey-kept] audit verify checks the kept passkey approvals offline', () => {
+describe('[c13.3.kept] audit verify checks the kept passkey approvals offline', () => {
   it('an approval signed over exactly what was submitted verifies and is counted', async () => {
     const a = new SoftAuthenticator();
     expect(await verifyPasskeyApprovals(chain(args, keptFor(a, args)))).toEqual({
@@ -130,7 +130,7 @@ describe('[S.passkey-kept] audit verify checks the kept passkey approvals offlin
   });
 });
 
-describe('[S.passkey-recorded] audit verify accepts a kept assertion only when the chain added its key (contract 13.3 (v4))', () => {
+describe('[c13.3.recorded] audit verify accepts a kept assertion only when the chain added its key (contract 13.3 (v4))', () => {
   const a = new SoftAuthenticator();
   const k = keptFor(a, args);
   const removed: AuditEntry = {

@@ -61,7 +61,7 @@ function record(list: AuditEntry[] = entries, cpSeq = 4) {
   return { rows, chain, cp, key, pub: publicKeyDer(key.publicKey) };
 }
 
-describe('[S.audit-verify] the one-pass walk of audit verify', () => {
+describe('[c14.verify] the one-pass walk of audit verify', () => {
   const { rows, chain, cp, key, pub } = record();
   const text = toJsonl(chain, [cp], pub);
 
@@ -108,7 +108,7 @@ describe('[S.audit-verify] the one-pass walk of audit verify', () => {
  * bytes' hash and its link alone. Sound only with finish: a record rewritten and re-chained below the
  * checkpoint walks, and its checkpoint then names another hash.
  */
-describe('[S.audit-verify] the walk of entries a checkpoint pins', () => {
+describe('[c14.verify] the walk of entries a checkpoint pins', () => {
   const passkey = { credential_id: 'x', signed: { args: { word: 'w' } } };
   const by = {
     agent: { kind: 'client', name: 'agent' },
@@ -155,7 +155,7 @@ describe('[S.audit-verify] the walk of entries a checkpoint pins', () => {
     }
   });
 
-  it('[S.passkey-recorded] keeps every entry that adds or removes a passkey, and each config_loaded, though pinned', () => {
+  it('[c13.3.recorded] keeps every entry that adds or removes a passkey, and each config_loaded, though pinned', () => {
     const keyed: AuditEntry[] = [
       ...many.slice(0, 5),
       {

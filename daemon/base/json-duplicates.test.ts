@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { duplicateKeyPath } from './json-duplicates.js';
 
-describe('[Q.bad-input] duplicateKeyPath (contract 1.3: an upstream named twice is refused)', () => {
+describe('[c3.2.bad-input] duplicateKeyPath (contract 1.3: an upstream named twice is refused)', () => {
   it('names the path of a key named twice, at any depth', () => {
     expect(duplicateKeyPath('{"a":1,"a":2}')).toBe('a');
     const twoNotes = '{"upstreams":{"notes":{"argv":["x"]},"notes":{"url":"https://e.example/mcp"}}}';

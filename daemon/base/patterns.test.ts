@@ -7,7 +7,7 @@ function compiled(pattern: string): OwnerPattern {
   return c.pattern;
 }
 
-describe('[S.linear-patterns] owner patterns (contract 1.3)', () => {
+describe('[c1.3.linear-patterns] owner patterns (contract 1.3)', () => {
   it('anchors the whole pattern however its anchors are written', () => {
     expect(anchorPattern('^on|off$')).toBe('^(?:^on|off$)$');
     const p = compiled('^on|off$');

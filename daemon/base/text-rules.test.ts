@@ -20,7 +20,7 @@ const FORBIDDEN = [
   0x2069,
 ].map((c) => String.fromCharCode(c));
 
-describe('[S.text-controls] the character rule (contract 1.3)', () => {
+describe('[c1.3.text-controls] the character rule (contract 1.3)', () => {
   it('refuses every control and bidi control; allow_newlines admits newline and tab only', () => {
     for (const ch of FORBIDDEN) {
       const hex = ch.charCodeAt(0).toString(16);
@@ -48,7 +48,7 @@ describe('[S.text-controls] the character rule (contract 1.3)', () => {
   });
 });
 
-describe('[S.terminal-escaped] terminal output (contract 5)', () => {
+describe('[c5.terminal-escaped] terminal output (contract 5)', () => {
   it('escapes every control, bidi control and line separator, so the text prints as one inert line', () => {
     for (const ch of [...FORBIDDEN, '\u2028', '\u2029']) {
       const out = escapeForTerminal(`a${ch}b`);

@@ -70,7 +70,7 @@ const both: WalkOptions = {
   bytes: 4096,
 };
 
-describe('[S.audit-verify] the walk over two threads', async () => {
+describe('[c14.verify] the walk over two threads', async () => {
   const { db, exported, key } = await record();
 
   it('joins what both threads walked into the chain one thread walks', async () => {

@@ -19,7 +19,7 @@ function config(commands: Record<string, number>, upstreams: Record<string, numb
   } as unknown as Quorum;
 }
 
-describe('[O.named] doctor: approvals against the number of owners (contract 9)', () => {
+describe('[c9.named] doctor: approvals against the number of owners (contract 9)', () => {
   it('warns, in one line each and without failing, about commands and upstreams needing more approvals than there are owners', () => {
     const warnings = checkQuorum(config({ say: 2, ls: 1, big: 3 }, { notes: 2 }), 2);
     expect(warnings.map((w) => [w.ok, w.warn])).toEqual([[true, true]]);

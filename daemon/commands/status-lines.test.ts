@@ -20,7 +20,7 @@ const build: LiveNode = {
   heartbeat_age_s: 12,
 };
 
-describe("[F.status-nodes] status: the node, the daemon's database, the live nodes (contract 16)", () => {
+describe("[c16.status-nodes] status: the node, the daemon's database, the live nodes (contract 16)", () => {
   it("names this data dir's node, or says the config does not load", () => {
     expect(nodeLine('laptop')).toBe('node: laptop');
     expect(nodeLine(undefined)).toBe('node: unknown (the config does not load)');

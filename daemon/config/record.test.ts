@@ -10,7 +10,7 @@ const rec = (r: Partial<ConfigRecord>): ConfigRecord => ({
   ...r,
 });
 
-describe('[S.config-loaded] what weakened since the last config_loaded', () => {
+describe('[c14.config-loaded] what weakened since the last config_loaded', () => {
   it('a top-level require_passkey dropped, or narrowed to some commands', () => {
     expect(weakenings(rec({ require_passkey: ['*'] }), rec({ require_passkey: ['vault'] }))).toEqual([
       'require_passkey: true (every command) dropped',

@@ -15,13 +15,13 @@ import {
 
 const bytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v));
 
-describe('[S.owner-frames-bounded] argsPreview', () => {
-  it('[S.owner-frames-bounded] counts UTF-8 bytes as Buffer does, for every width', () => {
+describe('[c5.owner-frames-bounded] argsPreview', () => {
+  it('[c5.owner-frames-bounded] counts UTF-8 bytes as Buffer does, for every width', () => {
     for (const t of ['', 'abc', 'ü', '✓', '😀', JSON.stringify('\ud800x'), 'a😀ü✓'.repeat(100)])
       expect(utf8Bytes(t)).toBe(Buffer.byteLength(t));
   });
 
-  it('[S.owner-frames-bounded] arguments up to 16 KiB of JSON travel whole', () => {
+  it('[c5.owner-frames-bounded] arguments up to 16 KiB of JSON travel whole', () => {
     const args = { path: '/tmp/a', content: 'x'.repeat(VIEW_ARGS_MAX_BYTES - 30) };
     expect(bytes(args)).toBeLessThanOrEqual(VIEW_ARGS_MAX_BYTES);
     expect(argsPreview(args)).toBeUndefined();
@@ -29,7 +29,7 @@ describe('[S.owner-frames-bounded] argsPreview', () => {
     expect(argsPreview({ t: '✓'.repeat(6000) })).toMatchObject({ args_truncated: true });
   });
 
-  it('[S.owner-frames-bounded] a large value is named, sized and started; small ones stay whole and exact', () => {
+  it('[c5.owner-frames-bounded] a large value is named, sized and started; small ones stay whole and exact', () => {
     const content = `😀${'A'.repeat(1_000_000)}`;
     const p = argsPreview({ path: '/tmp/a', content, n: 3, deep: [[{ a: 1 }]] })!;
     expect(p.args).toEqual({ path: '/tmp/a', n: 3, deep: [[{ a: 1 }]] });
@@ -45,7 +45,7 @@ describe('[S.owner-frames-bounded] argsPreview', () => {
     expect(p.args_hidden).toBeUndefined();
   });
 
-  it('[S.owner-frames-bounded] a start never splits a surrogate pair; a long name is cut and its length kept', () => {
+  it('[c5.owner-frames-bounded] a start never splits a surrogate pair; a long name is cut and its length kept', () => {
     const value = `${'a'.repeat(CUT_START_CHARS - 2)}😀${'b'.repeat(ARG_KEEP_BYTES * 10)}`;
     const name = 'k'.repeat(CUT_NAME_CHARS + 10);
     const p = argsPreview({ [name]: value })!;
@@ -55,7 +55,7 @@ describe('[S.owner-frames-bounded] argsPreview', () => {
     expect(cut.name_chars).toBe(CUT_NAME_CHARS + 10);
   });
 
-  it('[S.owner-frames-bounded] 100,000 tiny arguments and 500 large ones: bounded, the rest counted', () => {
+  it('[c5.owner-frames-bounded] 100,000 tiny arguments and 500 large ones: bounded, the rest counted', () => {
     const args: Record<string, unknown> = {};
     for (let i = 0; i < 100_000; i++) args[`k${i}`] = i;
     for (let i = 0; i < 500; i++) args[`big${i}`] = 'x'.repeat(3000);

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, chainEntry, GENESIS_HASH, sealEntry } from './audit-chain.js';
 
-describe('[S.audit-chain] canonical JSON of anything JSON can carry', () => {
+describe('[c14.chain] canonical JSON of anything JSON can carry', () => {
   it('[attack] a lone surrogate, in a value or a key, is hashed as U+FFFD instead of throwing', () => {
     const hostile = { text: 'a\ud800b', '\udfffkey': ['\ud83d'], fine: '😀' };
     expect(canonicalJson(hostile)).toBe('{"fine":"😀","text":"a\ufffdb","\ufffdkey":["\ufffd"]}');

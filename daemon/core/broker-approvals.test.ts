@@ -105,7 +105,7 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('[G.match] a grant approves at submit', () => {
+describe('[c8.match] a grant approves at submit', () => {
   it('same args with 2 uses: two approved at version 2 by the grant, the third waits; owners see only v2', async () => {
     const { b, events, grants } = makeBroker();
     const g = await grantOk(b, {
@@ -184,7 +184,7 @@ describe('[G.match] a grant approves at submit', () => {
   });
 });
 
-describe('[G.grantable] what may be granted', () => {
+describe('[c8.grantable] what may be granted', () => {
   it('NotGrantable for ogf.cue, a quorum command and an unknown name', async () => {
     const { b } = makeBroker();
     for (const command of ['ogf.cue', 'quorum', 'nope']) {
@@ -234,7 +234,7 @@ describe('[G.grantable] what may be granted', () => {
   });
 });
 
-describe('[G.end] revoke, expiry, config grants, restarts', () => {
+describe('[c8.end] revoke, expiry, config grants, restarts', () => {
   it('revoke is immediate and leaves what it approved alone; a second revoke is ok; unknown is NotFound', async () => {
     const { b, grants } = makeBroker();
     const g = await grantOk(b, { command: 'say', client: '*', ttl_s: 900 });
@@ -301,7 +301,7 @@ describe('[G.end] revoke, expiry, config grants, restarts', () => {
   });
 });
 
-describe('[R2.5] quorum: N distinct owners (contract 9)', () => {
+describe('[c2.rule-5] quorum: N distinct owners (contract 9)', () => {
   function deploy(b: Broker): Promise<Command> {
     const p = new Catalog({ commands: COMMANDS }).prepare('deploy', { file: join(dir, 'deployed') }, 'local');
     if (!p.ok) throw new Error(p.message);

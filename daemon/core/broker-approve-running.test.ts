@@ -150,7 +150,7 @@ async function settled(b: Broker, id: string): Promise<Command> {
   throw new Error(`${id} did not end`);
 }
 
-describe('[Q.one-commit] [R2.3] the decision path pays one fsync', () => {
+describe('[c2.one-commit] [c2.rule-3] the decision path pays one fsync', () => {
   it('a free lane: approved (v2) and running (v3) in one transaction, announced in order, before the spawn', async () => {
     const w = watched();
     const { b, events } = makeBroker(w.executor);
@@ -254,7 +254,7 @@ describe('[Q.one-commit] [R2.3] the decision path pays one fsync', () => {
   });
 });
 
-describe('[F.nodes] `running` in a batch another node made stale', () => {
+describe('[c16.nodes] `running` in a batch another node made stale', () => {
   it('is tried again on the command as it now is: the launch runs once, never LaunchFailed', async () => {
     const w = watched();
     w.hold.add('raced');

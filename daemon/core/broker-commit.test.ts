@@ -102,7 +102,7 @@ function allowWrites(): void {
   admin.exec('DROP TRIGGER refuse_writes');
 }
 
-describe('[G.atomic] the broker on the group commit', () => {
+describe('[c8.atomic] the broker on the group commit', () => {
   it('50 submits of one turn are one transaction; each caller and each listener hears only of durable versions', async () => {
     const { b, events } = makeBroker();
     const heard: string[] = [];
@@ -146,7 +146,7 @@ describe('[G.atomic] the broker on the group commit', () => {
     expect(grantEvents.map(([, uses]) => uses)).toEqual([2, 1, 0]);
   });
 
-  it('[R2.3] `running` is durable before the executor may spawn', async () => {
+  it('[c2.rule-3] `running` is durable before the executor may spawn', async () => {
     const seen: Array<string | undefined> = [];
     const inner = new CatalogExecutor(catalog, 65536);
     const watching: Executor = {
@@ -172,7 +172,7 @@ describe('[G.atomic] the broker on the group commit', () => {
   });
 });
 
-describe('[Q.crash-safety] a batch the store refuses', () => {
+describe('[c2.crash-safety] a batch the store refuses', () => {
   it('is rolled back in memory too: every caller gets the error, nobody hears of it, and nothing it did stays', async () => {
     const { b, events } = makeBroker();
     const g = await b.grant(

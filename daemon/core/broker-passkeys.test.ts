@@ -67,7 +67,7 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('[S.passkey-approve] the broker and a passkey-required command (contract 13.3)', () => {
+describe('[c13.3.approve] the broker and a passkey-required command (contract 13.3)', () => {
   it('without evidence: PasskeyRequired, nothing approved; with a refused one: its reason', async () => {
     const c = await submit(vault('a'));
     expect(c.passkey_required).toBe(true);

@@ -105,7 +105,7 @@ describe('decisions', () => {
     expect(b.get(c.id)!.phase).toMatchObject({ state: 'denied', reason: 'OwnerDenied', owner_note: 'no' });
   });
 
-  it('[R2.5] two approvals of one command: one launch, the other AlreadyDecided (rule 5)', async () => {
+  it('[c2.rule-5] two approvals of one command: one launch, the other AlreadyDecided (rule 5)', async () => {
     const marker = join(dir, 'ran');
     const cmds = { once: entry(`require('fs').appendFileSync(${JSON.stringify(marker)}, 'x')`) };
     const b = makeBroker(cmds);
@@ -117,7 +117,7 @@ describe('decisions', () => {
     expect(readFileSync(marker, 'utf8')).toBe('x');
   });
 
-  it('[R2.1] a denied, expired or cancelled command never launches (rule 1)', async () => {
+  it('[c2.rule-1] a denied, expired or cancelled command never launches (rule 1)', async () => {
     const marker = join(dir, 'ran');
     const cmds = { touch: entry(`require('fs').appendFileSync(${JSON.stringify(marker)}, 'x')`) };
     const b = makeBroker(cmds);
@@ -148,7 +148,7 @@ describe('decisions', () => {
     expect((await final(b, c.id)).phase.state).toBe('succeeded');
   });
 
-  it('[R2.2] reconcile only failed/unknown; the state stays and the record is added (rule 2)', async () => {
+  it('[c2.rule-2] reconcile only failed/unknown; the state stays and the record is added (rule 2)', async () => {
     const cmds = { fail: entry('process.exit(3)'), ok: entry('') };
     const b = makeBroker(cmds);
     const f = await submit(b, cmds, 'fail');
@@ -175,7 +175,7 @@ describe('decisions', () => {
 });
 
 describe('launching real processes (contract 4)', () => {
-  it('[R2.8] exit 0 → succeeded with output; events in commit order with rising versions (rule 8)', async () => {
+  it('[c2.rule-8] exit 0 → succeeded with output; events in commit order with rising versions (rule 8)', async () => {
     const cmds = { hello: entry("process.stdout.write('hi'); process.stderr.write('err')") };
     const b = makeBroker(cmds);
     const seen: Array<[string, number]> = [];
@@ -244,7 +244,7 @@ describe('launching real processes (contract 4)', () => {
     expect(done.phase.outcome.output_truncated).toBe(true);
   });
 
-  it('[S.child-env] runs with PATH/HOME/LANG plus the entry env only', async () => {
+  it('[c4.child-env] runs with PATH/HOME/LANG plus the entry env only', async () => {
     process.env.OGF_SHOULD_NOT_LEAK = 'leak';
     const cmds = {
       env: entry('process.stdout.write(Object.keys(process.env).sort().join(","))', { env: { EXTRA: '1' } }),
@@ -257,7 +257,7 @@ describe('launching real processes (contract 4)', () => {
     expect(done.phase.state === 'succeeded' && done.phase.outcome.stdout).toBe('EXTRA,HOME,LANG,PATH');
   });
 
-  it('[R2.6] per-session FIFO: launches of one session never overlap and follow approval order (rule 6)', async () => {
+  it('[c2.rule-6] per-session FIFO: launches of one session never overlap and follow approval order (rule 6)', async () => {
     const log = join(dir, 'log');
     const script = (tag: string) =>
       `const fs=require('fs');fs.appendFileSync(${JSON.stringify(log)},'start ${tag}\\n');setTimeout(()=>fs.appendFileSync(${JSON.stringify(log)},'end ${tag}\\n'),150)`;
@@ -280,7 +280,7 @@ describe('launching real processes (contract 4)', () => {
 });
 
 describe('waiting and idempotency', () => {
-  it('[R2.7] wait resolves at the first final state, or at its deadline with the PENDING command (rule 7)', async () => {
+  it('[c2.rule-7] wait resolves at the first final state, or at its deadline with the PENDING command (rule 7)', async () => {
     const cmds = { ok: entry('') };
     const b = makeBroker(cmds);
     const c = await submit(b, cmds, 'ok');
@@ -332,7 +332,7 @@ describe('waiting and idempotency', () => {
   });
 });
 
-describe('[R2.3] [R2.4] restart recovery (rules 3 and 4)', () => {
+describe('[c2.rule-3] [c2.rule-4] restart recovery (rules 3 and 4)', () => {
   it('running → unknown/DaemonRestarted; cues lose their secret; approved catalog commands launch; others keep their deadline', async () => {
     const marker = join(dir, 'ran');
     const cmds = { touch: entry(`require('fs').appendFileSync(${JSON.stringify(marker)}, 'x')`) };
@@ -377,7 +377,7 @@ describe('[R2.3] [R2.4] restart recovery (rules 3 and 4)', () => {
   });
 });
 
-describe('[S.pending-caps] PENDING caps (contract 1.3, 3.2)', () => {
+describe('[c1.3.pending-caps] PENDING caps (contract 1.3, 3.2)', () => {
   function capped(perClient: number, all: number): { b: Broker; events: Command[] } {
     const catalog = new Catalog({ commands: {} });
     const b = new Broker({

@@ -26,7 +26,7 @@ function cmd(over: Partial<Command> = {}): Command {
 const approve: Event = { type: 'approve', at: AT, by: 'alice' };
 
 describe('decisionRefusal (contracts 5, 9)', () => {
-  it('[R2.5] AlreadyDecided comes before the version check', () => {
+  it('[c2.rule-5] AlreadyDecided comes before the version check', () => {
     const decided = cmd({ version: 2, phase: { state: 'approved', decided_at: AT, decided_by: 'bob' } });
     expect(decisionRefusal(decided, 'c_1', 1, approve, 'alice')).toMatchObject({ code: 'AlreadyDecided' });
   });
@@ -50,7 +50,7 @@ describe('decisionRefusal (contracts 5, 9)', () => {
 describe('grants (contracts 5 v2, 8)', () => {
   const rule = (name: string) => (name === 'say' ? undefined : `${name} refused`);
 
-  it('[G.grantable] cues and quorum commands are not grantable; others follow the book', () => {
+  it('[c8.grantable] cues and quorum commands are not grantable; others follow the book', () => {
     // A cue's refusal is its kind's answer (core/kind-policy.ts), no longer the book's rule for `ogf.cue`.
     expect(grantRefusal(cmd({ tool: 'ogf_cue', command: 'ogf.cue' }), KINDS, rule)).toContain(
       'ogf.cue cannot be granted',
@@ -78,7 +78,7 @@ describe('grants (contracts 5 v2, 8)', () => {
     });
   });
 
-  it('[G.end] revoke: unknown is NotFound, a config grant NotRevocable, an ended one ok as it is', () => {
+  it('[c8.end] revoke: unknown is NotFound, a config grant NotRevocable, an ended one ok as it is', () => {
     const g: Grant = {
       id: 'g_1',
       command: 'say',

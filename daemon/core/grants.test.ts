@@ -49,7 +49,7 @@ describe('matching', () => {
     expect(matches(grant({ client: '*' }), { ...req, client: 'chatgpt' }, T0)).toBe(true);
   });
 
-  it('[F.grant-node] on a shared database, matches its node’s commands only, every node’s with `*`, and none when it names no node', () => {
+  it('[c16.grant-node] on a shared database, matches its node’s commands only, every node’s with `*`, and none when it names no node', () => {
     const onBeta = { ...req, node: 'beta' };
     expect(matches(grant({ node: 'alpha' }), onBeta, T0)).toBe(false);
     expect(matches(grant({ node: 'beta' }), onBeta, T0)).toBe(true);
@@ -110,7 +110,7 @@ describe('uses and ending', () => {
     expect(configGrantId({ client: '*', args: { b: 1, text: 'hi' }, command: 'say' })).toBe(id);
     expect(configGrantId({ ...e, client: 'local' })).not.toBe(id);
   });
-  it('[F.grant-node] on a shared database a config grant id names its node: one entry in two nodes’ configs is two grants', () => {
+  it('[c16.grant-node] on a shared database a config grant id names its node: one entry in two nodes’ configs is two grants', () => {
     const e = { command: 'say', client: '*' };
     expect(configGrantId(e, 'alpha')).not.toBe(configGrantId(e, 'beta'));
     expect(configGrantId(e, 'alpha')).toBe(configGrantId({ client: '*', command: 'say' }, 'alpha'));

@@ -57,7 +57,7 @@ const deny: RuleVerdict = { kind: 'deny', rule: 'no-secrets', note: 'that folder
 const ask2: RuleVerdict = { kind: 'ask', rule: 'deploy-two', approvals: 2, failClosed: false };
 const ask: RuleVerdict = { kind: 'ask', rule: 'look', failClosed: false };
 
-describe('[P.rules-decide] intake with the owner’s rules (contract 11)', () => {
+describe('[c11.decide] intake with the owner’s rules (contract 11)', () => {
   it('deny: created denied by rule:<id> with the note, before quorum and grants', () => {
     const got = intake(say, input(deny, { live: [liveGrant], policy: () => ({ approvals: 3 }) }));
     expect(got).toEqual({ kind: 'deny', deniedBy: 'rule:no-secrets', note: 'that folder is private' });
@@ -103,7 +103,7 @@ describe('[P.rules-decide] intake with the owner’s rules (contract 11)', () =>
     expect(intake(say, input(none))).toEqual({ kind: 'create' });
   });
 
-  it('[P.rules-fail-closed] after a deny rule failed, no allow rule, grant or policy approves', () => {
+  it('[c11.fail-closed] after a deny rule failed, no allow rule, grant or policy approves', () => {
     const failedThenAllow: RuleVerdict = { kind: 'allow', rule: 'drafts', failClosed: true };
     const failedNone: RuleVerdict = { kind: 'none', failClosed: true };
     expect(intake(say, input(failedThenAllow, { live: [liveGrant] }))).toEqual({ kind: 'create' });

@@ -59,7 +59,7 @@ function input(over: Partial<IntakeInput> & { live?: Grant[] } = {}): IntakeInpu
 }
 
 describe('intake: request_id (contract 3.1)', () => {
-  it('[S.pending-caps] a repeat of the same request under its request_id is the existing command, even at the cap', () => {
+  it('[c1.3.pending-caps] a repeat of the same request under its request_id is the existing command, even at the cap', () => {
     const r = req({ request_id: 'r1' });
     const c = made(r);
     const got = intake(r, input({ sameRequestId: c, pendingOfClient: 100, pending: 2000 }));
@@ -73,7 +73,7 @@ describe('intake: request_id (contract 3.1)', () => {
     expect(got.kind === 'refused' && got.message).toContain('pending_id c_1');
   });
 
-  it('[S.retention] a pruned command still matches a repeat with the same large arguments', () => {
+  it('[c3.2.retention] a pruned command still matches a repeat with the same large arguments', () => {
     const big = { text: 'x'.repeat(10_000) };
     const r = req({ request_id: 'r1', args: big });
     const c: Command = {
@@ -105,7 +105,7 @@ describe('intake: twins (contracts 3.1, 7)', () => {
   const cue = req({ tool: 'ogf_cue', command: 'ogf.cue', session_key: 'k1' });
   const call = req({ tool: 'upstream', command: 'fs__read', args: { path: '/a' } });
 
-  it('[U.twin] an identical PENDING cue or upstream call of the same client is returned, not queued again', () => {
+  it('[c7.twin] an identical PENDING cue or upstream call of the same client is returned, not queued again', () => {
     for (const r of [cue, call]) {
       const twin = made(r, 'c_twin');
       expect(intake(r, input({ active: [made(req(), 'c_other'), twin] }))).toEqual({
@@ -134,13 +134,13 @@ describe('intake: twins (contracts 3.1, 7)', () => {
 });
 
 describe('intake: caps (contract 1.3)', () => {
-  it('[S.pending-caps] at max_pending_per_client the client is refused, naming the cap and its value', () => {
+  it('[c1.3.pending-caps] at max_pending_per_client the client is refused, naming the cap and its value', () => {
     const got = intake(req(), input({ pendingOfClient: 3, pending: 3, maxPendingPerClient: 3 }));
     expect(got).toMatchObject({ kind: 'refused', code: 'TooManyPending', cap: 'max_pending_per_client' });
     expect(got.kind === 'refused' && got.message).toContain('max_pending_per_client is 3');
   });
 
-  it('[S.pending-caps] at max_pending every client is refused, naming the cap and its value', () => {
+  it('[c1.3.pending-caps] at max_pending every client is refused, naming the cap and its value', () => {
     const got = intake(req(), input({ pendingOfClient: 0, pending: 5, maxPending: 5 }));
     expect(got).toMatchObject({ kind: 'refused', code: 'TooManyPending', cap: 'max_pending' });
     expect(got.kind === 'refused' && got.message).toContain('max_pending is 5');
@@ -156,28 +156,28 @@ describe('intake: caps (contract 1.3)', () => {
 });
 
 describe('intake: who approves at submit (contracts 7, 8, 9)', () => {
-  it('[G.match] the oldest live grant that matches approves and is named', () => {
+  it('[c8.match] the oldest live grant that matches approves and is named', () => {
     const older = grant({ id: 'g_old' });
     const got = intake(req(), input({ live: [older, grant({ id: 'g_new' })] }));
     expect(got).toEqual({ kind: 'create', approvedBy: 'grant:g_old', grant: older });
   });
 
-  it('[G.match] no matching grant: the request waits for the owners', () => {
+  it('[c8.match] no matching grant: the request waits for the owners', () => {
     expect(intake(req(), input({ live: [grant({ command: 'other' })] }))).toEqual({ kind: 'create' });
   });
 
-  it('[G.grantable] a grant never approves a cue', () => {
+  it('[c8.grantable] a grant never approves a cue', () => {
     const cue = req({ tool: 'ogf_cue', command: 'ogf.cue' });
     expect(intake(cue, input({ live: [grant({ command: 'ogf.cue' })] }))).toEqual({ kind: 'create' });
   });
 
-  it('[U.read-only-policy] a policy approval is named when no grant matches; a grant comes first', () => {
+  it('[c7.read-only-policy] a policy approval is named when no grant matches; a grant comes first', () => {
     const r = req({ approved_by: 'policy:read_only' });
     expect(intake(r, input())).toEqual({ kind: 'create', approvedBy: 'policy:read_only' });
     expect(intake(r, input({ live: [grant()] }))).toEqual({ kind: 'create', approvedBy: 'policy:read_only' });
   });
 
-  it('[G.grantable] a command needing several owners gets no grant and no policy approval', () => {
+  it('[c8.grantable] a command needing several owners gets no grant and no policy approval', () => {
     const r = req({ approved_by: 'policy:read_only' });
     expect(intake(r, input({ live: [grant()], policy: () => ({ approvals: 2 }) }))).toEqual({
       kind: 'create',
@@ -192,7 +192,7 @@ describe('intake: who approves at submit (contracts 7, 8, 9)', () => {
 });
 
 describe('commandOf', () => {
-  it('[R2.8] builds version 1, awaiting review until the deadline, with the quorum fields only when needed', () => {
+  it('[c2.rule-8] builds version 1, awaiting review until the deadline, with the quorum fields only when needed', () => {
     const c = commandOf(req({ request_id: 'r1', justification: 'why' }), 'c_9', T0, 90_000, 3, KINDS);
     expect(c).toMatchObject({
       id: 'c_9',

@@ -11,7 +11,7 @@ function lanes() {
   return { l, started, finish: (id: string) => done.get(id)!() };
 }
 
-describe('[R2.6] session lanes', () => {
+describe('[c2.rule-6] session lanes', () => {
   it('runs one launch per session at a time, in enqueue order; other sessions run alongside', () => {
     const { l, started, finish } = lanes();
     l.enqueue('a', 'a1');

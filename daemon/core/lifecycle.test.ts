@@ -162,7 +162,7 @@ describe('transition (rules 1–8)', () => {
     });
   });
 
-  it('[R2.2] reconcile keeps state and status and adds a record (rule 2)', () => {
+  it('[c2.rule-2] reconcile keeps state and status and adds a record (rule 2)', () => {
     const r = transition(command('unknown'), EVENTS.reconcile);
     expect(r.ok).toBe(true);
     if (!r.ok || r.command.phase.state !== 'unknown') return;
@@ -174,7 +174,7 @@ describe('transition (rules 1–8)', () => {
     expect(again.ok && toResult(again.command).reconciliation).toEqual({ outcome: 'not_delivered', at: T1 });
   });
 
-  it('[R2.3] [R2.4] recovers per rules 3 and 4', () => {
+  it('[c2.rule-3] [c2.rule-4] recovers per rules 3 and 4', () => {
     const run = transition(command('running'), EVENTS.restart);
     expect(run.ok && run.command.phase).toMatchObject({ state: 'unknown', reason: 'DaemonRestarted' });
     const cueWaiting = transition(command('awaiting_review', 'ogf_cue'), {
@@ -239,7 +239,7 @@ describe('toResult (contract 3.2)', () => {
   });
 });
 
-describe('[R2.5] quorum (contract 9): N distinct owners', () => {
+describe('[c2.rule-5] quorum (contract 9): N distinct owners', () => {
   function quorum(n: number): Command {
     return { ...command('awaiting_review'), version: 1, approvals_needed: n, approvals: [] };
   }

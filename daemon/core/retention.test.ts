@@ -80,8 +80,8 @@ async function finished(): Promise<Command> {
   throw new Error('the command did not finish');
 }
 
-describe('[S.retention] bulky fields go 7 days after the end, and the result says so', () => {
-  it('[P.diff] [P.text-removed] a preview amended on at the same version loses its text when the command ends, and the result never names it', async () => {
+describe('[c3.2.retention] bulky fields go 7 days after the end, and the result says so', () => {
+  it('[c12.diff] [c12.text-removed] a preview amended on at the same version loses its text when the command ends, and the result never names it', async () => {
     const p = new Catalog({ commands }).prepare('loud', {}, 'local');
     if (!p.ok) throw new Error(p.message);
     const r = await broker.submit(p.request);

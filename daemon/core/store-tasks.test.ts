@@ -50,7 +50,7 @@ function put(c: Command): Command {
   return c;
 }
 
-describe("[S.tasks-list-bounded] one client's tasks, by index", () => {
+describe("[c10.tasks-list-bounded] one client's tasks, by index", () => {
   it('the tasks/list query searches commands_client_tasks, never scans the table', () => {
     const plan = store.tasksPlan().join('\n');
     expect(plan).toMatch(/SEARCH commands USING INDEX commands_client_tasks \(client=\? AND seq<\?\)/);

@@ -42,7 +42,7 @@ function finished(stdout: string, stderr: string, base: Partial<Command> = {}): 
   });
 }
 
-describe('[S.owner-frames-bounded] cutUtf8', () => {
+describe('[c5.owner-frames-bounded] cutUtf8', () => {
   it('keeps what fits, and cuts whole code points only', () => {
     expect(cutUtf8('abc', 3)).toBeUndefined();
     expect(cutUtf8('abcd', 3)).toBe('abc');
@@ -61,7 +61,7 @@ describe('[S.owner-frames-bounded] cutUtf8', () => {
   });
 });
 
-describe('[S.owner-frames-bounded] the View of a finished command', () => {
+describe('[c5.owner-frames-bounded] the View of a finished command', () => {
   it('cuts each stream to 16 KiB and says so; the MCP result keeps everything', () => {
     const big = '\u0001'.repeat(1024 * 1024);
     const c = finished(big, 'short');
@@ -79,7 +79,7 @@ describe('[S.owner-frames-bounded] the View of a finished command', () => {
   });
 });
 
-describe('[S.daemon-survives] the worst-case snapshot at the default caps', () => {
+describe('[c5.daemon-survives] the worst-case snapshot at the default caps', () => {
   it('2000 PENDING and 200 final worst-case Views fit the terminal client with room to spare', () => {
     // A catalog param of 4096 lone surrogates (6 bytes of JSON each, 7 in the quoted summary), shown once
     // in argv (and again in the result's display), a justification of 500 of them, the longest names.

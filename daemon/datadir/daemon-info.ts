@@ -3,8 +3,8 @@
  * (status, token, mcp-stdio, list/approve/…) read it to find the running daemon; a stale one left by a
  * kill is recognised by its pid no longer being an ogf-broker `start`.
  */
-import { readFileSync, renameSync, unlinkSync } from 'node:fs';
-import { writePrivateFileExclusive } from './datadir.js';
+import { readFileSync } from 'node:fs';
+import { readStatusFile, removeStatusFile, writeStatusFile } from './status-file.js';
 
 export interface DaemonInfo {
   pid: number;
@@ -16,12 +16,8 @@ export interface DaemonInfo {
 }
 
 export function readDaemonInfo(path: string): DaemonInfo | undefined {
-  try {
-    const info = JSON.parse(readFileSync(path, 'utf8')) as DaemonInfo;
-    return typeof info.pid === 'number' && typeof info.url === 'string' ? info : undefined;
-  } catch {
-    return undefined;
-  }
+  const info = readStatusFile(path);
+  return info && typeof info.url === 'string' ? (info as unknown as DaemonInfo) : undefined;
 }
 
 /** True when `pid` is alive and its command line is an ogf-broker `start`. */
@@ -48,17 +44,10 @@ export function runningDaemon(path: string): DaemonInfo | undefined {
 }
 
 export function writeDaemonInfo(path: string, info: DaemonInfo): void {
-  const tmp = `${path}.${process.pid}.tmp`;
-  writePrivateFileExclusive(tmp, `${JSON.stringify(info, null, 2)}\n`);
-  renameSync(tmp, path);
+  writeStatusFile(path, info.pid, info);
 }
 
 /** Removes daemon.json if it is still ours. */
 export function removeDaemonInfo(path: string, pid: number): void {
-  if (readDaemonInfo(path)?.pid !== pid) return;
-  try {
-    unlinkSync(path);
-  } catch {
-    // Already gone.
-  }
+  if (readDaemonInfo(path)?.pid === pid) removeStatusFile(path);
 }

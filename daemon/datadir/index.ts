@@ -13,3 +13,4 @@ export {
   writePrivateFileExclusive,
 } from './datadir.js';
 export { defaultDataDir, resolveDataDir } from './resolve.js';
+export { readStatusFile, removeStatusFile, writeStatusFile } from './status-file.js';

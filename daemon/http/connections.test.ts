@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { connectionLimits, DEFAULT_MAX_CONNECTIONS, isAiPath } from './connections.js';
 
 describe('connectionLimits', () => {
-  it('[S.http-connections] stays below the descriptor limit, keeping a reserve for launches and the database', () => {
+  it('[c5.http-connections] stays below the descriptor limit, keeping a reserve for launches and the database', () => {
     // A generous limit: the default cap, an eighth of it kept out of the AI's reach.
     expect(connectionLimits(1_048_576, {})).toEqual({
       max: DEFAULT_MAX_CONNECTIONS,
@@ -29,7 +29,7 @@ describe('connectionLimits', () => {
     }
   });
 
-  it('[S.http-connections] takes OGF_BROKER_MAX_CONNECTIONS (16..65536) and warns about anything else', () => {
+  it('[c5.http-connections] takes OGF_BROKER_MAX_CONNECTIONS (16..65536) and warns about anything else', () => {
     const warnings: string[] = [];
     const warn = (w: string) => warnings.push(w);
     expect(connectionLimits(1024, { OGF_BROKER_MAX_CONNECTIONS: '64' }, warn)).toEqual({

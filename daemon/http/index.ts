@@ -5,5 +5,6 @@
 export { type ConnectionLimits, connectionLimits, descriptorLimit } from './connections.js';
 export type { BearerAuthority, Edge, EdgeContext, HttpRoute, Origins, UpgradeRoute } from './edge.js';
 export { Flight } from './flight.js';
+export { sendJson } from './json.js';
 export { createOrigins } from './origins.js';
 export { createHttpServer } from './server.js';

@@ -25,27 +25,12 @@ import type { Logger } from '../base/index.js';
 import { ConnectionGate, type ConnectionLimits, isAiPath } from './connections.js';
 import type { HttpRoute, Origins, UpgradeRoute } from './edge.js';
 import type { Flight } from './flight.js';
+import { sendJson } from './json.js';
 
 export const HEADERS_TIMEOUT_MS = 10_000;
 export const REQUEST_TIMEOUT_MS = 30_000;
 /** Past the longest idle pool above (Caddy's 120 s). */
 export const KEEP_ALIVE_TIMEOUT_MS = 130_000;
-
-export function sendJson(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(text),
-    'cache-control': 'no-store',
-    ...headers,
-  });
-  res.end(text);
-}
 
 /** Answers an upgrade with a plain HTTP status and closes the socket. */
 export function refuseUpgrade(socket: Duplex, status: number, reason: string): void {

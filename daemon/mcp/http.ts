@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { isInitializeRequest, type Server } from '@modelcontextprotocol/server';
-import type { EdgeContext, HttpRoute } from '../http/index.js';
+import { type EdgeContext, type HttpRoute, sendJson as writeJson } from '../http/index.js';
 import { type Generation, generationOf, type ModernLeg, sdkRequest } from './generations.js';
 import { type McpSession, type SessionRegistry, sessionTag } from './sessions.js';
 
@@ -39,9 +39,7 @@ function sendJson(
     res.end();
     return;
   }
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers });
-  res.end(text);
+  writeJson(res, status, body, headers);
 }
 
 function rpcError(code: number, message: string) {

@@ -38,7 +38,7 @@ describe('parseInput (the cue and catalog sources)', () => {
     expect(parseRunInput({ ...base, justification: 'bell\u0007' }).ok).toBe(false);
   });
 
-  it('[S.text-controls] refuses bidi controls in a justification (contract 3.2), naming what it accepts', () => {
+  it('[c1.3.text-controls] refuses bidi controls in a justification (contract 3.2), naming what it accepts', () => {
     const base = { command: 'x', args: {} };
     for (const bidi of ['\u061c', '\u200e', '\u200f', '\u202a', '\u202e', '\u2066', '\u2069']) {
       expect(parseRunInput({ ...base, justification: `a${bidi}b` })).toEqual({

@@ -16,7 +16,7 @@ async function open(reg: SessionRegistry, id: string, client: string, at: number
 }
 
 describe('SessionRegistry', () => {
-  it("[S.sessions-per-client] a client's 65th session evicts its own least recently used one, never another client's", async () => {
+  it("[c3.2.sessions-per-client] a client's 65th session evicts its own least recently used one, never another client's", async () => {
     let now = 0;
     const closed: string[] = [];
     const reg = new SessionRegistry({ log: silentLogger, now: () => now, sweepMs: 3_600_000 });
@@ -36,7 +36,7 @@ describe('SessionRegistry', () => {
     await reg.close();
   });
 
-  it('[S.sessions-per-client] never evicts a busy session: with all of its own busy, a client is refused and nothing is closed', async () => {
+  it('[c3.2.sessions-per-client] never evicts a busy session: with all of its own busy, a client is refused and nothing is closed', async () => {
     const closed: string[] = [];
     const reg = new SessionRegistry({ perClient: 3, log: silentLogger, now: () => 0, sweepMs: 3_600_000 });
     expect(await open(reg, 'l', 'local', 0, closed)).toBe(true);
@@ -53,7 +53,7 @@ describe('SessionRegistry', () => {
     await reg.close();
   });
 
-  it('[S.sessions-per-client] at the memory bound a new client is refused rather than evict anyone; a client at it gives up its own', async () => {
+  it('[c3.2.sessions-per-client] at the memory bound a new client is refused rather than evict anyone; a client at it gives up its own', async () => {
     const closed: string[] = [];
     const reg = new SessionRegistry({ max: 4, log: silentLogger, now: () => 0, sweepMs: 3_600_000 });
     expect(await open(reg, 'l', 'local', 0, closed)).toBe(true);
@@ -67,7 +67,7 @@ describe('SessionRegistry', () => {
     await reg.close();
   });
 
-  it('[S.sessions-per-client] reserves room, so parallel initializes cannot overshoot the cap', async () => {
+  it('[c3.2.sessions-per-client] reserves room, so parallel initializes cannot overshoot the cap', async () => {
     const closed: string[] = [];
     const reg = new SessionRegistry({ perClient: 2, log: silentLogger, now: () => 0, sweepMs: 3_600_000 });
     const grants = await Promise.all([reg.reserve('evil'), reg.reserve('evil'), reg.reserve('evil')]);

@@ -60,7 +60,7 @@ afterEach(async () => {
   cleanup = [];
 });
 
-describe('[M.list-changed] notifications/tools/list_changed', () => {
+describe('[c3.1.list-changed] notifications/tools/list_changed', () => {
   it('ToolSet tells its listeners only when what a client sees changed', () => {
     const tools = new ToolSet(listed(...BUILT_IN));
     let heard = 0;

@@ -7,7 +7,7 @@ import { FakeClock } from '../../test/helpers/fake-clock.js';
 import { Digest } from './digest.js';
 import { digestMessage } from './message.js';
 
-describe('[N.notify-digest] more than 5 waiting within 10 s', () => {
+describe('[c13.1.digest] more than 5 waiting within 10 s', () => {
   it('tells 5 at once and the rest in one digest at the end of the window', () => {
     const clock = new FakeClock();
     const digests: Array<{ byClient: Map<string, number>; ids: string[] }> = [];

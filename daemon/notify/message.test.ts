@@ -22,7 +22,7 @@ const base: Command = {
   phase: { state: 'awaiting_review' },
 };
 
-describe('[N.notify-formats] events and messages', () => {
+describe('[c13.1.formats] events and messages', () => {
   it('tells waiting once, decided on approve/deny, failed before any reconciliation', () => {
     expect(eventOf(base)).toBe('waiting');
     expect(eventOf({ ...base, version: 2 })).toBeUndefined();
@@ -69,7 +69,7 @@ describe('[N.notify-formats] events and messages', () => {
     ).toBeUndefined();
   });
 
-  it('[S.notify-secrets] leaves argument values out unless include_args, and escapes control characters', () => {
+  it('[c13.1.secrets] leaves argument values out unless include_args, and escapes control characters', () => {
     expect(commandMessage('waiting', base, false, KINDS, 'http://127.0.0.1:1').summary).toBe('Run say');
     const shown = commandMessage('waiting', base, true, KINDS, 'http://127.0.0.1:1').summary;
     expect(shown).toBe('Run say with text="hello\\u001b[2J"');

@@ -22,7 +22,7 @@ function controlled() {
 
 const tick = () => new Promise((r) => setImmediate(r));
 
-describe('[N.notify-queue] the delivery queue', () => {
+describe('[c13.1.queue] the delivery queue', () => {
   it('keeps at most 16 in flight and drops the oldest past 1,000 waiting, logged once with a count', async () => {
     const clock = new FakeClock();
     const log = recorder();

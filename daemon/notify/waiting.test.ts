@@ -30,7 +30,7 @@ function notices(previewed: (c: Command) => boolean) {
   return { clock, told, w };
 }
 
-describe('[N.notify-once] exactly one waiting message per start of waiting', () => {
+describe('[c13.1.once] exactly one waiting message per start of waiting', () => {
   it('a command with no preview is told at once, and once', () => {
     const { told, w } = notices(() => false);
     w.waiting(cmd('a'));

@@ -18,7 +18,7 @@ const grant = {
   owner: 'owner',
 };
 
-describe('[S.oauth-tokens] ConsentBook', () => {
+describe('[c15.tokens] ConsentBook', () => {
   it('a code works once, and not after 60 s', () => {
     let now = 0;
     const book = new ConsentBook(() => now);
@@ -50,7 +50,7 @@ describe('[S.oauth-tokens] ConsentBook', () => {
     expect(book.pending(p.id)).toBeUndefined();
   });
 
-  it('[S.oauth-flood] at most 100 wait: the oldest unopened gives way, an opened one never', () => {
+  it('[c15.flood] at most 100 wait: the oldest unopened gives way, an opened one never', () => {
     const book = new ConsentBook(() => 0);
     const req = {
       client,

@@ -114,7 +114,7 @@ describe('which addresses are public', () => {
   });
 });
 
-describe('[S.oauth-ssrf] the CIMD fetch refuses what a hostile client_id aims at', () => {
+describe('[c15.ssrf] the CIMD fetch refuses what a hostile client_id aims at', () => {
   const strict = { allowLoopback: false };
 
   it('refuses loopback, private, link-local and metadata-service addresses before connecting', async () => {
@@ -191,7 +191,7 @@ describe('[S.oauth-ssrf] the CIMD fetch refuses what a hostile client_id aims at
   });
 });
 
-describe('[S.oauth-ssrf] a Client ID Metadata Document', () => {
+describe('[c15.ssrf] a Client ID Metadata Document', () => {
   const store = new Store(join(mkdtempSync(join(tmpdir(), 'ogf-cimd-')), 'broker.db'));
   afterAll(() => store.close());
   const clients = new Clients({ store: store.oauth, allowLoopback: true });

@@ -37,7 +37,7 @@ function setup(kept: Set<string> = new Set()) {
 
 const unknown = (p: Promise<unknown>) => expect(p).rejects.toBeInstanceOf(OAuthError);
 
-describe('[S.oauth-flood] uncompleted registrations', () => {
+describe('[c15.flood] uncompleted registrations', () => {
   it('are removed 10 minutes after they were made, unless the owner allowed one of them', async () => {
     const { clock, clients, register } = setup();
     const idle = await register();

@@ -8,6 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../base/index.js';
+import { sendJson } from '../http/index.js';
 import { OAuthError } from './clients.js';
 import type { OAuthServer } from './server.js';
 
@@ -26,16 +27,7 @@ function send(
   body: unknown,
   headers: Record<string, string> = {},
 ): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': String(Buffer.byteLength(text)),
-    'cache-control': 'no-store',
-    pragma: 'no-cache',
-    ...CORS,
-    ...headers,
-  });
-  res.end(text);
+  sendJson(res, status, body, { pragma: 'no-cache', ...CORS, ...headers });
 }
 
 function sendError(res: ServerResponse, e: OAuthError): void {

@@ -24,7 +24,7 @@ import { auditAnswer, searchOf } from './audit-frame.js';
 import type { FanOut } from './fanout.js';
 import type { ReplyCode } from './messages.js';
 import { approvalEvidence, approveChallenge, type PasskeyAnswer, passkeyFrame } from './passkey-actions.js';
-import type { PasskeyDesk } from './passkey-desk.js';
+import type { PasskeyCeremonies } from './passkey-ceremonies.js';
 import { type ClientFrame, HISTORY_DEFAULT, parseClientFrame } from './protocol.js';
 import type { Owner, OwnerRegistry } from './registry.js';
 import type { OwnerContext } from './setup.js';
@@ -38,7 +38,7 @@ export interface ActionDeps {
   owners: OwnerRegistry;
   out: FanOut;
   /** Contract 13.3: passkeys, approval challenges, ceremonies. */
-  passkeys: PasskeyDesk;
+  passkeys: PasskeyCeremonies;
 }
 
 /** Acts on one frame from `owner`. A broker failure closes that owner's socket (1011) and is logged. */

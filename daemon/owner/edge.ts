@@ -14,7 +14,7 @@ import type { OwnerCredential } from '../tokens/index.js';
 import { OwnerHub, type OwnerHubOptions } from './hub.js';
 import { loginRoutes } from './login.js';
 import { oauthOffRoute, oauthOwnerRoutes } from './oauth-routes.js';
-import { challengeTtlMs, PasskeyDesk } from './passkey-desk.js';
+import { challengeTtlMs, PasskeyCeremonies } from './passkey-ceremonies.js';
 import { passkeyLoginRoutes } from './passkey-login.js';
 import { pushKeyRoute } from './push-key.js';
 import { OwnerSessions, SESSION_TTL_MS } from './sessions.js';
@@ -78,7 +78,12 @@ export function createOwnerEdge(ctx: OwnerContext, opts: OwnerEdgeOptions = {}, 
   );
   // Contract 13.3: passkeys belong to public_url's host or to localhost on the daemon's port.
   const port = () => Number(new URL(ctx.origins.url()).port);
-  const passkeys = new PasskeyDesk(ctx.passkeys, ctx.config.public_url, port, challengeTtlMs(ctx.log, env));
+  const passkeys = new PasskeyCeremonies(
+    ctx.passkeys,
+    ctx.config.public_url,
+    port,
+    challengeTtlMs(ctx.log, env),
+  );
   const hub = new OwnerHub(
     ctx,
     sessions,

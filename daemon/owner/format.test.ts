@@ -20,7 +20,7 @@ const base: View = {
   phase: 'awaiting_review',
 };
 
-describe('[S.terminal-escaped] formatView (contract 5)', () => {
+describe('[c5.terminal-escaped] formatView (contract 5)', () => {
   it('prints a plain command as before: header, summary, argv, deadline', () => {
     expect(formatView({ ...base, justification: 'tidy up' }).split('\n')).toEqual([
       'c_abcdefgh12345678  PENDING (awaiting review)  client local  v1',
@@ -57,7 +57,7 @@ describe('[S.terminal-escaped] formatView (contract 5)', () => {
   });
 });
 
-describe("[F.nodes-list] list names each command's node once several nodes' commands are shown (contract 16)", () => {
+describe("[c16.nodes-list] list names each command's node once several nodes' commands are shown (contract 16)", () => {
   it('one node (or commands from before nodes) stays uncluttered; two nodes are marked', () => {
     const a = { ...base, node: 'laptop' };
     const b = { ...base, id: 'c_bbbbbbbb12345678', node: 'build-1' };

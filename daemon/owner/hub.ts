@@ -27,7 +27,7 @@ import { onOwnerFrame } from './actions.js';
 import { FanOut } from './fanout.js';
 import { startHeartbeat, watchPongs } from './heartbeat.js';
 import { PROTOCOL } from './messages.js';
-import type { PasskeyDesk } from './passkey-desk.js';
+import type { PasskeyCeremonies } from './passkey-ceremonies.js';
 import { type Owner, OwnerRegistry } from './registry.js';
 import type { OwnerSessions, SessionEnd } from './sessions.js';
 import { type OwnerContext, watchSetup } from './setup.js';
@@ -51,14 +51,14 @@ export class OwnerHub {
   readonly upgrade: UpgradeRoute;
   readonly #unsubscribe: () => void;
   readonly #stopHeartbeat: () => void;
-  readonly #passkeys: PasskeyDesk;
+  readonly #passkeys: PasskeyCeremonies;
   #closed = false;
 
   constructor(
     ctx: OwnerContext,
     sessions: OwnerSessions,
     throttle: LoginThrottle,
-    passkeys: PasskeyDesk,
+    passkeys: PasskeyCeremonies,
     opts: OwnerHubOptions = {},
   ) {
     this.#ctx = ctx;

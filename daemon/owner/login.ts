@@ -15,7 +15,7 @@
  * server there that received the cookie.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { EdgeContext, HttpRoute } from '../http/index.js';
+import { type EdgeContext, type HttpRoute, sendJson } from '../http/index.js';
 import type { OwnerCredential } from '../tokens/index.js';
 import { OwnerSessions } from './sessions.js';
 import { securityHeaders, sendPage } from './static.js';
@@ -30,14 +30,7 @@ export function json(
   body: unknown,
   extra: Record<string, string> = {},
 ) {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': String(Buffer.byteLength(text)),
-    ...securityHeaders(req),
-    ...extra,
-  });
-  res.end(text);
+  sendJson(res, status, body, { ...securityHeaders(req), ...extra });
 }
 
 export function refuse(

@@ -10,23 +10,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HttpRoute } from '../http/index.js';
 import type { OAuthServer } from '../oauth/index.js';
-import { PANEL_KEY_HEADER } from './login.js';
+import { json, PANEL_KEY_HEADER } from './login.js';
 import type { OwnerSessions } from './sessions.js';
 import type { OwnerContext } from './setup.js';
-import { securityHeaders, sendPage } from './static.js';
+import { sendPage } from './static.js';
 
 const BODY_MAX = 4096;
 const CONSENT_RE = /^\/owner\/oauth\/consent\/([A-Za-z0-9_-]{1,64})$/;
-
-function json(req: IncomingMessage, res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': String(Buffer.byteLength(text)),
-    ...securityHeaders(req),
-  });
-  res.end(text);
-}
 
 function refuse(
   req: IncomingMessage,

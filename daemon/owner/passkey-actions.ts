@@ -15,7 +15,7 @@ import type { EdgeContext } from '../http/index.js';
 import { beginRegistration, checkApproval, finishRegistration } from '../passkeys/index.js';
 import type { OwnerCredential } from '../tokens/index.js';
 import type { ServerMessage } from './messages.js';
-import type { PasskeyDesk } from './passkey-desk.js';
+import type { PasskeyCeremonies } from './passkey-ceremonies.js';
 import type { ApproveChallengeFrame, ApproveFrame, PasskeyFrame } from './protocol.js';
 import type { Owner } from './registry.js';
 
@@ -35,7 +35,7 @@ export type PasskeyAnswer =
 
 export interface PasskeyDeps {
   ctx: EdgeContext;
-  desk: PasskeyDesk;
+  desk: PasskeyCeremonies;
 }
 
 function refuse(message: string): PasskeyAnswer {

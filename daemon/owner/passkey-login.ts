@@ -12,12 +12,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HttpRoute } from '../http/index.js';
 import { BODY_MAX, json, type LoginDeps, ownOrigin, readBody, refuse, viaPublicUrl } from './login.js';
-import type { PasskeyDesk } from './passkey-desk.js';
+import type { PasskeyCeremonies } from './passkey-ceremonies.js';
 
 /** A sign-in answer is a few KiB of base64url. */
 const ANSWER_MAX = 16 * 1024;
 
-function relyingParty(desk: PasskeyDesk, deps: LoginDeps, req: IncomingMessage, res: ServerResponse) {
+function relyingParty(desk: PasskeyCeremonies, deps: LoginDeps, req: IncomingMessage, res: ServerResponse) {
   if (!ownOrigin(deps.ctx, req)) {
     refuse(req, res, 403, 'Forbidden', 'Origin: passkeys sign in from the daemon’s own pages only');
     return undefined;
@@ -50,7 +50,7 @@ async function jsonBody(req: IncomingMessage, res: ServerResponse, max: number):
   }
 }
 
-async function signIn(desk: PasskeyDesk, deps: LoginDeps, req: IncomingMessage, res: ServerResponse) {
+async function signIn(desk: PasskeyCeremonies, deps: LoginDeps, req: IncomingMessage, res: ServerResponse) {
   const { ctx, sessions, throttle } = deps;
   const rp = relyingParty(desk, deps, req, res);
   if (rp === undefined) return;
@@ -105,7 +105,7 @@ async function signIn(desk: PasskeyDesk, deps: LoginDeps, req: IncomingMessage, 
 }
 
 /** `POST /login/passkey/options` and `POST /login/passkey`. */
-export function passkeyLoginRoutes(deps: LoginDeps, desk: PasskeyDesk): HttpRoute[] {
+export function passkeyLoginRoutes(deps: LoginDeps, desk: PasskeyCeremonies): HttpRoute[] {
   return [
     async (req, res, url) => {
       if (req.method !== 'POST') return false;

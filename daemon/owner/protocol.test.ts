@@ -25,7 +25,7 @@ describe('parseClientFrame (contract 5)', () => {
     expect(parseClientFrame('{"type":"history","req_id":"5"}').ok).toBe(true);
   });
 
-  it('[S.owner-frames-bounded] accepts args {req_id, id} and names what is wrong with one', () => {
+  it('[c5.owner-frames-bounded] accepts args {req_id, id} and names what is wrong with one', () => {
     expect(parseClientFrame('{"type":"args","req_id":"6","id":"c_abcdefgh"}')).toEqual({
       ok: true,
       frame: { type: 'args', req_id: '6', id: 'c_abcdefgh' },
@@ -38,7 +38,7 @@ describe('parseClientFrame (contract 5)', () => {
     );
   });
 
-  it('[F.grant-node] grant and approve … grant take an optional node: a node name or *, nothing else', () => {
+  it('[c16.grant-node] grant and approve … grant take an optional node: a node name or *, nothing else', () => {
     const grant = (node: unknown) =>
       JSON.stringify({ type: 'grant', req_id: 'g', command: 'say', client: '*', ttl_s: 600, node });
     expect(parseClientFrame(grant('alpha')).ok).toBe(true);

@@ -4,24 +4,16 @@
  * `{"public_key":"<base64url>"}`; 404 when Web Push is not available.
  */
 import type { HttpRoute } from '../http/index.js';
+import { json } from './login.js';
 import type { OwnerContext } from './setup.js';
-import { securityHeaders } from './static.js';
 
 export function pushKeyRoute(ctx: OwnerContext): HttpRoute {
   return (req, res, url) => {
     if (url.pathname !== '/owner/push-key' || (req.method !== 'GET' && req.method !== 'HEAD')) return false;
     const key = ctx.push?.publicKey;
-    const body = JSON.stringify(
-      key === undefined
-        ? { error: { code: 'NotFound', message: 'Web Push is not available' } }
-        : { public_key: key },
-    );
-    res.writeHead(key === undefined ? 404 : 200, {
-      'Content-Type': 'application/json; charset=utf-8',
-      'Content-Length': String(Buffer.byteLength(body)),
-      ...securityHeaders(req),
-    });
-    res.end(req.method === 'HEAD' ? undefined : body);
+    if (key === undefined)
+      json(req, res, 404, { error: { code: 'NotFound', message: 'Web Push is not available' } });
+    else json(req, res, 200, { public_key: key });
     return true;
   };
 }

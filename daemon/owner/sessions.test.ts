@@ -26,7 +26,7 @@ describe('OwnerSessions', () => {
     expect(readCookies(undefined, SESSION_COOKIE)).toEqual([]);
   });
 
-  it('[S.owner-key] a cookie planted before the real one (another local server, a longer Path) does not shadow it', () => {
+  it('[c5.owner-key] a cookie planted before the real one (another local server, a longer Path) does not shadow it', () => {
     const s = new OwnerSessions(() => 0);
     const { id, key } = s.create(OWNER);
     const planted = s.create(ALICE);
@@ -63,7 +63,7 @@ describe('OwnerSessions', () => {
     expect(s.session(withCookie(later.id))).toBeUndefined();
   });
 
-  it('[S.owner-key] authenticates only the cookie together with its own session’s panel key', () => {
+  it('[c5.owner-key] authenticates only the cookie together with its own session’s panel key', () => {
     const s = new OwnerSessions(() => 0);
     const a = s.create(OWNER);
     const b = s.create(ALICE);
@@ -83,7 +83,7 @@ describe('OwnerSessions', () => {
     expect(s.authenticate(withCookie(a.id), 'x'.repeat(10_000))).toBeUndefined();
   });
 
-  it('[S.logout-closes] tells its listeners when a session is logged out, expires (sweep) or is evicted', () => {
+  it('[c5.logout-closes] tells its listeners when a session is logged out, expires (sweep) or is evicted', () => {
     let now = 0;
     const s = new OwnerSessions(() => now, 2 * HOUR);
     const ended = recording(s);

@@ -25,7 +25,7 @@ function gate(maxWaiting = 256) {
   return { t, holds, checked, outcomes, attempt, settle };
 }
 
-describe('[S.login-throttle] LoginThrottle', () => {
+describe('[c5.login-throttle] LoginThrottle', () => {
   it('checks at most 4 at a time, FIFO; a wrong one holds its slot until its hold ends', async () => {
     const g = gate();
     for (let i = 1; i <= 10; i++) void g.attempt(`w${i}`, false);

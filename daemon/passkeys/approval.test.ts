@@ -67,7 +67,7 @@ function setup() {
   return { book, store, key, check, tick: (ms: number) => (now += ms) };
 }
 
-describe('[S.passkey-challenge] an approval assertion (contract 13.3)', () => {
+describe('[c13.3.challenge] an approval assertion (contract 13.3)', () => {
   it('verified: kept with the canonical JSON and nonce; the kept record verifies offline', async () => {
     const { book, key, check } = setup();
     const issued = book.issue('owner', subject);
@@ -146,7 +146,7 @@ describe('[S.passkey-challenge] an approval assertion (contract 13.3)', () => {
   });
 });
 
-describe('[S.passkey-recorded] the key must be one the audit record added (contract 13.3 (v4))', () => {
+describe('[c13.3.recorded] the key must be one the audit record added (contract 13.3 (v4))', () => {
   it('[attack] a row in the table that no entry added: refused, and the challenge is spent', async () => {
     const { book, store, check } = setup();
     const theirs = new SoftAuthenticator('localhost', `http://localhost:${PORT}`);

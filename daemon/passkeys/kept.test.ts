@@ -32,7 +32,7 @@ function kept(a = new SoftAuthenticator(), opts: { uv?: boolean } = {}): KeptAss
   };
 }
 
-describe('[S.passkey-kept] verifyKeptAssertion (contract 13.3: checked offline from the audit record)', () => {
+describe('[c13.3.kept] verifyKeptAssertion (contract 13.3: checked offline from the audit record)', () => {
   it('the canonical JSON is RFC 8785 (sorted keys, no spaces) with action approve', () => {
     expect(canonicalApproval(subject)).toBe(
       '{"action":"approve","args":{"n":2,"target":"prod"},"client":"local","command":"deploy","id":"c_abc","version":3}',

@@ -19,7 +19,7 @@ function book(entries: RuleEntry[], lines: unknown[] = [], clock = new FakeClock
   return new RuleBook(compiled.rules, { log: (...a: unknown[]) => lines.push(a) }, clock);
 }
 
-describe('[P.rules-decide] the rule book: first true decides', () => {
+describe('[c11.decide] the rule book: first true decides', () => {
   const rules: RuleEntry[] = [
     { id: 'no-x', when: "args.text == 'x'", decision: 'deny', note: 'not x' },
     { id: 'two', when: "args.text.startsWith('deploy')", decision: 'ask', approvals: 2 },
@@ -38,7 +38,7 @@ describe('[P.rules-decide] the rule book: first true decides', () => {
     expect(book([]).decide(facts({}))).toEqual({ kind: 'none', failClosed: false });
   });
 
-  it('[P.rules-fail-closed] a failing deny rule marks the verdict; a failing allow is just not true', () => {
+  it('[c11.fail-closed] a failing deny rule marks the verdict; a failing allow is just not true', () => {
     const b = book([
       { id: 'bad-allow', when: 'args.n > 1', decision: 'allow' },
       { id: 'bad-deny', when: "args.missing == 'y'", decision: 'deny' },
@@ -47,7 +47,7 @@ describe('[P.rules-decide] the rule book: first true decides', () => {
     expect(b.decide(facts({ n: 'not a number' }))).toEqual({ kind: 'allow', rule: 'all', failClosed: true });
   });
 
-  it('[P.rules-fail-closed] logs a failing rule once per rule per minute', () => {
+  it('[c11.fail-closed] logs a failing rule once per rule per minute', () => {
     const lines: unknown[] = [];
     const clock = new FakeClock();
     const b = book([{ id: 'bad', when: "args.missing == 'y'", decision: 'deny' }], lines, clock);
@@ -62,7 +62,7 @@ describe('[P.rules-decide] the rule book: first true decides', () => {
     expect(lines).toHaveLength(2);
   });
 
-  it('[P.rules-config] refuses repeated ids, approvals without ask and bad expressions, naming the id', () => {
+  it('[c11.bad-rule] refuses repeated ids, approvals without ask and bad expressions, naming the id', () => {
     expect(
       compileRules([
         { id: 'a', when: 'true', decision: 'deny' },

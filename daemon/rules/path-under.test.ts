@@ -15,7 +15,7 @@ function under(p: string, dir: string): boolean | 'error' {
   }
 }
 
-describe('[P.path-under] path_under (contract 11, v4)', () => {
+describe('[c11.path-under] path_under (contract 11, v4)', () => {
   const dir = '/home/u/notes/drafts';
   it.each([
     ['/home/u/notes/drafts', true, 'the folder itself'],
@@ -136,7 +136,7 @@ describe('[P.path-under] path_under (contract 11, v4)', () => {
   });
 });
 
-describe('[P.path-under] path_under with links resolved (a stdio upstream on this machine, contract 11 v4)', () => {
+describe('[c11.path-under] path_under with links resolved (a stdio upstream on this machine, contract 11 v4)', () => {
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'ogf-path-under-')));
   for (const d of ['drafts', 'outside', 'café', 'private']) mkdirSync(join(root, d));
   symlinkSync(join(root, 'outside'), join(root, 'drafts', 'link'));
@@ -193,7 +193,7 @@ describe('[P.path-under] path_under with links resolved (a stdio upstream on thi
   });
 });
 
-describe('[P.path-under] path_under in a rule: what CEL hands it', () => {
+describe('[c11.path-under] path_under in a rule: what CEL hands it', () => {
   const facts = (args: Record<string, unknown>): RuleFacts => ({
     client: 'c',
     command: 'notes__read_text_file',

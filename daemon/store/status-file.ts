@@ -5,9 +5,9 @@
  * 0600) when the daemon opens the database and at each change of its availability (open.ts), removed on
  * clean exit with daemon.json, like upstreams.json and rules.json. Never holds the URL.
  */
-import { readFileSync, renameSync, unlinkSync } from 'node:fs';
+import { readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { writePrivateFileExclusive } from '../datadir/index.js';
+import { writeStatusFile } from '../datadir/index.js';
 
 export interface DatabaseStatus {
   /** The daemon that wrote it: status trusts the file only for the daemon daemon.json names. */
@@ -34,9 +34,7 @@ export function writeDatabaseStatus(
 ): void {
   const path = databaseStatusPath(dataDir);
   const status: DatabaseStatus = { pid, available, since, ...(error === undefined ? {} : { error }) };
-  const tmp = `${path}.${pid}.tmp`;
-  writePrivateFileExclusive(tmp, `${JSON.stringify(status)}\n`);
-  renameSync(tmp, path);
+  writeStatusFile(path, pid, status);
 }
 
 /** What the daemon `pid` last wrote, or undefined (no file, another daemon's, unreadable). */

@@ -24,7 +24,7 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-describe('[F.cli-store] which store a data dir’s daemon uses (contract 16 v4)', () => {
+describe('[c16.cli-store] which store a data dir’s daemon uses (contract 16 v4)', () => {
   it('no mark: broker.db; a URL in this shell: the database', () => {
     const d = dir();
     expect(storeOf({ dataDir: d, database_url: null })).toEqual({ kind: 'sqlite', db: join(d, 'broker.db') });

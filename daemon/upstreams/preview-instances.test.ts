@@ -75,8 +75,8 @@ async function echo(previews: PreviewInstances, text: string): Promise<unknown> 
   }
 }
 
-describe('[P.idle] preview instances', () => {
-  it('[P.idle] one is started on demand, shared, and stopped after 60 s without a preview call', async () => {
+describe('[c12.idle] preview instances', () => {
+  it('[c12.idle] one is started on demand, shared, and stopped after 60 s without a preview call', async () => {
     const { clock, lines, pids, previews } = world();
     expect(previews.running).toBe(0);
     expect(JSON.stringify(await echo(previews, 'one'))).toContain('one');
@@ -107,7 +107,7 @@ describe('[P.idle] preview instances', () => {
     await previews.close();
   });
 
-  it('[P.idle] after a call that got no answer in time, new calls go to a fresh instance; the stuck one stops 2 s after its last call', async () => {
+  it('[c12.idle] after a call that got no answer in time, new calls go to a fresh instance; the stuck one stops 2 s after its last call', async () => {
     const { clock, pids, previews } = world();
     const first = await previews.lease('u', config('ok'));
     if (!first.ok) throw new Error(first.why);
@@ -129,7 +129,7 @@ describe('[P.idle] preview instances', () => {
     await previews.close();
   });
 
-  it('[P.idle] an instance that dies fails its lease; stderr is logged as the preview instance', async () => {
+  it('[c12.idle] an instance that dies fails its lease; stderr is logged as the preview instance', async () => {
     const { lines, previews } = world();
     const r = await previews.lease('u', config('exit-at-start'));
     expect(r.ok).toBe(false);

@@ -13,7 +13,7 @@ const config: UpstreamConfig = {
 };
 
 describe('UpstreamRegistry backoff', () => {
-  it('[U.restart] an upstream that keeps failing is tried again after 1 s, doubling up to 60 s', async () => {
+  it('[c7.restart] an upstream that keeps failing is tried again after 1 s, doubling up to 60 s', async () => {
     const clock = new FakeClock();
     const attempts: number[] = [];
     const registry = new UpstreamRegistry({

@@ -1,10 +1,9 @@
 /**
  * `<data-dir>/upstreams.json`: each upstream's state as the running daemon sees it, for `ogf-broker status`
  * (contract 1.1 (v2): connected with N tools / down and why). Written whole (temp file + rename, 0600) on
- * every change and removed on clean exit with daemon.json; it never holds a header value or an env value.
+ * every change (datadir/status-file.ts) and removed on clean exit with daemon.json; it never holds a header value or an env value.
  */
-import { readFileSync, renameSync, unlinkSync } from 'node:fs';
-import { writePrivateFileExclusive } from '../datadir/index.js';
+import { readStatusFile, removeStatusFile, writeStatusFile } from '../datadir/index.js';
 import type { UpstreamStatus } from './registry.js';
 
 /** One upstream's line in the file: the registry's state plus how many of its tools are exposed. */
@@ -33,29 +32,17 @@ export function withExposed(
 }
 
 export function writeUpstreamStatus(path: string, pid: number, status: readonly UpstreamStatusLine[]): void {
-  const tmp = `${path}.${pid}.tmp`;
-  writePrivateFileExclusive(tmp, `${JSON.stringify({ pid, upstreams: status }, null, 2)}\n`);
-  renameSync(tmp, path);
+  writeStatusFile(path, pid, { upstreams: status });
 }
 
 /** The states the daemon `pid` last wrote, or undefined when the file is missing or another daemon's. */
 export function readUpstreamStatus(path: string, pid: number): UpstreamStatusLine[] | undefined {
-  try {
-    const data = JSON.parse(readFileSync(path, 'utf8')) as { pid?: unknown; upstreams?: unknown };
-    return data.pid === pid && Array.isArray(data.upstreams)
-      ? (data.upstreams as UpstreamStatusLine[])
-      : undefined;
-  } catch {
-    return undefined;
-  }
+  const upstreams = readStatusFile(path, pid)?.upstreams;
+  return Array.isArray(upstreams) ? (upstreams as UpstreamStatusLine[]) : undefined;
 }
 
 export function removeUpstreamStatus(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch {
-    // Already gone.
-  }
+  removeStatusFile(path);
 }
 
 /**

@@ -7,7 +7,7 @@ function nest(depth: number, inner: unknown): unknown {
   return v;
 }
 
-describe('[S.upstream-args-bounded] the depth and size bounds of an upstream call (issue 19)', () => {
+describe('[c7.args-bounded] the depth and size bounds of an upstream call (issue 19)', () => {
   it('accepts 32 levels of arrays and objects, refuses 33, naming the argument, the limit and where', () => {
     expect(argumentBoundsError({ a: nest(MAX_ARG_DEPTH, 'x') })).toBeUndefined();
     expect(argumentBoundsError({ a: nest(MAX_ARG_DEPTH + 1, 'x') })).toBe(

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { CompiledSchema } from './schema.js';
 import { SchemaCompiler } from './schema-compiler.js';
 
-describe('[S.upstream-cost] schemas compile in the background, the upstreams taking turns', () => {
+describe('[c7.cost] schemas compile in the background, the upstreams taking turns', () => {
   it('answers undefined until its turn, then the result; a sweep drops what is no longer listed', async () => {
     let ready = 0;
     const compiler = new SchemaCompiler(() => ready++);

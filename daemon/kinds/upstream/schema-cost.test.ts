@@ -35,7 +35,7 @@ function refBomb(refs: number, props: number): Record<string, unknown> {
   return { type: 'object', properties, $defs: { leaf: { type: 'object', properties: leaf } } };
 }
 
-describe('[S.upstream-cost] an upstream schema’s size is bounded before it is compiled', () => {
+describe('[c7.cost] an upstream schema’s size is bounded before it is compiled', () => {
   it('refuses more subschemas, refs or levels than the bounds, saying which', () => {
     const props = (n: number) =>
       Object.fromEntries(Array.from({ length: n }, (_, i) => [`p${i}`, { type: 'string' }]));
@@ -103,7 +103,7 @@ describe('[S.upstream-cost] an upstream schema’s size is bounded before it is 
   });
 });
 
-describe('[S.upstream-cost] checking one call’s arguments has a step budget', () => {
+describe('[c7.cost] checking one call’s arguments has a step budget', () => {
   it('refuses a value evaluated 2^26 times at the budget, naming it; a smaller fan-out is checked', () => {
     const big = compiled(fanout(26));
     expect(big({ x: 1 })).toEqual({
@@ -162,7 +162,7 @@ describe('[S.upstream-cost] checking one call’s arguments has a step budget', 
   });
 });
 
-describe('[S.upstream-cost] uniqueItems is checked in linear time, with JSON Schema’s equality', () => {
+describe('[c7.cost] uniqueItems is checked in linear time, with JSON Schema’s equality', () => {
   const v = compiled({ type: 'object', properties: { a: { type: 'array', uniqueItems: true } } });
 
   it('accepts 20,000 distinct objects and finds the duplicate whatever its keys’ order', () => {

@@ -9,7 +9,7 @@ function compiled(schema: Record<string, unknown>): Validate {
 
 const valid = (v: Validate, input: unknown) => v(input).valid;
 
-describe('[S.linear-patterns] upstream inputSchema patterns run on RE2', () => {
+describe('[c1.3.linear-patterns] upstream inputSchema patterns run on RE2', () => {
   it('answers a catastrophic pattern at once, whatever the length', () => {
     // On a backtracking engine each extra 'a' doubles the time; 5000 of them would never finish.
     const v = compiled({ type: 'string', pattern: '^(a+)+$' });
@@ -50,7 +50,7 @@ describe('[S.linear-patterns] upstream inputSchema patterns run on RE2', () => {
   });
 });
 
-describe('[U.exposed] upstream inputSchemas compile each on its own, as the SDK would', () => {
+describe('[c7.exposed] upstream inputSchemas compile each on its own, as the SDK would', () => {
   it('validates two schemas with one $id as themselves', () => {
     const same = (type: string) => ({
       $id: 'urn:ogf-test:same',
@@ -82,7 +82,7 @@ describe('[U.exposed] upstream inputSchemas compile each on its own, as the SDK 
     });
   });
 
-  it('[S.upstream-cost] treats formats as annotations, names the field, and never changes the arguments', () => {
+  it('[c7.cost] treats formats as annotations, names the field, and never changes the arguments', () => {
     const v = compiled({
       type: 'object',
       properties: { to: { type: 'string', format: 'email' }, n: { type: 'integer', default: 3 } },

@@ -37,7 +37,7 @@ function tmpDb(): string {
   return join(mkdtempSync(join(tmpdir(), 'ogf-audit-')), 'broker.db');
 }
 
-describe('[S.audit-chain] the hash chain in broker.db', () => {
+describe('[c14.chain] the hash chain in broker.db', () => {
   it('chains every append in order, with the contract’s events and actors', () => {
     const path = tmpDb();
     const store = new Store(path);

@@ -72,7 +72,7 @@ function walked(path: string): { pairs: Array<[string | null, string | null]>; s
 
 const rowsOf = (path: string) => readAuditChain(path)!.rows.map((r) => [r.entry, r.hash]);
 
-describe('[S.audit-verify] the walk of broker.db', () => {
+describe('[c14.verify] the walk of broker.db', () => {
   it('hands over every row as readAuditChain reads it, across chunks, and stops at one it cannot', async () => {
     const path = await record(2500);
     const whole = walked(path);

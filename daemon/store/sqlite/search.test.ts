@@ -32,7 +32,7 @@ function command(id: string, client: string, word: string, extra: Partial<Comman
   } as Command;
 }
 
-describe('[S.audit-search] the history search', () => {
+describe('[c14.search] the history search', () => {
   it('finds text anywhere it is promised, through the indexes', () => {
     const path = join(mkdtempSync(join(tmpdir(), 'ogf-search-')), 'broker.db');
     // A file of the previous version with one command: the migration indexes it.

@@ -46,8 +46,8 @@ async function preview(answers: Record<string, unknown>, readOnly = true) {
   return { p, calls };
 }
 
-describe('[P.file-info] get_file_info first', () => {
-  it('[P.file-info] reads a regular file of at most 1 MiB', async () => {
+describe('[c12.file-info] get_file_info first', () => {
+  it('[c12.file-info] reads a regular file of at most 1 MiB', async () => {
     const { p, calls } = await preview({
       get_file_info: text(info(1024 * 1024, true)),
       read_text_file: text('old\n'),
@@ -56,7 +56,7 @@ describe('[P.file-info] get_file_info first', () => {
     expect(calls).toEqual(['get_file_info', 'read_text_file']);
   });
 
-  it('[P.file-info] never reads a larger file, a FIFO or a directory, and says why', async () => {
+  it('[c12.file-info] never reads a larger file, a FIFO or a directory, and says why', async () => {
     const big = await preview({ get_file_info: text(info(1024 * 1024 + 1, true)) });
     expect(big.p).toMatchObject({
       status: 'failed',
@@ -70,7 +70,7 @@ describe('[P.file-info] get_file_info first', () => {
     for (const r of [big, fifo]) expect(r.calls).toEqual(['get_file_info']);
   });
 
-  it('[P.file-info] no file is a new file, read by nobody; other errors and unknown answers fail', async () => {
+  it('[c12.file-info] no file is a new file, read by nobody; other errors and unknown answers fail', async () => {
     const missing = await preview({
       get_file_info: text("ENOENT: no such file or directory, stat '/n/f'", true),
     });
@@ -89,7 +89,7 @@ describe('[P.file-info] get_file_info first', () => {
     for (const r of [denied, vague]) expect(r.calls).toEqual(['get_file_info']);
   });
 
-  it('[P.readonly] a get_file_info not annotated read-only is never called', async () => {
+  it('[c12.readonly] a get_file_info not annotated read-only is never called', async () => {
     const { p, calls } = await preview({}, false);
     expect(p.status).toBe('failed');
     expect(calls).toEqual([]);

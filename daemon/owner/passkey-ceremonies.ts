@@ -1,5 +1,5 @@
 /**
- * What the owner edge keeps for passkeys (contract 13.3): the owners' passkeys (the store's port), the
+ * The passkey ceremonies of the owner edge (contract 13.3): the owners' passkeys (the store's port), the
  * approval challenges handed out (120 s, once), the sign-in challenges of the login page, and each socket's
  * open "add a passkey" ceremony. Memory only besides the store: a restart can refuse a ceremony, never
  * allow one.
@@ -33,7 +33,7 @@ export function challengeTtlMs(log: Logger, env: NodeJS.ProcessEnv): number {
   return APPROVAL_CHALLENGE_TTL_MS;
 }
 
-export class PasskeyDesk {
+export class PasskeyCeremonies {
   readonly store: PasskeyStore;
   readonly approvals: ApprovalChallenges;
   readonly signIns: SignIns;

@@ -1,5 +1,5 @@
 /**
- * Reaching the owner where they are (contracts 13.1, 13.2, 14): the notification channels hear every
+ * Starts the owner notifications (contracts 13.1, 13.2, 14): the notification channels hear every
  * committed change and send in the background; links point at public_url when there is one (a phone reaches
  * the daemon through it), else at the daemon itself. The VAPID key pair is made at first start and kept; the
  * owners' devices come from the store. Every signed audit checkpoint goes out as a `checkpoint`
@@ -13,7 +13,7 @@ import { awaitsPreview, KINDS } from '../kinds/index.js';
 import { loadVapidKeys, Notifier, type PublishedEvent, PushDevices } from '../notify/index.js';
 import { unwritable } from './unwritable.js';
 
-export interface Reach {
+export interface OwnerNotifications {
   readonly push: PushDevices;
   /** Sends an event raised elsewhere (`config`: app/config-loaded.ts) to the channels that asked for it. */
   publish(e: PublishedEvent): void;
@@ -22,7 +22,7 @@ export interface Reach {
   close(): void;
 }
 
-export async function startReach(o: {
+export async function startOwnerNotifications(o: {
   config: Config;
   paths: DataDir;
   store: Pick<StorePorts, 'push' | 'audits'>;
@@ -30,7 +30,7 @@ export async function startReach(o: {
   baseUrl: () => string;
   env: NodeJS.ProcessEnv;
   log: Logger;
-}): Promise<Reach> {
+}): Promise<OwnerNotifications> {
   const { config, paths, store, log } = o;
   /** The config in force (a reload replaces it); where the daemon lives and its URL need a restart. */
   let now = config;

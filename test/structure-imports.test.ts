@@ -73,6 +73,11 @@ const EXCEPTIONS: Array<[string[], string[], string]> = [
     'the terminal owner commands load the WebSocket client alone, not the owner edge owner/index.ts names (its hub, sessions and tokens load SQLite)',
   ],
   [
+    ['daemon/store/rules/rules.ts'],
+    ['daemon/core/passkey-ledger.ts'],
+    'the stores’ one list of passkey actions is the ledger’s, read from its file: broker.db’s read-only reader loads the rules, and `audit verify` must not load the broker core (bench row 15)',
+  ],
+  [
     ['daemon/commands/audit-walk-parts.ts'],
     ['daemon/audit/walk.ts'],
     'the worker thread of `audit verify`’s walk loads the walk alone, not the audit folder’s export, keys and passkey checks (its start is timed: bench row 15)',

@@ -53,7 +53,7 @@ const EXCEPTIONS: Array<[string[], string[], string]> = [
       'daemon/commands/audit.ts',
       'daemon/commands/policy.ts',
       'daemon/commands/notify.ts',
-      'daemon/commands/audit-walk-thread.ts',
+      'daemon/audit/walk-thread.ts',
       'daemon/commands/usage.ts',
       'daemon/commands/init.ts',
       'daemon/commands/backup.ts',
@@ -78,18 +78,7 @@ const EXCEPTIONS: Array<[string[], string[], string]> = [
     'the stores’ one list of passkey actions is the ledger’s, read from its file: broker.db’s read-only reader loads the rules, and `audit verify` must not load the broker core (bench row 15)',
   ],
   [
-    ['daemon/commands/audit-walk-parts.ts'],
-    ['daemon/audit/walk.ts'],
-    'the worker thread of `audit verify`’s walk loads the walk alone, not the audit folder’s export, keys and passkey checks (its start is timed: bench row 15)',
-  ],
-  [
-    [
-      'daemon/audit/',
-      'daemon/commands/audit.ts',
-      'daemon/commands/audit-verify.ts',
-      'daemon/commands/audit-walk.ts',
-      'daemon/commands/audit-history.ts',
-    ],
+    ['daemon/audit/', 'daemon/commands/audit.ts', 'daemon/commands/audit-verify.ts'],
     [
       'daemon/core/audit-chain.ts',
       'daemon/core/passkey-ledger.ts',

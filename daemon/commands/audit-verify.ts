@@ -3,7 +3,7 @@
  * with or without a running daemon: the data dir's broker.db (opened read-only), or — when the config names
  * a shared PostgreSQL — the chain in that database, or an export file. `ok: N entries, M checkpoints, K
  * passkey approvals verified` (exit 0), or the first bad seq and why (exit 1). **(v4)** On a data dir or the
- * database, a chain found whole is then checked against the history (audit-history.ts): `mismatch: <command
+ * database, a chain found whole is then checked against the history (audit/history-stored.ts): `mismatch: <command
  * id>: <field>` lines, exit 1.
  *
  * Trust: a checkpoint must verify under `--pub` (else the data dir's audit.pub) or a `--key` (another
@@ -24,16 +24,21 @@ import {
   chainFromExport,
   chainFromRows,
   finishWalk,
+  type HistorySource,
+  historyLines,
   joinParts,
   keyFingerprint,
   type NamedKey,
   parseAuditPublicKey,
   readPublicKey,
+  readShared,
   type UnpinnedSigner,
   type VerifyResult,
   verifyChain,
   verifyPasskeyApprovals,
   type Walked,
+  walkDatabase,
+  walkFile,
 } from '../audit/index.js';
 import {
   escapeForTerminal,
@@ -46,8 +51,6 @@ import {
 import { resolveDataDir } from '../datadir/index.js';
 import { readAuditChain } from '../store/sqlite/readonly.js';
 import { databaseUrlOf } from '../store/where.js';
-import { type HistorySource, historyLines } from './audit-history.js';
-import { readShared, walkDatabase, walkFile } from './audit-walk.js';
 
 /** The nodes' published keys that parse (a node that has not published one signs nothing verifiable). */
 export function knownKeysOf(nodes: ReadonlyArray<{ name: string; key: string | null }>): NamedKey[] {
@@ -96,7 +99,7 @@ export async function auditVerify(argv: string[]): Promise<number> {
   };
   const url = dataDir === undefined ? null : await databaseUrlOf(dataDir);
   const publicKey = keyOf();
-  // Checkpoints pin the entries they cover only under a key the user trusts (audit-walk.ts).
+  // Checkpoints pin the entries they cover only under a key the user trusts (audit/walk-threads.ts).
   const trusted = publicKey !== undefined || trustedKeys.length > 0;
   let text: string | undefined;
   let walked: Walked | undefined;
@@ -109,7 +112,7 @@ export async function auditVerify(argv: string[]): Promise<number> {
     } catch (e) {
       throw new UsageError(`--file: cannot read ${file}: ${(e as Error).message}`);
     }
-    // One pass first, over two threads (audit-walk.ts); a record it finds anything off in is read whole below.
+    // One pass first, over two threads (audit/walk-threads.ts); a record it finds anything off in is read whole below.
     const { joined } = await walkFile(bytes, { trusted });
     if (joined !== undefined) walked = finishWalk(joined, undefined, publicKey, { trustedKeys });
     if (walked === undefined) text = bytes.toString('utf8');

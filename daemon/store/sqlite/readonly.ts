@@ -133,7 +133,7 @@ const RANGE_SQL = `SELECT count(*), count(*) FILTER (WHERE typeof(entry) = 'text
 type RangeRow = [number, number, Buffer | null, string | null];
 
 /**
- * broker.db's audit chain read in seq ranges (`audit verify`'s walk, commands/audit-walk.ts): read-only, in
+ * broker.db's audit chain read in seq ranges (`audit verify`'s walk, audit/walk-threads.ts): read-only, in
  * one snapshot per reader, the rows handed over without being held (100,000 entries would be 100,000
  * objects kept alive for the collector to move). Each thread of the walk opens its own.
  */

@@ -1,24 +1,22 @@
 /**
- * `audit verify`'s check of the history against the chain (contract 14 (v4), audit/history-check.ts): what
+ * `audit verify`'s check of the history against the chain (contract 14 (v4), history-check.ts): what
  * the walk folded from every entry, against one read of the commands table and the audit rows whose
  * `command_id` column may have moved an entry between cards, both read in the walk's own snapshot (a
  * running daemon's next change is in neither). Prints `mismatch: <command id>: <field>`, one line each.
  */
 
 import { join } from 'node:path';
+import { escapeForTerminal } from '../base/index.js';
+import type { StoredHistoryRow } from '../store/rows/index.js';
 import {
-  type ChainInput,
   digestOfJson,
-  emptyFolded,
-  type FoldedHistory,
-  HistoryFold,
   type HistoryRow,
   historyMismatches,
   type Mismatch,
   movedLinks,
-} from '../audit/index.js';
-import { escapeForTerminal } from '../base/index.js';
-import type { StoredHistoryRow } from '../store/rows/index.js';
+} from './history-check.js';
+import { emptyFolded, type FoldedHistory, HistoryFold } from './history-fold.js';
+import type { ChainInput } from './verify.js';
 
 /** A command row as broker.db or the shared database hands it (store/rows/history.ts). */
 export type StoredRow = Readonly<StoredHistoryRow>;

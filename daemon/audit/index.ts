@@ -60,6 +60,7 @@ export {
   walkExport,
   walkLines,
 } from './walk.js';
+export { knownKeysOf, type RecordWalk, walkRecord } from './walk-record.js';
 export {
   type DatabaseWalk,
   readShared,
@@ -67,4 +68,5 @@ export {
   type WalkThreads,
   walkDatabase,
   walkFile,
+  walkRanges,
 } from './walk-threads.js';

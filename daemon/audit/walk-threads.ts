@@ -17,7 +17,7 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
 import type { Checkpoint } from '../core/audit-chain.js';
-import { openAuditChain, type StoredHistory } from '../store/sqlite/readonly.js';
+import { type AuditChainReader, openAuditChain, type StoredHistory } from '../store/sqlite/readonly.js';
 import { type Joined, joinParts, type WalkPart } from './walk.js';
 import {
   type FileSource,
@@ -129,13 +129,20 @@ export interface DatabaseWalk {
   history?: StoredHistory;
 }
 
+/** broker.db at `path` walked (walkRanges). */
+export function walkDatabase(path: string, options: WalkOptions): Promise<DatabaseWalk | undefined> {
+  return walkRanges(openAuditChain(path), options);
+}
+
 /**
  * broker.db's audit chain walked in parts of `rows` seqs; undefined when the file holds no chain (absent, or
- * too old). This thread reads every part (one SQLite connection, one snapshot) and walks it, or hands it to
- * the worker while the worker has fewer than AHEAD waiting.
+ * too old: no reader). This thread reads every part (one SQLite connection, one snapshot) and walks it, or
+ * hands it to the worker while the worker has fewer than AHEAD waiting. Closes the reader.
  */
-export async function walkDatabase(path: string, options: WalkOptions): Promise<DatabaseWalk | undefined> {
-  const reader = openAuditChain(path);
+export async function walkRanges(
+  reader: AuditChainReader | undefined,
+  options: WalkOptions,
+): Promise<DatabaseWalk | undefined> {
   if (reader === undefined) return undefined;
   try {
     const last = reader.last();

@@ -13,9 +13,9 @@ import { UsageError } from '../base/index.js';
 import type { Checkpoint, Command } from '../core/index.js';
 import type { NodeKey } from './postgres/index.js';
 import type { StoredHistoryRow } from './rows/index.js';
+import type { AuditRange } from './rules/index.js';
 import {
   type AuditChainReader,
-  type AuditRange,
   newestCommands,
   openAuditChain,
   readAuditChain,

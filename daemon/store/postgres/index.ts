@@ -7,7 +7,6 @@
 export {
   NoAuditChain,
   type NodeKey,
-  type PgAuditRange,
   type PgChainMeta,
   readPgAuditChain,
   readPgHistory,

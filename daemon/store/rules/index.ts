@@ -5,6 +5,7 @@
 export {
   ACTIVE_STATES,
   AUDIT_PAGE,
+  type AuditRange,
   CHECKPOINT_EVERY,
   FINAL_STATES,
   HISTORY_MAX_CHARS,

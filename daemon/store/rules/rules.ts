@@ -80,6 +80,17 @@ export function passkeysForgotten(owner: string, at: string, actor: Actor): Audi
   return { at, actor, action: 'passkeys_removed', detail: { owner, why: 'token rotated' } };
 }
 
+/**
+ * Which audit entries an export holds (`audit export`, contract 14): a time range — the seqs from the first
+ * entry at or after `since` to the last at or before `until`, contiguous, so the export's links verify even
+ * where a clock step put two entries' times out of order — or some commands' entries.
+ */
+export interface AuditRange {
+  since?: string;
+  until?: string;
+  commandIds?: readonly string[];
+}
+
 /** A column the history search compares exactly; `node` is the node that received the command. */
 export type SearchField = 'state' | 'client' | 'node' | 'command';
 

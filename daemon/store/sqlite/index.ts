@@ -5,7 +5,6 @@
  */
 export {
   type AuditChainReader,
-  type AuditRange,
   countOwners,
   countsByState,
   newestCommands,

@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import type { Checkpoint, Command } from '../../core/index.js';
 import type { StoredHistoryRow } from '../rows/index.js';
+import type { AuditRange } from '../rules/index.js';
 import { openReadOnly } from './schema.js';
 
 /**
@@ -250,18 +251,10 @@ export function openAuditChain(path: string): AuditChainReader | undefined {
   };
 }
 
-/** Which entries an export holds: a time range (by seq, contiguous) or some commands' entries. */
-export interface AuditRange {
-  since?: string;
-  until?: string;
-  commandIds?: readonly string[];
-}
-
 function rangeSql(r: AuditRange): { where: string; params: unknown[] } {
   const parts: string[] = [];
   const params: unknown[] = [];
-  // A time range is the seqs from the first entry at or after `since` to the last at or before `until`:
-  // contiguous, so the export's links verify even where a clock step put two entries' times out of order.
+  // What a range means: store/rules/rules.ts AuditRange.
   if (r.since !== undefined) {
     parts.push('seq >= (SELECT COALESCE(MIN(seq), 1e18) FROM audit WHERE at >= ?)');
     params.push(r.since);

@@ -16,6 +16,10 @@ import { searchQuery } from './search.js';
 const TASKS_OF_SQL =
   'SELECT body FROM commands INDEXED BY commands_client_tasks WHERE client = ? AND task IS NOT NULL AND seq < ? ORDER BY seq DESC LIMIT ?';
 
+/** A page of the history before a time (a cursor that is no pending_id), by `commands_created` (issue 19). */
+const HISTORY_BEFORE_TIME_SQL =
+  'SELECT body FROM commands WHERE created_at < ? ORDER BY created_at DESC, seq DESC LIMIT ?';
+
 type Body = { body: string };
 
 function parse(row: unknown): Command | undefined {
@@ -48,9 +52,7 @@ export class SqliteCommands {
       history: db.prepare('SELECT body FROM commands ORDER BY seq DESC LIMIT ?'),
       historyBeforeSeq: db.prepare('SELECT body FROM commands WHERE seq < ? ORDER BY seq DESC LIMIT ?'),
       // By commands_created: a time before every row no longer walks the whole table back (issue 19).
-      historyBeforeTime: db.prepare(
-        'SELECT body FROM commands WHERE created_at < ? ORDER BY created_at DESC, seq DESC LIMIT ?',
-      ),
+      historyBeforeTime: db.prepare(HISTORY_BEFORE_TIME_SQL),
       seqOf: db.prepare('SELECT seq FROM commands WHERE id = ?'),
       taskSeq: db.prepare('SELECT seq FROM commands WHERE id = ? AND client = ? AND task IS NOT NULL'),
       tasksOf: db.prepare(TASKS_OF_SQL),
@@ -187,6 +189,15 @@ export class SqliteCommands {
    */
   retentionScan(afterSeq: number, limit: number): RetentionRow[] {
     return this.#stmts.retentionScan.all(afterSeq, limit) as RetentionRow[];
+  }
+
+  /** The query plan of the history's page before a time (EXPLAIN QUERY PLAN), for the test of its index. */
+  historyPlan(): string[] {
+    return (
+      this.#db.prepare(`EXPLAIN QUERY PLAN ${HISTORY_BEFORE_TIME_SQL}`).all('x', 1) as Array<{
+        detail: string;
+      }>
+    ).map((r) => r.detail);
   }
 
   /** The query plan of the tasks/list query (EXPLAIN QUERY PLAN), for the test that it uses its index. */

@@ -249,6 +249,10 @@ export class Store implements StorePorts {
     return this.#commands.tasksPlan();
   }
 
+  historyPlan(): string[] {
+    return this.#commands.historyPlan();
+  }
+
   counts(): Partial<Record<State, number>> {
     return this.#commands.counts();
   }

@@ -49,8 +49,8 @@ async function main(argv: string[]): Promise<number> {
     case 'doctor':
       return (await import('./commands/doctor.js')).runDoctor(rest);
     case 'audit':
-      // The walk's second thread starts while the command's modules load (audit-walk-thread.ts).
-      if (rest[0] === 'verify') (await import('./commands/audit-walk-thread.js')).startWalkThread();
+      // The walk's second thread starts while the command's modules load (audit/walk-thread.ts).
+      if (rest[0] === 'verify') (await import('./audit/walk-thread.js')).startWalkThread();
       return (await import('./commands/audit.js')).runAudit(rest);
     case 'reload':
       return (await import('./commands/reload.js')).runReload(rest);

@@ -23,7 +23,7 @@ import type {
   StorePorts,
 } from '../daemon/core/index.js';
 import { checkpointPayload, sealEntry } from '../daemon/core/index.js';
-import { PostgresStore, SCHEMA_VERSION, searchWhere } from '../daemon/store/postgres/index.js';
+import { PostgresStore, SCHEMA_VERSION, searchQuery } from '../daemon/store/postgres/index.js';
 import { MIGRATIONS as PG_MIGRATIONS } from '../daemon/store/postgres/schema.js';
 import { Store } from '../daemon/store/sqlite/index.js';
 import { waitFor } from './helpers/daemon.js';
@@ -1076,15 +1076,13 @@ describe('[c11.policy-test-same-command] the newest commands of one name are rea
     const url = await pg!.createDatabase();
     const s = await PostgresStore.open(url, { max: 2 });
     try {
-      const { where, values } = searchWhere({ command: 'mark' });
+      // The query the search runs (search.ts), not a copy of its WHERE clause.
+      const { sql, values } = searchQuery({ command: 'mark' }, undefined, 50, 1024);
       const raw = new pgClient.Client({ connectionString: url });
       await raw.connect();
       try {
         await raw.query('SET enable_seqscan = off');
-        const plan = await raw.query(
-          `EXPLAIN SELECT seq, body FROM commands WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT 50`,
-          values,
-        );
+        const plan = await raw.query(`EXPLAIN ${sql}`, values);
         expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/commands_command_seq/);
       } finally {
         await raw.end();
@@ -1103,13 +1101,13 @@ describe('[c16.store-ports] the history search on PostgreSQL is served by its tr
     try {
       const db = url.split('/').pop()!;
       expect(await pg!.sql(db, "SELECT extname FROM pg_extension WHERE extname = 'pg_trgm'")).toBe('pg_trgm');
-      const { where, values } = searchWhere({ text: 'reports' });
+      const { sql, values } = searchQuery({ text: 'reports' }, undefined, 50, 1024);
       const raw = new pgClient.Client({ connectionString: url });
       await raw.connect();
       try {
         // A small table is cheaper to scan: the planner is told not to, so the index's use shows.
         await raw.query('SET enable_seqscan = off');
-        const plan = await raw.query(`EXPLAIN SELECT seq FROM commands WHERE ${where.join(' AND ')}`, values);
+        const plan = await raw.query(`EXPLAIN ${sql}`, values);
         expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/commands_search_trgm/);
       } finally {
         await raw.end();

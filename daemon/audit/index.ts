@@ -21,6 +21,14 @@ export {
 export { type EntryFact, factOfEntry } from './history-facts.js';
 export { emptyFolded, type FoldedHistory, HistoryFold } from './history-fold.js';
 export {
+  type HistorySource,
+  historyLines,
+  mismatchLines,
+  type StoredHistoryRead,
+  type StoredRow,
+  storedMismatches,
+} from './history-stored.js';
+export {
   type AuditKey,
   auditKeyPaths,
   auditPublicKeyText,
@@ -52,3 +60,13 @@ export {
   walkExport,
   walkLines,
 } from './walk.js';
+export { knownKeysOf, type RecordWalk, walkRecord } from './walk-record.js';
+export {
+  type DatabaseWalk,
+  readShared,
+  type WalkOptions,
+  type WalkThreads,
+  walkDatabase,
+  walkFile,
+  walkRanges,
+} from './walk-threads.js';

@@ -7,7 +7,7 @@
  * checkpoint's signature and entry). At the first thing off it gives up, and the caller runs verify.ts over
  * the whole input for the first bad seq and why — the path a tampered record takes.
  *
- * A record may be walked in parts (two threads, commands/audit-walk.ts), each from whatever seq and `prev` its
+ * A record may be walked in parts (two threads, walk-threads.ts), each from whatever seq and `prev` its
  * first entry names; joinParts links them (each part's first entry follows the part before), proving the same.
  *
  * Pinned entries. When the checkpoints must verify under a key the user trusts (audit.pub, `--pub`, `--key`),

@@ -3,8 +3,9 @@
  * with or without a running daemon: the data dir's broker.db (opened read-only), or — when the config names
  * a shared PostgreSQL — the chain in that database, or an export file. `ok: N entries, M checkpoints, K
  * passkey approvals verified` (exit 0), or the first bad seq and why (exit 1). **(v4)** On a data dir or the
- * database, a chain found whole is then checked against the history (audit-history.ts): `mismatch: <command
- * id>: <field>` lines, exit 1.
+ * database, a chain found whole is then checked against the history (audit/history-stored.ts): `mismatch:
+ * <command id>: <field>` lines, exit 1. The walk and the checks are audit/'s; which store is read, the read
+ * port's (store/read.ts); this file parses the flags and prints.
  *
  * Trust: a checkpoint must verify under `--pub` (else the data dir's audit.pub) or a `--key` (another
  * node's audit.pub). On PostgreSQL every node signs with its own key and publishes it in `nodes`: a
@@ -16,24 +17,24 @@
  */
 import type { KeyObject } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import {
   auditKeyPaths,
   type ChainInput,
-  ChainWalk,
   chainFromExport,
   chainFromRows,
   finishWalk,
-  joinParts,
-  keyFingerprint,
-  type NamedKey,
-  parseAuditPublicKey,
+  type HistorySource,
+  historyLines,
+  knownKeysOf,
   readPublicKey,
+  readShared,
   type UnpinnedSigner,
   type VerifyResult,
   verifyChain,
   verifyPasskeyApprovals,
   type Walked,
+  walkFile,
+  walkRecord,
 } from '../audit/index.js';
 import {
   escapeForTerminal,
@@ -44,35 +45,7 @@ import {
   UsageError,
 } from '../base/index.js';
 import { resolveDataDir } from '../datadir/index.js';
-import { readAuditChain } from '../store/sqlite/readonly.js';
-import { databaseUrlOf } from '../store/where.js';
-import { type HistorySource, historyLines } from './audit-history.js';
-import { readShared, walkDatabase, walkFile } from './audit-walk.js';
-
-/** The nodes' published keys that parse (a node that has not published one signs nothing verifiable). */
-export function knownKeysOf(nodes: ReadonlyArray<{ name: string; key: string | null }>): NamedKey[] {
-  const out: NamedKey[] = [];
-  for (const n of nodes) {
-    const key = n.key === null ? undefined : parseAuditPublicKey(n.key);
-    if (key !== undefined) out.push({ name: n.name, key, fingerprint: keyFingerprint(key) });
-  }
-  return out;
-}
-
-/** A read of the shared database, its failures as exit 2 (never with the URL). */
-export async function fromDatabase<T>(read: () => Promise<T>): Promise<T> {
-  const { NoAuditChain } = await import('../store/postgres/index.js');
-  try {
-    return await read();
-  } catch (e) {
-    if (e instanceof NoAuditChain) {
-      throw new UsageError(
-        'the shared database holds no audit chain (start this version’s daemon on it once, or pass --file EXPORT)',
-      );
-    }
-    throw new UsageError(`the shared database cannot be read: ${(e as Error).message}`);
-  }
-}
+import { recordOfDataDir } from '../store/read.js';
 
 export async function auditVerify(argv: string[]): Promise<number> {
   const p = parseFlags('audit verify', argv, {
@@ -94,14 +67,15 @@ export async function auditVerify(argv: string[]): Promise<number> {
     const own = dataDir === undefined ? undefined : auditKeyPaths(dataDir).pub;
     return own !== undefined && existsSync(own) ? readPublicKey(own) : undefined;
   };
-  const url = dataDir === undefined ? null : await databaseUrlOf(dataDir);
+  // The data dir's store, decided once where its read port is opened (store/read.ts).
+  const record = dataDir === undefined ? undefined : await recordOfDataDir(dataDir);
   const publicKey = keyOf();
-  // Checkpoints pin the entries they cover only under a key the user trusts (audit-walk.ts).
+  // Checkpoints pin the entries they cover only under a key the user trusts (audit/walk-threads.ts).
   const trusted = publicKey !== undefined || trustedKeys.length > 0;
   let text: string | undefined;
   let walked: Walked | undefined;
   // Contract 14 (v4): a data dir or the database also holds the history to check against the chain.
-  const history: HistorySource | undefined = file === undefined ? { url, dataDir: dataDir! } : undefined;
+  const history: HistorySource | undefined = record === undefined ? undefined : { reads: record };
   if (file !== undefined) {
     let bytes: Buffer;
     try {
@@ -109,26 +83,18 @@ export async function auditVerify(argv: string[]): Promise<number> {
     } catch (e) {
       throw new UsageError(`--file: cannot read ${file}: ${(e as Error).message}`);
     }
-    // One pass first, over two threads (audit-walk.ts); a record it finds anything off in is read whole below.
+    // One pass first, over two threads (audit/walk-threads.ts); a record it finds anything off in is read whole below.
     const { joined } = await walkFile(bytes, { trusted });
     if (joined !== undefined) walked = finishWalk(joined, undefined, publicKey, { trustedKeys });
     if (walked === undefined) text = bytes.toString('utf8');
-  } else if (url === null) {
-    const read = await walkDatabase(join(dataDir!, 'broker.db'), { trusted });
-    if (read?.joined !== undefined)
-      walked = finishWalk(read.joined, read.checkpoints, publicKey, { trustedKeys });
-    if (walked !== undefined) Object.assign(history!, { read: read?.history, folded: read?.joined?.history });
   } else {
-    const { walkPgAuditChain } = await import('../store/postgres/index.js');
-    const walk = new ChainWalk({ history: {} });
-    const read = await fromDatabase(() => walkPgAuditChain(url, (entry, hash) => walk.row(entry, hash)));
-    const joined = read.stopped ? undefined : joinParts([walk.part()]);
-    if (joined !== undefined) {
-      walked = finishWalk(joined, read.checkpoints, publicKey, {
+    const read = await walkRecord(record!.source, { trusted });
+    if (read?.joined !== undefined) {
+      walked = finishWalk(read.joined, read.checkpoints, publicKey, {
         trustedKeys,
-        knownKeys: knownKeysOf(read.nodes),
+        knownKeys: read.knownKeys,
       });
-      if (walked !== undefined) Object.assign(history!, { read: read.history, folded: joined.history });
+      if (walked !== undefined) Object.assign(history!, { read: read.history, folded: read.joined.history });
     }
   }
   let r: VerifyResult;
@@ -144,19 +110,10 @@ export async function auditVerify(argv: string[]): Promise<number> {
       const read = chainFromExport(text);
       kept = read.input;
       if (read.bad !== undefined) early = { ok: false, bad: read.bad };
-    } else if (url === null) {
-      const chain = readAuditChain(join(dataDir!, 'broker.db'));
-      if (chain === undefined) {
-        throw new UsageError(
-          `--data-dir: ${dataDir} holds no readable broker.db with an audit chain (start this version's daemon there once, or pass --file EXPORT)`,
-        );
-      }
-      kept = chainFromRows(chain.rows, chain.checkpoints);
     } else {
-      const { readPgAuditChain } = await import('../store/postgres/index.js');
-      const chain = await fromDatabase(() => readPgAuditChain(url));
+      const chain = await record!.chain();
       kept = chainFromRows(chain.rows, chain.checkpoints);
-      kept.knownKeys = knownKeysOf(chain.nodes);
+      kept.knownKeys = knownKeysOf(chain.nodes ?? []);
     }
     if (publicKey !== undefined) kept.publicKey = publicKey;
     kept.trustedKeys = trustedKeys;

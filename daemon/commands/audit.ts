@@ -9,9 +9,9 @@
  */
 import { type KeyObject, verify } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import {
   auditKeyPaths,
+  knownKeysOf,
   loadOrCreateAuditKey,
   publicKeyDer,
   readPublicKey,
@@ -21,9 +21,8 @@ import {
 import { parseFlags, stringFlag, UsageError } from '../base/index.js';
 import { type ChainEntry, type Checkpoint, checkpointPayload } from '../core/audit-chain.js';
 import { openDataDir, resolveDataDir } from '../datadir/index.js';
-import { type AuditRange, readAuditChain } from '../store/sqlite/readonly.js';
-import { databaseUrlOf } from '../store/where.js';
-import { auditVerify, fromDatabase, knownKeysOf } from './audit-verify.js';
+import { type AuditRange, recordOfDataDir } from '../store/read.js';
+import { auditVerify } from './audit-verify.js';
 
 const SUBCOMMANDS = 'key, verify or export';
 
@@ -48,18 +47,6 @@ function auditKey(argv: string[]): number {
   const paths = openDataDir(resolveDataDir(stringFlag(p, 'data-dir')));
   process.stdout.write(loadOrCreateAuditKey(paths.root).publicPem);
   return 0;
-}
-
-/** broker.db's chain, or a clear error (exit 2) when there is none to read. */
-function storedChain(dataDir: string, range: AuditRange = {}) {
-  const db = join(dataDir, 'broker.db');
-  const chain = readAuditChain(db, range);
-  if (chain === undefined) {
-    throw new UsageError(
-      `--data-dir: ${dataDir} holds no readable broker.db with an audit chain (start this version's daemon there once, or pass --file EXPORT)`,
-    );
-  }
-  return chain;
 }
 
 function isoFlag(p: ReturnType<typeof parseFlags>, name: string): string | undefined {
@@ -99,16 +86,9 @@ async function auditExport(argv: string[]): Promise<number> {
   if (until !== undefined) range.until = until;
   if (command !== undefined) range.commandIds = [command];
   const dataDir = resolveDataDir(stringFlag(p, 'data-dir'));
-  const url = await databaseUrlOf(dataDir);
-  let chain: { rows: Array<{ entry: string | null; hash: string | null }>; checkpoints: Checkpoint[] };
-  let nodes: Array<{ name: string; key: string | null }> = [];
-  if (url === null) chain = storedChain(dataDir, range);
-  else {
-    const { readPgAuditChain } = await import('../store/postgres/index.js');
-    const read = await fromDatabase(() => readPgAuditChain(url, range));
-    chain = read;
-    nodes = read.nodes;
-  }
+  // The data dir's store, decided once where its read port is opened (store/read.ts).
+  const chain = await (await recordOfDataDir(dataDir)).chain(range);
+  const nodes = chain.nodes ?? [];
   const entries: ChainEntry[] = [];
   for (const r of chain.rows) {
     if (r.entry === null || r.hash === null) continue;

@@ -10,7 +10,7 @@ import { escapeForTerminal as esc, parseFlags, stringFlag, systemClock, UsageErr
 import { loadConfig } from '../config/index.js';
 import { KINDS } from '../kinds/index.js';
 import { compileRules, POLICY_TEST_DEFAULT, POLICY_TEST_MAX, RuleBook, testBook } from '../rules/index.js';
-import { newestCommandsOf } from '../store/index.js';
+import { recordOf } from '../store/index.js';
 
 const DOES = { allow: 'allow', deny: 'deny', ask: 'ask the owners about' } as const;
 
@@ -39,7 +39,7 @@ export async function runPolicy(argv: string[]): Promise<number> {
   const book = new RuleBook(compiled.rules, quiet, systemClock);
   // Contract 16 (v4): the history of the store the data dir's daemon uses — its PostgreSQL when it uses one
   // (or exit 2 saying which variable to set), never an empty broker.db in its place.
-  const history = await newestCommandsOf(config, Number(rawLimit));
+  const history = await recordOf(config).newestCommands(Number(rawLimit));
   // The history is read already (this process is not the daemon); testBook pages through it as through a port.
   const read = (limit: number, before?: string) => {
     const from = before === undefined ? 0 : history.findIndex((c) => c.id === before) + 1;

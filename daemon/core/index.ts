@@ -68,6 +68,7 @@ export type {
   StoredPasskey,
   StorePorts,
   TasksPage,
+  TokenBook,
   TokenHashStore,
 } from './ports.js';
 export { type CommandResult, cutUtf8, summaryLine, toResult } from './result.js';

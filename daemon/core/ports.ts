@@ -159,6 +159,32 @@ export interface TokenHashStore {
   ): Promise<void>;
 }
 
+/**
+ * What tokens/ needs of the store beside the ports: the hash checks, answered at once (SQLite reads its
+ * file; PostgreSQL answers from the memory it keeps current, contract 16), writes that may answer later,
+ * and the change feed. A port like the others (issue 37 item 3), which both stores implement.
+ */
+export interface TokenBook {
+  clientByTokenHash(hash: string): string | undefined;
+  clientTokenHash(name: string): string | undefined;
+  ownerByTokenHash(hash: string): string | undefined;
+  ownerTokenHash(name: string): string | undefined;
+  owners(): Map<string, string>;
+  setClientTokenHash(name: string, hash: string, at: string, actor: Actor): Awaitable<void>;
+  setOwnerTokenHash(
+    name: string,
+    hash: string,
+    at: string,
+    actor: Actor,
+    detail?: Record<string, unknown>,
+  ): Awaitable<void>;
+  /** Contract 15: the client names of live OAuth connections (a token may not take one). */
+  oauthClientNames(): Awaitable<Set<string>>;
+  /** Contract 13.3 recovery: removes every passkey of `owner`, audited; resolves how many. */
+  forgetPasskeys(owner: string, at: string, actor: Actor): Awaitable<number>;
+  subscribe(listener: (change: StoreChange) => void): () => void;
+}
+
 /** A client registered by Dynamic Client Registration (contract 15; RFC 7591, public clients only). */
 export interface OAuthRegisteredClient {
   client_id: string;

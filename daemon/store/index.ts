@@ -4,7 +4,7 @@
  */
 export { type DaemonStore, lookAtStore, openStore, type StoreLook } from './open.js';
 export type { LiveNode } from './postgres/index.js';
-export { newestCommandsOf } from './read.js';
+export { type RecordReads, recordOf, recordOfDataDir } from './read.js';
 export {
   type DatabaseStatus,
   readDatabaseStatus,

@@ -5,9 +5,8 @@
  */
 import { type Logger, UsageError } from '../base/index.js';
 import type { Config } from '../config/index.js';
-import type { AuditSigner, StorePorts } from '../core/index.js';
+import type { AuditSigner, StorePorts, TokenBook } from '../core/index.js';
 import type { DataDir } from '../datadir/index.js';
-import type { TokenBook } from '../tokens/index.js';
 import type { LiveNode, NodeRecord } from './postgres/index.js';
 import { countOwners, countsByState, Store } from './sqlite/index.js';
 import { writeDatabaseStatus } from './status-file.js';

@@ -7,6 +7,5 @@ export {
   FIRST_OWNER,
   LOCAL_CLIENT,
   type OwnerCredential,
-  type TokenBook,
   Tokens,
 } from './tokens.js';

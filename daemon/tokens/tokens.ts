@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, renameSync } from 'node:fs';
 import { iso, UsageError } from '../base/index.js';
-import type { Actor, Awaitable, StoreChange } from '../core/index.js';
+import type { Actor, TokenBook } from '../core/index.js';
 import { type DataDir, newToken, readOrCreateSecret, writePrivateFileExclusive } from '../datadir/index.js';
 
 export const LOCAL_CLIENT = 'local';
@@ -76,31 +76,6 @@ function readSecretIfPresent(path: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/**
- * What tokens need of the store: the hash checks, answered at once (SQLite reads its file; PostgreSQL
- * answers from the memory it keeps current, contract 16), writes that may answer later, and the change feed.
- */
-export interface TokenBook {
-  clientByTokenHash(hash: string): string | undefined;
-  clientTokenHash(name: string): string | undefined;
-  ownerByTokenHash(hash: string): string | undefined;
-  ownerTokenHash(name: string): string | undefined;
-  owners(): Map<string, string>;
-  setClientTokenHash(name: string, hash: string, at: string, actor: Actor): Awaitable<void>;
-  setOwnerTokenHash(
-    name: string,
-    hash: string,
-    at: string,
-    actor: Actor,
-    detail?: Record<string, unknown>,
-  ): Awaitable<void>;
-  /** Contract 15: the client names of live OAuth connections (a token may not take one). */
-  oauthClientNames(): Awaitable<Set<string>>;
-  /** Contract 13.3 recovery: removes every passkey of `owner`, audited; resolves how many. */
-  forgetPasskeys(owner: string, at: string, actor: Actor): Awaitable<number>;
-  subscribe(listener: (change: StoreChange) => void): () => void;
 }
 
 /** What `token owner` did: printed differently, since a created or rotated URL is shown only once. */

@@ -7,19 +7,13 @@
  */
 import pg from 'pg';
 import type { Checkpoint } from '../../core/index.js';
+import type { AuditRange } from '../rules/index.js';
 import { type PgHistory, readHistoryIn } from './history-read.js';
 
 /** A node's name and the audit public key it published (`nodes.audit_public_key`, null until it did). */
 export interface NodeKey {
   name: string;
   key: string | null;
-}
-
-/** Which entries an export holds: a time range (contiguous seqs) or some commands' entries. */
-export interface PgAuditRange {
-  since?: string;
-  until?: string;
-  commandIds?: readonly string[];
 }
 
 /** The chain's checkpoints and the nodes' keys, read in the walk's snapshot. */
@@ -123,7 +117,7 @@ export function readPgHistory(url: string): Promise<PgHistory> {
  */
 export function readPgAuditChain(
   url: string,
-  range: PgAuditRange = {},
+  range: AuditRange = {},
 ): Promise<PgChainMeta & { rows: Array<{ seq: number; entry: string | null; hash: string | null }> }> {
   return inSnapshot(url, async (c) => {
     const { where, params } = rangeSql(range);
@@ -144,8 +138,8 @@ export function readPgAuditChain(
   });
 }
 
-/** As broker.db's (store/sqlite/readonly.ts): a time range is the contiguous seqs between its ends. */
-function rangeSql(r: PgAuditRange): { where: string; params: unknown[] } {
+/** `range` (store/rules/rules.ts AuditRange) in PostgreSQL's SQL. */
+function rangeSql(r: AuditRange): { where: string; params: unknown[] } {
   const parts: string[] = [];
   const params: unknown[] = [];
   if (r.since !== undefined) {

@@ -5,6 +5,7 @@
  */
 import type { AuditStore, Checkpoint } from '../../core/index.js';
 import { type AuditRow, toAudit, toChain } from '../rows/index.js';
+import { AUDIT_PAGE } from '../rules/index.js';
 import { AUDIT_SELECT, withAudit } from './audit-sql.js';
 import type { PgTransactions } from './transaction.js';
 
@@ -16,7 +17,7 @@ export function pgAudit(tx: PgTransactions, onCheckpoint: AuditStore['onCheckpoi
     append: (entry) => tx.write(APPEND, [], () => undefined, entry),
     forCommand: async (id) =>
       (await tx.read<AuditRow>('SELECT * FROM audit WHERE command_id = $1 ORDER BY seq', [id])).map(toAudit),
-    since: async (seq, limit = 1000) =>
+    since: async (seq, limit = AUDIT_PAGE) =>
       (await tx.read<AuditRow>('SELECT * FROM audit WHERE seq > $1 ORDER BY seq LIMIT $2', [seq, limit])).map(
         toAudit,
       ),

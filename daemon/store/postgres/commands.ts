@@ -14,15 +14,11 @@ import {
   type State,
   type TasksPage,
 } from '../../core/index.js';
+import { ACTIVE_STATES, FINAL_STATES, HISTORY_MAX_CHARS, inList } from '../rules/index.js';
 import { AUDIT_SELECT, withAudit } from './audit-sql.js';
 import type { Apply } from './mirror.js';
-import { searchCommands } from './search.js';
+import { bounded, searchCommands } from './search.js';
 import type { PgTransactions } from './transaction.js';
-
-/** The same bound as broker.db's history (store/sqlite/commands.ts HISTORY_MAX_CHARS: issue 19 finding 3). */
-const HISTORY_MAX_CHARS = 64 * 1024 * 1024;
-const FINAL_STATES = "('succeeded','denied','failed','unknown')";
-const ACTIVE_STATES = "('awaiting_review','approved','running')";
 
 /**
  * The insert, with contract 1.3's caps checked in the same statement when `$10`/`$11` are given (contract 16
@@ -55,18 +51,6 @@ const UPDATE = withAudit(
    SELECT c.seq FROM c, a`,
   4,
 );
-
-/**
- * Rows of a page newest first, each with the characters read so far (`run`) and its place (`n`): a page
- * stops before the row that passes `maxChars`, at least one row (the parse bound of issue 19 finding 3,
- * decided in the database so an oversized page is never sent).
- */
-export function bounded(inner: string, order: string): string {
-  return `SELECT body, n, total FROM (
-     SELECT body, sum(length(body)) OVER w AS run, row_number() OVER w AS n, count(*) OVER () AS total
-     FROM (${inner}) s WINDOW w AS (ORDER BY ${order})) t
-   WHERE n = 1 OR run <= $MAX ORDER BY n`;
-}
 
 type Page = { body: string; n: number; total: number };
 
@@ -141,19 +125,20 @@ export function pgCommands(tx: PgTransactions, apply: Apply): CommandStore {
     update,
     amend,
     search: async (filter, limit, before) =>
-      parse(await searchCommands(tx, filter, limit, before, HISTORY_MAX_CHARS, bounded)),
+      parse(await searchCommands(tx, filter, limit, before, HISTORY_MAX_CHARS)),
     updateMany: (changes) =>
       tx.run(() =>
         Promise.all(changes.map((c) => update(c.next, c.audit))).then(() => undefined),
       ) as Promise<void>,
     get: async (id) => parse(await tx.read('SELECT body FROM commands WHERE id = $1', [id]))[0],
     active: async () =>
-      parse(await tx.read(`SELECT body FROM commands WHERE state IN ${ACTIVE_STATES} ORDER BY seq`)),
+      parse(await tx.read(`SELECT body FROM commands WHERE state IN ${inList(ACTIVE_STATES)} ORDER BY seq`)),
     recentFinal: async (limit) =>
       parse(
-        await tx.read(`SELECT body FROM commands WHERE state IN ${FINAL_STATES} ORDER BY seq DESC LIMIT $1`, [
-          limit,
-        ]),
+        await tx.read(
+          `SELECT body FROM commands WHERE state IN ${inList(FINAL_STATES)} ORDER BY seq DESC LIMIT $1`,
+          [limit],
+        ),
       ),
     async history(limit, before, maxChars = HISTORY_MAX_CHARS) {
       if (before === undefined) {

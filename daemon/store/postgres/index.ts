@@ -7,7 +7,6 @@
 export {
   NoAuditChain,
   type NodeKey,
-  type PgAuditRange,
   type PgChainMeta,
   readPgAuditChain,
   readPgHistory,
@@ -19,5 +18,5 @@ export { MIRROR_WINDOW } from './mirror.js';
 export type { LiveNode, NodeRecord } from './nodes.js';
 export { type DatabaseLook, lookAt, newestPgCommands } from './readonly.js';
 export { SCHEMA_VERSION } from './schema.js';
-export { searchWhere } from './search.js';
+export { searchQuery } from './search.js';
 export { type PostgresOptions, PostgresStore } from './store.js';

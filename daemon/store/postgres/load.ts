@@ -5,6 +5,7 @@
  */
 import type { QueryResultRow } from 'pg';
 import type { Command, Grant } from '../../core/index.js';
+import { ACTIVE_STATES, FINAL_STATES, inList } from '../rules/index.js';
 import type { Mirror } from './mirror.js';
 
 type Query = <R extends QueryResultRow>(text: string, values?: unknown[]) => Promise<R[]>;
@@ -12,12 +13,12 @@ type Query = <R extends QueryResultRow>(text: string, values?: unknown[]) => Pro
 export async function loadMirror(q: Query, m: Mirror, window: number): Promise<void> {
   type C = { seq: number; body: string };
   for (const r of await q<C>(
-    "SELECT seq, body FROM commands WHERE state IN ('awaiting_review','approved','running') ORDER BY seq",
+    `SELECT seq, body FROM commands WHERE state IN ${inList(ACTIVE_STATES)} ORDER BY seq`,
   ))
     m.applyCommand(JSON.parse(r.body) as Command, r.seq);
   for (const r of (
     await q<C>(
-      "SELECT seq, body FROM commands WHERE state IN ('succeeded','denied','failed','unknown') ORDER BY seq DESC LIMIT $1",
+      `SELECT seq, body FROM commands WHERE state IN ${inList(FINAL_STATES)} ORDER BY seq DESC LIMIT $1`,
       [window],
     )
   ).reverse())

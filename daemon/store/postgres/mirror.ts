@@ -14,6 +14,7 @@
  */
 import type { Command, CommittedReads, Grant } from '../../core/index.js';
 import { isFinal } from '../../core/index.js';
+import type { TokenTable } from '../rules/index.js';
 
 /** Final commands (and ended grants) the mirror keeps besides the active ones; see the file's comment. */
 export const MIRROR_WINDOW = 1000;
@@ -41,8 +42,6 @@ class TokenMap {
     return new Map([...this.byName].sort(([a], [b]) => (a < b ? -1 : 1)).map(([n, v]) => [n, v.hash]));
   }
 }
-
-export type TokenTable = 'owners' | 'mcp_clients';
 
 /** How a committed write reaches the mirror in use (store.ts). */
 export type Apply = (effect: (m: Mirror) => void) => void;

@@ -4,7 +4,8 @@
  * (`passkey_added`, `passkey_removed`), and `token owner --rotate` removes them all (`passkeys_removed`).
  */
 import type { AuditEntry, PasskeyStore } from '../../core/index.js';
-import { type PasskeyRow, RECORDED_PASSKEYS_WHERE, recordedOf, toPasskey } from '../rows/index.js';
+import { type PasskeyRow, recordedOf, toPasskey } from '../rows/index.js';
+import { RECORDED_PASSKEYS_WHERE } from '../rules/index.js';
 import { AUDIT_SELECT, withAudit } from './audit-sql.js';
 import type { PgTransactions } from './transaction.js';
 

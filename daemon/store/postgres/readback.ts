@@ -5,7 +5,8 @@
  * (core/fleet.ts). Token tables are named only (the owner edge re-checks its sessions).
  */
 import type { Command, Grant, StoreChange } from '../../core/index.js';
-import type { Mirror, TokenTable } from './mirror.js';
+import type { TokenTable } from '../rules/index.js';
+import type { Mirror } from './mirror.js';
 import type { PgTransactions } from './transaction.js';
 
 export async function readBack(

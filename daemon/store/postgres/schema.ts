@@ -10,6 +10,7 @@
  * (an advisory lock held by the migrating transaction).
  */
 import type { PoolClient } from 'pg';
+import { ACTIVE_STATES, FINAL_STATES, inList, PASSKEY_ACTIONS } from '../rules/index.js';
 
 /** The channel every row change is announced on (payload: {"t": table, "k": key, "w": writer}). */
 export const CHANNEL = 'ogf_broker';
@@ -32,7 +33,7 @@ export const MIGRATIONS: readonly string[] = [
      task smallint
    );
    CREATE UNIQUE INDEX commands_request ON commands(client, request_id) WHERE request_id IS NOT NULL;
-   CREATE INDEX commands_active ON commands(state) WHERE state IN ('awaiting_review','approved','running');
+   CREATE INDEX commands_active ON commands(state) WHERE state IN ${inList(ACTIVE_STATES)};
    CREATE INDEX commands_client_tasks ON commands(client, seq) WHERE task IS NOT NULL;
    CREATE INDEX commands_created ON commands(created_at);
    CREATE TABLE audit (
@@ -222,7 +223,7 @@ export const MIGRATIONS: readonly string[] = [
   // audit public key (checkpoints of every node verify from any node, docs/fleet.md).
   `ALTER TABLE commands ADD COLUMN node text;
    CREATE INDEX commands_node_active ON commands(node, seq)
-     WHERE state IN ('awaiting_review','approved','running');
+     WHERE state IN ${inList(ACTIVE_STATES)};
    CREATE TABLE nodes (
      name text PRIMARY KEY,
      host text NOT NULL,
@@ -266,8 +267,8 @@ export const MIGRATIONS: readonly string[] = [
    CREATE FUNCTION ogf_pending_count() RETURNS trigger LANGUAGE plpgsql AS $$
      DECLARE d integer;
      BEGIN
-       d := (CASE WHEN coalesce(NEW.state IN ('awaiting_review','approved','running'), false) THEN 1 ELSE 0 END)
-          - (CASE WHEN coalesce(OLD.state IN ('awaiting_review','approved','running'), false) THEN 1 ELSE 0 END);
+       d := (CASE WHEN coalesce(NEW.state IN ${inList(ACTIVE_STATES)}, false) THEN 1 ELSE 0 END)
+          - (CASE WHEN coalesce(OLD.state IN ${inList(ACTIVE_STATES)}, false) THEN 1 ELSE 0 END);
        IF d <> 0 THEN
          -- '*' first, then the client: every writer locks the two rows in one order.
          INSERT INTO pending_counts AS p (client, n) VALUES ('*', d)
@@ -278,9 +279,9 @@ export const MIGRATIONS: readonly string[] = [
        RETURN NULL;
      END $$;
    INSERT INTO pending_counts (client, n)
-     SELECT client, count(*) FROM commands WHERE state IN ('awaiting_review','approved','running') GROUP BY client;
+     SELECT client, count(*) FROM commands WHERE state IN ${inList(ACTIVE_STATES)} GROUP BY client;
    INSERT INTO pending_counts (client, n)
-     SELECT '*', count(*) FROM commands WHERE state IN ('awaiting_review','approved','running');
+     SELECT '*', count(*) FROM commands WHERE state IN ${inList(ACTIVE_STATES)};
    CREATE TRIGGER commands_pending AFTER INSERT OR UPDATE OF state OR DELETE ON commands
      FOR EACH ROW EXECUTE FUNCTION ogf_pending_count();`,
   // Contract 13.3 (v4), as broker.db's (store/sqlite/schema.ts): each passkey the table holds is taken into
@@ -289,7 +290,7 @@ export const MIGRATIONS: readonly string[] = [
   // serve the read of those entries at each passkey approval and of the last `config_loaded` at each start.
   // Safe to run again (IF NOT EXISTS, NOT EXISTS), as broker.db's.
   `CREATE INDEX IF NOT EXISTS audit_passkeys ON audit(seq)
-     WHERE action IN ('passkey_added', 'passkey_removed', 'passkeys_removed');
+     WHERE action IN ${inList(PASSKEY_ACTIONS)};
    CREATE INDEX IF NOT EXISTS audit_config_loaded ON audit(seq) WHERE action = 'config_loaded';
    INSERT INTO audit (seq, at, actor_kind, actor, action, detail)
      SELECT (SELECT COALESCE(MAX(seq), 0) FROM audit) + row_number() OVER (ORDER BY p.seq),
@@ -303,7 +304,7 @@ export const MIGRATIONS: readonly string[] = [
   // Contract 12 (v4): a command that ends keeps no preview text (core/preview-end.ts); those that ended
   // before this version lose theirs here. Their preview_made audit entries keep the text's SHA-256.
   `UPDATE commands SET body = ((body::jsonb #- '{preview,diff}') #- '{preview,text}')::text
-     WHERE state IN ('succeeded', 'denied', 'failed', 'unknown')
+     WHERE state IN ${inList(FINAL_STATES)}
        AND (body::jsonb -> 'preview') ?| array['diff', 'text'];`,
 ];
 

@@ -29,6 +29,7 @@ import type {
   StorePorts,
   TokenHashStore,
 } from '../../core/index.js';
+import { passkeysForgotten } from '../rules/index.js';
 import { pgAudit } from './audit.js';
 import { chainOlder } from './chain.js';
 import { pgCommands } from './commands.js';
@@ -277,12 +278,7 @@ export class PostgresStore implements StorePorts {
 
   /** Removes every passkey of `owner` (contract 13.3 recovery: `token owner --rotate`); resolves how many. */
   forgetPasskeys(owner: string, at: string, actor: Actor): Promise<number> {
-    return this.#passkeys.removeAll(owner, {
-      at,
-      actor,
-      action: 'passkeys_removed',
-      detail: { owner, why: 'token rotated' },
-    });
+    return this.#passkeys.removeAll(owner, passkeysForgotten(owner, at, actor));
   }
 
   // ---- the change feed ---------------------------------------------------------------------------

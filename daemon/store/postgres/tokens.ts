@@ -6,9 +6,10 @@
  * so both entries are sealed at the chain's place and the statement stores the one that fits
  * (transaction.ts writeEither).
  */
-import type { Actor, AuditEntry, TokenHashStore } from '../../core/index.js';
+import type { Actor, TokenHashStore } from '../../core/index.js';
+import { type TokenTable, tokenSetEntries } from '../rules/index.js';
 import { withAudit } from './audit-sql.js';
-import type { Apply, TokenTable } from './mirror.js';
+import type { Apply } from './mirror.js';
 import type { PgTransactions } from './transaction.js';
 
 const COLUMNS = 'seq, at, actor_kind, actor, action, command_id, version, detail, entry, hash';
@@ -51,22 +52,7 @@ export function pgTokens(tx: PgTransactions, apply: Apply, table: TokenTable): T
       actor: Actor,
       detail: Record<string, unknown> = {},
     ) => {
-      const entry = (action: AuditEntry['action'], d: Record<string, unknown>): AuditEntry => ({
-        at,
-        actor,
-        action,
-        detail: d,
-      });
-      const [created, rotated] =
-        table === 'owners'
-          ? [
-              entry('owner_created', { owner: name, ...detail }),
-              entry('owner_token_rotated', { owner: name, ...detail }),
-            ]
-          : [
-              entry('mcp_token_set', { client: name, rotated: false }),
-              entry('mcp_token_set', { client: name, rotated: true }),
-            ];
+      const { created, rotated } = tokenSetEntries(table, name, at, actor, detail);
       return tx.writeEither<{ rev: number }>(
         sql,
         [name, hash, at],

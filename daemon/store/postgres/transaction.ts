@@ -35,6 +35,7 @@ import {
   checkpointPayload,
   sealEntry,
 } from '../../core/index.js';
+import { CHECKPOINT_EVERY } from '../rules/index.js';
 import { auditValues } from './audit-sql.js';
 import { isRetryable, isUnreachable, storeError } from './errors.js';
 
@@ -43,9 +44,6 @@ export type Effect = () => void;
 
 /** How often a transaction runs again after a deadlock or a serialization failure before it gives up. */
 export const MAX_ATTEMPTS = 5;
-
-/** Contract 14: a checkpoint is signed with every 1,000th entry, in that entry's transaction. */
-export const CHECKPOINT_EVERY = 1000;
 
 interface Tx {
   client: PoolClient;

@@ -5,4 +5,4 @@
 export { type AuditRow, toAudit, toChain } from './audit.js';
 export type { StoredHistoryRow } from './history.js';
 export { type ConnectionRow, toConnection } from './oauth.js';
-export { type PasskeyRow, RECORDED_PASSKEYS_WHERE, recordedOf, toPasskey } from './passkeys.js';
+export { type PasskeyRow, recordedOf, toPasskey } from './passkeys.js';

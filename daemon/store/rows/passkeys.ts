@@ -26,14 +26,6 @@ export function toPasskey(row: PasskeyRow): StoredPasskey {
   return p;
 }
 
-/**
- * Contract 13.3 (v4): the audit rows that add or remove passkeys, chained ones only (`entry`, the bytes the
- * chain hashed; a row not yet chained is in no record a checkpoint pins) — the same SQL on both stores, its
- * IN list the partial index `audit_passkeys`'s (schema.ts).
- */
-export const RECORDED_PASSKEYS_WHERE =
-  "action IN ('passkey_added', 'passkey_removed', 'passkeys_removed') AND hash IS NOT NULL";
-
 /** The chained entries' events and data, in the order given. */
 export function recordedOf(
   entries: readonly string[],

@@ -24,11 +24,9 @@ import {
   sealEntry,
 } from '../../core/index.js';
 import { type AuditRow, toAudit, toChain } from '../rows/index.js';
+import { AUDIT_PAGE, CHECKPOINT_EVERY } from '../rules/index.js';
 import type { Db } from './schema.js';
 import { writeTransaction } from './transaction.js';
-
-/** Contract 14: the store signs a checkpoint with every 1,000th entry, in that entry's transaction. */
-export const CHECKPOINT_EVERY = 1000;
 
 /** Appends and reads audit entries, synchronously, on one connection. */
 export class SqliteAudit {
@@ -153,7 +151,7 @@ export class SqliteAudit {
     return (this.#stmts.forCommand.all(commandId) as AuditRow[]).map(toAudit);
   }
 
-  since(seq: number, limit = 1000): StoredAudit[] {
+  since(seq: number, limit = AUDIT_PAGE): StoredAudit[] {
     return (this.#stmts.since.all(seq, limit) as AuditRow[]).map(toAudit);
   }
 

@@ -3,24 +3,10 @@
  * its audit entry commit together or not at all.
  */
 import type { AuditEntry, Command, HistorySearch, RetentionRow, State, TasksPage } from '../../core/index.js';
+import { ACTIVE_STATES, FINAL_STATES, HISTORY_MAX_CHARS, inList } from '../rules/index.js';
 import type { SqliteAudit } from './audit.js';
 import type { Db } from './schema.js';
-
-const FINAL_STATES = "('succeeded','denied','failed','unknown')";
-/**
- * The non-final states, spelled exactly as the partial index `commands_active` is, so `active()` reads
- * that index instead of scanning the whole history: with 100,000 finished commands a restart went from a
- * full-table scan (~80 ms warm, far more cold) to ~3 ms (bench row 5, docs/performance.md).
- */
-const ACTIVE_STATES = "('awaiting_review','approved','running')";
-
-/**
- * Stored records (characters of JSON) one `history` answer may parse: a few hundred ms of the event loop at
- * most, against ~3 s for 500 records of a megabyte each (issue 19 finding 3). Only owners ask for history
- * (the AI's tasks/list has its own 2 MiB page), and a record holding 1 MiB of output twice is ~6 MiB
- * stored, so a tighter bound left an owner's history of 10 short of three such commands (attack-output).
- */
-export const HISTORY_MAX_CHARS = 64 * 1024 * 1024;
+import { searchQuery } from './search.js';
 
 /**
  * One client's tasks, newest first, before a seq (SqliteCommands.tasksOf). Named: the partial index holds
@@ -29,6 +15,10 @@ export const HISTORY_MAX_CHARS = 64 * 1024 * 1024;
  */
 const TASKS_OF_SQL =
   'SELECT body FROM commands INDEXED BY commands_client_tasks WHERE client = ? AND task IS NOT NULL AND seq < ? ORDER BY seq DESC LIMIT ?';
+
+/** A page of the history before a time (a cursor that is no pending_id), by `commands_created` (issue 19). */
+const HISTORY_BEFORE_TIME_SQL =
+  'SELECT body FROM commands WHERE created_at < ? ORDER BY created_at DESC, seq DESC LIMIT ?';
 
 type Body = { body: string };
 
@@ -55,16 +45,14 @@ export class SqliteCommands {
       amend: db.prepare('UPDATE commands SET body = ? WHERE id = ? AND version = ?'),
       get: db.prepare('SELECT body FROM commands WHERE id = ?'),
       byRequest: db.prepare('SELECT body FROM commands WHERE client = ? AND request_id = ?'),
-      active: db.prepare(`SELECT body FROM commands WHERE state IN ${ACTIVE_STATES} ORDER BY seq`),
+      active: db.prepare(`SELECT body FROM commands WHERE state IN ${inList(ACTIVE_STATES)} ORDER BY seq`),
       recentFinal: db.prepare(
-        `SELECT body FROM commands WHERE state IN ${FINAL_STATES} ORDER BY seq DESC LIMIT ?`,
+        `SELECT body FROM commands WHERE state IN ${inList(FINAL_STATES)} ORDER BY seq DESC LIMIT ?`,
       ),
       history: db.prepare('SELECT body FROM commands ORDER BY seq DESC LIMIT ?'),
       historyBeforeSeq: db.prepare('SELECT body FROM commands WHERE seq < ? ORDER BY seq DESC LIMIT ?'),
       // By commands_created: a time before every row no longer walks the whole table back (issue 19).
-      historyBeforeTime: db.prepare(
-        'SELECT body FROM commands WHERE created_at < ? ORDER BY created_at DESC, seq DESC LIMIT ?',
-      ),
+      historyBeforeTime: db.prepare(HISTORY_BEFORE_TIME_SQL),
       seqOf: db.prepare('SELECT seq FROM commands WHERE id = ?'),
       taskSeq: db.prepare('SELECT seq FROM commands WHERE id = ? AND client = ? AND task IS NOT NULL'),
       tasksOf: db.prepare(TASKS_OF_SQL),
@@ -203,6 +191,15 @@ export class SqliteCommands {
     return this.#stmts.retentionScan.all(afterSeq, limit) as RetentionRow[];
   }
 
+  /** The query plan of the history's page before a time (EXPLAIN QUERY PLAN), for the test of its index. */
+  historyPlan(): string[] {
+    return (
+      this.#db.prepare(`EXPLAIN QUERY PLAN ${HISTORY_BEFORE_TIME_SQL}`).all('x', 1) as Array<{
+        detail: string;
+      }>
+    ).map((r) => r.detail);
+  }
+
   /** The query plan of the tasks/list query (EXPLAIN QUERY PLAN), for the test that it uses its index. */
   tasksPlan(): string[] {
     return (
@@ -212,46 +209,16 @@ export class SqliteCommands {
 
   /**
    * The history search (contract 14): newest first, before a pending_id when given, filtered in SQL through
-   * indexes — the text through `commands_search` (trigram FTS5: a phrase query for 3 characters or more; a
-   * shorter text is looked for in that table's rows, which is still SQLite's work, not ours), the state,
-   * client, command name and creation time through their indexes. Bounded like `history`.
+   * indexes (search.ts). Bounded like `history`.
    */
   search(filter: HistorySearch, limit: number, before?: string, maxChars = HISTORY_MAX_CHARS): Command[] {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    const text = filter.text?.trim();
-    if (text !== undefined && text !== '') {
-      if ([...text].length >= 3) {
-        where.push('seq IN (SELECT rowid FROM commands_search WHERE commands_search MATCH ?)');
-        params.push(`"${text.replace(/"/g, '""')}"`);
-      } else {
-        where.push('seq IN (SELECT rowid FROM commands_search WHERE instr(lower(text), lower(?)) > 0)');
-        params.push(text);
-      }
-    }
-    const exact: Array<[string, string | undefined]> = [
-      ['state = ?', filter.state],
-      ['client = ?', filter.client],
-      ['created_at >= ?', filter.since],
-      ['created_at <= ?', filter.until],
-      // Contract 16: broker.db is one daemon's, so its commands are (nearly) all of one node: the filter
-      // reads the body, inside the page the other filters and seq order already bound.
-      ["json_extract(body, '$.node') = ?", filter.node],
-      // Contract 11 (v4): through commands_command_seq (schema.ts).
-      ['command = ?', filter.command],
-    ];
-    for (const [sql, value] of exact) {
-      if (value === undefined) continue;
-      where.push(sql);
-      params.push(value);
-    }
+    let beforeSeq: number | undefined;
     if (before !== undefined) {
       const seq = this.#stmts.seqOf.get(before) as { seq: number } | undefined;
       if (seq === undefined) return [];
-      where.push('seq < ?');
-      params.push(seq.seq);
+      beforeSeq = seq.seq;
     }
-    const sql = `SELECT body FROM commands${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC LIMIT ?`;
+    const { sql, params } = searchQuery(filter, beforeSeq);
     const out: Command[] = [];
     let chars = 0;
     for (const row of this.#db.prepare(sql).iterate(...params, limit) as Iterable<Body>) {
@@ -262,28 +229,12 @@ export class SqliteCommands {
     return out;
   }
 
-  /** The query plan of a search (EXPLAIN QUERY PLAN), for the test that it is served by indexes. */
+  /** The query plan of the search that runs (EXPLAIN QUERY PLAN), for the test that indexes serve it. */
   searchPlan(filter: HistorySearch): string[] {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    if (filter.text !== undefined) {
-      where.push('seq IN (SELECT rowid FROM commands_search WHERE commands_search MATCH ?)');
-      params.push('"abc"');
-    }
-    if (filter.state !== undefined) {
-      where.push('state = ?');
-      params.push(filter.state);
-    }
-    if (filter.client !== undefined) {
-      where.push('client = ?');
-      params.push(filter.client);
-    }
-    if (filter.command !== undefined) {
-      where.push('command = ?');
-      params.push(filter.command);
-    }
-    const sql = `EXPLAIN QUERY PLAN SELECT body FROM commands WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT 10`;
-    return (this.#db.prepare(sql).all(...params) as Array<{ detail: string }>).map((r) => r.detail);
+    const { sql, params } = searchQuery(filter);
+    return (
+      this.#db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params, 10) as Array<{ detail: string }>
+    ).map((r) => r.detail);
   }
 
   counts(): Partial<Record<State, number>> {

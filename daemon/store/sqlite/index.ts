@@ -3,10 +3,8 @@
  * imports better-sqlite3. `Store` opens broker.db for the daemon (and the `token` command); `countOwners`
  * and `countsByState` read it without writing (doctor, status).
  */
-export { HISTORY_MAX_CHARS } from './commands.js';
 export {
   type AuditChainReader,
-  type AuditRange,
   countOwners,
   countsByState,
   newestCommands,

@@ -4,7 +4,8 @@
  * in the same transaction (`passkey_added`, `passkey_removed`), naming the owner and the credential.
  */
 import type { AuditEntry, StoredPasskey } from '../../core/index.js';
-import { type PasskeyRow, RECORDED_PASSKEYS_WHERE, recordedOf, toPasskey } from '../rows/index.js';
+import { type PasskeyRow, recordedOf, toPasskey } from '../rows/index.js';
+import { RECORDED_PASSKEYS_WHERE } from '../rules/index.js';
 import type { SqliteAudit } from './audit.js';
 import type { Db } from './schema.js';
 

@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import type { Checkpoint, Command } from '../../core/index.js';
 import type { StoredHistoryRow } from '../rows/index.js';
+import type { AuditRange } from '../rules/index.js';
 import { openReadOnly } from './schema.js';
 
 /**
@@ -133,7 +134,7 @@ const RANGE_SQL = `SELECT count(*), count(*) FILTER (WHERE typeof(entry) = 'text
 type RangeRow = [number, number, Buffer | null, string | null];
 
 /**
- * broker.db's audit chain read in seq ranges (`audit verify`'s walk, commands/audit-walk.ts): read-only, in
+ * broker.db's audit chain read in seq ranges (`audit verify`'s walk, audit/walk-threads.ts): read-only, in
  * one snapshot per reader, the rows handed over without being held (100,000 entries would be 100,000
  * objects kept alive for the collector to move). Each thread of the walk opens its own.
  */
@@ -250,18 +251,10 @@ export function openAuditChain(path: string): AuditChainReader | undefined {
   };
 }
 
-/** Which entries an export holds: a time range (by seq, contiguous) or some commands' entries. */
-export interface AuditRange {
-  since?: string;
-  until?: string;
-  commandIds?: readonly string[];
-}
-
 function rangeSql(r: AuditRange): { where: string; params: unknown[] } {
   const parts: string[] = [];
   const params: unknown[] = [];
-  // A time range is the seqs from the first entry at or after `since` to the last at or before `until`:
-  // contiguous, so the export's links verify even where a clock step put two entries' times out of order.
+  // What a range means: store/rules/rules.ts AuditRange.
   if (r.since !== undefined) {
     parts.push('seq >= (SELECT COALESCE(MIN(seq), 1e18) FROM audit WHERE at >= ?)');
     params.push(r.since);

@@ -4,6 +4,7 @@
  * migrations applied in order (PRAGMA user_version).
  */
 import Database from 'better-sqlite3';
+import { ACTIVE_STATES, FINAL_STATES, inList, PASSKEY_ACTIONS } from '../rules/index.js';
 import { writeTransaction } from './transaction.js';
 
 /** Schema versions, applied in order to an empty or older file (PRAGMA user_version). */
@@ -19,7 +20,7 @@ export const MIGRATIONS: readonly string[] = [
      body TEXT NOT NULL
    );
    CREATE UNIQUE INDEX commands_request ON commands(client, request_id) WHERE request_id IS NOT NULL;
-   CREATE INDEX commands_active ON commands(state) WHERE state IN ('awaiting_review','approved','running');
+   CREATE INDEX commands_active ON commands(state) WHERE state IN ${inList(ACTIVE_STATES)};
    CREATE TABLE audit (
      seq INTEGER PRIMARY KEY AUTOINCREMENT,
      at TEXT NOT NULL,
@@ -186,7 +187,7 @@ export const MIGRATIONS: readonly string[] = [
   // partial indexes serve the daemon's read of those entries at each passkey approval (passkeys.ts) and of
   // the last `config_loaded` at each start (contract 14 (v4): app/config-loaded.ts).
   `CREATE INDEX IF NOT EXISTS audit_passkeys ON audit(seq)
-     WHERE action IN ('passkey_added', 'passkey_removed', 'passkeys_removed');
+     WHERE action IN ${inList(PASSKEY_ACTIONS)};
    CREATE INDEX IF NOT EXISTS audit_config_loaded ON audit(seq) WHERE action = 'config_loaded';
    INSERT INTO audit (at, actor_kind, actor, action, detail)
      SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 'daemon', 'daemon', 'passkey_added',
@@ -200,7 +201,7 @@ export const MIGRATIONS: readonly string[] = [
   // Contract 12 (v4): a command that ends keeps no preview text (core/preview-end.ts); those that ended
   // before this version lose theirs here. Their preview_made audit entries keep the text's SHA-256.
   `UPDATE commands SET body = json_remove(body, '$.preview.diff', '$.preview.text')
-     WHERE state IN ('succeeded', 'denied', 'failed', 'unknown')
+     WHERE state IN ${inList(FINAL_STATES)}
        AND (json_extract(body, '$.preview.diff') IS NOT NULL OR json_extract(body, '$.preview.text') IS NOT NULL);`,
 ];
 

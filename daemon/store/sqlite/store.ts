@@ -33,6 +33,7 @@ import type {
   TasksPage,
   TokenHashStore,
 } from '../../core/index.js';
+import { AUDIT_PAGE, passkeysForgotten } from '../rules/index.js';
 import { SqliteAudit } from './audit.js';
 import { SqliteCommands } from './commands.js';
 import { SqliteGrants } from './grants.js';
@@ -248,6 +249,10 @@ export class Store implements StorePorts {
     return this.#commands.tasksPlan();
   }
 
+  historyPlan(): string[] {
+    return this.#commands.historyPlan();
+  }
+
   counts(): Partial<Record<State, number>> {
     return this.#commands.counts();
   }
@@ -277,7 +282,7 @@ export class Store implements StorePorts {
     return this.#audit.forCommand(commandId);
   }
 
-  auditSince(seq: number, limit = 1000): StoredAudit[] {
+  auditSince(seq: number, limit = AUDIT_PAGE): StoredAudit[] {
     return this.#audit.since(seq, limit);
   }
 
@@ -334,12 +339,7 @@ export class Store implements StorePorts {
 
   /** Removes every passkey of `owner` (contract 13.3 recovery: `token owner --rotate`); returns how many. */
   forgetPasskeys(owner: string, at: string, actor: Actor): number {
-    return this.#passkeys.removeAll(owner, {
-      at,
-      actor,
-      action: 'passkeys_removed',
-      detail: { owner, why: 'token rotated' },
-    });
+    return this.#passkeys.removeAll(owner, passkeysForgotten(owner, at, actor));
   }
 
   /** The page cache this connection may fill, in KiB (tests). */

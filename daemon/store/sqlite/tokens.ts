@@ -4,12 +4,10 @@
  * never the token.
  */
 import type { Actor } from '../../core/index.js';
+import { type TokenTable, tokenSetEntries } from '../rules/index.js';
 import type { SqliteAudit } from './audit.js';
 import type { Db } from './schema.js';
 import { writeTransaction } from './transaction.js';
-
-/** The two tables of the same shape: `owners` and `mcp_clients`. */
-export type TokenTable = 'owners' | 'mcp_clients';
 
 /** One table of names and token hashes, synchronously, on one connection. */
 export class SqliteTokenHashes {
@@ -51,30 +49,13 @@ export class SqliteTokenHashes {
     return new Map(rows.map((r) => [r.name, r.token_hash]));
   }
 
-  /**
-   * Creates or replaces a token hash with its audit entry in the same transaction: `mcp_token_set` for a
-   * client; `owner_created` or `owner_token_rotated` for an owner.
-   */
+  /** Creates or replaces a token hash with its audit entry (store/rules.ts) in the same transaction. */
   set(name: string, hash: string, at: string, actor: Actor, detail: Record<string, unknown> = {}): void {
     writeTransaction(this.#db, () => {
       const existed = this.#stmts.hash.get(name) !== undefined;
-      if (this.#table === 'mcp_clients') {
-        this.#stmts.upsert.run(name, hash, at);
-        this.#audit.append({
-          at,
-          actor,
-          action: 'mcp_token_set',
-          detail: { client: name, rotated: existed },
-        });
-        return;
-      }
       this.#stmts.upsert.run(name, hash, at);
-      this.#audit.append({
-        at,
-        actor,
-        action: existed ? 'owner_token_rotated' : 'owner_created',
-        detail: { owner: name, ...detail },
-      });
+      const entries = tokenSetEntries(this.#table, name, at, actor, detail);
+      this.#audit.append(existed ? entries.rotated : entries.created);
     });
   }
 }

@@ -1,33 +1,27 @@
 /**
- * `audit verify`'s check of the history against the chain (contract 14 (v4), audit/history-check.ts): what
+ * `audit verify`'s check of the history against the chain (contract 14 (v4), history-check.ts): what
  * the walk folded from every entry, against one read of the commands table and the audit rows whose
  * `command_id` column may have moved an entry between cards, both read in the walk's own snapshot (a
  * running daemon's next change is in neither). Prints `mismatch: <command id>: <field>`, one line each.
  */
 
-import { join } from 'node:path';
+import { escapeForTerminal } from '../base/index.js';
+import type { StoredHistoryRead } from '../store/read.js';
 import {
-  type ChainInput,
   digestOfJson,
-  emptyFolded,
-  type FoldedHistory,
-  HistoryFold,
   type HistoryRow,
   historyMismatches,
   type Mismatch,
   movedLinks,
-} from '../audit/index.js';
-import { escapeForTerminal } from '../base/index.js';
-import type { StoredHistoryRow } from '../store/rows/index.js';
+} from './history-check.js';
+import { emptyFolded, type FoldedHistory, HistoryFold } from './history-fold.js';
+import type { ChainInput } from './verify.js';
+
+/** Stored rows and picked audit rows (`[seq, command_id column, entry]`) as read together (store/read.ts). */
+export type { StoredHistoryRead };
 
 /** A command row as broker.db or the shared database hands it (store/rows/history.ts). */
-export type StoredRow = Readonly<StoredHistoryRow>;
-
-/** Stored rows and picked audit rows (`[seq, command_id column, entry]`) as read together. */
-export interface StoredHistoryRead {
-  rows: readonly StoredRow[];
-  links: ReadonlyArray<readonly [number, string | null, string]>;
-}
+export type StoredRow = StoredHistoryRead['rows'][number];
 
 function* rowsOf(stored: readonly StoredRow[], expected: FoldedHistory['expected']): Generator<HistoryRow> {
   for (const [seq, id, state, bodyId, phaseState, reason, decidedBy, command, args, display] of stored) {
@@ -60,9 +54,8 @@ export function mismatchLines(found: readonly Mismatch[]): string[] {
 
 /** Where the history is, and what the walk read and folded of it (undefined: it stopped; read it here). */
 export interface HistorySource {
-  /** The shared database's URL, or null: broker.db in `dataDir`. */
-  url: string | null;
-  dataDir: string;
+  /** A read of the history in a snapshot of its own (the store's read port, store/read.ts). */
+  reads: { history(): Promise<StoredHistoryRead | undefined> };
   read?: StoredHistoryRead | undefined;
   folded?: FoldedHistory | undefined;
 }
@@ -79,13 +72,7 @@ export async function historyLines(source: HistorySource, kept: ChainInput): Pro
     const fold = new HistoryFold(undefined);
     for (const e of kept.entries) if ('value' in e) fold.entry(e.value);
     folded = fold.folded();
-    if (source.url === null) {
-      const { readHistory } = await import('../store/sqlite/readonly.js');
-      read = readHistory(join(source.dataDir, 'broker.db'));
-    } else {
-      const { readPgHistory } = await import('../store/postgres/index.js');
-      read = await readPgHistory(source.url);
-    }
+    read = await source.reads.history();
   }
   return read === undefined ? [] : mismatchLines(storedMismatches(folded ?? emptyFolded(), read));
 }

@@ -1,12 +1,12 @@
 /**
- * The worker thread of `audit verify`'s walk (audit-walk-worker.ts), started as early as the CLI knows it
+ * The worker thread of `audit verify`'s walk (walk-worker.ts), started as early as the CLI knows it
  * will verify (cli.ts, before the command's own modules load): a thread takes ~40 ms to start and load its
  * modules here, as long as the walk of 100,000 entries takes the main thread alone (bench row 15). It
  * waits for its work, and holds no process open: unused, it ends with the process.
  */
 import { Worker } from 'node:worker_threads';
 
-const WORKER = new URL('./audit-walk-worker.js', import.meta.url);
+const WORKER = new URL('./walk-worker.js', import.meta.url);
 
 let early: Worker | undefined;
 

@@ -1,10 +1,10 @@
 /**
- * The parts `audit verify`'s walk cuts a record into (audit-walk.ts) and the walking of one, the same in
+ * The parts `audit verify`'s walk cuts a record into (walk-threads.ts) and the walking of one, the same in
  * either thread: broker.db's rows as the main thread read them, an export at line ends, each part walked
- * whole on its own (audit/walk.ts). Loaded by the worker too, so it loads nothing else but the walk: no
+ * whole on its own (walk.ts). Loaded by the worker too, so it loads nothing else but the walk: no
  * SQLite (the main thread reads broker.db and hands the rows over).
  */
-import { ChainWalk, type WalkPart, walkLines } from '../audit/walk.js';
+import { ChainWalk, type WalkPart, walkLines } from './walk.js';
 
 /** An export's bytes, cut into parts at `cuts` (line ends); entries to `pinnedUpTo` are pinned (walk.ts). */
 export interface FileSource {

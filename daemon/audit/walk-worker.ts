@@ -1,5 +1,5 @@
 /**
- * The second thread of `audit verify`'s walk (audit-walk.ts): started before it is needed (audit-walk-thread.ts),
+ * The second thread of `audit verify`'s walk (walk-threads.ts): started before it is needed (walk-thread.ts),
  * it waits to be told what to walk — an export, whose parts it takes as the main thread does, or broker.db
  * rows the main thread reads and hands over — walks each part whole, and hands each back; then says it is
  * done. It decides nothing: the main thread joins the parts, and reads the record whole if any is off.
@@ -11,7 +11,7 @@ import {
   type WorkerInput,
   type WorkerMessage,
   walkRows,
-} from './audit-walk-parts.js';
+} from './walk-parts.js';
 
 const port = parentPort!;
 const post = (m: WorkerMessage) => port.postMessage(m);

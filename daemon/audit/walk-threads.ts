@@ -1,7 +1,7 @@
 /**
  * `audit verify`'s first pass over two threads (contract 14; bench row 15 times it against `sha256sum`):
  * the record is cut into parts, each walked whole on its own (audit/walk.ts) by this thread or by one worker
- * (audit-walk-worker.ts), then joined in order, each linked to the one before it (joinParts) — so what two
+ * (walk-worker.ts), then joined in order, each linked to the one before it (joinParts) — so what two
  * threads accept is what one walk from seq 1 accepts. A part found off stops both threads: the caller reads
  * the record whole (verify.ts) for the first bad seq and why.
  *
@@ -16,9 +16,9 @@
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
-import { type Joined, joinParts, type WalkPart } from '../audit/index.js';
 import type { Checkpoint } from '../core/audit-chain.js';
-import { openAuditChain, type StoredHistory } from '../store/sqlite/readonly.js';
+import { type AuditChainReader, openAuditChain, type StoredHistory } from '../store/sqlite/readonly.js';
+import { type Joined, joinParts, type WalkPart } from './walk.js';
 import {
   type FileSource,
   type RowsPart,
@@ -28,8 +28,8 @@ import {
   type WorkerMessage,
   walkFilePart,
   walkRows,
-} from './audit-walk-parts.js';
-import { hasEnded, takeWalkThread } from './audit-walk-thread.js';
+} from './walk-parts.js';
+import { hasEnded, takeWalkThread } from './walk-thread.js';
 
 export interface WalkOptions {
   /**
@@ -38,7 +38,7 @@ export interface WalkOptions {
    * wrote the export chose: every entry is then checked whole.
    */
   trusted: boolean;
-  /** The worker's module (tests name the built one); null: this thread alone. Default: audit-walk-thread.ts. */
+  /** The worker's module (tests name the built one); null: this thread alone. Default: walk-thread.ts. */
   worker?: URL | null;
   /** Parts below which this thread walks alone. */
   minPartsForWorker?: number;
@@ -104,7 +104,7 @@ function handOver(
   input: WorkerInput,
   onPart: (index: number, part: WalkPart | undefined) => void,
 ): Promise<void> {
-  // Started unreferenced (audit-walk-thread.ts); from now on the process waits for it: a verify whose main
+  // Started unreferenced (walk-thread.ts); from now on the process waits for it: a verify whose main
   // thread finished first must not end before the worker's parts are in.
   worker.ref();
   return new Promise<void>((resolve) => {
@@ -129,13 +129,20 @@ export interface DatabaseWalk {
   history?: StoredHistory;
 }
 
+/** broker.db at `path` walked (walkRanges). */
+export function walkDatabase(path: string, options: WalkOptions): Promise<DatabaseWalk | undefined> {
+  return walkRanges(openAuditChain(path), options);
+}
+
 /**
  * broker.db's audit chain walked in parts of `rows` seqs; undefined when the file holds no chain (absent, or
- * too old). This thread reads every part (one SQLite connection, one snapshot) and walks it, or hands it to
- * the worker while the worker has fewer than AHEAD waiting.
+ * too old: no reader). This thread reads every part (one SQLite connection, one snapshot) and walks it, or
+ * hands it to the worker while the worker has fewer than AHEAD waiting. Closes the reader.
  */
-export async function walkDatabase(path: string, options: WalkOptions): Promise<DatabaseWalk | undefined> {
-  const reader = openAuditChain(path);
+export async function walkRanges(
+  reader: AuditChainReader | undefined,
+  options: WalkOptions,
+): Promise<DatabaseWalk | undefined> {
   if (reader === undefined) return undefined;
   try {
     const last = reader.last();

@@ -1,7 +1,7 @@
 /**
- * `audit verify`'s walk over two threads (audit-walk.ts) on a real broker.db the store wrote (signed
+ * `audit verify`'s walk over two threads (walk-threads.ts) on a real broker.db the store wrote (signed
  * checkpoints every 1,000 entries) and on its export: the worker thread is the built one
- * (dist/…/audit-walk-worker.js: `npm test` builds first), sharing the parts alternately so that both
+ * (dist/…/audit/walk-worker.js: `npm test` builds first), sharing the parts alternately so that both
  * threads surely walk. What two threads accept is what one accepts; a part either thread finds off — a row
  * edited, a row added far past the end, a byte of the export changed — stops the walk (the caller then
  * reads the record whole: verify.ts); a worker that cannot start leaves every part to the main thread.
@@ -11,12 +11,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { finishWalk, loadOrCreateAuditKey, publicKeyDer, signerOf, toJsonl } from '../audit/index.js';
 import type { ChainEntry } from '../core/index.js';
 import { readAuditChain, Store } from '../store/sqlite/index.js';
-import { readShared, type WalkOptions, walkDatabase, walkFile } from './audit-walk.js';
+import { finishWalk, loadOrCreateAuditKey, publicKeyDer, signerOf, toJsonl } from './index.js';
+import { readShared, type WalkOptions, walkDatabase, walkFile } from './walk-threads.js';
 
-const BUILT_WORKER = new URL('../../dist/daemon/commands/audit-walk-worker.js', import.meta.url);
+const BUILT_WORKER = new URL('../../dist/daemon/audit/walk-worker.js', import.meta.url);
 const N = 3000;
 
 /** A data dir whose broker.db holds N entries of every kind the walk tells apart, and its export. */

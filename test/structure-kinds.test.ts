@@ -58,7 +58,7 @@ describe('a kind is one folder (issue 20 item 1)', () => {
       registered.set(folder, kind!.tool);
     }
     expect(KINDS.all).toHaveLength(folders.length);
-    const panel = readFileSync(join(root, 'owner-ui/kinds.ts'), 'utf8');
+    const panel = readFileSync(join(root, 'owner-ui/panel/kinds.ts'), 'utf8');
     for (const tool of registered.values()) expect(panel).toContain(`['${tool}', `);
   });
 

@@ -11,6 +11,9 @@ interface SimpleWebAuthnBrowser {
 }
 
 const LIBRARY: SimpleWebAuthnBrowser = { startRegistration, startAuthentication, browserSupportsWebAuthn };
+// Also where the library's own browser bundle put it when it was a separate file, so a page's scripts (and the
+// browser tests that sign with the virtual authenticator: test/browser-passkeys.test.ts) reach the same one.
+(globalThis as { SimpleWebAuthnBrowser?: SimpleWebAuthnBrowser }).SimpleWebAuthnBrowser = LIBRARY;
 
 /**
  * The library (bundled, so always here; callers still handle undefined, as when it was a separate file the

@@ -204,7 +204,7 @@ function folderGraph(graph: Map<string, string[]>, of: (file: string) => string)
 }
 
 /**
- * A file's room, as ../shared/tools/folder-graph.mjs draws the house: daemon/<folder> (its subfolders
+ * A file's room in the house: daemon/<folder> (its subfolders
  * included, kinds/cue in kinds), or the top-level folder (owner-ui, bridge-client, common).
  */
 function roomOf(file: string): string {

@@ -1,7 +1,8 @@
 /**
  * How the panel shows each kind of tool (issue 20 item 1): one line per kind, mapping its tool to the
  * parts of its card. The card (card.ts) and the Allow… dialog (allow.ts) ask this instead of switching on
- * the kind; the daemon's side of a kind is its folder, daemon/kinds/<kind>/ (the browser cannot load it).
+ * the kind. Its tool and View fields are the owner protocol's (common/kinds.ts); the daemon's side of a kind
+ * is its folder, daemon/kinds/<kind>/, which the panel never imports.
  */
 import type { View } from '../../common/owner-messages.js';
 import { cueBlock, sessionLine } from './cue.js';

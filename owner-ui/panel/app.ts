@@ -1,6 +1,8 @@
 /**
  * The owner panel's message loop (contracts.md 5, issue 4): connection → state → render. The queue, what is
- * in progress, and the history with filters are all kept live from the owner WebSocket (connection.ts). A
+ * in progress, and the history with filters are all kept live from the owner WebSocket (connection.ts):
+ * each frame type has one handler (`handlers`, checked complete by the compiler), which changes what the
+ * panel holds (state.ts) and renders. A
  * decided card updates on every tab because every tab renders only what the daemon sends; a refusal
  * (another tab decided first, the request changed) is explained on the card. New requests raise a title
  * badge and, when allowed, a desktop notification. Keyboard: j/k move, a approves, d denies (with the
@@ -48,15 +50,13 @@ import { PasskeyArea } from './passkeys.js';
 import { newestFirst, oldestFirst } from './placement.js';
 import { PushSettings } from './push.js';
 import { QueueView } from './queue-view.js';
+import { PanelState } from './state.js';
 
-const views = new Map<string, View>();
+/** What the panel holds between frames: commands, awaited replies, clock skew, the owner (state.ts). */
+const state = new PanelState();
+const { views, requests } = state;
 /** Contract 15: the OAuth connections, with Disconnect (hidden while OAuth is off). */
 const oauthClients = new OAuthClients();
-const requests = new Map<string, { id: string; action: string }>();
-let skewMs = 0;
-/** The signed-in owner (`hello.owner`): a quorum card they approved waits for the others (contract 9). */
-let me: string | undefined;
-let nextReq = 1;
 
 const conn = new OwnerConnection({
   onState: (s) => {
@@ -71,11 +71,11 @@ const board = new GrantBoard({
   list: byId('grants-list'),
   empty: byId('grants-empty'),
   count: byId('grants-count'),
-  now: () => Date.now() + skewMs,
+  now: () => state.now(),
 });
 // Contract 11: the dialog asks the daemon what a grant would have allowed (policy_test) as the scope changes.
 const allowDialog = new AllowDialog((grant) => {
-  const req_id = `t${nextReq++}`;
+  const req_id = state.reqId('t');
   return conn.send({ type: 'policy_test', req_id, grant }) ? req_id : undefined;
 });
 /** Contract 13.3: the signed-in owner's passkeys (passkeys.ts). */
@@ -89,13 +89,18 @@ const historyView = new HistoryView(
   () => {
     const done = [...views.values()].filter(isFinal).sort(newestFirst);
     const last = done.at(-1);
-    conn.send({ type: 'history', req_id: `h${nextReq++}`, limit: 100, ...(last ? { before: last.id } : {}) });
+    conn.send({
+      type: 'history',
+      req_id: state.reqId('h'),
+      limit: 100,
+      ...(last ? { before: last.id } : {}),
+    });
   },
 );
 /** Contract 14: the search is the daemon's (indexes); the export is the shown cards' audit entries. */
 const search = new HistorySearch(
   (filter) => {
-    const req_id = `s${nextReq++}`;
+    const req_id = state.reqId('s');
     return conn.send({ type: 'history', req_id, limit: 500, ...filter }) ? req_id : undefined;
   },
   () => {
@@ -106,7 +111,7 @@ const search = new HistorySearch(
     else if (
       !conn.send({
         type: 'audit',
-        req_id: `x${nextReq++}`,
+        req_id: state.reqId('x'),
         command_ids: shown.slice(0, 500),
         format: 'jsonl',
       })
@@ -153,8 +158,8 @@ const actions = new CardActions({
   conn,
   cards,
   guard,
-  me: () => me,
-  reqId: () => `p${nextReq++}`,
+  me: () => state.me,
+  reqId: () => state.reqId('p'),
   openAllow: (v) => openAllow(v),
 });
 const act = (card: HTMLElement, action: string) => actions.act(card, action);
@@ -163,7 +168,7 @@ const header = new Header(guard, {
   retry: () => conn.retryNow(),
   loggedOut: () => {
     // What is on screen is no longer live: take it away rather than let it look current.
-    views.clear();
+    state.clear();
     allowDialog.cancel();
     board.clear();
     layout(true);
@@ -194,7 +199,7 @@ function layout(force: boolean): void {
   const waiting = queue.admit(all.filter((v) => !isFinal(v)).sort(oldestFirst), force);
   const focused = queue.focus();
   nodeMarks.update(all);
-  const cardFor = (v: View) => cards.cardFor(v, skewMs, me);
+  const cardFor = (v: View) => cards.cardFor(v, state.skewMs, state.me);
   queue.place(waiting.map(cardFor));
   historyView.place(done.map(cardFor));
   cards.keepOnly(views);
@@ -205,92 +210,80 @@ function layout(force: boolean): void {
     (id) => search.shows(id),
   );
   queue.keepFocus(focused);
-  queue.showCounts(all, waiting.length, me);
+  queue.showCounts(all, waiting.length, state.me);
   historyView.showAttention(done);
 }
 
+/** Each frame's handler, by type: the compiler checks that every frame the daemon sends has one. */
+type Handlers = { [T in ServerMessage['type']]: (m: Extract<ServerMessage, { type: T }>) => void };
+
+const handlers: Handlers = {
+  hello: (m) => {
+    state.hello(m.server_time, m.owner);
+    header.owner(m.owner);
+    passkeys.live(m.signed_in_with);
+    devices.refresh();
+    if (m.setup !== undefined) firstRun.update(m.setup);
+  },
+  setup: (m) => firstRun.update(m.setup),
+  snapshot: (m) => {
+    // A fresh snapshot replaces everything (and the old connection's requests, whose cards must not stay
+    // disabled waiting for an answer that never comes).
+    state.snapshot(m.commands);
+    for (const v of m.commands) notifier.seen(v);
+    board.reset(m.grants);
+    argsReconnected();
+    for (const node of cards.nodes()) guard.sync(node);
+    notifier.synced = true;
+    render();
+    renderGrants();
+    links.synced();
+  },
+  grant_upsert: (m) => {
+    board.upsert(m.grant);
+    renderGrants();
+  },
+  upsert: (m) => {
+    if (!state.upsert(m.command)) return;
+    notifier.seen(m.command);
+    render();
+    if (allowDialog.openFor === m.command.id && m.command.state !== 'awaiting_review') {
+      // Decided elsewhere while the owner was choosing: the dialog's question no longer stands.
+      allowDialog.cancel();
+      cards.setMessage(m.command.id, 'Decided elsewhere while you were choosing: nothing was sent.');
+    }
+  },
+  history: (m) => {
+    state.history(m.commands);
+    if (!search.answered(m.req_id, m.commands)) historyView.loaded(m.commands.length);
+    render();
+  },
+  audit: (m) => {
+    if (m.jsonl !== undefined) {
+      download('ogf-broker-audit.jsonl', m.jsonl);
+      search.say(`Exported ${m.entries.length} entries of ${m.command_ids?.length ?? 1} commands.`);
+      return;
+    }
+    const node = m.command_id === undefined ? undefined : cards.node(m.command_id);
+    if (node !== undefined) guard.change(() => showTrail(node, m.entries, m.record_disagrees));
+  },
+  reply: (m) => {
+    if (!argsRefused(m) && !passkeys.receive(m) && !devices.reply(m)) onReply(m);
+  },
+  passkey_list: (m) => passkeys.receive(m),
+  passkey_begin: (m) => passkeys.receive(m),
+  approve_challenge: (m) => void actions.signAndApprove(m),
+  push_devices: (m) => devices.devices(m.devices),
+  args: (m) => receiveArgs(m),
+  policy_test: (m) => allowDialog.tested(m),
+  // The terminal's frames (`grants`, `doctor`, `notify test`): the panel never asks for them.
+  grants: () => {},
+  doctor: () => {},
+  notify_test: () => {},
+};
+
 function onMessage(m: ServerMessage): void {
-  switch (m.type) {
-    case 'hello':
-      skewMs = Date.parse(m.server_time) - Date.now();
-      me = m.owner;
-      header.owner(m.owner);
-      passkeys.live(m.signed_in_with);
-      devices.refresh();
-      if (m.setup !== undefined) firstRun.update(m.setup);
-      return;
-    case 'setup':
-      firstRun.update(m.setup);
-      return;
-    case 'snapshot': {
-      // A fresh snapshot replaces everything: a reconnecting tab resyncs and misses nothing.
-      views.clear();
-      for (const v of m.commands) views.set(v.id, v);
-      for (const v of m.commands) notifier.seen(v);
-      board.reset(m.grants);
-      // Requests sent on the old connection get no reply: the snapshot says what happened to them, and
-      // their cards must not stay disabled waiting for an answer that never comes.
-      requests.clear();
-      argsReconnected();
-      for (const node of cards.nodes()) guard.sync(node);
-      notifier.synced = true;
-      render();
-      renderGrants();
-      links.synced();
-      return;
-    }
-    case 'grant_upsert':
-      board.upsert(m.grant);
-      renderGrants();
-      return;
-    case 'upsert': {
-      const prev = views.get(m.command.id);
-      if (prev !== undefined && prev.version > m.command.version) return;
-      views.set(m.command.id, m.command);
-      notifier.seen(m.command);
-      render();
-      if (allowDialog.openFor === m.command.id && m.command.state !== 'awaiting_review') {
-        // Decided elsewhere while the owner was choosing: the dialog's question no longer stands.
-        allowDialog.cancel();
-        cards.setMessage(m.command.id, 'Decided elsewhere while you were choosing: nothing was sent.');
-      }
-      return;
-    }
-    case 'history':
-      for (const v of m.commands) if (!views.has(v.id)) views.set(v.id, v);
-      if (!search.answered(m.req_id, m.commands)) historyView.loaded(m.commands.length);
-      render();
-      return;
-    case 'audit': {
-      if (m.jsonl !== undefined) {
-        download('ogf-broker-audit.jsonl', m.jsonl);
-        search.say(`Exported ${m.entries.length} entries of ${m.command_ids?.length ?? 1} commands.`);
-        return;
-      }
-      const node = m.command_id === undefined ? undefined : cards.node(m.command_id);
-      if (node !== undefined) guard.change(() => showTrail(node, m.entries, m.record_disagrees));
-      return;
-    }
-    case 'reply':
-      if (!argsRefused(m) && !passkeys.receive(m) && !devices.reply(m)) onReply(m);
-      return;
-    case 'passkey_list':
-    case 'passkey_begin':
-      passkeys.receive(m);
-      return;
-    case 'approve_challenge':
-      void actions.signAndApprove(m);
-      return;
-    case 'push_devices':
-      devices.devices(m.devices);
-      return;
-    case 'args':
-      receiveArgs(m);
-      return;
-    case 'policy_test':
-      allowDialog.tested(m);
-      return;
-  }
+  (handlers[m.type] as (m: ServerMessage) => void)(m);
 }
 
 function onReply(m: Extract<ServerMessage, { type: 'reply' }>): void {
@@ -336,7 +329,7 @@ function openAllow(v: View): void {
 
 function revoke(g: Grant | undefined): void {
   if (g === undefined || g.source !== 'owner') return;
-  const req_id = `p${nextReq++}`;
+  const req_id = state.reqId('p');
   if (!conn.send({ type: 'revoke', req_id, grant_id: g.id })) {
     header.toast('Not connected: wait for the panel to reconnect, then revoke again.');
     return;
@@ -349,7 +342,7 @@ function revoke(g: Grant | undefined): void {
 function tick(): void {
   guard.change(() => {
     header.tick();
-    const now = Date.now() + skewMs;
+    const now = state.now();
     // A countdown whose text changes width could rewrap its line and shift what is below it.
     for (const span of document.querySelectorAll<HTMLElement>('.countdown')) {
       const left = timeLeft(span.dataset.expires ?? '', Number(span.dataset.window), now);
@@ -376,7 +369,7 @@ document.addEventListener(
     const details = e.target as HTMLElement;
     const id = details.dataset?.trailFor;
     if (id !== undefined && (details as HTMLDetailsElement).open)
-      conn.send({ type: 'audit', req_id: `t${nextReq++}`, command_id: id });
+      conn.send({ type: 'audit', req_id: state.reqId('t'), command_id: id });
   },
   true,
 );

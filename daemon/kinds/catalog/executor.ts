@@ -7,7 +7,7 @@
 
 import type { Command, ExecutionIo, ExecutionReport, Executor, Outcome } from '../../core/index.js';
 import { minimalEnv, type ProcessResult, runProcess } from '../../launch/index.js';
-import type { Confiner, Launch } from '../../sandbox/index.js';
+import { Confiner, type Launch } from '../../sandbox/index.js';
 import type { Catalog } from './catalog.js';
 
 export const KILL_GRACE_MS = 5000;
@@ -24,7 +24,12 @@ export class CatalogExecutor implements Executor {
   readonly #confiner: Confiner;
   readonly #outputLimit: number;
 
-  constructor(catalog: Catalog, outputLimitBytes: number, confiner: Confiner) {
+  /** `confiner`: contract 21 (a catalog without confined commands never uses it: tests may leave it out). */
+  constructor(
+    catalog: Catalog,
+    outputLimitBytes: number,
+    confiner: Confiner = new Confiner(process.env, []),
+  ) {
     this.#catalog = catalog;
     this.#outputLimit = outputLimitBytes;
     this.#confiner = confiner;

@@ -17,8 +17,31 @@ export interface Launch {
   cwd?: string | undefined;
 }
 
-export function bwrapArgs(c: Confinement, launch: Launch, hidden: readonly string[]): string[] {
-  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
+/**
+ * What the process sees: a confinement as the config gives it (a private /tmp, `writable` writable), or a
+ * preview's view of a server (previewView).
+ */
+export interface SandboxView extends Confinement {
+  /** Its own empty /tmp (else the machine's, read-only). */
+  privateTmp: boolean;
+  /** Paths shown read-only although a private /tmp would hide them. */
+  readOnly?: readonly string[];
+}
+
+/**
+ * A preview's instance sees what the server's own instance sees, with nothing writable (contract 21): a
+ * confined server's view with its writable paths read-only; an unconfined server's whole machine
+ * read-only, its /tmp included (a root under /tmp must read the same), the network as it has it.
+ */
+export function previewView(own: Confinement | undefined): SandboxView {
+  if (own === undefined) return { writable: [], network: true, privateTmp: false };
+  return { writable: [], network: own.network, privateTmp: true, readOnly: own.writable };
+}
+
+export function bwrapArgs(c: Confinement | SandboxView, launch: Launch, hidden: readonly string[]): string[] {
+  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
+  if (!('privateTmp' in c) || c.privateTmp) args.push('--tmpfs', '/tmp');
+  for (const path of ('readOnly' in c ? c.readOnly : undefined) ?? []) args.push('--ro-bind', path, path);
   for (const path of c.writable) args.push('--bind', path, path);
   // After the binds: a writable path inside the data dir does not reopen it.
   for (const path of hidden) args.push('--tmpfs', path);

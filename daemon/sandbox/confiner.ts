@@ -6,7 +6,7 @@
  * cannot be confined (naming the entry and what is missing).
  */
 import type { Confinement } from '../config/index.js';
-import { bwrapArgs, type Launch } from './bwrap.js';
+import { bwrapArgs, type Launch, type SandboxView } from './bwrap.js';
 import { type BubblewrapProbe, probeBubblewrap } from './probe.js';
 
 export class Confiner {
@@ -27,7 +27,7 @@ export class Confiner {
   }
 
   /** `launch` as started under `c`; unchanged when `c` is undefined. Throws when it cannot be confined. */
-  launch(c: Confinement | undefined, launch: Launch): Launch {
+  launch(c: Confinement | SandboxView | undefined, launch: Launch): Launch {
     if (c === undefined) return launch;
     const p = this.probe;
     if (!p.ok) throw new Error(`it cannot be confined: ${p.why}`);

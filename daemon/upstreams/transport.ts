@@ -11,7 +11,7 @@
 import { StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import type { Logger } from '../base/index.js';
 import type { UpstreamConfig } from '../config/index.js';
-import type { Confiner } from '../sandbox/index.js';
+import { type Confiner, previewView } from '../sandbox/index.js';
 import { boundedFetch } from './bounded-fetch.js';
 import { MAX_MESSAGE_BYTES } from './limits.js';
 import { StdioUpstreamTransport } from './stdio.js';
@@ -28,12 +28,12 @@ export interface Spawn {
 
 /**
  * The spawn of a stdio upstream (contract 21): its argv under its own confinement; a preview's instance
- * always confined with nothing writable (the network as the upstream's own confinement says, else as an
- * unconfined server has it), whatever the upstream's setting, so a preview can only read.
+ * always confined with nothing writable, seeing what the server's own instance sees (sandbox/bwrap.ts
+ * `previewView`), whatever the upstream's setting, so a preview can only read.
  */
 export function stdioSpawn(config: UpstreamConfig, instance: Instance, confiner: Confiner): Spawn {
   const own = config.sandbox || undefined;
-  const confinement = instance === 'preview' ? { writable: [], network: own?.network ?? true } : own;
+  const confinement = instance === 'preview' ? previewView(own) : own;
   const [file, ...args] = config.argv!;
   const launch = confiner.launch(confinement, { file: file!, args, cwd: config.cwd });
   return { argv: [launch.file, ...launch.args], env: config.env, cwd: launch.cwd };

@@ -25,4 +25,9 @@ export interface KindView {
   session_fingerprint?: string;
   /** Upstream calls (contract 5 (v2), 7): the server, its own tool name, and what the server claims. */
   upstream?: UpstreamRef;
+  /**
+   * Catalog commands and stdio upstream calls (contract 21): what the process may touch, in words fixed at
+   * submit — "confined: writes only under /x; no network" or "not confined".
+   */
+  reach?: string;
 }

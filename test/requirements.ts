@@ -914,6 +914,11 @@ export const REQUIREMENTS = {
     statement:
       'A confined catalog command or stdio upstream runs under bubblewrap: writes only under `writable` (a write elsewhere fails in the process and leaves nothing), its own /tmp, the data dir hidden (an approved command cannot read the owner token), no network unless `network`, its own PID namespace; a preview instance always confined with nothing writable.',
   },
+  'c21.shown': {
+    source: 'contracts.md 21 (v4)',
+    statement:
+      'The reach is said before the owner decides: the card and `ogf-broker list` show "confined: writes only under …; no network" or "not confined"; `status` and `doctor` list each command’s and stdio upstream’s confinement.',
+  },
   'c21.never-unconfined': {
     source: 'contracts.md 21 (v4)',
     statement:

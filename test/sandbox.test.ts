@@ -159,6 +159,42 @@ describe('[c21.confined] an approved process touches only what its confinement a
   });
 });
 
+describe('[c21.shown] the reach is shown before the owner decides (contract 21)', () => {
+  it('the card (View) and `ogf-broker list` say what the process may touch', async () => {
+    const asked = await callTool(ai, 'run_command_wait', {
+      command: 'write',
+      args: { p: join(inside, 'shown.txt') },
+      wait_seconds: 0,
+    });
+    const id = asked.pending_id as string;
+    const v = await owner.view(id, (x) => x.state === 'awaiting_review', 'the card');
+    expect(v.reach).toBe(`confined: writes only under ${inside}; no network`);
+    const open = await callTool(ai, 'run_command_wait', {
+      command: 'peek-open',
+      args: { p: '/etc/hostname' },
+      wait_seconds: 0,
+    });
+    expect((await owner.view(open.pending_id, (x) => x.state === 'awaiting_review', 'the card')).reach).toBe(
+      'not confined',
+    );
+    const list = await runCli(['list', '--data-dir', d.dataDir]);
+    expect(list.stdout).toContain(`reach: confined: writes only under ${inside}; no network`);
+    expect(list.stdout).toContain('reach: not confined');
+    for (const c of [id, open.pending_id as string]) {
+      const cur = owner.latest(c)!;
+      expect(await owner.request({ type: 'deny', id: c, version: cur.version })).toMatchObject({ ok: true });
+    }
+    const status = await runCli(['status', '--data-dir', d.dataDir]);
+    expect(status.stdout).toContain(
+      `confinement commands.write: confined: writes only under ${inside}; no network`,
+    );
+    expect(status.stdout).toContain('confinement commands.peek-open: not confined');
+    expect(status.stdout).toContain(
+      `confinement upstreams.notes: confined: writes only under ${inside}; no network`,
+    );
+  });
+});
+
 describe('[c21.confined] a preview can only read (contract 21)', () => {
   it('a preview instance that tries to write cannot (EROFS); the approved call, unconfined, writes', async () => {
     const log = join(base, 'dry.log');
@@ -231,9 +267,14 @@ describe('[c21.never-unconfined] a confined entry is never run unconfined (contr
     const r = await runCli(['start', '--data-dir', dataDir, '--port', '0'], { PATH: '/nonexistent' });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(
-      /^ogf-broker: config .*: commands\.write\.sandbox: bubblewrap \(bwrap\) is not on the daemon's PATH/m,
+      /^ogf-broker: config .*: commands\.write\.sandbox: bubblewrap \(bwrap\) is not on PATH/m,
     );
     expect(existsSync(join(dataDir, 'daemon.json'))).toBe(false);
+    const doctor = await runCli(['doctor', '--data-dir', dataDir], { PATH: '/nonexistent' });
+    expect(doctor.code).toBe(1);
+    expect(doctor.stdout).toMatch(
+      /^FAIL confinement: commands\.write\.sandbox: bubblewrap \(bwrap\) is not on PATH/m,
+    );
   });
 
   it('kill -9 of the daemon leaves no confined process behind', async () => {

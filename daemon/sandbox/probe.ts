@@ -28,8 +28,7 @@ export function findBubblewrap(env: NodeJS.ProcessEnv): string | undefined {
 
 export function probeBubblewrap(env: NodeJS.ProcessEnv): BubblewrapProbe {
   const path = findBubblewrap(env);
-  if (path === undefined)
-    return { ok: false, why: `bubblewrap (bwrap) is not on the daemon's PATH; ${INSTALL}` };
+  if (path === undefined) return { ok: false, why: `bubblewrap (bwrap) is not on PATH; ${INSTALL}` };
   const version = spawnSync(path, ['--version'], { encoding: 'utf8', timeout: 10_000 });
   const run = spawnSync(
     path,

@@ -89,6 +89,13 @@ function argvBlock(v: View): HTMLElement {
   );
 }
 
+/** Contract 21: what the process may touch ("confined: writes only under …" or "not confined"). */
+function reachLine(v: View): HTMLElement | null {
+  if (v.reach === undefined) return null;
+  const confined = v.reach.startsWith('confined');
+  return el('p', { class: `reach ${confined ? 'confined' : 'unconfined'}` }, v.reach);
+}
+
 function outcomeBlock(v: View): HTMLElement | null {
   const r = v.result;
   if (r === undefined || v.status === 'PENDING') return null;
@@ -322,6 +329,7 @@ export function buildCard(
     grantLine(v, grantWords),
     el('p', { class: 'summary' }, v.summary),
     argvBlock(v),
+    reachLine(v),
     kindCard(v.tool)?.lead?.(v) ?? null,
     v.justification === undefined
       ? null

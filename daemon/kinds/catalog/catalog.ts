@@ -15,7 +15,7 @@ import {
   hasForbiddenCharacter,
   type OwnerPattern,
 } from '../../base/index.js';
-import type { CatalogEntry, Config, ParamSpec } from '../../config/index.js';
+import { type CatalogEntry, type Config, describeConfinement, type ParamSpec } from '../../config/index.js';
 import type { SubmitRequest } from '../../core/index.js';
 
 /** A catalog command's description for `list_commands` (contract 3.1). */
@@ -210,7 +210,15 @@ export class Catalog implements CatalogApi {
     });
     return {
       ok: true,
-      request: { tool: 'run_command_wait', command: name, args: clean, display: argv, client },
+      request: {
+        tool: 'run_command_wait',
+        command: name,
+        args: clean,
+        display: argv,
+        client,
+        // Contract 21: what its process may touch, as the owner decides on it.
+        reach: describeConfinement(entry.sandbox || undefined),
+      },
     };
   }
 }

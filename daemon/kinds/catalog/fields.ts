@@ -1,7 +1,13 @@
 /**
- * The catalog kind's fields: none. Its tool's name is the owner protocol's (common/kinds.ts Tool), and its
- * commands carry no fields of their own: the catalog's argv is the command's `display`. The file stays so
- * every kind folder has the same parts (test/structure-kinds.test.ts).
+ * The catalog kind's fields in the shared types (declaration merging, core/lifecycle.ts KindFields): the reach
+ * of the process it starts (contract 21), in words fixed at submit. Its tool's name is the owner protocol's
+ * (common/kinds.ts Tool); the catalog's argv is the command's `display`.
  */
+declare module '../../core/lifecycle.js' {
+  interface KindFields {
+    /** Contract 21: "confined: writes only under …; no network" or "not confined" (common/kinds.ts). */
+    reach?: string;
+  }
+}
 
 export {};

@@ -1,8 +1,9 @@
 /**
  * What a catalog command means to the core (contract 3.1, 8, 9): no twin rule (a repeat is a new request,
  * request_id makes a retry safe), grantable, may need several owners, no secret, summarised by its name
- * and params. Its argv is the View's `display`, so `list` adds nothing.
+ * and params. Its argv is the View's `display`; `list` adds its reach (contract 21).
  */
+import { escapeForTerminal as esc } from '../../base/index.js';
 import { bareRunSummary, type Kind, runSummary } from '../../kind/index.js';
 import type {} from './fields.js';
 
@@ -12,10 +13,11 @@ export const catalogKind: Kind = {
   grantRefusal: undefined,
   quorum: true,
   carriesSecret: false,
-  fields: [],
+  fields: ['reach'],
   identity: [],
-  shown: [],
+  shown: ['reach'],
   summary: runSummary,
   bareSummary: bareRunSummary,
-  lines: () => [],
+  // Contract 21: what the process may touch, under its command line.
+  lines: (v) => (v.reach === undefined ? [] : [`    reach: ${esc(v.reach)}`]),
 };

@@ -11,5 +11,7 @@ declare module '../../core/lifecycle.js' {
   interface KindFields {
     /** Upstream calls (contract 7). */
     upstream?: UpstreamRef;
+    /** Contract 21: a stdio server's reach in words (common/kinds.ts); none for an HTTP server. */
+    reach?: string;
   }
 }

@@ -27,9 +27,9 @@ export const upstreamKind: Kind = {
   grantRefusal: undefined,
   quorum: true,
   carriesSecret: false,
-  fields: ['upstream'],
+  fields: ['upstream', 'reach'],
   identity: [],
-  shown: ['upstream'],
+  shown: ['upstream', 'reach'],
   target: (fields) =>
     fields.upstream === undefined ? undefined : { server: fields.upstream.name, tool: fields.upstream.tool },
   summary: (command) =>
@@ -50,6 +50,8 @@ export const upstreamKind: Kind = {
     ];
     const claims = claimWords(u.annotations);
     if (claims.length > 0) lines.push(`    ${claims.map((c) => `server says: ${c}`).join('; ')}`);
+    // Contract 21: what the server's process may touch.
+    if (v.reach !== undefined) lines.push(`    reach: ${esc(v.reach)}`);
     // Over 16 KiB of JSON the View holds a preview: arg-lines.ts says so and lists every cut one.
     lines.push(...argLines(v));
     // Contract 12: the effect the owner decides on, escaped line by line.

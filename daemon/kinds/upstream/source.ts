@@ -7,7 +7,7 @@
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import type { Logger } from '../../base/index.js';
-import type { UpstreamConfig } from '../../config/index.js';
+import { describeConfinement, type UpstreamConfig } from '../../config/index.js';
 import type { Command, Executor, SubmitRequest } from '../../core/index.js';
 import type { ListingSchema, Prepared, Source, SourceListing } from '../../kind/index.js';
 import type { UpstreamRegistry, UpstreamStatus } from '../../upstreams/index.js';
@@ -159,6 +159,8 @@ export class UpstreamSource implements Source {
       client,
       upstream: e.ref,
     };
+    // Contract 21: a stdio server's reach, as the owner decides on it.
+    if (config.argv !== undefined) request.reach = describeConfinement(config.sandbox || undefined);
     // Contract 7: trust_read_only_hint approves calls to tools the upstream annotates readOnlyHint: true.
     if (config.trust_read_only_hint && e.readOnly) request.approved_by = 'policy:read_only';
     return { kind: 'submit', request, waitSeconds: config.wait_seconds };

@@ -21,6 +21,7 @@ import { benchConfig, makeDataDir, ROOT, removeDir, startBareServer, startDaemon
 import { formatTable, type Row } from './lib/stats.js';
 import { auditChain } from './rows/audit.js';
 import { chainBuilds } from './rows/chain-builds.js';
+import { confinement } from './rows/confinement.js';
 import { crossNode } from './rows/cross-node.js';
 import { cueLatency } from './rows/cue.js';
 import { fleetScale } from './rows/fleet-scale.js';
@@ -49,7 +50,7 @@ const { values } = parseArgs({
 });
 const quick = values.quick ?? false;
 const only = new Set(
-  (values.only ?? '1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18').split(',').map((s) => s.trim()),
+  (values.only ?? '1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19').split(',').map((s) => s.trim()),
 );
 const started = performance.now();
 const deadline = started + Number(values['budget-s']) * 1000;
@@ -202,6 +203,10 @@ async function main(): Promise<void> {
       rows.push(...(await auditChain(quick)));
       progress('15 audit chain: durable submissions, a build with the chain vs without');
       rows.push(...chainBuilds(quick));
+    }
+    if (only.has('19')) {
+      progress('19 confinement: confined vs unconfined upstream and catalog command');
+      rows.push(...(await confinement(quick)));
     }
     if (only.has('16') || only.has('17') || only.has('18')) rows.push(...(await postgresRows()));
     // Last: growth takes the time the other rows leave.

@@ -63,6 +63,7 @@ export interface View {
   version: number;
   state: string;
   args: Record<string, unknown>;
+  command?: string;
   /** An owner's name, `grant:<id>`, `policy:read_only` or `daemon`, once decided (contract 5 v2). */
   decided_by?: string;
 }

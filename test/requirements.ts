@@ -908,6 +908,13 @@ export const REQUIREMENTS = {
       'A config that does not load changes nothing: the daemon keeps the old one and logs the error; `ogf-broker reload` prints it (`ogf-broker: reload: …`) and exits 2.',
   },
 
+  // ---- contracts.md section 19: deciding from a notification, the AI's own client --------------------
+  'c19.elicitation': {
+    source: 'contracts.md 19 (v4)',
+    statement:
+      'A client that declared `elicitation.url` gets one URL-mode `elicitation/create` per command when a gated call stays open waiting for the owner (2025-11-25; on 2026-07-28 the SDK allows none during a call): the card’s link without a token and one sentence; whatever the client answers decides nothing.',
+  },
+
   // ---- contracts.md section 21: confinement ----------------------------------------------------------
   'c21.confined': {
     source: 'contracts.md 21 (v4)',

@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../base/index.js';
 import type { Config } from '../config/index.js';
-import type { BrokerApi } from '../core/index.js';
+import type { BrokerApi, Command } from '../core/index.js';
 import type { DataDir } from '../datadir/index.js';
 import type { Source } from '../kind/index.js';
 import type { Tokens } from '../tokens/index.js';
@@ -47,6 +47,11 @@ export interface EdgeContext {
   version: string;
   /** Contract 15: OAuth access tokens on /mcp (absent when OAuth is off). */
   oauthBearer?: BearerAuthority;
+  /**
+   * Contract 19: where the owner decides on `command` (the card's URL, `<base>/#<id>`, no token in it) and
+   * one sentence saying what waits — what a URL-mode elicitation hands the AI's client.
+   */
+  ownerCard?: (command: Command) => { url: string; message: string };
 }
 
 /** An edge the daemon mounts on its HTTP server. */

@@ -140,6 +140,11 @@ export function createMcpServer(deps: McpServerDeps): Server {
         signal: ctx.mcpReq.signal,
         progress: { token: progressToken, send: (n) => ctx.mcpReq.notify(n) },
         ...(task === undefined ? {} : { task }),
+        // Contract 19: only the 2025-era push request lets a server ask while the call stays open (the SDK
+        // throws on a 2026-07-28 request, whose only way is an input_required result that ends the call).
+        ...(generation === 'legacy' && server.getClientCapabilities()?.elicitation?.url !== undefined
+          ? { elicitUrl: (p) => ctx.mcpReq.elicitInput({ mode: 'url', ...p }) }
+          : {}),
       });
     } catch (e) {
       // Contract 16: the shared database is out of reach, so nothing was queued or decided: a tool error.

@@ -7,6 +7,7 @@
  * own: they act on the commands of every source and queue nothing. Both the HTTP sessions and the stdio
  * front end reach the broker only through here (stdio relays to the daemon's HTTP endpoint).
  */
+import { randomUUID } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { Logger, ToolErrorCode } from '../base/index.js';
 import type { BrokerApi } from '../core/index.js';
@@ -23,6 +24,17 @@ export interface ToolDeps {
   /** In the order their tools are listed and their parts of list_commands merged. */
   sources: readonly Source[];
   log: Logger;
+  /** Contract 19: the card's link and what waits, for a client that takes URL-mode elicitations. */
+  ownerCard?: (command: Command) => { url: string; message: string };
+}
+
+/** How many commands' elicitations are remembered (a repeat beyond it would only tell the client again). */
+const TOLD_MAX = 10_000;
+
+/** The client's answer in one word for the log (it decides nothing: contract 19). */
+function actionOf(answer: unknown): string {
+  const a = (answer as { action?: unknown } | undefined)?.action;
+  return typeof a === 'string' ? a.slice(0, 16) : 'unknown';
 }
 
 /** A tool-level refusal (contract 3.2): `isError`, text `<Code>: <field> must be <accepts>, got <what>`. */
@@ -81,6 +93,7 @@ export function createEdgeTools(deps: ToolDeps): EdgeTools {
     answerOf: (c: Command) => CallToolResult,
   ): Promise<CallToolResult> {
     if (isFinal(command) || seconds === 0) return answerOf(command);
+    tellOwnerThroughClient(command, call);
     const stop = startProgress(call.progress, seconds, () => {
       const now = broker.get(command.id) ?? command;
       return `${now.command} ${now.id} is ${now.phase.state.replace('_', ' ')}; still waiting`;
@@ -90,6 +103,27 @@ export function createEdgeTools(deps: ToolDeps): EdgeTools {
     } finally {
       stop();
     }
+  }
+
+  /** Commands whose card link the AI's client was already sent (contract 19: once per command), bounded. */
+  const told = new Set<string>();
+
+  /**
+   * Contract 19: a call that stays open waiting for the owner sends the client one URL-mode elicitation
+   * with the card's link, once per command. Whatever the client answers decides nothing.
+   */
+  function tellOwnerThroughClient(command: Command, call: CallContext): void {
+    const card = deps.ownerCard?.(command);
+    if (call.elicitUrl === undefined || card === undefined || command.phase.state !== 'awaiting_review')
+      return;
+    if (told.has(command.id)) return;
+    told.add(command.id);
+    if (told.size > TOLD_MAX) told.delete(told.values().next().value!);
+    call.elicitUrl({ ...card, elicitationId: randomUUID() }).then(
+      (answer) => deps.log.log('info', 'elicitation_answered', { id: command.id, action: actionOf(answer) }),
+      (e: unknown) =>
+        deps.log.log('info', 'elicitation_unanswered', { id: command.id, error: (e as Error)?.message }),
+    );
   }
 
   function owned(id: string, client: string): Command | undefined {

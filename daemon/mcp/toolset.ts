@@ -33,6 +33,11 @@ export interface CallContext {
   progress?: ProgressSink;
   /** The client asked for a task (contract 10): a gated call is queued and answered with its handle at once. */
   task?: TaskRequest;
+  /**
+   * Contract 19: present when the client declared `elicitation.url` and this generation lets the server ask
+   * during a call (2025-11-25 only: server.ts) — sends one URL-mode `elicitation/create`.
+   */
+  elicitUrl?: (p: { url: string; message: string; elicitationId: string }) => Promise<unknown>;
 }
 
 /** Answers one call of one tool: a CallToolResult, or the task it was queued as. */

@@ -1,5 +1,5 @@
 /**
- * What an owner's frames do (contracts.md 5, 8, 9): each text frame is parsed (protocol.ts) and mapped onto
+ * What an owner's frames do (contracts.md 5, 8, 9): each text frame is parsed (owner-protocol/) and mapped onto
  * the broker — `approve` / `deny` / `reconcile` / `grant` / `revoke` — with a `reply`, or answered with
  * data (`grants`, `history`, `args`). A bad frame gets a `BadMessage` reply and the socket stays open.
  *
@@ -20,13 +20,13 @@
 import type { ReplyCode } from '../../common/owner-messages.js';
 import type { ActionResult, GrantResult, GrantSpec } from '../core/index.js';
 import { KINDS } from '../kinds/index.js';
+import { type ClientFrame, HISTORY_DEFAULT, parseClientFrame } from '../owner-protocol/index.js';
 import { grantMatcher, POLICY_TEST_DEFAULT, policyTest, ruleMatcher } from '../rules/index.js';
 import { argsAnswer } from './args-frame.js';
 import { auditAnswer, searchOf } from './audit-frame.js';
 import type { FanOut } from './fanout.js';
 import { approvalEvidence, approveChallenge, type PasskeyAnswer, passkeyFrame } from './passkey-actions.js';
 import type { PasskeyCeremonies } from './passkey-ceremonies.js';
-import { type ClientFrame, HISTORY_DEFAULT, parseClientFrame } from './protocol.js';
 import type { Owner, OwnerRegistry } from './registry.js';
 import type { OwnerContext } from './setup.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseClientFrame } from './protocol.js';
+import { parseClientFrame } from './parse.js';
 
 const bad = (text: string) => {
   const r = parseClientFrame(text);

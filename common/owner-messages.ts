@@ -9,6 +9,8 @@ import type { Grant } from './grant.js';
 import type { View } from './view.js';
 
 export const PROTOCOL = 'ogf-broker-owner/1';
+/** Where the owner WebSocket is served (contract 5): the panel and the terminal connect here. */
+export const OWNER_WS_PATH = '/owner/ws';
 
 /**
  * WebSocket subprotocols of the panel (contract 5 v2): it offers `ogf-owner.<panel key>` to authenticate,

@@ -19,16 +19,15 @@
 
 import type { ReplyCode } from '../../common/owner-messages.js';
 import type { ActionResult, GrantResult, GrantSpec } from '../core/index.js';
-import { KINDS } from '../kinds/index.js';
 import { type ClientFrame, HISTORY_DEFAULT, parseClientFrame } from '../owner-protocol/index.js';
 import { grantMatcher, POLICY_TEST_DEFAULT, policyTest, ruleMatcher } from '../rules/index.js';
 import { argsAnswer } from './args-frame.js';
 import { auditAnswer, searchOf } from './audit-frame.js';
+import type { OwnerContext } from './context.js';
 import type { FanOut } from './fanout.js';
 import { approvalEvidence, approveChallenge, type PasskeyAnswer, passkeyFrame } from './passkey-actions.js';
 import type { PasskeyCeremonies } from './passkey-ceremonies.js';
 import type { Owner, OwnerRegistry } from './registry.js';
-import type { OwnerContext } from './setup.js';
 
 /** `grant list --all`: the newest this many grants in any state. */
 const GRANTS_ALL_MAX = 1000;
@@ -184,7 +183,8 @@ async function act(d: ActionDeps, owner: Owner, f: ClientFrame): Promise<void> {
     case 'policy_test': {
       // Contract 11: against the newest `limit` commands, read in pages through the broker's history; for a
       // grant (v4), the newest of its command only, so a flood of other requests cannot push them out.
-      const matches = f.rule !== undefined ? ruleMatcher(f.rule.when, KINDS) : grantMatcher(f.grant!, KINDS);
+      const matches =
+        f.rule !== undefined ? ruleMatcher(f.rule.when, d.ctx.kinds) : grantMatcher(f.grant!, d.ctx.kinds);
       const command = f.rule !== undefined ? undefined : f.grant!.command;
       const answer = await policyTest(
         (limit, before) =>

@@ -11,6 +11,7 @@
  */
 import type { Edge } from '../http/index.js';
 import type { OwnerCredential } from '../tokens/index.js';
+import type { OwnerContext } from './context.js';
 import { OwnerHub, type OwnerHubOptions } from './hub.js';
 import { loginRoutes } from './login.js';
 import { oauthOffRoute, oauthOwnerRoutes } from './oauth-routes.js';
@@ -18,7 +19,6 @@ import { challengeTtlMs, PasskeyCeremonies } from './passkey-ceremonies.js';
 import { passkeyLoginRoutes } from './passkey-login.js';
 import { pushKeyRoute } from './push-key.js';
 import { OwnerSessions, SESSION_TTL_MS } from './sessions.js';
-import type { OwnerContext } from './setup.js';
 import { serveAsset } from './static.js';
 import { LOGIN_SLOTS, LoginThrottle, MAX_WAITING } from './throttle.js';
 

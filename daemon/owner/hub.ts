@@ -25,12 +25,13 @@ import { PROTOCOL } from '../../common/owner-messages.js';
 import type { UpgradeRoute } from '../http/index.js';
 import type { OwnerCredential } from '../tokens/index.js';
 import { onOwnerFrame } from './actions.js';
+import type { OwnerContext } from './context.js';
 import { FanOut } from './fanout.js';
 import { startHeartbeat, watchPongs } from './heartbeat.js';
 import type { PasskeyCeremonies } from './passkey-ceremonies.js';
 import { type Owner, OwnerRegistry } from './registry.js';
 import type { OwnerSessions, SessionEnd } from './sessions.js';
-import { type OwnerContext, watchSetup } from './setup.js';
+import { watchSetup } from './setup.js';
 import type { LoginThrottle } from './throttle.js';
 import { OwnerUpgrade, type Who } from './upgrade.js';
 
@@ -65,7 +66,7 @@ export class OwnerHub {
     this.#passkeys = passkeys;
     this.#owners = new OwnerRegistry(ctx.log);
     const closed = () => this.#closed;
-    this.#out = new FanOut(this.#owners, ctx.log, closed);
+    this.#out = new FanOut(this.#owners, ctx.log, closed, ctx.kinds);
     this.#upgrade = new OwnerUpgrade({
       ctx,
       sessions,

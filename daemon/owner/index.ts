@@ -11,14 +11,6 @@ export type { DiagnosisCheck, ServerMessage, View } from '../../common/owner-mes
  * (core/view.test.ts reads it here); it is the terminal's, named in owner-terminal/.
  */
 export { OWNER_CLIENT_MAX_PAYLOAD } from '../owner-terminal/index.js';
+export type { Diagnose, OwnerContext, OwnerPush, OwnerPushDevice, ReloadOutcome } from './context.js';
 export { createOwnerEdge, type OwnerEdgeOptions } from './edge.js';
-export {
-  createSetupFeed,
-  type Diagnose,
-  type OwnerContext,
-  type OwnerPush,
-  type OwnerPushDevice,
-  type ReloadOutcome,
-  type SetupDeps,
-  type SetupFeed,
-} from './setup.js';
+export { createSetupFeed, type SetupDeps, type SetupFeed } from './setup.js';

@@ -10,9 +10,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HttpRoute } from '../http/index.js';
 import type { OAuthServer } from '../oauth/index.js';
+import type { OwnerContext } from './context.js';
 import { json, PANEL_KEY_HEADER } from './login.js';
 import type { OwnerSessions } from './sessions.js';
-import type { OwnerContext } from './setup.js';
 import { sendPage } from './static.js';
 
 const BODY_MAX = 4096;

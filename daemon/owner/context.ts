@@ -31,7 +31,7 @@ export interface OwnerContext extends EdgeContext {
   reload?: () => Promise<ReloadOutcome>;
 }
 
-/** A reload's outcome as the `reload` frame carries it (messages.ts). */
+/** A reload's outcome as the `reload` frame carries it (common/owner-messages.ts). */
 export type ReloadOutcome =
   | { ok: true; config_sha256: string | null; changed: string[]; restart_needed: string[] }
   | { ok: false; error: string };

@@ -1,7 +1,7 @@
 /**
  * The owner WebSocket `/owner/ws` (contracts.md 5): the hub owns its lifecycle. It admits each socket the
  * upgrade let through (upgrade.ts), greets it with `hello` + `snapshot`, fans every committed change out to
- * every owner in commit order (fanout.ts), hands each frame to actions.ts, pings (heartbeat.ts), and closes
+ * every owner in commit order (fanout.ts), hands each frame to frames.ts, pings (heartbeat.ts), and closes
  * every socket when the daemon stops. Who is connected, and how a socket leaves when its session ends or
  * its token is rotated, is registry.ts.
  *

@@ -1,7 +1,8 @@
 /**
  * What the daemon sends an owner over `/owner/ws` (contracts.md 5), as types: the owner protocol's wire,
- * which the daemon (daemon/owner/) sends, the panel (owner-ui/) and the terminal client read. Free of zod
- * and of Node APIs, as everything in common/ is, because the panel's bundle is built from it too.
+ * which the daemon (daemon/owner/) sends, the panel (owner-ui/) and the terminal client
+ * (daemon/owner-terminal/) read; what an owner sends back is proved by zod schemas in daemon/owner-protocol/.
+ * Free of zod and of Node APIs, as everything in common/ is, because the panel's bundle is built from it too.
  */
 
 import type { OwnerErrorCode } from './codes.js';
@@ -9,6 +10,8 @@ import type { Grant } from './grant.js';
 import type { View } from './view.js';
 
 export const PROTOCOL = 'ogf-broker-owner/1';
+/** Where the owner WebSocket is served (contract 5): the panel and the terminal connect here. */
+export const OWNER_WS_PATH = '/owner/ws';
 
 /**
  * WebSocket subprotocols of the panel (contract 5 v2): it offers `ogf-owner.<panel key>` to authenticate,
@@ -198,7 +201,7 @@ export interface DiagnosisCheck {
   warn?: boolean;
 }
 
-/** The running daemon's checks of what it uses (protocol-diagnose.ts). */
+/** The running daemon's checks of what it uses (daemon/owner-protocol/diagnose.ts). */
 export interface DoctorMessage {
   type: 'doctor';
   req_id: string;
@@ -208,7 +211,7 @@ export interface DoctorMessage {
   checks: DiagnosisCheck[];
 }
 
-/** A test message through each of the running daemon's channels (protocol-diagnose.ts). */
+/** A test message through each of the running daemon's channels (daemon/owner-protocol/diagnose.ts). */
 export interface NotifyTestMessage {
   type: 'notify_test';
   req_id: string;

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { OWNER_CLIENT_MAX_PAYLOAD } from '../daemon/owner/index.js';
+import { OWNER_CLIENT_MAX_PAYLOAD } from '../daemon/owner-terminal/index.js';
 import { makeDataDir, type RunningDaemon, runCli, startDaemon, waitFor } from './helpers/daemon.js';
 import { commandCount, makeClientToken } from './helpers/mcp.js';
 import { type Frame, OwnerSocket, wsUrl } from './helpers/owner.js';

@@ -22,7 +22,7 @@ import { fileSchema } from '../daemon/config/file.js';
 import { RUN_COMMAND_TOOL } from '../daemon/kinds/catalog/source.js';
 import { OGF_CUE_TOOL } from '../daemon/kinds/cue/source.js';
 import { AWAIT_TOOL, CANCEL_TOOL, listCommandsTool } from '../daemon/mcp/schemas.js';
-import { CLIENT_TYPES } from '../daemon/owner/protocol.js';
+import { CLIENT_TYPES } from '../daemon/owner-protocol/index.js';
 import { ROOT } from './helpers/daemon.js';
 
 const DOCS = join(ROOT, 'docs');

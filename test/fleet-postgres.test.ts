@@ -87,7 +87,7 @@ describe('[c16.postgres] [c16.unavailable] one daemon on a shared PostgreSQL', (
       /^Unavailable: the shared database is out of reach/,
     );
     // An owner's approval cannot be recorded: that owner's socket is closed to resync (1011, as for any
-    // store failure: owner/actions.ts), and nothing is decided. A new socket still opens (from memory).
+    // store failure: owner/frames.ts), and nothing is decided. A new socket still opens (from memory).
     await expect(owner2.request({ type: 'approve', id: waiting, version: 1 })).rejects.toThrow(
       /socket closed \(1011\)/,
     );

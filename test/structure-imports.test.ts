@@ -52,17 +52,6 @@ const EXCEPTIONS: Array<[string[], string[], string]> = [
     'each subcommand is loaded on demand (and the usage text alone, so `--help` loads none of them), alone: a terminal `approve` need not load the MCP SDK or SQLite (and `audit verify` starts its walk’s second thread before its own modules load: bench row 15)',
   ],
   [
-    [
-      'daemon/commands/owner-actions.ts',
-      'daemon/commands/grant.ts',
-      'daemon/commands/doctor.ts',
-      'daemon/commands/notify.ts',
-      'daemon/commands/reload.ts',
-    ],
-    ['daemon/owner/client.ts', 'daemon/owner/format.ts', 'daemon/owner/terminal.ts'],
-    'the terminal owner commands load the WebSocket client alone, not the owner edge owner/index.ts names (its hub, sessions and tokens load SQLite)',
-  ],
-  [
     ['daemon/store/rules/rules.ts'],
     ['daemon/core/passkey-ledger.ts'],
     'the stores’ one list of passkey actions is the ledger’s, read from its file: broker.db’s read-only reader loads the rules, and `audit verify` must not load the broker core (bench row 15)',

@@ -62,6 +62,18 @@ describe('a kind is one folder (issue 20 item 1)', () => {
     for (const tool of registered.values()) expect(panel).toContain(`['${tool}', `);
   });
 
+  it('the owner edge, its protocol and the terminal are handed the kind registry, never import it', () => {
+    // Issue 37 item 2: owner/ reached for the global KINDS; the composition root (app/owner-context.ts)
+    // now hands it over, and the terminal's commands pass it to formatView.
+    const found: string[] = [];
+    for (const dir of ['daemon/owner', 'daemon/owner-protocol', 'daemon/owner-terminal'])
+      for (const file of productFiles(dir)) {
+        const text = readFileSync(join(root, file), 'utf8');
+        if (/from '\.\.\/kinds\//.test(text)) found.push(file);
+      }
+    expect(found).toEqual([]);
+  });
+
   it('each kind folder holds its source, executor, fields and policy', () => {
     for (const folder of readdirSync(join(root, 'daemon/kinds'), { withFileTypes: true })) {
       if (!folder.isDirectory()) continue;

@@ -1,5 +1,5 @@
 /**
- * The running daemon's answer to `doctor` and `notify test` (contract 17; owner/protocol-diagnose.ts): the
+ * The running daemon's answer to `doctor` and `notify test` (contract 17; owner-protocol/diagnose.ts): the
  * checks that depend on what the daemon itself uses — its environment (channels' variables, OGF_BRIDGE_URL),
  * its avatar app, its upstream connections — made in the daemon's process (the database is checked by the
  * terminal too, and `status` shows the daemon's view of it), so the terminal

@@ -1,7 +1,7 @@
 /**
- * What the owner and MCP edges are handed (owner/setup.ts `OwnerContext`): the broker, the sources, the
- * tokens, OAuth, passkeys, push, the running daemon's doctor and reload, the first-run help. `config` is
- * the config in force (live-config.ts): a reload changes what the edges read from then on.
+ * What the owner and MCP edges are handed (owner/context.ts `OwnerContext`): the broker, the sources, the
+ * kinds, the tokens, OAuth, passkeys, push, the running daemon's doctor and reload, the first-run help.
+ * `config` is the config in force (live-config.ts): a reload changes what the edges read from then on.
  */
 import type { Logger } from '../base/index.js';
 import { VERSION } from '../base/index.js';
@@ -54,6 +54,8 @@ export function ownerContext(o: {
     },
     paths: o.paths,
     broker: o.broker,
+    // The owner edge asks the kinds through this, never through a global (issue 37 item 2).
+    kinds: KINDS,
     sources: o.sources,
     tokens: o.tokens,
     origins: o.origins,

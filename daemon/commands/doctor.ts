@@ -12,7 +12,7 @@ import { parseFlags, stringFlag } from '../base/index.js';
 import { type Config, loadConfig, resolveDataDir } from '../config/index.js';
 import { dataDirPaths, runningDaemon } from '../datadir/index.js';
 import { checkChannels } from '../notify/index.js';
-import { askRunningDaemon } from '../owner/terminal.js';
+import { askRunningDaemon } from '../owner-terminal/index.js';
 import { lookAtStore } from '../store/index.js';
 import {
   type Check,

@@ -6,12 +6,11 @@
  * other terminal commands. `add` prints the new grant's id as the last line. Bad flags exit 2 naming the flag; a refusal (`NotGrantable: ...`) goes
  * to stderr with exit 1, as `approve` does.
  */
+
+import type { ServerMessage } from '../../common/owner-messages.js';
 import { escapeForTerminal, sayError, scanFlags, UsageError } from '../base/index.js';
 import { GRANT_TTL_MAX_S, GRANT_TTL_MIN_S, GRANT_USES_MAX } from '../core/index.js';
-import { OwnerConnectError } from '../owner/client.js';
-import { formatGrant } from '../owner/format.js';
-import type { ServerMessage } from '../owner/index.js';
-import { withOwnerClient } from '../owner/terminal.js';
+import { formatGrant, OwnerConnectError, withOwnerClient } from '../owner-terminal/index.js';
 
 type Flags = Map<string, string | true>;
 

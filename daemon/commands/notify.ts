@@ -9,7 +9,7 @@ import { parseFlags, stringFlag, UsageError } from '../base/index.js';
 import { loadConfig } from '../config/index.js';
 import { dataDirPaths, runningDaemon } from '../datadir/index.js';
 import { testChannels } from '../notify/index.js';
-import { askRunningDaemon } from '../owner/terminal.js';
+import { askRunningDaemon } from '../owner-terminal/index.js';
 
 export async function runNotifyCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;

@@ -2,14 +2,20 @@
  * Owner actions from a terminal (contracts.md 1.1, 5): `list [--all]`, `approve ID`, `deny ID [--note TEXT]`,
  * `reconcile ID --outcome delivered|not_delivered [--note TEXT]`, each with `--data-dir D`. They talk to the
  * running daemon over the owner WebSocket with the owner token, exactly as the panel does
- * (../owner/terminal.ts), and print the same codes and messages (`AlreadyDecided: ...` on stderr, exit 1).
+ * (../owner-terminal/), and print the same codes and messages (`AlreadyDecided: ...` on stderr, exit 1).
  * Bad flags exit 2 with one line naming the flag; no running daemon exits 1 with a clear message.
  */
+
+import type { View } from '../../common/owner-messages.js';
 import { escapeForTerminal, sayError, scanFlags, UsageError } from '../base/index.js';
-import { type OwnerClient, OwnerConnectError } from '../owner/client.js';
-import { formatView, showsNodes } from '../owner/format.js';
-import type { View } from '../owner/index.js';
-import { withOwnerClient } from '../owner/terminal.js';
+import { KINDS } from '../kinds/index.js';
+import {
+  formatView,
+  type OwnerClient,
+  OwnerConnectError,
+  showsNodes,
+  withOwnerClient,
+} from '../owner-terminal/index.js';
 
 const ID_RE = /^[A-Za-z0-9_-]{8,64}$/;
 
@@ -131,7 +137,7 @@ export async function runOwnerCommand(
       if (views.length === 0) process.stdout.write(all ? 'no commands\n' : 'nothing waits for a decision\n');
       // Contract 16: each command's node, once the listing holds more than one node's.
       const node = showsNodes(views);
-      for (const v of views) process.stdout.write(`${formatView(v, { node })}\n`);
+      for (const v of views) process.stdout.write(`${formatView(v, KINDS, { node })}\n`);
       return 0;
     }
     return act(client, sub, parsed.args[0]!, parsed.flags);

@@ -5,7 +5,7 @@
  */
 import { parseFlags, stringFlag, UsageError } from '../base/index.js';
 import { dataDirPaths, resolveDataDir, runningDaemon } from '../datadir/index.js';
-import { askRunningDaemon } from '../owner/terminal.js';
+import { askRunningDaemon } from '../owner-terminal/index.js';
 
 export async function runReload(argv: string[]): Promise<number> {
   const p = parseFlags('reload', argv, { 'data-dir': { type: 'string' } });

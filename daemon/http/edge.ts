@@ -2,7 +2,7 @@
  * What the daemon hands to its edges (MCP, owner WebSocket and panel): the broker, the sources, tokens,
  * config and the origins it answers for, and what an edge gives back to be mounted on the HTTP server.
  * Edges depend on these interfaces, not on how the daemon builds them (issue 20 item 4: what was
- * daemon/context.ts's edge half; the owner edge's own part is owner/setup.ts's OwnerContext).
+ * daemon/context.ts's edge half; the owner edge's own part is owner/context.ts's OwnerContext).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';

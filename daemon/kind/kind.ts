@@ -24,7 +24,7 @@ export interface Kind extends KindPolicy {
   readonly shown: readonly (keyof KindFields & keyof KindView)[];
   /** The field that names its commands' FIFO lane (rule 6), if they take one. */
   readonly lane?: keyof KindFields;
-  /** Its lines under a command in `ogf-broker list` (daemon/owner/format.ts), every text escaped. */
+  /** Its lines under a command in `ogf-broker list` (daemon/owner-terminal/format.ts), every text escaped. */
   lines(view: View): string[];
 }
 

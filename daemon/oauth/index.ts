@@ -5,5 +5,6 @@
  */
 
 export { isPublicAddress } from './address.js';
+export { type OwnerDoor, oauthOffRoute, oauthOwnerRoutes } from './owner-routes.js';
 export { oauthRoutes } from './routes.js';
 export { type ConsentView, OAuthServer, type OAuthServerOptions } from './server.js';

@@ -13,7 +13,7 @@
 
 import type { ArgsMessage, ServerMessage } from '../../common/owner-messages.js';
 import type { BrokerApi } from '../core/index.js';
-import type { ArgsFrame } from './protocol.js';
+import type { ArgsFrame } from '../owner-protocol/index.js';
 
 /** The answer to one `args` frame, as the text to send. */
 export function argsAnswer(broker: Pick<BrokerApi, 'get'>, f: ArgsFrame): string {

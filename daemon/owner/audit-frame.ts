@@ -15,7 +15,7 @@ import {
   toJsonl,
 } from '../audit/index.js';
 import type { BrokerApi, ChainEntry, Command, HistorySearch } from '../core/index.js';
-import type { AuditFrame, HistoryFrame } from './protocol.js';
+import type { AuditFrame, HistoryFrame } from '../owner-protocol/index.js';
 
 /** The search a `history` frame asks for, or undefined for the plain history of contract 5. */
 export function searchOf(f: HistoryFrame): HistorySearch | undefined {

@@ -9,17 +9,18 @@
  * owner's token hash is no longer current ends at once (1008 "token rotated"). The hub also re-checks the
  * credential on every frame and every upgrade, so nothing slips through before the feed tells.
  */
+import type { IncomingMessage } from 'node:http';
 import type { Edge } from '../http/index.js';
+import { type OwnerDoor, oauthOffRoute, oauthOwnerRoutes } from '../oauth/index.js';
 import type { OwnerCredential } from '../tokens/index.js';
+import type { OwnerContext } from './context.js';
 import { OwnerHub, type OwnerHubOptions } from './hub.js';
-import { loginRoutes } from './login.js';
-import { oauthOffRoute, oauthOwnerRoutes } from './oauth-routes.js';
+import { json, loginRoutes, PANEL_KEY_HEADER } from './login.js';
 import { challengeTtlMs, PasskeyCeremonies } from './passkey-ceremonies.js';
 import { passkeyLoginRoutes } from './passkey-login.js';
 import { pushKeyRoute } from './push-key.js';
 import { OwnerSessions, SESSION_TTL_MS } from './sessions.js';
-import type { OwnerContext } from './setup.js';
-import { serveAsset } from './static.js';
+import { sendPage, serveAsset } from './static.js';
 import { LOGIN_SLOTS, LoginThrottle, MAX_WAITING } from './throttle.js';
 
 const HEARTBEAT_ENV = 'OGF_BROKER_OWNER_HEARTBEAT_MS';
@@ -56,6 +57,24 @@ function sessionTtlMs(ctx: OwnerContext, env: NodeJS.ProcessEnv): number {
     reason: `${SESSION_TTL_ENV} must be an integer from 1000 to ${SESSION_TTL_MS}`,
   });
   return SESSION_TTL_MS;
+}
+
+/**
+ * What the owner's OAuth routes (oauth/owner-routes.ts: consents and connected clients) borrow from the
+ * edge: the signed-in owner (session cookie and panel key, token still current) and the panel's answers.
+ */
+function ownerDoor(ctx: OwnerContext, sessions: OwnerSessions): OwnerDoor {
+  return {
+    ownerOf(req: IncomingMessage) {
+      const key = req.headers[PANEL_KEY_HEADER];
+      const match = sessions.authenticate(req, typeof key === 'string' ? key : undefined);
+      return match !== undefined && ctx.tokens.isCurrent(match.owner) ? match.owner.name : undefined;
+    },
+    isAllowedOrigin: (origin) => ctx.origins.isAllowedOrigin(origin),
+    json: (req, res, status, body) => json(req, res, status, body),
+    consentPage: (req, res) => sendPage(req, res, 'consent.html'),
+    log: ctx.log,
+  };
 }
 
 export interface OwnerEdgeOptions extends OwnerHubOptions {
@@ -109,7 +128,9 @@ export function createOwnerEdge(ctx: OwnerContext, opts: OwnerEdgeOptions = {}, 
   return {
     routes: [
       ...loginRoutes({ ctx, sessions, throttle }),
-      ctx.oauth !== undefined ? oauthOwnerRoutes(ctx, sessions, ctx.oauth) : oauthOffRoute(sessions, ctx),
+      ctx.oauth !== undefined
+        ? oauthOwnerRoutes(ownerDoor(ctx, sessions), ctx.oauth)
+        : oauthOffRoute(ownerDoor(ctx, sessions)),
       ...passkeyLoginRoutes({ ctx, sessions, throttle }, passkeys),
       pushKeyRoute(ctx),
       serveAsset,

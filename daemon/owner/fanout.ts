@@ -17,9 +17,8 @@
 
 import type { ServerMessage } from '../../common/owner-messages.js';
 import type { Logger } from '../base/index.js';
-import type { Command } from '../core/index.js';
+import type { Command, KindPolicies } from '../core/index.js';
 import { viewJson } from '../core/index.js';
-import { KINDS } from '../kinds/index.js';
 import { FragmentPool, FragmentWriter } from './fragments.js';
 import type { Owner, OwnerRegistry } from './registry.js';
 
@@ -39,9 +38,12 @@ export class FanOut {
   readonly #closed: () => boolean;
   /** The buffers snapshots and histories are encoded into, reused once each socket has written them. */
   readonly #fragments = new FragmentPool();
+  /** What a View shows of each kind (core/view.ts), from the context the edge was handed. */
+  readonly #kinds: KindPolicies;
 
-  constructor(owners: OwnerRegistry, log: Logger, closed: () => boolean) {
+  constructor(owners: OwnerRegistry, log: Logger, closed: () => boolean, kinds: KindPolicies) {
     this.#owners = owners;
+    this.#kinds = kinds;
     this.#log = log;
     this.#closed = closed;
   }
@@ -63,7 +65,7 @@ export class FanOut {
     );
     out.write(head);
     commands.forEach((c, i) => {
-      out.write(viewJson(c, KINDS), i > 0);
+      out.write(viewJson(c, this.#kinds), i > 0);
     });
     out.end(tail);
     owner.allowance = Math.max(owner.allowance, ws.bufferedAmount);
@@ -95,7 +97,7 @@ export class FanOut {
     if (this.#closed()) return;
     let text: string;
     try {
-      text = `{"type":"upsert","command":${viewJson(command, KINDS)}}`;
+      text = `{"type":"upsert","command":${viewJson(command, this.#kinds)}}`;
     } catch (e) {
       // Called inside the broker right after its commit: never throw back into it. Every owner would miss
       // this change, so every owner resyncs.

@@ -1,7 +1,7 @@
 /**
  * The owner WebSocket `/owner/ws` (contracts.md 5): the hub owns its lifecycle. It admits each socket the
  * upgrade let through (upgrade.ts), greets it with `hello` + `snapshot`, fans every committed change out to
- * every owner in commit order (fanout.ts), hands each frame to actions.ts, pings (heartbeat.ts), and closes
+ * every owner in commit order (fanout.ts), hands each frame to frames.ts, pings (heartbeat.ts), and closes
  * every socket when the daemon stops. Who is connected, and how a socket leaves when its session ends or
  * its token is rotated, is registry.ts.
  *
@@ -24,13 +24,14 @@ import type { WebSocket } from 'ws';
 import { PROTOCOL } from '../../common/owner-messages.js';
 import type { UpgradeRoute } from '../http/index.js';
 import type { OwnerCredential } from '../tokens/index.js';
-import { onOwnerFrame } from './actions.js';
+import type { OwnerContext } from './context.js';
 import { FanOut } from './fanout.js';
+import { onOwnerFrame } from './frames.js';
 import { startHeartbeat, watchPongs } from './heartbeat.js';
 import type { PasskeyCeremonies } from './passkey-ceremonies.js';
 import { type Owner, OwnerRegistry } from './registry.js';
 import type { OwnerSessions, SessionEnd } from './sessions.js';
-import { type OwnerContext, watchSetup } from './setup.js';
+import { watchSetup } from './setup.js';
 import type { LoginThrottle } from './throttle.js';
 import { OwnerUpgrade, type Who } from './upgrade.js';
 
@@ -65,7 +66,7 @@ export class OwnerHub {
     this.#passkeys = passkeys;
     this.#owners = new OwnerRegistry(ctx.log);
     const closed = () => this.#closed;
-    this.#out = new FanOut(this.#owners, ctx.log, closed);
+    this.#out = new FanOut(this.#owners, ctx.log, closed, ctx.kinds);
     this.#upgrade = new OwnerUpgrade({
       ctx,
       sessions,

@@ -13,10 +13,10 @@ import type { ServerMessage } from '../../common/owner-messages.js';
 import { iso } from '../base/index.js';
 import type { ActionResult, PasskeyEvidence } from '../core/index.js';
 import type { EdgeContext } from '../http/index.js';
+import type { ApproveChallengeFrame, ApproveFrame, PasskeyFrame } from '../owner-protocol/index.js';
 import { beginRegistration, checkApproval, finishRegistration } from '../passkeys/index.js';
 import type { OwnerCredential } from '../tokens/index.js';
 import type { PasskeyCeremonies } from './passkey-ceremonies.js';
-import type { ApproveChallengeFrame, ApproveFrame, PasskeyFrame } from './protocol.js';
 import type { Owner } from './registry.js';
 
 /** What a passkey frame is answered with: a message of its own, or a reply. */

@@ -4,8 +4,8 @@
  * `{"public_key":"<base64url>"}`; 404 when Web Push is not available.
  */
 import type { HttpRoute } from '../http/index.js';
+import type { OwnerContext } from './context.js';
 import { json } from './login.js';
-import type { OwnerContext } from './setup.js';
 
 export function pushKeyRoute(ctx: OwnerContext): HttpRoute {
   return (req, res, url) => {

@@ -2,68 +2,14 @@
  * The owner panel's first-run help (issue 19 finding 5): the MCP URL, the exact command that prints the
  * token, what the AI can do right now (catalog commands, each upstream connected or not with its exposed
  * tool count, the avatar bridge on or off) and where the docs are. The hub sends it in `hello.setup` and,
- * when it changes, as a `setup` frame (messages.ts). It never holds a token.
+ * when it changes, as a `setup` frame (common/owner-messages.ts). It never holds a token.
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { DiagnosisCheck, NotifyTestMessage, SetupInfo } from '../../common/owner-messages.js';
+import type { SetupInfo } from '../../common/owner-messages.js';
 import type { Config } from '../config/index.js';
 import { currentInvocation, mcpTokenFixed, tokenMcpCommand } from '../config/index.js';
-import type { PasskeyStore } from '../core/index.js';
-import type { EdgeContext } from '../http/index.js';
 import type { Source } from '../kind/index.js';
-import type { OAuthServer } from '../oauth/index.js';
-
-/** What the owner edge is handed: every edge's context, and the panel's first-run help. */
-export interface OwnerContext extends EdgeContext {
-  /** The owner panel's first-run help (issue 19); absent: hello carries none. */
-  setup?: SetupFeed;
-  /** Contract 15: the OAuth authorization server whose consents the owner gives (absent: OAuth off). */
-  oauth?: OAuthServer;
-  /** Contract 13.3: the owners' passkeys (the store's port). */
-  passkeys: PasskeyStore;
-  /** Web Push (contract 13.2): the owners' devices; absent, the push frames and key answer NotFound. */
-  push?: OwnerPush;
-  /** Contract 17: what `doctor` and `notify test` ask the running daemon (app/diagnose.ts); absent: NotFound. */
-  diagnose?: Diagnose;
-  /** Contract 17: `ogf-broker reload` — the config read again (app/reload.ts); absent: NotFound. */
-  reload?: () => Promise<ReloadOutcome>;
-}
-
-/** A reload's outcome as the `reload` frame carries it (messages.ts). */
-export type ReloadOutcome =
-  | { ok: true; config_sha256: string | null; changed: string[]; restart_needed: string[] }
-  | { ok: false; error: string };
-
-/** The running daemon's own checks, with its environment, channels and bridge (app/diagnose.ts). */
-export interface Diagnose {
-  doctor(): Promise<DiagnosisCheck[]>;
-  /** The SHA-256 of the config file the daemon loaded, or null. */
-  readonly configSha256: string | null;
-  /** A test message through each channel (or `channel`); a string when there is none to test (BadMessage). */
-  notifyTest(channel?: string): Promise<NotifyTestMessage['results'] | string>;
-}
-
-/** An owner's device that gets Web Push notifications, as the panel lists it (contract 13.2). */
-export interface OwnerPushDevice {
-  endpoint: string;
-  created_at: string;
-  user_agent?: string;
-}
-
-/** The owners' Web Push devices as the owner edge needs them (notify/push.ts implements it). */
-export interface OwnerPush {
-  /** The VAPID public key (base64url) browsers subscribe with. */
-  readonly publicKey: string;
-  subscribe(
-    owner: string,
-    sub: { endpoint: string; keys: { p256dh: string; auth: string } },
-    userAgent?: string,
-  ): Promise<void>;
-  /** False when `owner` has no such endpoint. */
-  unsubscribe(owner: string, endpoint: string): Promise<boolean>;
-  list(owner: string): OwnerPushDevice[];
-}
 
 /** The current setup, and a way to hear that it may have changed. */
 export interface SetupFeed {

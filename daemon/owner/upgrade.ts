@@ -22,14 +22,12 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
-import { OWNER_SUBPROTOCOL, PANEL_KEY_PREFIX } from '../../common/owner-messages.js';
+import { OWNER_SUBPROTOCOL, OWNER_WS_PATH, PANEL_KEY_PREFIX } from '../../common/owner-messages.js';
 import type { EdgeContext, UpgradeRoute } from '../http/index.js';
+import { MAX_FRAME_BYTES } from '../owner-protocol/index.js';
 import type { OwnerCredential } from '../tokens/index.js';
-import { MAX_FRAME_BYTES } from './protocol.js';
 import type { OwnerSessions } from './sessions.js';
 import type { LoginThrottle } from './throttle.js';
-
-export const OWNER_WS_PATH = '/owner/ws';
 
 /** Who opened a socket: the owner's credential and, for a browser, its session's handle. */
 export interface Who {

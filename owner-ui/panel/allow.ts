@@ -15,7 +15,7 @@ import { pathScopes, testWords } from './allow-paths.js';
 import { argNames, argsSection } from './args-loader.js';
 import { kindCard } from './kinds.js';
 
-/** What `approve` carries as `grant` (daemon/owner/protocol.ts approveGrant): same_args, or when (contract 11). */
+/** What `approve` carries as `grant` (daemon/owner-protocol/grants.ts approveGrant): same_args, or when (contract 11). */
 export interface AllowChoice {
   same_args?: boolean;
   when?: string;

@@ -12,7 +12,7 @@ import { el } from '../dom.js';
 import { argsSection } from './args-loader.js';
 import { previewBlock } from './preview.js';
 
-/** The server's annotations in words (the same words `ogf-broker list` prints, daemon/owner/format.ts). */
+/** The server's annotations in words (the same words `ogf-broker list` prints, daemon/owner-terminal/format.ts). */
 export function claimWords(annotations: Record<string, unknown> | undefined): string[] {
   if (annotations === undefined) return [];
   const words: string[] = [];

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { NODE_NAME_RE } from '../config/index.js';
-import { id, must, reqId, strict } from './protocol-fields.js';
+import { id, must, reqId, strict } from './fields.js';
 
 /** `history` answers at most this many commands (contract 5). */
 export const HISTORY_MAX = 500;

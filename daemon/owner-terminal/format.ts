@@ -14,7 +14,14 @@
 
 import type { Grant, View } from '../../common/owner-messages.js';
 import { escapeForTerminal as esc, quoteArg } from '../base/index.js';
-import { KINDS } from '../kinds/index.js';
+
+/**
+ * Each kind's own lines under a command (kinds/<kind>/kind.ts `lines`), looked up by the View's tool: the
+ * kind registry, handed in by the command that prints (the terminal names no kind).
+ */
+export interface KindLines {
+  find(tool: string): { lines(view: View): string[] } | undefined;
+}
 
 function stateWords(v: View): string {
   if (v.status === 'PENDING') return `PENDING (${(v.phase ?? v.state).replace('_', ' ')})`;
@@ -35,7 +42,7 @@ export function showsNodes(views: readonly View[]): boolean {
  * A command as a few lines of text, none holding a raw control or bidi character; with `node` (a listing
  * of several nodes' commands, showsNodes) the header names the node that received it.
  */
-export function formatView(v: View, opts: { node?: boolean } = {}): string {
+export function formatView(v: View, kinds: KindLines, opts: { node?: boolean } = {}): string {
   // Who decided (contract 9: an owner's name), so the terminal answers "who approved this?" as the panel does.
   const by = v.decided_by === undefined ? '' : `  decided by ${esc(v.decided_by)}`;
   const node = opts.node === true ? `  node ${v.node === undefined ? '(none)' : esc(v.node)}` : '';
@@ -43,7 +50,7 @@ export function formatView(v: View, opts: { node?: boolean } = {}): string {
   lines.push(`    ${esc(v.summary)}`);
   lines.push(`    argv: ${v.display.map(quoteArg).join(' ')}`);
   // Its kind's own lines (kinds/<kind>/kind.ts): an upstream call's server, claims and arguments, a cue's session.
-  lines.push(...(KINDS.find(v.tool)?.lines(v) ?? []));
+  lines.push(...(kinds.find(v.tool)?.lines(v) ?? []));
   if (v.justification !== undefined) lines.push(`    why: ${esc(v.justification)}`);
   if (v.state === 'awaiting_review') lines.push(`    decide before ${esc(v.review_expires_at)}`);
   if (v.approvals_needed !== undefined) {

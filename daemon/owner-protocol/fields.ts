@@ -1,5 +1,5 @@
 /**
- * What every owner frame schema shares (protocol.ts, protocol-push.ts): the refusal wording that names the
+ * What every owner frame schema shares (every file of owner-protocol/): the refusal wording that names the
  * field and what it accepts, `req_id`, and the refusal of unknown fields.
  */
 import { z } from 'zod';

@@ -14,7 +14,7 @@
  * the old config.
  */
 import { z } from 'zod';
-import { must, reqId, strict } from './protocol-fields.js';
+import { must, reqId, strict } from './fields.js';
 
 const CHANNEL = 'a notify channel id (^[a-z][a-z0-9-]{0,31}$)';
 

@@ -5,27 +5,41 @@
  * panel key (header `x-ogf-owner-key`), like the owner socket: a server on another 127.0.0.1 port that
  * received the cookie cannot approve a connection. POSTs also need one of the daemon's own Origins and a
  * JSON body, so a cross-site form cannot post here. The page itself may not be framed
- * (`frame-ancestors 'none'`, static.ts: clickjacking).
+ * (`frame-ancestors 'none'`, owner/static.ts: clickjacking).
+ *
+ * They are OAuth's, so they live here; who is signed in and how the panel answers are the owner edge's, which
+ * lends them (OwnerDoor, built in owner/edge.ts): the edge imports OAuth, never the other way round.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from '../base/index.js';
 import type { HttpRoute } from '../http/index.js';
-import type { OAuthServer } from '../oauth/index.js';
-import { json, PANEL_KEY_HEADER } from './login.js';
-import type { OwnerSessions } from './sessions.js';
-import type { OwnerContext } from './setup.js';
-import { sendPage } from './static.js';
+import type { OAuthServer } from './server.js';
+
+/** What the owner edge lends these routes: who is signed in, and how the panel's pages answer. */
+export interface OwnerDoor {
+  /** The signed-in owner's name (the panel session's cookie and panel key, its token still current). */
+  ownerOf(req: IncomingMessage): string | undefined;
+  /** Whether a browser Origin is one of the daemon's own. */
+  isAllowedOrigin(origin: string): boolean;
+  /** Sends JSON with the panel's security headers. */
+  json(req: IncomingMessage, res: ServerResponse, status: number, body: unknown): void;
+  /** Serves the consent page, a static page of the panel. */
+  consentPage(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  log: Logger;
+}
 
 const BODY_MAX = 4096;
 const CONSENT_RE = /^\/owner\/oauth\/consent\/([A-Za-z0-9_-]{1,64})$/;
 
 function refuse(
+  door: OwnerDoor,
   req: IncomingMessage,
   res: ServerResponse,
   status: number,
   code: string,
   message: string,
 ): void {
-  json(req, res, status, { error: { code, message } });
+  door.json(req, res, status, { error: { code, message } });
 }
 
 function readJson(req: IncomingMessage): Promise<Record<string, unknown> | undefined> {
@@ -57,47 +71,47 @@ function readJson(req: IncomingMessage): Promise<Record<string, unknown> | undef
  * With OAuth off, the panel's list answers `enabled: false` (so the panel hides the section without a
  * failed request); nothing else of OAuth exists.
  */
-export function oauthOffRoute(sessions: OwnerSessions, ctx: OwnerContext): HttpRoute {
+export function oauthOffRoute(door: OwnerDoor): HttpRoute {
   return (req, res, url) => {
     if (url.pathname !== '/owner/oauth/clients' || req.method !== 'GET') return false;
-    const key = req.headers[PANEL_KEY_HEADER];
-    const match = sessions.authenticate(req, typeof key === 'string' ? key : undefined);
-    if (match === undefined || !ctx.tokens.isCurrent(match.owner))
-      refuse(req, res, 401, 'Unauthorized', 'sign in to the owner panel first');
-    else json(req, res, 200, { enabled: false, clients: [] });
+    if (door.ownerOf(req) === undefined)
+      refuse(door, req, res, 401, 'Unauthorized', 'sign in to the owner panel first');
+    else door.json(req, res, 200, { enabled: false, clients: [] });
     return true;
   };
 }
 
 /** The routes while OAuth is on. */
-export function oauthOwnerRoutes(ctx: OwnerContext, sessions: OwnerSessions, oauth: OAuthServer): HttpRoute {
-  /** The signed-in owner's name (cookie and panel key, still current), or undefined. */
-  const ownerOf = (req: IncomingMessage): string | undefined => {
-    const key = req.headers[PANEL_KEY_HEADER];
-    const match = sessions.authenticate(req, typeof key === 'string' ? key : undefined);
-    return match !== undefined && ctx.tokens.isCurrent(match.owner) ? match.owner.name : undefined;
-  };
+export function oauthOwnerRoutes(door: OwnerDoor, oauth: OAuthServer): HttpRoute {
+  const json = door.json;
   const postAllowed = (req: IncomingMessage): boolean => {
     const origin = req.headers.origin;
     const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-    return (origin === undefined || ctx.origins.isAllowedOrigin(origin)) && type === 'application/json';
+    return (origin === undefined || door.isAllowedOrigin(origin)) && type === 'application/json';
   };
 
   return async (req, res, url) => {
     const path = url.pathname;
     const m = req.method;
     if (path === '/oauth/consent' && (m === 'GET' || m === 'HEAD')) {
-      await sendPage(req, res, 'consent.html');
+      await door.consentPage(req, res);
       return true;
     }
     if (!path.startsWith('/owner/oauth/')) return false;
-    const owner = ownerOf(req);
+    const owner = door.ownerOf(req);
     if (owner === undefined) {
-      refuse(req, res, 401, 'Unauthorized', 'sign in to the owner panel first');
+      refuse(door, req, res, 401, 'Unauthorized', 'sign in to the owner panel first');
       return true;
     }
     if (m === 'POST' && !postAllowed(req)) {
-      refuse(req, res, 403, 'Forbidden', 'only the panel’s own pages may post here, as application/json');
+      refuse(
+        door,
+        req,
+        res,
+        403,
+        'Forbidden',
+        'only the panel’s own pages may post here, as application/json',
+      );
       return true;
     }
     const consent = CONSENT_RE.exec(path);
@@ -105,6 +119,7 @@ export function oauthOwnerRoutes(ctx: OwnerContext, sessions: OwnerSessions, oau
       const view = await oauth.consent(consent[1]!);
       if (view === undefined)
         refuse(
+          door,
           req,
           res,
           404,
@@ -120,6 +135,7 @@ export function oauthOwnerRoutes(ctx: OwnerContext, sessions: OwnerSessions, oau
       const name = body?.client_name;
       if (allow === undefined || (allow && typeof name !== 'string')) {
         refuse(
+          door,
           req,
           res,
           400,
@@ -136,9 +152,9 @@ export function oauthOwnerRoutes(ctx: OwnerContext, sessions: OwnerSessions, oau
         typeof name === 'string' ? name : '',
         body?.inherit === true,
       );
-      if ('error' in out) refuse(req, res, 400, 'BadMessage', out.error);
+      if ('error' in out) refuse(door, req, res, 400, 'BadMessage', out.error);
       else {
-        ctx.log.log('info', allow ? 'oauth_consent_allowed' : 'oauth_consent_denied', { owner });
+        door.log.log('info', allow ? 'oauth_consent_allowed' : 'oauth_consent_denied', { owner });
         json(req, res, 200, { ok: true, redirect: out.redirect });
       }
       return true;
@@ -175,13 +191,21 @@ export function oauthOwnerRoutes(ctx: OwnerContext, sessions: OwnerSessions, oau
       const name = body?.client_name;
       const endGrants = body?.end_grants;
       if (typeof name !== 'string' || (endGrants !== undefined && typeof endGrants !== 'boolean')) {
-        refuse(req, res, 400, 'BadMessage', 'body must be {"client_name":"<name>","end_grants"?:false}');
+        refuse(
+          door,
+          req,
+          res,
+          400,
+          'BadMessage',
+          'body must be {"client_name":"<name>","end_grants"?:false}',
+        );
         return true;
       }
       // Contract 15 (v4): the grants end with the connection unless the owner unticked the box.
       const ended = await oauth.disconnectByName(name, owner, endGrants !== false);
       if (ended === undefined)
         refuse(
+          door,
           req,
           res,
           404,
@@ -191,7 +215,7 @@ export function oauthOwnerRoutes(ctx: OwnerContext, sessions: OwnerSessions, oau
       else json(req, res, 200, { ok: true, grants_ended: ended.grants_ended });
       return true;
     }
-    refuse(req, res, 404, 'NotFound', 'no such owner OAuth route');
+    refuse(door, req, res, 404, 'NotFound', 'no such owner OAuth route');
     return true;
   };
 }

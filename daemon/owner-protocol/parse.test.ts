@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseClientFrame } from './protocol.js';
+import { CLIENT_TYPES, parseClientFrame } from './parse.js';
 
 const bad = (text: string) => {
   const r = parseClientFrame(text);
@@ -69,9 +69,11 @@ describe('parseClientFrame (contract 5)', () => {
     expect(bad('{"type":"launch","req_id":"x"}')).toEqual({
       ok: false,
       req_id: 'x',
-      message:
-        'type must be one of approve, deny, reconcile, history, grant, revoke, grants, args, policy_test, audit, approve_challenge, passkey_begin, passkey_finish, passkey_list, passkey_remove, push_subscribe, push_unsubscribe, push_list, doctor, notify_test, reload, got "launch"',
+      // Every type the parser accepts, in SCHEMAS's order (a new frame is listed without editing this test).
+      message: `type must be one of ${CLIENT_TYPES.join(', ')}, got "launch"`,
     });
+    expect(CLIENT_TYPES.slice(0, 4)).toEqual(['approve', 'deny', 'reconcile', 'history']);
+    expect(CLIENT_TYPES).toHaveLength(new Set(CLIENT_TYPES).size);
     expect(bad('{"req_id":"y"}').message).toMatch(/got nothing/);
     expect(bad(`{"type":"history","req_id":"${'z'.repeat(65)}"}`).req_id).toBeNull();
   });

@@ -1,9 +1,9 @@
 /**
  * The passkey owner frames (contract 13.3): a challenge over exactly what approving a version means, and
- * adding, listing and removing the owner's passkeys. The `approve` frame's `assertion` is in protocol.ts.
+ * adding, listing and removing the owner's passkeys. The `approve` frame's `assertion` is in decisions.ts.
  */
 import { z } from 'zod';
-import { id, must, reqId, strict, version } from './protocol-fields.js';
+import { id, must, reqId, strict, version } from './fields.js';
 
 const WEBAUTHN_RESPONSE = 'the WebAuthn answer of the browser (startRegistration)';
 const CREDENTIAL_ID = 'a credential id (base64url, 1 to 1024 characters) from passkey_list';

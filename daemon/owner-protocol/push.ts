@@ -2,7 +2,7 @@
  * The Web Push owner frames (contract 13.2): `push_subscribe`, `push_unsubscribe`, and our `push_list`.
  */
 import { z } from 'zod';
-import { must, reqId, strict } from './protocol-fields.js';
+import { must, reqId, strict } from './fields.js';
 
 // Contract 13.2: Web Push. An endpoint is an https URL, or an http URL on a loopback address (a local push
 // relay, and how tests play the push service); the keys are the browser's P-256 public key (65 bytes) and

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { View } from '../../common/owner-messages.js';
 import { needsEscape } from '../base/text-rules.js';
+import { KINDS } from '../kinds/index.js';
 import { formatView, showsNodes } from './format.js';
 
 const ESC = '\u001b';
@@ -22,7 +23,7 @@ const base: View = {
 
 describe('[c5.terminal-escaped] formatView (contract 5)', () => {
   it('prints a plain command as before: header, summary, argv, deadline', () => {
-    expect(formatView({ ...base, justification: 'tidy up' }).split('\n')).toEqual([
+    expect(formatView({ ...base, justification: 'tidy up' }, KINDS).split('\n')).toEqual([
       'c_abcdefgh12345678  PENDING (awaiting review)  client local  v1',
       '    Run note with text="plain"',
       '    argv: note plain',
@@ -33,18 +34,21 @@ describe('[c5.terminal-escaped] formatView (contract 5)', () => {
 
   it('escapes every AI-supplied text, even from a row stored before the input rule', () => {
     const hostile = `${ESC}[2J\u009b1A\r\n\u202e`;
-    const out = formatView({
-      ...base,
-      command: `note${ESC}[31m`,
-      client: `local${ESC}]0;x\u0007`,
-      display: ['note', hostile],
-      summary: `Run note with text=${hostile}`,
-      justification: `why${hostile}`,
-      state: 'failed',
-      status: 'ERROR',
-      reason: 'NonZeroExit',
-      reconciliation: { outcome: 'not_delivered', note: `n${hostile}`, at: base.created_at },
-    });
+    const out = formatView(
+      {
+        ...base,
+        command: `note${ESC}[31m`,
+        client: `local${ESC}]0;x\u0007`,
+        display: ['note', hostile],
+        summary: `Run note with text=${hostile}`,
+        justification: `why${hostile}`,
+        state: 'failed',
+        status: 'ERROR',
+        reason: 'NonZeroExit',
+        reconciliation: { outcome: 'not_delivered', note: `n${hostile}`, at: base.created_at },
+      },
+      KINDS,
+    );
     const lines = out.split('\n');
     expect(lines).toHaveLength(5);
     // needsEscape knows every character contract 1.3 names (text-rules.test.ts checks it one by one).
@@ -64,12 +68,12 @@ describe("[c16.nodes-list] list names each command's node once several nodes' co
     expect(showsNodes([a, { ...a, id: 'c_other0012345678' }])).toBe(false);
     expect(showsNodes([a, { ...base }])).toBe(false);
     expect(showsNodes([a, b])).toBe(true);
-    expect(formatView(a).split('\n')[0]).toBe(
+    expect(formatView(a, KINDS).split('\n')[0]).toBe(
       'c_abcdefgh12345678  PENDING (awaiting review)  client local  v1',
     );
-    expect(formatView(b, { node: true }).split('\n')[0]).toBe(
+    expect(formatView(b, KINDS, { node: true }).split('\n')[0]).toBe(
       'c_bbbbbbbb12345678  PENDING (awaiting review)  client local  node build-1  v1',
     );
-    expect(formatView(base, { node: true }).split('\n')[0]).toContain('  node (none)  ');
+    expect(formatView(base, KINDS, { node: true }).split('\n')[0]).toContain('  node (none)  ');
   });
 });

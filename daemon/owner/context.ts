@@ -1,0 +1,67 @@
+/**
+ * What the owner edge is handed (contracts.md 5, 9, 13, 17): every edge's context, and what only owners
+ * use — the kinds' policies for their Views, passkeys, Web Push, the running daemon's doctor and reload,
+ * the first-run help. The composition root (app/owner-context.ts) builds it; nothing in owner/ reaches for
+ * a global instead.
+ */
+import type { DiagnosisCheck, NotifyTestMessage } from '../../common/owner-messages.js';
+import type { KindPolicies, PasskeyStore } from '../core/index.js';
+import type { EdgeContext } from '../http/index.js';
+import type { OAuthServer } from '../oauth/index.js';
+import type { SetupFeed } from './setup.js';
+
+/** What the owner edge is handed: every edge's context, and the panel's first-run help. */
+export interface OwnerContext extends EdgeContext {
+  /**
+   * The kinds of tool as the owner's Views and policy tests ask them (kinds/index.ts's registry, handed in
+   * by the composition root, app/owner-context.ts): the edge names no kind and imports no kind's folder.
+   */
+  kinds: KindPolicies;
+  /** The owner panel's first-run help (issue 19); absent: hello carries none. */
+  setup?: SetupFeed;
+  /** Contract 15: the OAuth authorization server whose consents the owner gives (absent: OAuth off). */
+  oauth?: OAuthServer;
+  /** Contract 13.3: the owners' passkeys (the store's port). */
+  passkeys: PasskeyStore;
+  /** Web Push (contract 13.2): the owners' devices; absent, the push frames and key answer NotFound. */
+  push?: OwnerPush;
+  /** Contract 17: what `doctor` and `notify test` ask the running daemon (app/diagnose.ts); absent: NotFound. */
+  diagnose?: Diagnose;
+  /** Contract 17: `ogf-broker reload` — the config read again (app/reload.ts); absent: NotFound. */
+  reload?: () => Promise<ReloadOutcome>;
+}
+
+/** A reload's outcome as the `reload` frame carries it (common/owner-messages.ts). */
+export type ReloadOutcome =
+  | { ok: true; config_sha256: string | null; changed: string[]; restart_needed: string[] }
+  | { ok: false; error: string };
+
+/** The running daemon's own checks, with its environment, channels and bridge (app/diagnose.ts). */
+export interface Diagnose {
+  doctor(): Promise<DiagnosisCheck[]>;
+  /** The SHA-256 of the config file the daemon loaded, or null. */
+  readonly configSha256: string | null;
+  /** A test message through each channel (or `channel`); a string when there is none to test (BadMessage). */
+  notifyTest(channel?: string): Promise<NotifyTestMessage['results'] | string>;
+}
+
+/** An owner's device that gets Web Push notifications, as the panel lists it (contract 13.2). */
+export interface OwnerPushDevice {
+  endpoint: string;
+  created_at: string;
+  user_agent?: string;
+}
+
+/** The owners' Web Push devices as the owner edge needs them (notify/push.ts implements it). */
+export interface OwnerPush {
+  /** The VAPID public key (base64url) browsers subscribe with. */
+  readonly publicKey: string;
+  subscribe(
+    owner: string,
+    sub: { endpoint: string; keys: { p256dh: string; auth: string } },
+    userAgent?: string,
+  ): Promise<void>;
+  /** False when `owner` has no such endpoint. */
+  unsubscribe(owner: string, endpoint: string): Promise<boolean>;
+  list(owner: string): OwnerPushDevice[];
+}

@@ -26,7 +26,9 @@ const EXCEPTIONS: Array<[string[], string[], string]> = [
   [
     [
       'daemon/owner/messages.ts',
-      'daemon/core/lifecycle.ts',
+      'daemon/core/grants.ts',
+      'daemon/core/view.ts',
+      'daemon/core/model/lifecycle.ts',
       'daemon/kinds/cue/fields.ts',
       'daemon/kinds/upstream/fields.ts',
       'daemon/kinds/catalog/fields.ts',
@@ -35,10 +37,12 @@ const EXCEPTIONS: Array<[string[], string[], string]> = [
       'daemon/base/errors.ts',
       'daemon/core/grants.ts',
       'daemon/core/view.ts',
-      'daemon/core/lifecycle.ts',
-      'daemon/core/kind-policy.ts',
+      'daemon/core/model/grant-rules.ts',
+      'daemon/core/model/owner-view.ts',
+      'daemon/core/model/lifecycle.ts',
+      'daemon/core/model/kind-policy.ts',
     ],
-    'these are type-checked into the panel too (above): they import the browser-safe modules they need directly, never an index that names Node modules',
+    'these are type-checked into the panel too (above): they import the browser-safe modules they need directly, never an index that names Node modules (core/grants.ts and core/view.ts only pass on model/’s Grant and View to messages.ts, until it moves to common/)',
   ],
   [
     ['daemon/cli.ts'],
@@ -76,14 +80,14 @@ const EXCEPTIONS: Array<[string[], string[], string]> = [
   ],
   [
     ['daemon/store/rules/rules.ts'],
-    ['daemon/core/passkey-ledger.ts'],
+    ['daemon/core/model/passkey-ledger.ts'],
     'the stores’ one list of passkey actions is the ledger’s, read from its file: broker.db’s read-only reader loads the rules, and `audit verify` must not load the broker core (bench row 15)',
   ],
   [
     ['daemon/audit/', 'daemon/commands/audit.ts', 'daemon/commands/audit-verify.ts'],
     [
-      'daemon/core/audit-chain.ts',
-      'daemon/core/passkey-ledger.ts',
+      'daemon/core/model/audit-chain.ts',
+      'daemon/core/model/passkey-ledger.ts',
       'daemon/store/sqlite/readonly.ts',
       'daemon/store/read.ts',
     ],

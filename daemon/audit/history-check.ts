@@ -25,7 +25,7 @@
  * gone is a mismatch (`command_id`); the retention rule never deletes a row, it prunes fields (its entry
  * carries the new digest).
  */
-import { canonicalJson, sha256Hex } from '../core/audit-chain.js';
+import { canonicalJson, sha256Hex } from '../core/model/audit-chain.js';
 import type { EntryFact } from './history-facts.js';
 
 /** The fields a mismatch names, in the order they are reported. */

@@ -12,8 +12,8 @@
  * needs an add entry of its own, which the next checkpoint pins. An export of some commands or of a range
  * holds no key's history: there the keys are not checked (`keys` false), only the signatures.
  */
-import { canonicalJson, sha256Hex } from '../core/audit-chain.js';
-import { PasskeyLedger } from '../core/passkey-ledger.js';
+import { canonicalJson, sha256Hex } from '../core/model/audit-chain.js';
+import { PasskeyLedger } from '../core/model/passkey-ledger.js';
 import type { Bad, ChainInput } from './verify.js';
 
 interface EntryView {

@@ -17,7 +17,7 @@ import {
   sealEntry,
   sha256Hex,
   type UnsealedEntry,
-} from '../core/audit-chain.js';
+} from '../core/model/audit-chain.js';
 
 /** Why an entry failed, in the words `audit verify` prints. */
 export type BadReason =

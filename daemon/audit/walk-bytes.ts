@@ -3,7 +3,7 @@
  * export line, `prev`'s place counted back from an entry's end, and whether an entry may be one passkeys.ts
  * reads. Fixed by the canonical JSON (RFC 8785) the daemon writes: fields sorted, no spaces.
  */
-import { CONFIG_LOADED, PASSKEY_KEY_EVENTS } from '../core/passkey-ledger.js';
+import { CONFIG_LOADED, PASSKEY_KEY_EVENTS } from '../core/model/passkey-ledger.js';
 
 /** The hash field of an export line: `,"hash":"` and 64 hex digits, then `"`. */
 export const HASH_KEY = ',"hash":"';

@@ -3,7 +3,7 @@
  * its tool, the fields its commands store, and those the owner's View shows (contract 5). Never the session
  * UUID (rule 4): only what is derived from it through an HMAC.
  */
-declare module '../../core/lifecycle.js' {
+declare module '../../core/model/lifecycle.js' {
   interface KindTools {
     /** Contract 3.3: an avatar cue through the OGF bridge. */
     ogf_cue: true;
@@ -18,7 +18,7 @@ declare module '../../core/lifecycle.js' {
   }
 }
 
-declare module '../../core/kind-policy.js' {
+declare module '../../core/model/kind-policy.js' {
   interface KindView {
     session_file?: string;
     session_fingerprint?: string;

@@ -13,7 +13,7 @@ export interface UpstreamRef {
   annotations?: Record<string, unknown>;
 }
 
-declare module '../../core/lifecycle.js' {
+declare module '../../core/model/lifecycle.js' {
   interface KindTools {
     /** Contract 7: a tool of an upstream MCP server behind the gate. */
     upstream: true;
@@ -24,7 +24,7 @@ declare module '../../core/lifecycle.js' {
   }
 }
 
-declare module '../../core/kind-policy.js' {
+declare module '../../core/model/kind-policy.js' {
   interface KindView {
     /** Upstream calls (contract 5 (v2), 7): the server, its own tool name, and what the server claims. */
     upstream?: UpstreamRef;

@@ -1,0 +1,6 @@
+/**
+ * TODO
+ */
+export { Broker } from './broker.js';
+export { faultsFromEnv } from './fault-points.js';
+export { RetentionPass } from './retention-pass.js';

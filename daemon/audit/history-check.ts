@@ -93,7 +93,7 @@ const COMMAND_EVENTS: ReadonlySet<string> = new Set([
   'preview_started',
   'preview_made',
 ]);
-/** States whose phase has a reason (core/lifecycle.ts). */
+/** States whose phase has a reason (core/model/lifecycle.ts). */
 const REASONED: ReadonlySet<string> = new Set(['denied', 'failed', 'unknown']);
 
 /** Whether `event` records a change of the command (not a grant's entry naming it). */

@@ -1,7 +1,8 @@
 /**
- * The core (architecture.md "The house"): the broker as the edges see it (api.ts) and the one that writes
- * command state, the lifecycle and its views, grants, executors' interface, the store's ports, retention and
- * fault points. core/ never names a kind; it asks kind-policy.ts.
+ * The core (architecture.md "The house"), the one public face of its folders: model/ (the command and grant
+ * as data and the pure rules), decisions/ (pure decisions on a request or an action), ports/ (the store's
+ * ports, the executor's interface, the broker as the edges see it) and runtime/ (the broker that applies
+ * them). Other folders import the core through this file. core/ never names a kind; it asks kind-policy.ts.
  */
 
 export type { KindPolicies, KindPolicy, KindView } from './model/index.js';

@@ -31,7 +31,7 @@ import type { RuleSubject, RuleVerdict, SubmitRequest } from '../ports/index.js'
 export interface IntakeInput {
   /** The command this client already made under the request's request_id (pending batch or store). */
   sameRequestId: Command | undefined;
-  /** The working view's non-final commands, in creation order (views.ts). */
+  /** The working view's non-final commands, in creation order (command-views.ts). */
   active: Iterable<Command>;
   /** PENDING commands of the request's client, committed or not. */
   pendingOfClient: number;
@@ -45,7 +45,7 @@ export interface IntakeInput {
   grants: { match(req: RuleSubject): Grant | undefined };
   /** What the broker knows of a command name (contract 9: its `approvals`). */
   policy: CommandPolicy;
-  /** What each kind of tool means (core/kind-policy.ts): its twin rule, quorum, grants, compared fields. */
+  /** What each kind of tool means (core/model/kind-policy.ts): its twin rule, quorum, grants, compared fields. */
   kinds: KindPolicies;
   /** Contract 11: the owner's rules on this request (asked only for a new command, after the caps). */
   rules: (req: SubmitRequest) => RuleVerdict;
@@ -78,7 +78,7 @@ export function sameRequest(kinds: KindPolicies, c: Command, r: SubmitRequest): 
   return (
     c.tool === r.tool &&
     c.command === r.command &&
-    // A pruned command's large arguments are markers with their hash (retention.ts): compare those.
+    // A pruned command's large arguments are markers with their hash (retention-rule.ts): compare those.
     JSON.stringify(c.args) === JSON.stringify(argsAsPruned(r.args, c, sha256Digest)) &&
     (c.justification ?? null) === (r.justification ?? null) &&
     kinds.sameFields(c, r)

@@ -51,7 +51,7 @@ describe('grants (contracts 5 v2, 8)', () => {
   const rule = (name: string) => (name === 'say' ? undefined : `${name} refused`);
 
   it('[c8.grantable] cues and quorum commands are not grantable; others follow the book', () => {
-    // A cue's refusal is its kind's answer (core/kind-policy.ts), no longer the book's rule for `ogf.cue`.
+    // A cue's refusal is its kind's answer (core/model/kind-policy.ts), no longer the book's rule for `ogf.cue`.
     expect(grantRefusal(cmd({ tool: 'ogf_cue', command: 'ogf.cue' }), KINDS, rule)).toContain(
       'ogf.cue cannot be granted',
     );

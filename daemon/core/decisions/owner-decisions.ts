@@ -80,7 +80,7 @@ export function passkeyRefusal(
 }
 
 /**
- * Why this command cannot be granted (contract 8), or undefined: its kind's answer first (core/kind-policy.ts:
+ * Why this command cannot be granted (contract 8), or undefined: its kind's answer first (core/model/kind-policy.ts:
  * a kind never granted), then quorum, then `refusal`, the grant book's rule for a command name (grant-book.ts:
  * a kind's fixed name, quorum commands, unknown names).
  */

@@ -10,7 +10,7 @@
  * client can mistake a cut value for what will run. Arguments beyond even that budget are counted in
  * `args_hidden` (an AI may send 100,000 tiny ones): the owner sees that they exist, and how many.
  *
- * Pure, no Node modules: this file is in the owner panel's type graph (via view.ts).
+ * Pure, no Node modules: this file is in the owner panel's type graph (via owner-view.ts).
  */
 
 /** Arguments whose JSON is at most this many UTF-8 bytes travel whole, like each output stream (16 KiB). */
@@ -75,7 +75,7 @@ function head(text: string, max: number): string {
 /**
  * The preview of `args`, or undefined when they travel whole. Work: one JSON.stringify of the arguments and
  * one of each argument — the arguments are bounded at the door (1 MiB of JSON, upstream-bounds.ts), and the
- * View's text is made once per command (view.ts viewJson).
+ * View's text is made once per command (owner-view.ts viewJson).
  */
 export function argsPreview(args: Record<string, unknown>): ArgsPreview | undefined {
   const whole = JSON.stringify(args);

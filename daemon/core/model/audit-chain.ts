@@ -5,7 +5,7 @@
  * canonical JSON of the entry without `hash`. Canonical JSON is the `canonicalize` package's: never
  * `JSON.stringify` of an object whose key order we hope for.
  *
- * The store appends what the broker and the edges hand it (ports.ts AuditEntry: an internal action and
+ * The store appends what the broker and the edges hand it (store.ts AuditEntry: an internal action and
  * actor); `chainEntry` maps those to the contract's events and actors, here and only here, so an entry is
  * the same whether it was appended now or chained at the first start of this version (older rows).
  *

@@ -1,4 +1,4 @@
-/** The retention rule's digest (retention.ts): a text's UTF-8 size and SHA-256, with Node's crypto. */
+/** The retention rule's digest (retention-rule.ts): a text's UTF-8 size and SHA-256, with Node's crypto. */
 import { createHash } from 'node:crypto';
 import type { Digest } from './lifecycle.js';
 

@@ -1,5 +1,9 @@
 /**
- * TODO
+ * The command and the grant as data, and the pure rules on them (architecture.md "The house"): the lifecycle
+ * and its one `transition`, grant matching and use counts, the owner's View and the tools' result, the
+ * retention rule, the audit chain's hashing and the passkey ledger, what a write refused as stale is, and the
+ * questions the core asks a kind (kind-policy.ts). No clock, no I/O, never a throw on a request: everything
+ * here is unit-tested alone, and decisions/ and runtime/ build on it.
  */
 export {
   type AuditAction,

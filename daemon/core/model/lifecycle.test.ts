@@ -69,7 +69,7 @@ const EVENTS: Record<Event['type'], Event> = {
   abort: { type: 'abort', at: T1, reason: 'LaunchFailed', detail: 'no file' },
   reconcile: { type: 'reconcile', at: T1, by: 'owner', outcome: 'delivered', note: 'saw it' },
   restart: { type: 'restart', at: T1, carriesSecret: false },
-  // Retention (retention.ts): too soon after the end, and nothing bulky, so rejected in every state.
+  // Retention (retention-rule.ts): too soon after the end, and nothing bulky, so rejected in every state.
   prune: { type: 'prune', at: T1, digest: sha256Digest },
   // Contract 12: kind fields learnt while awaiting review (a preview), legal only then, same version.
   amend: { type: 'amend', at: T1, fields: {}, action: 'preview_made', detail: {} },

@@ -40,7 +40,7 @@ export type Tool = keyof KindTools & string;
 /**
  * What a kind adds to its commands and requests beyond the common fields, declared in the kind's folder
  * (kinds/<kind>/fields.ts, declaration merging). Stored flat in the command body as before, so stored rows
- * and every reader of them stay as they were; the core carries them and asks the kind (core/kind-policy.ts).
+ * and every reader of them stay as they were; the core carries them and asks the kind (core/model/kind-policy.ts).
  */
 // biome-ignore lint/suspicious/noEmptyInterface: filled in by each kind (declaration merging)
 export interface KindFields {}
@@ -193,7 +193,7 @@ export interface Command extends KindFields {
   created_at: string;
   review_expires_at: string;
   phase: Phase;
-  /** Its bulky fields' size and hash, once the retention rule removed them (retention.ts). */
+  /** Its bulky fields' size and hash, once the retention rule removed them (retention-rule.ts). */
   pruned?: Pruned;
   /** Contract 12: its preview, set by the daemon (never by a request) while it awaits review. */
   preview?: Preview;
@@ -214,10 +214,10 @@ export type Event =
   | { type: 'reconcile'; at: string; by: string; outcome: 'delivered' | 'not_delivered'; note?: string }
   /**
    * Recovery at daemon start (rules 3 and 4): secrets never survive a restart. `carriesSecret` is the
-   * kind's answer (core/kind-policy.ts): whether this command needed a secret held in memory only.
+   * kind's answer (core/model/kind-policy.ts): whether this command needed a secret held in memory only.
    */
   | { type: 'restart'; at: string; carriesSecret: boolean }
-  /** The retention rule (retention.ts): a command final for 7 days loses its bulky fields. */
+  /** The retention rule (retention-rule.ts): a command final for 7 days loses its bulky fields. */
   | { type: 'prune'; at: string; digest: Digest }
   /**
    * Something the daemon learnt about a command awaiting review that is not a change of the command

@@ -87,7 +87,7 @@ export function toResult(command: Command): CommandResult {
   if ('started_at' in p && p.started_at !== undefined) result.started_at = p.started_at;
   if ('finished_at' in p) result.finished_at = p.finished_at;
   if ('outcome' in p) copyOutcome(result, p.outcome);
-  // Retention (retention.ts): the output that is gone is absent, and detail says what it was and when.
+  // Retention (retention-rule.ts): the output that is gone is absent, and detail says what it was and when.
   const pruned = prunedSentence(command);
   if (pruned !== undefined)
     result.detail = result.detail === undefined ? pruned : `${result.detail} ${pruned}`;

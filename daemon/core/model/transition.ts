@@ -3,7 +3,7 @@
  * event to a command and returns the next command (version + 1) or a rejection with a stable code. It never
  * throws and does no I/O; the broker applies what it returns in one SQLite transaction, then notifies.
  *
- * Its own file so that the data (lifecycle.ts) depends on nothing: retention.ts reads the data and this
+ * Its own file so that the data (lifecycle.ts) depends on nothing: retention-rule.ts reads the data and this
  * file calls retention's `prune` rule, one way (issue 20 item 4: no import circle, types included).
  */
 import type { RejectionCode } from '../../base/index.js';

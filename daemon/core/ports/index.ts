@@ -1,5 +1,8 @@
 /**
- * TODO
+ * What the core is given and what it gives (issue 20 item 2, item 4): the store's ports (store.ts), an
+ * executor's interface, the owner's rules as a port (rules.ts), and the broker as the edges see it
+ * (broker-api.ts). Interfaces only, so the stores, the kinds and the edges depend on these and not on how
+ * the broker is built.
  */
 export type {
   ActionResult,

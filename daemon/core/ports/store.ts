@@ -3,7 +3,7 @@
  * methods return Promises, so a networked store (section 16: PostgreSQL) can stand where SQLite stands
  * today. daemon/store/sqlite/ (the default) and daemon/store/postgres/ implement them; core/ names no database.
  *
- * Writes made inside `transaction(fn)` are that transaction's: the group commit (commit.ts) issues a batch's
+ * Writes made inside `transaction(fn)` are that transaction's: the group commit (group-commit.ts) issues a batch's
  * writes in queue order, all within one turn, and awaits them; they commit together or not at all.
  */
 import type {
@@ -75,7 +75,7 @@ export interface CommandStore {
    * Inserts a new command and its audit entry, atomically. `caps` (contract 16 v4): on a shared database,
    * refused (a StaleWrite of `caps`: nothing inserted) when the command's client, or all clients together,
    * already have that many non-final commands on any node. A store of its own ignores it: its one writer
-   * counted exactly in memory (core/views.ts).
+   * counted exactly in memory (core/runtime/command-views.ts).
    */
   insert(command: Command, audit: AuditEntry, caps?: PendingCaps): Promise<void>;
   /** Replaces a command stored at `next.version - 1`, with its audit entry, atomically; else rejects. */
@@ -306,7 +306,7 @@ export interface PasskeyStore {
   used(credentialId: string, counter: number, at: string): Promise<void>;
   /**
    * Contract 13.3 (v4): the chained audit entries that add or remove passkeys (PASSKEY_KEY_EVENTS), oldest
-   * first, as the chain holds them — what core/passkey-ledger.ts reads to tell a key the record vouches for
+   * first, as the chain holds them — what core/model/passkey-ledger.ts reads to tell a key the record vouches for
    * from one written straight into the table.
    */
   recorded(): Promise<Array<{ event: string; data: Record<string, unknown> }>>;

@@ -45,8 +45,8 @@ export interface BrokerDeps {
   log?: Logger;
   randomId?: () => string;
   randomGrantId?: () => string;
-  /** When a batch of changes is committed (commit.ts; default: setImmediate, the end of the turn). */
+  /** When a batch of changes is committed (group-commit.ts; default: setImmediate, the end of the turn). */
   commitSchedule?: (run: () => void) => void;
-  /** Test-only crash points on the launch path (fault.ts; default: none). */
+  /** Test-only crash points on the launch path (fault-points.ts; default: none). */
   faults?: Faults;
 }

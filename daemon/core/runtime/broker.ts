@@ -1,11 +1,11 @@
 /**
  * The queue: the only writer of command state (architecture.md). It decides nothing alone: a submit is
- * intake.ts's tagged result (applied by submit.ts), an owner's decision is checked by decisions.ts
+ * intake.ts's tagged result (applied by submit-actions.ts), an owner's decision is checked by owner-decisions.ts
  * (command-actions.ts, grant-actions.ts), every change is `transition()`; the broker applies what they
- * return through its one `#apply` and its one group commit (commit.ts): the changes of one event-loop turn
+ * return through its one `#apply` and its one group commit (group-commit.ts): the changes of one event-loop turn
  * are written in one transaction, then each goes out as one event to every subscriber, in commit order,
  * and only then are its callers answered (example 3). Launches (launches.ts) follow rule 6 and await the
- * commit of `running` before the executor spawns (rule 3). Two views of memory (views.ts; grant-book.ts):
+ * commit of `running` before the executor spawns (rule 3). Two views of memory (command-views.ts; grant-book.ts):
  * the working view changes at once, so a later request of the same turn sees it; edges read the committed
  * view; a failed batch puts the working view back and every caller gets the error. Recovery is
  * recovery.ts's, deadlines expiry.ts's, waiters waiters.ts's, other nodes (contract 16) fleet.ts's.
@@ -203,7 +203,7 @@ export class Broker implements BrokerApi {
     }).then(() => fleet.start());
   }
 
-  /** A request: intake.ts decides, submit.ts applies (a repeat, a refusal, or a new command queued). */
+  /** A request: intake.ts decides, submit-actions.ts applies (a repeat, a refusal, or a new command queued). */
   submit(req: SubmitRequest): Promise<SubmitResult> {
     return this.#fleet.again(() => this.#submits.submit(req));
   }

@@ -1,6 +1,6 @@
 /**
  * What each action on a command means as a lifecycle event (contracts.md 2, 5, 9; lifecycle.md): the
- * owner's approve and deny (checked by decisions.ts first), the client's cancel, the owner's reconcile of an
+ * owner's approve and deny (checked by owner-decisions.ts first), the client's cancel, the owner's reconcile of an
  * `unknown` outcome, and the retention pass's prune. Each reads the command as the working view has it (so a
  * change queued this turn counts), builds its event and actor, and hands it to the broker's `apply`, which
  * transitions, queues it on the group commit and answers after the commit. An answer that changes nothing
@@ -87,7 +87,7 @@ export class CommandActions {
   }
 
   /**
-   * The retention rule (retention.ts) applied to one final command, as a change of its own: version + 1,
+   * The retention rule (retention-rule.ts) applied to one final command, as a change of its own: version + 1,
    * an appended `prune` audit entry naming what went, an upsert to owners. `NothingToPrune` is a refusal.
    */
   prune(id: string): Promise<{ ok: boolean }> {
@@ -107,7 +107,7 @@ export class CommandActions {
   }
 
   /**
-   * An owner's decision: the checks of contracts 5 and 9 (decisions.ts), then `after` (contract 13.3: a
+   * An owner's decision: the checks of contracts 5 and 9 (owner-decisions.ts), then `after` (contract 13.3: a
    * missing or bad passkey), then the change.
    */
   #decide(

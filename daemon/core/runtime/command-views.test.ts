@@ -1,5 +1,5 @@
 /**
- * Contract 16: what a node makes of another node's committed change (views.ts `heard`): newer news is
+ * Contract 16: what a node makes of another node's committed change (command-views.ts `heard`): newer news is
  * taken, older news (a late read-back, a catch-up read before a change) never is — so a command heard
  * final can never come back as approved and launch again.
  */

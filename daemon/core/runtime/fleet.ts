@@ -9,7 +9,7 @@
  *
  * The races between nodes (two owners deciding one command, two nodes taking one grant's last use, one
  * request_id on two nodes, (v4) two nodes queueing a client's last PENDING slot) are decided by the
- * database: the loser's batch is refused as a `StaleWrite` (stale.ts) and nothing of it is stored. `again`
+ * database: the loser's batch is refused as a `StaleWrite` (stale-write.ts) and nothing of it is stored. `again`
  * then reads the row as it is now (for a cap: the active commands) and runs each refused call once more,
  * so the loser gets the answer one machine would have given a moment later.
  *

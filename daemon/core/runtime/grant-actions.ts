@@ -1,6 +1,6 @@
 /**
  * The owner's grant actions (contracts.md 5 v2 and 8): approve-with-grant, grant, revoke. The checks are
- * decisions.ts's pure functions and the memory is grant-book.ts's; this file is the plumbing between them
+ * owner-decisions.ts's pure functions and the memory is grant-book.ts's; this file is the plumbing between them
  * and the broker's group commit. A grant change is taken into the working view at once (the next request of
  * the same turn matches it, or no longer does), written in the turn's batch, and heard of only after that
  * commit (grant-book.ts `committed`). Its own file (issue 20 item 3): the broker answers with what it

@@ -1,9 +1,9 @@
 /**
  * The broker's grants (contracts.md 8): the live ones in memory (oldest first, so the oldest match wins),
  * their expiry timers, which commands may be granted, and the config grants reconciled at start. It decides
- * nothing itself — matching and use counts are grants.ts's pure functions.
+ * nothing itself — matching and use counts are grant-rules.ts's pure functions.
  *
- * Two views, as the broker's commands (commit.ts): the working one (`take`, at once, so the next request of
+ * Two views, as the broker's commands (group-commit.ts): the working one (`take`, at once, so the next request of
  * the same turn sees a use taken: contract 8, concurrent requests never take more uses than a grant has) is
  * what `match` reads; the committed one (`committed`, after the batch's commit) is what owners see and hear
  * of. A failed batch puts the working view back from the committed one (`rollback`), uses included.
@@ -41,7 +41,7 @@ export interface GrantBookDeps {
   policy: CommandPolicy;
   /** Contract 13.3: a command whose approvals need a passkey is never granted. */
   passkey: (command: string) => boolean;
-  /** Contract 8: a kind's name that can never be granted, with why (core/kind-policy.ts `refusal`). */
+  /** Contract 8: a kind's name that can never be granted, with why (core/model/kind-policy.ts `refusal`). */
   kindRefusal: (command: string) => string | undefined;
   /** Contract 11: compiles a grant's `when` (daemon/rules/). */
   rules: RulePort;

@@ -10,7 +10,7 @@
  *                                                                             └─throws─▶ rollback() ─▶ reject all
  * ```
  *
- * The store is a port (ports.ts): a change's `write` may return a Promise (a port write). Every write of a
+ * The store is a port (store.ts): a change's `write` may return a Promise (a port write). Every write of a
  * batch is issued in queue order within one turn and then awaited together, inside the batch's one
  * transaction; writes that return nothing keep the whole commit synchronous (SQLite, `flush` at shutdown).
  *
@@ -32,7 +32,7 @@ export interface Change {
 export interface GroupCommitDeps {
   /**
    * Runs `fn` as one transaction: everything in it commits, or it throws (rejects) and nothing does;
-   * awaits `fn`'s result when it returns one (ports.ts StorePorts.transaction).
+   * awaits `fn`'s result when it returns one (store.ts StorePorts.transaction).
    */
   transaction(fn: () => Awaitable<void>): Awaitable<void>;
   /** A batch's transaction committed; runs before its `after`s (forget what only the batch needed). */

@@ -25,7 +25,7 @@ import { SessionLanes } from './session-lanes.js';
 
 /** How often an outcome the store refused (disk full, read-only) is committed again. */
 const COMMIT_RETRY_MS = 1000;
-/** How often `running` is tried again when its batch lost a race between nodes (stale.ts). */
+/** How often `running` is tried again when its batch lost a race between nodes (stale-write.ts). */
 const STALE_RETRIES = 8;
 
 /** What the launch path needs from the broker that owns it. */
@@ -50,11 +50,11 @@ export interface LaunchDeps {
   host: LaunchHost;
   /** Executors by tool. A tool without one fails with LaunchFailed. */
   executors: Partial<Record<Command['tool'], Executor>>;
-  /** Rule 6: the FIFO lane a command's launches take (its kind says: core/kind-policy.ts), if any. */
+  /** Rule 6: the FIFO lane a command's launches take (its kind says: core/model/kind-policy.ts), if any. */
   laneKey: (command: Command) => string | undefined;
   clock: Clock;
   log: Logger;
-  /** Test-only crash points (fault.ts); `noFaults` everywhere but a daemon under a fault test. */
+  /** Test-only crash points (fault-points.ts); `noFaults` everywhere but a daemon under a fault test. */
   faults: Faults;
 }
 

@@ -1,8 +1,8 @@
 /**
  * What the edges read of the broker: committed state only (context.ts BrokerApi: "its reads see committed
  * state only"; architecture.md example 3: nobody hears of a change before its commit). A non-final command
- * comes from the committed view in memory (views.ts), anything else from the store's committed reads and
- * queries (ports.ts); live grants from the grant book's committed view (grant-book.ts). Never the working
+ * comes from the committed view in memory (command-views.ts), anything else from the store's committed reads and
+ * queries (store.ts); live grants from the grant book's committed view (grant-book.ts). Never the working
  * view: a change queued this turn is invisible here until its batch commits.
  *
  * Its own file (issue 20 item 3): the broker writes, this reads; a store behind the ports (SQLite today,

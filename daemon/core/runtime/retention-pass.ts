@@ -1,5 +1,5 @@
 /**
- * When the retention rule (retention.ts) is applied: a pass over the commands in creation order, at start
+ * When the retention rule (retention-rule.ts) is applied: a pass over the commands in creation order, at start
  * and then every hour, in bounded batches off the hot path (issue 19 finding 3). A batch reads at most
  * BATCH_ROWS rows' columns without their records, skips a row too small to hold a prunable field unread,
  * and prunes at most about BATCH_CHARS of records before it yields the event loop (the prunes commit with

@@ -1,5 +1,5 @@
 /**
- * The retention rule (retention.ts) and its pass (retention-pass.ts) on a real broker over a real SQLite
+ * The retention rule (retention-rule.ts) and its pass (retention-pass.ts) on a real broker over a real SQLite
  * file, real child processes for the output, and a fake clock for the seven days (issue 19 finding 3).
  */
 import { createHash } from 'node:crypto';

@@ -2,7 +2,7 @@
  * The submit path: intake.ts decides what becomes of a request (a tagged result); this file applies it.
  * A repeat or a refusal is answered once the pending batch committed (nothing of this turn is heard early);
  * a new command goes into the working view at once (the next request of the same turn sees it: caps, twins,
- * a grant's uses) and is queued on the broker's group commit (commit.ts) — its row, its audit entries and a
+ * a grant's uses) and is queued on the broker's group commit (group-commit.ts) — its row, its audit entries and a
  * grant's use in one transaction — and only after that commit is it shown, timed, logged and announced.
  * If the batch fails, the broker's rollback takes it back out of the working view (and its secret).
  *
@@ -46,7 +46,7 @@ export interface SubmitDeps {
   passkey: (command: string) => boolean;
   views: Views;
   grants: GrantBook;
-  /** Contract 11: the owner's rules (core/rule-port.ts). */
+  /** Contract 11: the owner's rules (core/ports/rules.ts). */
   rules: RulePort;
   expiry: Expiry;
   /** Session secrets, in memory only (rule 4); the broker drops them when their command turns final. */

@@ -1,5 +1,5 @@
 /**
- * The catalog kind's names in the shared types (declaration merging, core/lifecycle.ts): its tool. Its
+ * The catalog kind's names in the shared types (declaration merging, core/model/lifecycle.ts): its tool. Its
  * commands carry no fields of their own: the catalog's argv is the command's `display`.
  */
 declare module '../../core/model/lifecycle.js' {

@@ -1,5 +1,5 @@
 /**
- * The cue kind's names in the shared types (declaration merging, core/lifecycle.ts and core/kind-policy.ts):
+ * The cue kind's names in the shared types (declaration merging, core/model/lifecycle.ts and core/model/kind-policy.ts):
  * its tool, the fields its commands store, and those the owner's View shows (contract 5). Never the session
  * UUID (rule 4): only what is derived from it through an HMAC.
  */

@@ -1,6 +1,6 @@
 /**
- * The upstream kind's names in the shared types (declaration merging, core/lifecycle.ts and
- * core/kind-policy.ts): its tool, and which server and tool a call goes to, stored and shown (contract 5
+ * The upstream kind's names in the shared types (declaration merging, core/model/lifecycle.ts and
+ * core/model/kind-policy.ts): its tool, and which server and tool a call goes to, stored and shown (contract 5
  * View.upstream, 7).
  */
 

@@ -75,7 +75,7 @@ export function pgCommands(tx: PgTransactions, apply: Apply): CommandStore {
       ],
       (rows) => {
         // Contract 16 (v4): another node's commands filled a cap first. Nothing of the batch is stored;
-        // the broker reads the active commands again and decides anew (core/fleet.ts): TooManyPending.
+        // the broker reads the active commands again and decides anew (core/runtime/fleet.ts): TooManyPending.
         if (rows.length !== 1) {
           throw new StaleWrite(
             'caps',

@@ -15,6 +15,7 @@ export type {
   SubmitRequest,
   SubmitResult,
 } from './broker-api.js';
+export type { BrokerDeps, FaultPoint, Faults } from './broker-setup.js';
 export type { ExecutionIo, ExecutionReport, Executor } from './executor.js';
 export {
   type CompiledWhen,

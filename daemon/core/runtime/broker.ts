@@ -1,56 +1,80 @@
 /**
  * The queue: the only writer of command state (architecture.md). It decides nothing alone: a submit is
- * intake.ts's tagged result (applied by submit-actions.ts), an owner's decision is checked by owner-decisions.ts
- * (command-actions.ts, grant-actions.ts), every change is `transition()`; the broker applies what they
- * return through its one `#apply` and its one group commit (group-commit.ts): the changes of one event-loop turn
- * are written in one transaction, then each goes out as one event to every subscriber, in commit order,
- * and only then are its callers answered (example 3). Launches (launches.ts) follow rule 6 and await the
- * commit of `running` before the executor spawns (rule 3). Two views of memory (command-views.ts; grant-book.ts):
- * the working view changes at once, so a later request of the same turn sees it; edges read the committed
- * view; a failed batch puts the working view back and every caller gets the error. Recovery is
- * recovery.ts's, deadlines expiry.ts's, waiters waiters.ts's, other nodes (contract 16) fleet.ts's.
+ * intake.ts's tagged result (applied by submit-actions.ts), an owner's decision is checked by
+ * owner-decisions.ts (command-actions.ts, grant-actions.ts), every change is `transition()`; the broker
+ * applies what they return through its one `#apply` and its one group commit (group-commit.ts): the changes
+ * of one event-loop turn are written in one transaction, then each goes out as one event to every
+ * subscriber, in commit order, and only then are its callers answered (example 3). Launches (launches.ts)
+ * follow rule 6 and await the commit of `running` before the executor spawns (rule 3). Two views of memory
+ * (command-views.ts; grant-book.ts): the working view changes at once, so a later request of the same turn
+ * sees it; edges read the committed view; a failed batch puts the working view back and every caller gets
+ * the error. Recovery is recovery.ts's, deadlines expiry.ts's, waiters waiters.ts's, other nodes (contract
+ * 16) fleet.ts's. The actions and reads are written once, in their classes, and handed out here as they are
+ * (issue 37 item 4: no layer restating each signature), every action through the fleet's retry.
  */
 import { type Clock, iso, type Logger, silentLogger, systemClock } from '../../base/index.js';
 import { type Also, auditOf, logChange } from '../decisions/index.js';
-import type { CommandPolicy, ConfigGrant, Grant, KindPolicies } from '../model/index.js';
-import { type Actor, type Command, type Event, isFinal, transition } from '../model/index.js';
+import type { Command, CommandPolicy, ConfigGrant, Grant, KindPolicies } from '../model/index.js';
+import { type Actor, type Event, isFinal, transition } from '../model/index.js';
 import type {
   ActionResult,
-  Amendment,
-  ApproveGrant,
   AuditEntry,
   BrokerApi,
-  GrantResult,
-  GrantSpec,
-  PasskeyEvidence,
+  BrokerDeps,
+  RulePort,
   StorePorts,
-  SubmitRequest,
-  SubmitResult,
 } from '../ports/index.js';
-import { noRules, type RulePort } from '../ports/index.js';
-import type { BrokerDeps } from './broker-deps.js';
-import { CommandActions } from './command-actions.js';
+import { noRules } from '../ports/index.js';
+import { type CommandActionName, CommandActions } from './command-actions.js';
 import { Views } from './command-views.js';
 import { Expiry } from './expiry.js';
 import { noFaults } from './fault-points.js';
 import { Fleet } from './fleet.js';
-import { GrantActions } from './grant-actions.js';
+import { type GrantActionName, GrantActions } from './grant-actions.js';
 import { GrantBook } from './grant-book.js';
 import { allOf, type Change, GroupCommit } from './group-commit.js';
 import { Launches } from './launches.js';
 import { Listeners } from './listeners.js';
-import { Reads } from './reads.js';
+import { type ReadName, Reads } from './reads.js';
 import { recover } from './recovery.js';
 import { Submits } from './submit-actions.js';
 import { Waiters } from './waiters.js';
-
-export type { BrokerDeps };
 
 /** How long `close()` lets running children finish (contract 17: the daemon exits within 5 s of a stop). */
 export const SHUTDOWN_GRACE_MS = 3_500;
 
 const DAEMON: Actor = { kind: 'daemon', name: 'daemon' };
 
+/**
+ * The actions the broker hands out, each written once in its class (BrokerApi says what each means):
+ * submit-actions.ts, command-actions.ts, grant-actions.ts, and the daemon's own prune and reload. Every one
+ * runs through the fleet's retry (fleet.ts `again`), so a write another node changed first is run again.
+ */
+type Actions = Pick<BrokerApi, 'submit' | CommandActionName | GrantActionName> &
+  Pick<CommandActions, 'prune'> & {
+    /** Contract 17: a reload's config grants, made or revoked through the group commit (grant-book.ts). */
+    reloadConfigGrants: GrantBook['reloadConfig'];
+  };
+
+/**
+ * The committed reads (reads.ts), handed out as they are: edges never see a change before its commit. A
+ * record, so the compiler says when one of ReadName is missing.
+ */
+const READS: Record<ReadName, true> = {
+  get: true,
+  snapshot: true,
+  history: true,
+  search: true,
+  auditFor: true,
+  tasksOf: true,
+  counts: true,
+  liveGrants: true,
+  recentGrants: true,
+};
+
+export interface Broker extends Actions, Pick<Reads, ReadName> {}
+
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the constructor assigns all of them (Actions is checked whole, READS too)
 export class Broker implements BrokerApi {
   readonly #store: StorePorts;
   readonly #clock: Clock;
@@ -82,6 +106,9 @@ export class Broker implements BrokerApi {
     this.#clock = deps.clock ?? systemClock;
     this.#log = deps.log ?? silentLogger;
     this.#kinds = deps.kinds;
+    this.#configGrants = deps.configGrants ?? [];
+    this.#rules = deps.rules ?? noRules;
+    this.#commandPolicy = deps.commandPolicy ?? (() => undefined);
     this.#waiters = new Waiters(this.#clock);
     this.#listeners = new Listeners(this.#log);
     this.#grantListeners = new Listeners(this.#log);
@@ -91,63 +118,10 @@ export class Broker implements BrokerApi {
       active: (id) => this.#views.active(id),
       expire: (current, at) => this.#apply(current, { type: 'expire', at }, DAEMON),
     });
-    this.#commit = new GroupCommit({
-      transaction: (fn) => this.#store.transaction(fn),
-      committed: () => {
-        this.#views.saved();
-        this.#grants.saved();
-      },
-      rollback: (e) => this.#rollback(e),
-      onError: (e) =>
-        this.#log.log('error', 'after_commit_failed', { error: (e as Error)?.message ?? String(e) }),
-      ...(deps.commitSchedule === undefined ? {} : { schedule: deps.commitSchedule }),
-    });
-    this.#launches = new Launches({
-      executors: deps.executors,
-      laneKey: (c) => this.#kinds.laneKey(c),
-      clock: this.#clock,
-      log: this.#log,
-      faults: deps.faults ?? noFaults,
-      host: {
-        active: (id) => this.#views.active(id),
-        apply: (c, event) => this.#apply(c, event, DAEMON).then((r) => r.ok),
-        secret: (id) => this.#secrets.get(id),
-        closing: () => this.#closing,
-      },
-    });
-    this.#configGrants = deps.configGrants ?? [];
-    this.#rules = deps.rules ?? noRules;
-    this.#commandPolicy = deps.commandPolicy ?? (() => undefined);
-    const passkey = deps.passkeyRequired ?? (() => false);
-    const grantDeps = {
-      store: this.#store,
-      clock: this.#clock,
-      log: this.#log,
-      policy: this.#commandPolicy,
-      passkey,
-      kindRefusal: (command: string) => this.#kinds.refusal(command),
-      rules: deps.rules ?? noRules,
-      commit: (change: Change) => this.#commit.add(change),
-      emit: (g: Grant) => this.#grantListeners.emit(g),
-      ...(deps.node === undefined ? {} : { node: deps.node }),
-      shared: deps.shared === true,
-    };
-    this.#grants = new GrantBook(
-      deps.randomGrantId === undefined ? grantDeps : { ...grantDeps, randomId: deps.randomGrantId },
-    );
-    this.#fleet = new Fleet({
-      store: this.#store,
-      log: this.#log,
-      node: deps.node,
-      shared: deps.shared === true,
-      views: this.#views,
-      grants: this.#grants,
-      expiry: this.#expiry,
-      launches: this.#launches,
-      secrets: this.#secrets,
-      emit: (c) => this.#emit(c),
-      closing: () => this.#closing,
-    });
+    this.#commit = this.#groupCommit(deps);
+    this.#launches = this.#launchesOf(deps);
+    this.#grants = this.#grantBook(deps);
+    this.#fleet = this.#fleetOf(deps);
     this.#reads = new Reads({ store: this.#store, views: this.#views, grants: this.#grants });
     this.#grantActions = new GrantActions({
       grants: this.#grants,
@@ -163,25 +137,20 @@ export class Broker implements BrokerApi {
       settled: (answer) => this.#settled(answer),
       apply: (c, event, actor, also) => this.#apply(c, event, actor, also),
     });
-    this.#submits = new Submits({
-      ...deps, // kinds, randomId and the PENDING caps as the daemon gave them
-      rules: this.#rules,
-      store: this.#store,
-      clock: this.#clock,
-      log: this.#log,
-      policy: this.#commandPolicy,
-      passkey,
-      views: this.#views,
-      grants: this.#grants,
-      expiry: this.#expiry,
-      secrets: this.#secrets,
-      reviewMs: deps.reviewTimeoutS * 1000,
-      commit: (change) => this.#commit.add(change),
-      settled: (answer) => this.#settled(answer),
-      get: (id) => this.get(id),
-      emit: (c) => this.#emit(c),
-      launch: (c) => this.#launches.schedule(c),
-    });
+    this.#submits = this.#submitsOf(deps);
+    const fleet = this.#fleet;
+    const actions: Actions = {
+      ...fleet.retrying(this.#submits, ['submit']),
+      ...fleet.retrying(this.#actions, ['approve', 'deny', 'cancel', 'reconcile', 'amend', 'prune']),
+      ...fleet.retrying(this.#grantActions, ['grant', 'revoke']),
+      reloadConfigGrants: (grants) => fleet.again(() => this.#grants.reloadConfig(grants)),
+    };
+    const reads = this.#reads;
+    Object.assign(
+      this,
+      actions,
+      Object.fromEntries(Object.keys(READS).map((name) => [name, reads[name as ReadName].bind(reads)])),
+    );
   }
 
   /** Recovery at start (recovery.ts): the store's commands after a restart, timers, launches, grants. */
@@ -203,79 +172,8 @@ export class Broker implements BrokerApi {
     }).then(() => fleet.start());
   }
 
-  /** A request: intake.ts decides, submit-actions.ts applies (a repeat, a refusal, or a new command queued). */
-  submit(req: SubmitRequest): Promise<SubmitResult> {
-    return this.#fleet.again(() => this.#submits.submit(req));
-  }
-
-  approve(
-    id: string,
-    version: number,
-    by: string,
-    grant?: ApproveGrant,
-    passkey?: PasskeyEvidence,
-  ): Promise<ActionResult> {
-    return this.#fleet.again(() => this.#actions.approve(id, version, by, grant, passkey));
-  }
-
-  grant(spec: GrantSpec, by: string): Promise<GrantResult> {
-    return this.#fleet.again(() => this.#grantActions.grant(spec, by));
-  }
-
-  revoke(id: string, by: string): Promise<GrantResult> {
-    return this.#fleet.again(() => this.#grantActions.revoke(id, by));
-  }
-
   subscribeGrants(listener: (grant: Grant) => void): () => void {
     return this.#grantListeners.add(listener);
-  }
-
-  deny(id: string, version: number, by: string, note?: string): Promise<ActionResult> {
-    return this.#fleet.again(() => this.#actions.deny(id, version, by, note));
-  }
-
-  cancel(id: string, by: string): Promise<ActionResult> {
-    return this.#fleet.again(() => this.#actions.cancel(id, by));
-  }
-
-  reconcile(
-    id: string,
-    outcome: 'delivered' | 'not_delivered',
-    by: string,
-    note?: string,
-  ): Promise<ActionResult> {
-    return this.#fleet.again(() => this.#actions.reconcile(id, outcome, by, note));
-  }
-
-  /** Contract 12: kind fields learnt while it awaits review, same version (command-actions.ts). */
-  amend(id: string, amendment: Amendment): Promise<ActionResult> {
-    return this.#fleet.again(() => this.#actions.amend(id, amendment));
-  }
-
-  /** Contract 17: a reload's config grants, made or revoked through the group commit (grant-book.ts). */
-  reloadConfigGrants(grants: readonly ConfigGrant[]): Promise<void> {
-    return this.#fleet.again(() => this.#grants.reloadConfig(grants));
-  }
-
-  /** The retention rule applied to one final command, as a change of its own (command-actions.ts). */
-  prune(id: string): Promise<{ ok: boolean }> {
-    return this.#fleet.again(() => this.#actions.prune(id));
-  }
-
-  // The store as committed, as the edges read it (reads.ts).
-  readonly liveGrants: Reads['liveGrants'] = () => this.#reads.liveGrants();
-  readonly recentGrants: Reads['recentGrants'] = (limit) => this.#reads.recentGrants(limit);
-  readonly snapshot = (finalLimit = 200): Command[] => this.#reads.snapshot(finalLimit);
-  readonly history: Reads['history'] = (limit, before) => this.#reads.history(limit, before);
-  readonly search: Reads['search'] = (filter, limit, before) => this.#reads.search(filter, limit, before);
-  readonly auditFor: Reads['auditFor'] = (ids) => this.#reads.auditFor(ids);
-  readonly tasksOf: Reads['tasksOf'] = (client, limit, max, before) =>
-    this.#reads.tasksOf(client, limit, max, before);
-  readonly counts: Reads['counts'] = () => this.#reads.counts();
-
-  /** The command as last committed (reads.ts: edges never see a change before its commit). */
-  get(id: string): Command | undefined {
-    return this.#reads.get(id);
   }
 
   wait(id: string, seconds: number, signal?: AbortSignal): Promise<Command> {
@@ -324,6 +222,98 @@ export class Broker implements BrokerApi {
     await this.#commit.flush();
     await this.#launches.drain(graceMs);
     await this.#commit.flush();
+  }
+
+  // ---- the parts, built once by the constructor --------------------------------------------------
+
+  /** One transaction per event-loop turn (group-commit.ts); a failed batch rolls the working views back. */
+  #groupCommit(deps: BrokerDeps): GroupCommit {
+    return new GroupCommit({
+      transaction: (fn) => this.#store.transaction(fn),
+      committed: () => {
+        this.#views.saved();
+        this.#grants.saved();
+      },
+      rollback: (e) => this.#rollback(e),
+      onError: (e) =>
+        this.#log.log('error', 'after_commit_failed', { error: (e as Error)?.message ?? String(e) }),
+      ...(deps.commitSchedule === undefined ? {} : { schedule: deps.commitSchedule }),
+    });
+  }
+
+  /** Rule 6 lanes and rule 3's committed `running` before a spawn (launches.ts); changes through `#apply`. */
+  #launchesOf(deps: BrokerDeps): Launches {
+    return new Launches({
+      executors: deps.executors,
+      laneKey: (c) => this.#kinds.laneKey(c),
+      clock: this.#clock,
+      log: this.#log,
+      faults: deps.faults ?? noFaults,
+      host: {
+        active: (id) => this.#views.active(id),
+        apply: (c, event) => this.#apply(c, event, DAEMON).then((r) => r.ok),
+        secret: (id) => this.#secrets.get(id),
+        closing: () => this.#closing,
+      },
+    });
+  }
+
+  /** The grants in memory (grant-book.ts), their changes queued on the group commit. */
+  #grantBook(deps: BrokerDeps): GrantBook {
+    return new GrantBook({
+      store: this.#store,
+      clock: this.#clock,
+      log: this.#log,
+      policy: this.#commandPolicy,
+      passkey: deps.passkeyRequired ?? (() => false),
+      kindRefusal: (command: string) => this.#kinds.refusal(command),
+      rules: this.#rules,
+      commit: (change: Change) => this.#commit.add(change),
+      emit: (g: Grant) => this.#grantListeners.emit(g),
+      ...(deps.node === undefined ? {} : { node: deps.node }),
+      shared: deps.shared === true,
+      ...(deps.randomGrantId === undefined ? {} : { randomId: deps.randomGrantId }),
+    });
+  }
+
+  /** Contract 16: this broker among the nodes of one database (fleet.ts). */
+  #fleetOf(deps: BrokerDeps): Fleet {
+    return new Fleet({
+      store: this.#store,
+      log: this.#log,
+      node: deps.node,
+      shared: deps.shared === true,
+      views: this.#views,
+      grants: this.#grants,
+      expiry: this.#expiry,
+      launches: this.#launches,
+      secrets: this.#secrets,
+      emit: (c) => this.#emit(c),
+      closing: () => this.#closing,
+    });
+  }
+
+  /** The submit path (submit-actions.ts): intake.ts decides, it applies. */
+  #submitsOf(deps: BrokerDeps): Submits {
+    return new Submits({
+      ...deps, // kinds, randomId and the PENDING caps as the daemon gave them
+      rules: this.#rules,
+      store: this.#store,
+      clock: this.#clock,
+      log: this.#log,
+      policy: this.#commandPolicy,
+      passkey: deps.passkeyRequired ?? (() => false),
+      views: this.#views,
+      grants: this.#grants,
+      expiry: this.#expiry,
+      secrets: this.#secrets,
+      reviewMs: deps.reviewTimeoutS * 1000,
+      commit: (change) => this.#commit.add(change),
+      settled: (answer) => this.#settled(answer),
+      get: (id) => this.get(id),
+      emit: (c) => this.#emit(c),
+      launch: (c) => this.#launches.schedule(c),
+    });
   }
 
   // ---- internals ----------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import type { Also } from '../decisions/index.js';
 import { decisionRefusal, passkeyRefusal, type Refusal } from '../decisions/index.js';
 import type { Actor, Command, Event } from '../model/index.js';
 import { sha256Digest } from '../model/index.js';
-import type { ActionResult, Amendment, ApproveGrant, PasskeyEvidence } from '../ports/index.js';
+import type { ActionResult, Amendment, ApproveGrant, BrokerApi, PasskeyEvidence } from '../ports/index.js';
 import type { GrantActions } from './grant-actions.js';
 
 export interface CommandActionsDeps {
@@ -31,7 +31,10 @@ export interface CommandActionsDeps {
 
 const DAEMON: Actor = { kind: 'daemon', name: 'daemon' };
 
-export class CommandActions {
+/** The command actions of BrokerApi, written here once (the broker runs them through the fleet's retry). */
+export type CommandActionName = 'approve' | 'deny' | 'cancel' | 'reconcile' | 'amend';
+
+export class CommandActions implements Pick<BrokerApi, CommandActionName> {
   readonly #deps: CommandActionsDeps;
 
   constructor(deps: CommandActionsDeps) {
@@ -53,7 +56,7 @@ export class CommandActions {
     // (grant-actions.ts).
     if (grant === undefined) return this.#decide(id, version, event, by, undefined, refused);
     const decide = (also: Also) => this.#decide(id, version, event, by, also, refused);
-    return this.#deps.grantActions.approve(this.#deps.current(id), id, grant, by, decide);
+    return this.#deps.grantActions.approveWithGrant(this.#deps.current(id), id, grant, by, decide);
   }
 
   deny(id: string, version: number, by: string, note?: string): Promise<ActionResult> {

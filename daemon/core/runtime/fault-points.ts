@@ -11,21 +11,7 @@
  * the daemon reaches that point it SIGKILLs itself, exactly as `kill -9` would, with no cleanup.
  */
 
-/** The named points, in a command's life. */
-export type FaultPoint =
-  /**
-   * Approved and about to commit `running` (for a cue: its session file is already written). When the
-   * launch starts in its approval's turn (free lane, issue 19 finding 6) the approval is not durable yet
-   * either: both commit in one transaction, so a crash here loses the unanswered approval.
-   */
-  | 'before_mark_running'
-  /** `running` is durable; the child is not spawned yet. */
-  | 'after_mark_running'
-  /** The child has exited (its outcome is known); the outcome is not committed yet. */
-  | 'before_finish_commit';
-
-/** What the launch path calls at each point: crash there, or do nothing. */
-export type Faults = (point: FaultPoint) => void;
+import type { Faults } from '../ports/index.js';
 
 /** No crash points: every broker but the daemon's own under a fault test. */
 export const noFaults: Faults = () => {};

@@ -90,6 +90,19 @@ export class Fleet {
     }
   }
 
+  /**
+   * `names` of `target`, each called through `again`: how the broker hands out its actions, written once in
+   * their classes, so none skips the retry on a shared database.
+   */
+  retrying<T, K extends keyof T>(target: T, names: readonly K[]): Pick<T, K> {
+    const out = {} as Pick<T, K>;
+    for (const name of names) {
+      const method = target[name] as (...args: unknown[]) => Promise<unknown>;
+      out[name] = ((...args: unknown[]) => this.again(() => method.apply(target, args))) as T[K];
+    }
+    return out;
+  }
+
   /** Another node's committed command: into the views; then launched, timers, waiters and listeners. */
   heard(c: Command): void {
     const { views, expiry, launches, secrets } = this.#deps;

@@ -11,7 +11,7 @@ import type { Also } from '../decisions/index.js';
 import { grantRefusal, grantSpecOf, revokeAnswer } from '../decisions/index.js';
 import type { Command, KindPolicies } from '../model/index.js';
 import { end } from '../model/index.js';
-import type { ActionResult, ApproveGrant, GrantResult, GrantSpec } from '../ports/index.js';
+import type { ActionResult, ApproveGrant, BrokerApi, GrantResult, GrantSpec } from '../ports/index.js';
 import type { GrantBook } from './grant-book.js';
 
 export interface GrantActionsDeps {
@@ -22,7 +22,10 @@ export interface GrantActionsDeps {
   settled<T>(answer: () => T): Promise<T>;
 }
 
-export class GrantActions {
+/** The grant actions of BrokerApi, written here once (the broker runs them through the fleet's retry). */
+export type GrantActionName = 'grant' | 'revoke';
+
+export class GrantActions implements Pick<BrokerApi, GrantActionName> {
   readonly #deps: GrantActionsDeps;
 
   constructor(deps: GrantActionsDeps) {
@@ -35,7 +38,7 @@ export class GrantActions {
    * `c` is the command as the working view has it; `decide` is the broker's owner decision, carrying the
    * grant's change with the approval's.
    */
-  approve(
+  approveWithGrant(
     c: Command | undefined,
     id: string,
     grant: ApproveGrant,

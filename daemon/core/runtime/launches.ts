@@ -19,8 +19,7 @@ import type { Logger } from '../../base/index.js';
 import { type Clock, iso } from '../../base/index.js';
 import type { Command, Event } from '../model/index.js';
 import { isStaleWrite } from '../model/index.js';
-import type { ExecutionReport, Executor } from '../ports/index.js';
-import type { Faults } from './fault-points.js';
+import type { ExecutionReport, Executor, Faults } from '../ports/index.js';
 import { SessionLanes } from './session-lanes.js';
 
 /** How often an outcome the store refused (disk full, read-only) is committed again. */

@@ -10,7 +10,7 @@
  */
 
 import type { ChainEntry, Command, Grant, State } from '../model/index.js';
-import type { HistorySearch, StorePorts } from '../ports/index.js';
+import type { BrokerApi, HistorySearch, StorePorts } from '../ports/index.js';
 import type { Views } from './command-views.js';
 import type { GrantBook } from './grant-book.js';
 
@@ -20,7 +20,19 @@ export interface ReadsDeps {
   grants: GrantBook;
 }
 
-export class Reads {
+/** The reads of BrokerApi, written here once (the broker hands them out as they are). */
+export type ReadName =
+  | 'get'
+  | 'snapshot'
+  | 'history'
+  | 'search'
+  | 'auditFor'
+  | 'tasksOf'
+  | 'counts'
+  | 'liveGrants'
+  | 'recentGrants';
+
+export class Reads implements Pick<BrokerApi, ReadName> {
   readonly #store: StorePorts;
   readonly #views: Views;
   readonly #grants: GrantBook;
@@ -37,7 +49,7 @@ export class Reads {
   }
 
   /** Every non-final command plus the newest `finalLimit` final ones, newest first. */
-  snapshot(finalLimit: number): Command[] {
+  snapshot(finalLimit = 200): Command[] {
     return this.#views.shownAll().reverse().concat(this.#store.committedReads.recentFinal(finalLimit));
   }
 

@@ -26,6 +26,7 @@ import {
 import type {
   AuditEntry,
   Awaitable,
+  BrokerApi,
   RulePort,
   StorePorts,
   SubmitRequest,
@@ -73,7 +74,7 @@ export interface SubmitDeps {
 
 const DAEMON: Actor = { kind: 'daemon', name: 'daemon' };
 
-export class Submits {
+export class Submits implements Pick<BrokerApi, 'submit'> {
   readonly #deps: SubmitDeps;
   readonly #randomId: () => string;
   readonly #maxPerClient: number;

@@ -1,12 +1,30 @@
 /**
- * What a broker is built from (broker.ts): the store's ports, the kinds' policies and executors, the caps
- * and the config's grants, and the world (clock, log, ids, commit schedule, fault points) with production
- * defaults. Its own file (issue 20 item 3 and 6): the daemon fills it in, tests inject what they control.
+ * What a broker is built from (runtime/broker.ts): the store's ports, the kinds' policies and executors, the
+ * caps and the config's grants, and the world (clock, log, ids, commit schedule, fault points) with
+ * production defaults. The daemon fills it in, tests inject what they control (issue 20 item 6). The fault
+ * points are named here and armed by runtime/fault-points.ts.
  */
 import type { Clock, Logger } from '../../base/index.js';
 import type { Command, CommandPolicy, ConfigGrant, KindPolicies } from '../model/index.js';
-import type { Executor, RulePort, StorePorts } from '../ports/index.js';
-import type { Faults } from './fault-points.js';
+import type { Executor } from './executor.js';
+import type { RulePort } from './rules.js';
+import type { StorePorts } from './store.js';
+
+/** The named points, in a command's life. */
+export type FaultPoint =
+  /**
+   * Approved and about to commit `running` (for a cue: its session file is already written). When the
+   * launch starts in its approval's turn (free lane, issue 19 finding 6) the approval is not durable yet
+   * either: both commit in one transaction, so a crash here loses the unanswered approval.
+   */
+  | 'before_mark_running'
+  /** `running` is durable; the child is not spawned yet. */
+  | 'after_mark_running'
+  /** The child has exited (its outcome is known); the outcome is not committed yet. */
+  | 'before_finish_commit';
+
+/** What the launch path calls at each point: crash there, or do nothing. */
+export type Faults = (point: FaultPoint) => void;
 
 export interface BrokerDeps {
   store: StorePorts;

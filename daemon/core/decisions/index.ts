@@ -5,7 +5,7 @@
  * applies what they return.
  */
 export { type Also, auditOf, logChange } from './change-records.js';
-export { commandOf, intake } from './intake.js';
+export { commandOf, type Intake, intake } from './intake.js';
 export {
   decisionRefusal,
   grantRefusal,

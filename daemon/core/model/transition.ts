@@ -49,40 +49,10 @@ const DETAIL = {
 export function transition(command: Command, event: Event): TransitionResult {
   const p = command.phase;
   switch (event.type) {
-    case 'approve': {
-      if (p.state !== 'awaiting_review') return reject('AlreadyDecided', command, 'approve');
-      const needed = command.approvals_needed ?? 1;
-      if (needed <= 1)
-        return next(command, { state: 'approved', decided_at: event.at, decided_by: event.by });
-      const prior = command.approvals ?? [];
-      if (prior.some((a) => a.by === event.by)) {
-        return {
-          ok: false,
-          code: 'AlreadyApproved',
-          message: `${event.by} already approved command ${command.id}; it waits for ${needed - prior.length} more owner${needed - prior.length === 1 ? '' : 's'}`,
-        };
-      }
-      const approvals = [...prior, { by: event.by, at: event.at }];
-      // The N-th distinct approval approves; before it, the command waits with the approval recorded.
-      const phase: Phase =
-        approvals.length < needed
-          ? { state: 'awaiting_review' }
-          : { state: 'approved', decided_at: event.at, decided_by: event.by };
-      return { ok: true, command: { ...command, version: command.version + 1, approvals, phase } };
-    }
-    case 'deny': {
-      if (p.state !== 'awaiting_review') return reject('AlreadyDecided', command, 'deny');
-      const reason = event.policy === true ? 'PolicyDenied' : 'OwnerDenied';
-      const phase: Phase = {
-        state: 'denied',
-        reason,
-        detail: DETAIL[reason],
-        decided_at: event.at,
-        decided_by: event.by,
-      };
-      if (event.note !== undefined && event.note !== '') phase.owner_note = event.note;
-      return next(command, phase);
-    }
+    case 'approve':
+      return approve(command, event);
+    case 'deny':
+      return deny(command, event);
     case 'expire':
       if (p.state !== 'awaiting_review') return reject('AlreadyDecided', command, 'expire');
       return next(command, {
@@ -121,35 +91,8 @@ export function transition(command: Command, event: Event): TransitionResult {
         outcome: {},
         reconciliations: [],
       });
-    case 'finish': {
-      if (p.state !== 'running') return reject('NotRunning', command, 'finish');
-      const base = {
-        decided_at: p.decided_at,
-        decided_by: p.decided_by,
-        started_at: p.started_at,
-        finished_at: event.at,
-      };
-      const r = event.result;
-      if (r.kind === 'succeeded') return next(command, { state: 'succeeded', ...base, outcome: r.outcome });
-      if (r.kind === 'failed') {
-        return next(command, {
-          state: 'failed',
-          ...base,
-          reason: r.reason,
-          detail: r.detail,
-          outcome: r.outcome,
-          reconciliations: [],
-        });
-      }
-      return next(command, {
-        state: 'unknown',
-        ...base,
-        reason: r.reason,
-        detail: r.detail,
-        outcome: r.outcome,
-        reconciliations: [],
-      });
-    }
+    case 'finish':
+      return finish(command, event);
     case 'reconcile': {
       if (p.state !== 'failed' && p.state !== 'unknown')
         return reject('NotReconcilable', command, 'reconcile');
@@ -168,6 +111,77 @@ export function transition(command: Command, event: Event): TransitionResult {
     default:
       return reject('UnknownEvent', command, `apply event ${String((event as { type?: unknown }).type)} to`);
   }
+}
+
+/** An owner's approval: the command approved, or (contract 9) one more of the approvals it waits for. */
+function approve(command: Command, event: Extract<Event, { type: 'approve' }>): TransitionResult {
+  const p = command.phase;
+  if (p.state !== 'awaiting_review') return reject('AlreadyDecided', command, 'approve');
+  const needed = command.approvals_needed ?? 1;
+  if (needed <= 1) return next(command, { state: 'approved', decided_at: event.at, decided_by: event.by });
+  const prior = command.approvals ?? [];
+  if (prior.some((a) => a.by === event.by)) {
+    return {
+      ok: false,
+      code: 'AlreadyApproved',
+      message: `${event.by} already approved command ${command.id}; it waits for ${needed - prior.length} more owner${needed - prior.length === 1 ? '' : 's'}`,
+    };
+  }
+  const approvals = [...prior, { by: event.by, at: event.at }];
+  // The N-th distinct approval approves; before it, the command waits with the approval recorded.
+  const phase: Phase =
+    approvals.length < needed
+      ? { state: 'awaiting_review' }
+      : { state: 'approved', decided_at: event.at, decided_by: event.by };
+  return { ok: true, command: { ...command, version: command.version + 1, approvals, phase } };
+}
+
+/** An owner's or a policy's denial (with the owner's note, when one is given). */
+function deny(command: Command, event: Extract<Event, { type: 'deny' }>): TransitionResult {
+  const p = command.phase;
+  if (p.state !== 'awaiting_review') return reject('AlreadyDecided', command, 'deny');
+  const reason = event.policy === true ? 'PolicyDenied' : 'OwnerDenied';
+  const phase: Phase = {
+    state: 'denied',
+    reason,
+    detail: DETAIL[reason],
+    decided_at: event.at,
+    decided_by: event.by,
+  };
+  if (event.note !== undefined && event.note !== '') phase.owner_note = event.note;
+  return next(command, phase);
+}
+
+/** The executor's one outcome (rule 3): succeeded, failed for sure, or unknown. */
+function finish(command: Command, event: Extract<Event, { type: 'finish' }>): TransitionResult {
+  const p = command.phase;
+  if (p.state !== 'running') return reject('NotRunning', command, 'finish');
+  const base = {
+    decided_at: p.decided_at,
+    decided_by: p.decided_by,
+    started_at: p.started_at,
+    finished_at: event.at,
+  };
+  const r = event.result;
+  if (r.kind === 'succeeded') return next(command, { state: 'succeeded', ...base, outcome: r.outcome });
+  if (r.kind === 'failed') {
+    return next(command, {
+      state: 'failed',
+      ...base,
+      reason: r.reason,
+      detail: r.detail,
+      outcome: r.outcome,
+      reconciliations: [],
+    });
+  }
+  return next(command, {
+    state: 'unknown',
+    ...base,
+    reason: r.reason,
+    detail: r.detail,
+    outcome: r.outcome,
+    reconciliations: [],
+  });
 }
 
 /** Rules 3 and 4: what a restart does to a command that was not final when the daemon stopped. */

@@ -12,7 +12,7 @@
 import { nanoid } from 'nanoid';
 import type { Logger } from '../../base/index.js';
 import { type Clock, iso } from '../../base/index.js';
-import { auditOf, commandOf, intake, logChange } from '../decisions/index.js';
+import { auditOf, commandOf, type Intake, intake, logChange } from '../decisions/index.js';
 import type { CommandPolicy, KindPolicies } from '../model/index.js';
 import {
   type Actor,
@@ -74,6 +74,22 @@ export interface SubmitDeps {
 
 const DAEMON: Actor = { kind: 'daemon', name: 'daemon' };
 
+/** What intake.ts decided of a request that makes a command. */
+type Made = Extract<Intake, { kind: 'create' | 'deny' }>;
+
+/** The command as owners first see it, and what it writes beside its row. */
+interface AtSubmit {
+  shown: Command;
+  /** Its `submit` audit entry. */
+  submitted: AuditEntry;
+  /** Who decided it at submit (a grant, a policy, a rule), if anyone. */
+  by?: string;
+  approved?: AuditEntry;
+  /** A grant's use, taken with it. */
+  used?: Grant;
+  writeUse?: () => Awaitable<void>;
+}
+
 export class Submits implements Pick<BrokerApi, 'submit'> {
   readonly #deps: SubmitDeps;
   readonly #randomId: () => string;
@@ -89,9 +105,51 @@ export class Submits implements Pick<BrokerApi, 'submit'> {
     this.#maxPending = deps.maxPending ?? 2000;
   }
 
+  /** A request: intake.ts decides; a repeat or a refusal is answered, a new command queued. */
   submit(req: SubmitRequest): Promise<SubmitResult> {
-    const { store, clock, log, views, grants, kinds } = this.#deps;
-    const decided = intake(req, {
+    const decided = this.#intake(req);
+    if (decided.kind === 'existing') {
+      const c = decided.command;
+      return this.#deps.settled(() => ({ ok: true, command: this.#deps.get(c.id) ?? c, created: false }));
+    }
+    if (decided.kind === 'refused') {
+      if (decided.code === 'TooManyPending') this.#capReached(req.client, decided.cap);
+      const refused: SubmitResult = { ok: false, code: decided.code, message: decided.message };
+      return this.#deps.settled(() => refused);
+    }
+    const { clock, views, grants, kinds } = this.#deps;
+    const now = clock.now();
+    const command = commandOf(
+      req,
+      this.#randomId(),
+      now,
+      this.#deps.reviewMs,
+      decided.kind === 'create' ? decided.approvalsNeeded : undefined,
+      kinds,
+      decided.kind === 'create' && decided.passkey === true,
+      this.#deps.node,
+    );
+    const actor: Actor = { kind: 'client', name: req.client };
+    const made = this.#decidedAtSubmit(command, actor, decided, now);
+    // The working view at once: the next request of this turn sees this command and the grant's use.
+    views.created(made.shown);
+    if (made.used !== undefined) grants.take(made.used);
+    this.#capped.delete(req.client);
+    this.#capped.delete('*');
+    const change = this.#change(command, actor, made);
+    // In memory at once (rule 4: never stored), so a launch of this turn has it; a rollback drops it.
+    if (req.secret !== undefined && !isFinal(made.shown)) this.#deps.secrets.set(command.id, req.secret);
+    const done = this.#deps
+      .commit(change)
+      .then(() => ({ ok: true as const, command: made.shown, created: true }));
+    if (made.shown.phase.state === 'approved') this.#deps.launch(made.shown);
+    return done;
+  }
+
+  /** What intake.ts makes of the request, given what the working view and the store know. */
+  #intake(req: SubmitRequest): Intake {
+    const { store, clock, views, grants, kinds } = this.#deps;
+    return intake(req, {
       sameRequestId:
         req.request_id === undefined
           ? undefined
@@ -108,63 +166,47 @@ export class Submits implements Pick<BrokerApi, 'submit'> {
       rules: (r) => this.#deps.rules.decide(r, clock.now()),
       passkey: this.#deps.passkey,
     });
-    if (decided.kind === 'existing') {
-      const c = decided.command;
-      return this.#deps.settled(() => ({ ok: true, command: this.#deps.get(c.id) ?? c, created: false }));
-    }
-    if (decided.kind === 'refused') {
-      if (decided.code === 'TooManyPending') this.#capReached(req.client, decided.cap);
-      const refused: SubmitResult = { ok: false, code: decided.code, message: decided.message };
-      return this.#deps.settled(() => refused);
-    }
-    const now = clock.now();
-    const command = commandOf(
-      req,
-      this.#randomId(),
-      now,
-      this.#deps.reviewMs,
-      decided.kind === 'create' ? decided.approvalsNeeded : undefined,
-      kinds,
-      decided.kind === 'create' && decided.passkey === true,
-      this.#deps.node,
-    );
-    const grant = decided.kind === 'create' ? decided.grant : undefined;
+  }
+
+  /**
+   * Decided at submit (intake.ts: a grant, contract 8, a policy, contract 7, or a rule, contract 11): in the
+   * transaction that creates it, a grant's use taken with it. Owners see only the decided version.
+   */
+  #decidedAtSubmit(command: Command, actor: Actor, decided: Made, now: number): AtSubmit {
     const by = decided.kind === 'create' ? decided.approvedBy : decided.deniedBy;
-    const actor: Actor = { kind: 'client', name: req.client };
-    // Decided at submit (intake.ts: a grant, contract 8, a policy, contract 7, or a rule, contract 11): in
-    // the transaction that creates it, a grant's use taken with it. Owners see only the decided version.
-    const submitted = auditOf(command, 'submit', actor, iso(clock.now()));
-    let shown = command;
-    let approved: AuditEntry | undefined;
-    let writeUse: (() => Awaitable<void>) | undefined;
-    let used: Grant | undefined;
-    if (by !== undefined) {
-      const event: Event =
-        decided.kind === 'deny'
-          ? {
-              type: 'deny',
-              at: iso(now),
-              by,
-              policy: true,
-              ...(decided.note === undefined ? {} : { note: decided.note }),
-            }
-          : { type: 'approve', at: iso(now), by };
-      const r = transition(command, event);
-      if (r.ok) {
-        shown = r.command;
-        approved = auditOf(shown, event.type, { kind: 'daemon', name: by }, iso(clock.now()), event);
-        if (grant !== undefined) {
-          used = use(grant, iso(now));
-          writeUse = grants.writer(used, 'grant_used', DAEMON, { command_id: command.id });
-        }
-      }
-    }
-    // The working view at once: the next request of this turn sees this command and the grant's use.
-    views.created(shown);
-    if (used !== undefined) grants.take(used);
-    this.#capped.delete(req.client);
-    this.#capped.delete('*');
-    const change: Change = {
+    const grant = decided.kind === 'create' ? decided.grant : undefined;
+    const submitted = auditOf(command, 'submit', actor, iso(this.#deps.clock.now()));
+    if (by === undefined) return { shown: command, submitted };
+    const event: Event =
+      decided.kind === 'deny'
+        ? {
+            type: 'deny',
+            at: iso(now),
+            by,
+            policy: true,
+            ...(decided.note === undefined ? {} : { note: decided.note }),
+          }
+        : { type: 'approve', at: iso(now), by };
+    const r = transition(command, event);
+    if (!r.ok) return { shown: command, submitted, by };
+    const approved = auditOf(
+      r.command,
+      event.type,
+      { kind: 'daemon', name: by },
+      iso(this.#deps.clock.now()),
+      event,
+    );
+    if (grant === undefined) return { shown: r.command, submitted, by, approved };
+    const used = use(grant, iso(now));
+    const writeUse = this.#deps.grants.writer(used, 'grant_used', DAEMON, { command_id: command.id });
+    return { shown: r.command, submitted, by, approved, used, writeUse };
+  }
+
+  /** The new command's change on the group commit: its row and audit entries, then shown, timed and heard. */
+  #change(command: Command, actor: Actor, made: AtSubmit): Change {
+    const { store, log, views, grants } = this.#deps;
+    const { shown, submitted, approved, used, writeUse, by } = made;
+    return {
       write: () => {
         // Approved at submit (a grant, a policy): the row is written once, at the version owners see; the
         // audit log still has both steps (submit v1, approve v2), in the same transaction.
@@ -189,11 +231,6 @@ export class Submits implements Pick<BrokerApi, 'submit'> {
         if (used !== undefined) grants.committed(used);
       },
     };
-    // In memory at once (rule 4: never stored), so a launch of this turn has it; a rollback drops it.
-    if (req.secret !== undefined && !isFinal(shown)) this.#deps.secrets.set(command.id, req.secret);
-    const done = this.#deps.commit(change).then(() => ({ ok: true as const, command: shown, created: true }));
-    if (shown.phase.state === 'approved') this.#deps.launch(shown);
-    return done;
   }
 
   /** One log line when a cap starts refusing, not one per refusal: a flood must not flood the log too. */

@@ -2,7 +2,7 @@
  * A write refused because another writer changed its row first (contract 16: two nodes deciding one
  * command, taking the last use of one grant, or one request_id submitted to two nodes at once). Nothing of
  * the refused batch is stored. The broker reads the row as it is now and runs the refused call again
- * (broker.ts `#again`), so the loser gets the answer it would have got a moment later on one machine —
+ * (fleet.ts `again`), so the loser gets the answer it would have got a moment later on one machine —
  * `AlreadyDecided`, a pending command instead of a grant's use — never a store error.
  */
 export class StaleWrite extends Error {

@@ -37,7 +37,7 @@ import { Launches } from './launches.js';
 import { Listeners } from './listeners.js';
 import { type ReadName, Reads } from './reads.js';
 import { recover } from './recovery.js';
-import { Submits } from './submit-actions.js';
+import { SubmitActions } from './submit-actions.js';
 import { Waiters } from './waiters.js';
 
 /** How long `close()` lets running children finish (contract 17: the daemon exits within 5 s of a stop). */
@@ -88,8 +88,8 @@ export class Broker implements BrokerApi {
   readonly #grantListeners: Listeners<Grant>;
   readonly #grants: GrantBook;
   readonly #grantActions: GrantActions;
-  readonly #actions: CommandActions;
-  readonly #submits: Submits;
+  readonly #commandActions: CommandActions;
+  readonly #submits: SubmitActions;
   readonly #reads: Reads;
   readonly #commit: GroupCommit;
   readonly #waiters: Waiters;
@@ -129,7 +129,7 @@ export class Broker implements BrokerApi {
       clock: this.#clock,
       settled: (answer) => this.#settled(answer),
     });
-    this.#actions = new CommandActions({
+    this.#commandActions = new CommandActions({
       clock: this.#clock,
       grantActions: this.#grantActions,
       current: (id) => this.#current(id),
@@ -141,7 +141,7 @@ export class Broker implements BrokerApi {
     const fleet = this.#fleet;
     const actions: Actions = {
       ...fleet.retrying(this.#submits, ['submit']),
-      ...fleet.retrying(this.#actions, ['approve', 'deny', 'cancel', 'reconcile', 'amend', 'prune']),
+      ...fleet.retrying(this.#commandActions, ['approve', 'deny', 'cancel', 'reconcile', 'amend', 'prune']),
       ...fleet.retrying(this.#grantActions, ['grant', 'revoke']),
       reloadConfigGrants: (grants) => fleet.again(() => this.#grants.reloadConfig(grants)),
     };
@@ -294,8 +294,8 @@ export class Broker implements BrokerApi {
   }
 
   /** The submit path (submit-actions.ts): intake.ts decides, it applies. */
-  #submitsOf(deps: BrokerDeps): Submits {
-    return new Submits({
+  #submitsOf(deps: BrokerDeps): SubmitActions {
+    return new SubmitActions({
       ...deps, // kinds, randomId and the PENDING caps as the daemon gave them
       rules: this.#rules,
       store: this.#store,

@@ -6,7 +6,8 @@
  * transitions, queues it on the group commit and answers after the commit. An answer that changes nothing
  * (a refusal, an unchanged command) is still given only once the pending batch committed (`settled`).
  *
- * Its own file (issue 20 item 3): the broker keeps the one `apply`; grant-actions.ts is the grants' half.
+ * The signatures are BrokerApi's, written here once: the broker hands these methods out as they are, each
+ * through the fleet's retry (issue 37 item 4); it keeps the one `apply`. grant-actions.ts is the grants' half.
  */
 import { type Clock, iso } from '../../base/index.js';
 import type { Also } from '../decisions/index.js';

@@ -3,8 +3,8 @@
  * owner-decisions.ts's pure functions and the memory is grant-book.ts's; this file is the plumbing between them
  * and the broker's group commit. A grant change is taken into the working view at once (the next request of
  * the same turn matches it, or no longer does), written in the turn's batch, and heard of only after that
- * commit (grant-book.ts `committed`). Its own file (issue 20 item 3): the broker answers with what it
- * returns.
+ * commit (grant-book.ts `committed`). `grant` and `revoke` are BrokerApi's, written here once: the broker
+ * hands them out as they are, through the fleet's retry (issue 37 item 4).
  */
 import { type Clock, iso } from '../../base/index.js';
 import type { Also } from '../decisions/index.js';

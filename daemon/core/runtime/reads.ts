@@ -1,5 +1,5 @@
 /**
- * What the edges read of the broker: committed state only (context.ts BrokerApi: "its reads see committed
+ * What the edges read of the broker: committed state only (broker-api.ts BrokerApi: "its reads see committed
  * state only"; architecture.md example 3: nobody hears of a change before its commit). A non-final command
  * comes from the committed view in memory (command-views.ts), anything else from the store's committed reads and
  * queries (store.ts); live grants from the grant book's committed view (grant-book.ts). Never the working

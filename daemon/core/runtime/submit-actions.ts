@@ -37,7 +37,7 @@ import type { Expiry } from './expiry.js';
 import type { GrantBook } from './grant-book.js';
 import { allOf, type Change } from './group-commit.js';
 
-export interface SubmitDeps {
+export interface SubmitActionsDeps {
   store: StorePorts;
   clock: Clock;
   log: Logger;
@@ -90,15 +90,15 @@ interface AtSubmit {
   writeUse?: () => Awaitable<void>;
 }
 
-export class Submits implements Pick<BrokerApi, 'submit'> {
-  readonly #deps: SubmitDeps;
+export class SubmitActions implements Pick<BrokerApi, 'submit'> {
+  readonly #deps: SubmitActionsDeps;
   readonly #randomId: () => string;
   readonly #maxPerClient: number;
   readonly #maxPending: number;
   /** Clients (and `*` for the broker-wide cap) refused since their last accepted submit: logged once. */
   readonly #capped = new Set<string>();
 
-  constructor(deps: SubmitDeps) {
+  constructor(deps: SubmitActionsDeps) {
     this.#deps = deps;
     this.#randomId = deps.randomId ?? (() => `c_${nanoid(21)}`);
     this.#maxPerClient = deps.maxPendingPerClient ?? 100;

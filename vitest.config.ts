@@ -4,7 +4,13 @@ import { defineConfig } from 'vitest/config';
 // forks so a crashing native module or a stray signal can never take the runner down with it.
 export default defineConfig({
   test: {
-    include: ['daemon/**/*.test.ts', 'bridge-client/**/*.test.ts', 'test/**/*.test.ts'],
+    include: [
+      'common/**/*.test.ts',
+      'daemon/**/*.test.ts',
+      'bridge-client/**/*.test.ts',
+      'owner-ui/**/*.test.ts',
+      'test/**/*.test.ts',
+    ],
     setupFiles: ['test/helpers/setup.ts'],
     pool: 'forks',
     testTimeout: 60_000,

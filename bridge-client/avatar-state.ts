@@ -4,7 +4,7 @@
  * time. A later cue without `message` leaves a still-live message alone; `null` clears it at once; a
  * string replaces it (with the new cue's time).
  */
-import type { Action, Emotion, Gaze } from './vocabulary.js';
+import type { Action, Emotion, Gaze } from '../common/ogf-bridge.js';
 
 export interface AppliedCue {
   cue_id: string;

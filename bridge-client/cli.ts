@@ -5,9 +5,9 @@
  * 2 (not delivered, certainly) or 3 (unknown). The session UUID never reaches stdout, stderr or argv.
  */
 import { readFileSync } from 'node:fs';
+import type { DeliverLine } from '../common/ogf-bridge.js';
 import { deliverCue, exitCodeFor, notDelivered } from './deliver.js';
 import { readSessionFile } from './session-reader.js';
-import type { DeliverLine } from './vocabulary.js';
 
 const USAGE = 'usage: ogf-bridge-client deliver --session-file PATH';
 

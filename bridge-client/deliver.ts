@@ -20,9 +20,9 @@
  */
 import { createRequire } from 'node:module';
 import type WebSocketClass from 'ws';
+import type { DeliverLine } from '../common/ogf-bridge.js';
+import { DELIVERED_CODE, MAX_FRAME_BYTES, PROTOCOL } from '../common/ogf-bridge.js';
 import { type CheckedSessionFile, checkAppFrame } from './session-check.js';
-import type { DeliverLine } from './vocabulary.js';
-import { DELIVERED_CODE, MAX_FRAME_BYTES, PROTOCOL } from './vocabulary.js';
 
 export type { DeliverLine };
 

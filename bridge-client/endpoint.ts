@@ -15,6 +15,7 @@ import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
+import { MAX_FRAME_BYTES, type NackCode, PROTOCOL } from '../common/ogf-bridge.js';
 import {
   type AppliedCue,
   type AvatarState,
@@ -24,7 +25,6 @@ import {
   settle,
 } from './avatar-state.js';
 import { type CueFrame, cueFrame, helloFrame } from './protocol.js';
-import { MAX_FRAME_BYTES, type NackCode, PROTOCOL } from './vocabulary.js';
 
 /** What the endpoint tells an observer (logs, tests). Never carries a session UUID. */
 export type EndpointEvent =

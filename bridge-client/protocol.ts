@@ -1,31 +1,36 @@
 /**
- * `ogf-bridge/1` (contracts.md section 6) and the cue itself (section 3.3): the single source of truth
- * that the daemon's `ogf_cue` tool, the session file, the bridge client and the avatar app all validate with.
+ * The bridge client's zod schemas of `ogf-bridge/1` (contracts.md section 6), the cue (3.3) and the session
+ * file (4), which the app-side endpoint (endpoint.ts, the avatar app) and the tests validate with. The words
+ * and shapes are common/ogf-bridge.ts, shared with the daemon, which validates `ogf_cue` with its own
+ * schema built from the same lists and wordings (daemon/kinds/cue/input.ts).
  *
  * Every schema names the field and what it accepts in its error, so an edge can show the first issue's
  * message as is: `intensity must be a number from 0 to 1, got a string`.
  */
 import { z } from 'zod';
+import { mustBe } from '../common/field-errors.js';
 import {
   ACTIONS,
   CONTROL_RE,
+  CUE_ACCEPTS,
+  type Cue,
   codePoints,
-  type DeliverLine,
-  describeInput,
   EMOTIONS,
   GAZES,
   MESSAGE_MAX_CODE_POINTS,
   NACK_CODES,
-  TTL_DEFAULT_MS,
+  type SessionFile,
+  TTL_MAX_MS,
+  TTL_MIN_MS,
   UUID_RE,
-} from './vocabulary.js';
+} from '../common/ogf-bridge.js';
 
-// The words live in vocabulary.ts (no zod there, so the per-cue bridge client starts fast); re-exported
-// so every other module keeps importing them from here.
+export type { Cue, DeliverLine, SessionFile } from '../common/ogf-bridge.js';
+// The words and shapes live in common/ogf-bridge.ts (no zod there: the daemon and this client share them);
+// re-exported so the client's own modules and the avatar app keep importing them from here.
 export {
   ACTIONS,
   type Action,
-  describeInput,
   EMOTIONS,
   type Emotion,
   GAZES,
@@ -33,39 +38,29 @@ export {
   MESSAGE_MAX_CODE_POINTS,
   PROTOCOL,
   TTL_DEFAULT_MS,
-} from './vocabulary.js';
-export type { DeliverLine };
-
-/** A zod error callback that says `<field> must be <accepts>, got <what came>`. */
-export function mustBe(field: string, accepts: string) {
-  return {
-    error: (issue: { input?: unknown }) => `${field} must be ${accepts}, got ${describeInput(issue.input)}`,
-  };
-}
+} from '../common/ogf-bridge.js';
 
 /** A session UUID, lower-cased on entry (contract 3.3). */
 export const sessionIdSchema = z
-  .string(mustBe('session_id', 'a UUID (8-4-4-4-12 hexadecimal digits)'))
-  .regex(UUID_RE, mustBe('session_id', 'a UUID (8-4-4-4-12 hexadecimal digits)'))
+  .string(mustBe('session_id', CUE_ACCEPTS.session_id))
+  .regex(UUID_RE, mustBe('session_id', CUE_ACCEPTS.session_id))
   .transform((s) => s.toLowerCase());
 
-const list = (values: readonly string[]) => `one of ${values.join(', ')}`;
-
-export const actionSchema = z.enum(ACTIONS, mustBe('action', list(ACTIONS)));
-export const emotionSchema = z.enum(EMOTIONS, mustBe('emotion', list(EMOTIONS)));
-export const gazeSchema = z.enum(GAZES, mustBe('gaze', list(GAZES)));
-const INTENSITY = 'a number from 0 to 1';
+export const actionSchema = z.enum(ACTIONS, mustBe('action', CUE_ACCEPTS.action));
+export const emotionSchema = z.enum(EMOTIONS, mustBe('emotion', CUE_ACCEPTS.emotion));
+export const gazeSchema = z.enum(GAZES, mustBe('gaze', CUE_ACCEPTS.gaze));
+const INTENSITY = CUE_ACCEPTS.intensity;
 export const intensitySchema = z
   .number(mustBe('intensity', INTENSITY))
   .min(0, mustBe('intensity', INTENSITY))
   .max(1, mustBe('intensity', INTENSITY));
-const TTL = 'an integer from 100 to 10000 (milliseconds)';
+const TTL = CUE_ACCEPTS.ttl_ms;
 export const ttlSchema = z
   .number(mustBe('ttl_ms', TTL))
   .int(mustBe('ttl_ms', TTL))
-  .min(100, mustBe('ttl_ms', TTL))
-  .max(10000, mustBe('ttl_ms', TTL));
-const MESSAGE = `null or a string of at most ${MESSAGE_MAX_CODE_POINTS} Unicode code points without control characters`;
+  .min(TTL_MIN_MS, mustBe('ttl_ms', TTL))
+  .max(TTL_MAX_MS, mustBe('ttl_ms', TTL));
+const MESSAGE = CUE_ACCEPTS.message;
 /** `null` clears the message; absent leaves it alone (contract 3.3). */
 export const messageSchema = z
   .string(mustBe('message', MESSAGE))
@@ -85,23 +80,7 @@ export const cueFieldsShape = {
   message: messageSchema.optional(),
 };
 
-export const cueSchema = z.strictObject(cueFieldsShape);
-export type Cue = z.infer<typeof cueSchema>;
-
-const WAIT = 'a number from 0 to 90 (seconds)';
-export const waitSecondsSchema = z
-  .number(mustBe('wait_seconds', WAIT))
-  .min(0, mustBe('wait_seconds', WAIT))
-  .max(90, mustBe('wait_seconds', WAIT));
-
-/** `ogf_cue`'s input: exactly the seed's schema; any other property is refused. */
-export const ogfCueInputSchema = z.strictObject({
-  session_id: sessionIdSchema,
-  ...cueFieldsShape,
-  ttl_ms: ttlSchema.default(TTL_DEFAULT_MS),
-  wait_seconds: waitSecondsSchema.default(50),
-});
-export type OgfCueInput = z.infer<typeof ogfCueInputSchema>;
+export const cueSchema = z.strictObject(cueFieldsShape) satisfies z.ZodType<Cue>;
 
 const isoTime = z.iso.datetime({ precision: 3, error: 'must be an ISO-8601 UTC time with milliseconds' });
 
@@ -114,8 +93,7 @@ export const sessionFileSchema = z.strictObject({
   cue: cueSchema,
   deliver_by: isoTime,
   delivery_timeout_ms: z.number().int().min(1).max(600_000),
-});
-export type SessionFile = z.infer<typeof sessionFileSchema>;
+}) satisfies z.ZodType<SessionFile>;
 
 // ---- ogf-bridge/1 frames -------------------------------------------------------------------------
 
@@ -173,10 +151,3 @@ export type CueAckFrame = z.infer<typeof cueAckFrame>;
 export type CueNackFrame = z.infer<typeof cueNackFrame>;
 export type AppFrame = z.infer<typeof appFrame>;
 export type ClientFrame = z.infer<typeof clientFrame>;
-
-export const deliverLineSchema = z.object({
-  outcome: z.enum(['delivered', 'not_delivered', 'unknown']),
-  code: z.string(),
-  detail: z.string(),
-  ack: cueAckFrame.optional(),
-});

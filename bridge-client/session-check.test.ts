@@ -1,9 +1,9 @@
 /** The hand-written checks must accept exactly what the zod schemas accept (they replace them in the client). */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { ACTIONS, EMOTIONS, GAZES, NACK_CODES } from '../common/ogf-bridge.js';
 import { appFrame, sessionFileSchema } from './protocol.js';
 import { checkAppFrame, checkSessionFile } from './session-check.js';
-import { ACTIONS, EMOTIONS, GAZES, NACK_CODES } from './vocabulary.js';
 
 const valid = {
   v: 1,

@@ -4,11 +4,12 @@
  * (`session-check.test.ts` proves it on generated input) but import nothing, because the client is
  * spawned per cue and zod would roughly double its start-up time.
  */
+
+import { describeInput } from '../common/field-errors.js';
 import {
   ACTIONS,
   CONTROL_RE,
   codePoints,
-  describeInput,
   EMOTIONS,
   GAZES,
   ISO_MS_RE,
@@ -17,7 +18,7 @@ import {
   TTL_MAX_MS,
   TTL_MIN_MS,
   UUID_RE,
-} from './vocabulary.js';
+} from '../common/ogf-bridge.js';
 
 export interface CheckedCue {
   action: string;

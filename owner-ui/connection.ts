@@ -13,7 +13,7 @@
  * (with the key in a header): 401 there means the login ended (e.g. the daemon restarted, or the owner
  * logged out in another tab) and reconnecting is pointless.
  */
-import type { OwnerSubprotocol, ServerMessage } from '../daemon/owner/messages.js';
+import type { OwnerSubprotocol, ServerMessage } from '../common/owner-messages.js';
 
 /** Where the login page keeps the panel key: this origin's localStorage. */
 const KEY_ITEM = 'ogf-owner-key';

@@ -5,7 +5,7 @@
  * visible escapes (`\u202e`; newline and tab keep their layout): whatever card, list or dialog a text lands
  * in, it cannot read in an order other than its own (issue 19, contract 5 (v2)).
  */
-import { escapeKeepingLayout } from './visible.js';
+import { escapeKeepingLayout } from '../common/visible.js';
 
 type Child = Node | string | number | null | undefined | false;
 type Attrs = Record<string, string | number | boolean | undefined>;

@@ -1,11 +1,8 @@
 /**
- * The browser half of WebAuthn, from @simplewebauthn/browser (no hand-written WebAuthn): the panel has no
- * bundler, so scripts/copy-assets.mjs copies the library's own bundle beside the panel as
- * `/ui/simplewebauthn-browser.js`, and importing it (for its effect: the bundle is UMD, and in a module it
- * sets `globalThis.SimpleWebAuthnBrowser`) makes it available here with the package's own types.
+ * The browser half of WebAuthn, from @simplewebauthn/browser (no hand-written WebAuthn), bundled into the
+ * entries that use it (the panel's passkey settings and approvals, the login page) by vite.panel.config.ts.
  */
-import './simplewebauthn-browser.js';
-import type { startAuthentication, startRegistration } from '@simplewebauthn/browser';
+import { browserSupportsWebAuthn, startAuthentication, startRegistration } from '@simplewebauthn/browser';
 
 interface SimpleWebAuthnBrowser {
   startRegistration: typeof startRegistration;
@@ -13,9 +10,17 @@ interface SimpleWebAuthnBrowser {
   browserSupportsWebAuthn(): boolean;
 }
 
-/** The library, or undefined when its file did not load (the panel says passkeys are unavailable). */
+const LIBRARY: SimpleWebAuthnBrowser = { startRegistration, startAuthentication, browserSupportsWebAuthn };
+// Also where the library's own browser bundle put it when it was a separate file, so a page's scripts (and the
+// browser tests that sign with the virtual authenticator: test/browser-passkeys.test.ts) reach the same one.
+(globalThis as { SimpleWebAuthnBrowser?: SimpleWebAuthnBrowser }).SimpleWebAuthnBrowser = LIBRARY;
+
+/**
+ * The library (bundled, so always here; callers still handle undefined, as when it was a separate file the
+ * page might fail to load).
+ */
 export function webauthn(): SimpleWebAuthnBrowser | undefined {
-  return (globalThis as { SimpleWebAuthnBrowser?: SimpleWebAuthnBrowser }).SimpleWebAuthnBrowser;
+  return LIBRARY;
 }
 
 /** Options as the daemon sent them, in the library's type (the daemon made them with its server half). */

@@ -1,11 +1,12 @@
-// Puts the browser side next to the daemon in dist/: the static assets (HTML, CSS, SVG, ...) from the
-// source folders, and the scripts tsc -p tsconfig.ui.json compiled into dist/.ui/. The browser build has
-// its own outDir so the daemon files it type-checks against (view, lifecycle, ...) are never emitted
-// over the Node build's output.
+// Puts the avatar app's page next to the daemon in dist/: its static assets (HTML, CSS, ...) from the source
+// folder, and the scripts tsc -p tsconfig.ui.json compiled into dist/.ui/ (its own outDir, so nothing it
+// type-checks is emitted over the Node build's output). The owner panel is bundled by vite
+// (vite.panel.config.ts, into dist/owner-ui/); only the manifest is copied here, beside the service worker,
+// because the pages link it at the origin's root (/manifest.webmanifest) where vite would not leave it.
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { dirname, extname, join, relative } from 'node:path';
 
-const ROOTS = ['owner-ui', 'examples/avatar-app/web'];
+const ROOTS = ['examples/avatar-app/web'];
 const UI_OUT = join('dist', '.ui');
 
 function walk(dir, keep, targetOf) {
@@ -36,12 +37,11 @@ for (const root of ROOTS) {
     );
 }
 
-// Contract 13.3: the browser half of WebAuthn (@simplewebauthn/browser) reaches the panel without a bundler:
-// its own bundle, served as /ui/simplewebauthn-browser.js, which owner-ui/webauthn.ts imports.
-const WEBAUTHN = 'node_modules/@simplewebauthn/browser/dist/bundle/index.umd.min.js';
-if (existsSync(WEBAUTHN)) {
+// Contract 13.2: the installable panel's manifest, served as /manifest.webmanifest (daemon/owner/static.ts).
+const MANIFEST = 'owner-ui/service-worker/manifest.webmanifest';
+if (existsSync(MANIFEST)) {
   mkdirSync(join('dist', 'owner-ui'), { recursive: true });
-  cpSync(WEBAUTHN, join('dist', 'owner-ui', 'simplewebauthn-browser.js'));
+  cpSync(MANIFEST, join('dist', 'owner-ui', 'manifest.webmanifest'));
 }
 
 // The package's bins are run directly too (`dist/daemon/cli.js start`): make them executable.

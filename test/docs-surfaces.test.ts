@@ -9,7 +9,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { HANDSHAKE_ERROR_CODES, NACK_CODES } from '../bridge-client/vocabulary.js';
+import { HANDSHAKE_ERROR_CODES, NACK_CODES } from '../common/ogf-bridge.js';
 import {
   DENY_REASONS,
   FAIL_REASONS,
@@ -112,7 +112,7 @@ describe('[c17.docs-surfaces] docs/ describes every external surface', () => {
   it('[c17.docs-surfaces] every owner frame type, both ways, is in docs/reference/owner-frames.md', () => {
     const doc = read(join(REFERENCE, 'owner-frames.md'));
     // Server → owner frames are TypeScript types only: read their `type` literals from the file itself.
-    const messages = read(join(ROOT, 'daemon', 'owner', 'messages.ts'));
+    const messages = read(join(ROOT, 'common', 'owner-messages.ts'));
     const serverTypes = [...new Set([...messages.matchAll(/\btype: '([a-z_]+)'/g)].map((m) => m[1]!))];
     expect(serverTypes).toContain('hello');
     expect(serverTypes).toContain('reply');

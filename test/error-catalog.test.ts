@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { HANDSHAKE_ERROR_CODES, NACK_CODES } from '../bridge-client/vocabulary.js';
+import { HANDSHAKE_ERROR_CODES, NACK_CODES } from '../common/ogf-bridge.js';
 import {
   BROKER_ERROR_CODES,
   DENY_REASONS,

@@ -63,14 +63,16 @@ describe('[c17.install] npm pack, npm install -g from it, ogf-broker from any di
   it('the package holds what runs and its docs, no tests, benchmarks or test sources', () => {
     for (const path of packed) {
       expect(path, path).toMatch(
-        /^(dist\/(daemon|bridge-client|owner-ui|examples)\/|docs\/(reference\/)?[A-Za-z-]+\.md$|README\.md$|package\.json$)/,
+        /^(dist\/(common|daemon|bridge-client|owner-ui|examples)\/|docs\/(reference\/)?[A-Za-z-]+\.md$|README\.md$|package\.json$)/,
       );
       expect(path, path).not.toMatch(/(^|\/)(test|tests|bench|fixtures)\/|\.test\.|\.ts$|\.map$/);
     }
     for (const needed of [
       'dist/daemon/cli.js',
       'dist/bridge-client/cli.js',
-      'dist/owner-ui/index.html',
+      'dist/owner-ui/panel/index.html',
+      'dist/owner-ui/app.js',
+      'dist/owner-ui/sw.js',
       'README.md',
       'docs/operations.md',
     ])

@@ -182,8 +182,13 @@ describe('[c17.reload-kept] a config that does not load changes nothing (contrac
     const bad = await runCli(['reload', '--data-dir', dataDir]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('bad');
+    // Contract 21: a confined entry that cannot be confined here is refused at a reload as at a start.
+    write({ ...config(true), sandbox_default: { writable: [join(folders, 'nowhere')] } });
+    const unconfinable = await runCli(['reload', '--data-dir', dataDir]);
+    expect(unconfinable.code).toBe(2);
+    expect(unconfinable.stderr).toMatch(/commands\.mark\.sandbox\.writable\[0\]: .*nowhere does not exist/);
     d.child.kill('SIGHUP');
-    await waitFor(() => logged('reload_failed').length >= 3, 'the SIGHUP’s failure logged');
+    await waitFor(() => logged('reload_failed').length >= 4, 'the SIGHUP’s failure logged');
     // The config loaded before stays: its rule still decides.
     expect(await mark('four')).toMatchObject({ status: 'SUCCEEDED' });
     expect(d.child.exitCode).toBeNull();

@@ -907,6 +907,18 @@ export const REQUIREMENTS = {
     statement:
       'A config that does not load changes nothing: the daemon keeps the old one and logs the error; `ogf-broker reload` prints it (`ogf-broker: reload: …`) and exits 2.',
   },
+
+  // ---- contracts.md section 21: confinement ----------------------------------------------------------
+  'c21.confined': {
+    source: 'contracts.md 21 (v4)',
+    statement:
+      'A confined catalog command or stdio upstream runs under bubblewrap: writes only under `writable` (a write elsewhere fails in the process and leaves nothing), its own /tmp, the data dir hidden (an approved command cannot read the owner token), no network unless `network`, its own PID namespace; a preview instance always confined with nothing writable.',
+  },
+  'c21.never-unconfined': {
+    source: 'contracts.md 21 (v4)',
+    statement:
+      'A confined entry is never run unconfined: without a usable bubblewrap `start` and `reload` refuse the config (exit 2 naming the entry and what is missing) and `doctor` fails; a confined process dies with the daemon, even on kill -9.',
+  },
 } as const satisfies Record<string, Requirement>;
 
 export type RequirementId = keyof typeof REQUIREMENTS;

@@ -19,17 +19,17 @@ const PRODUCT = ['daemon', 'bridge-client', 'owner-ui', 'examples'];
 const FUNCTION_MAX_LINES = 80;
 
 /**
- * Functions past the cap on purpose or for now: ['file#name', why]. `name` is the function's own name, or
- * the variable or property it is assigned to, as measure() reports it.
+ * Why the long functions of the folders issue 37 item 1 reworked (the owner protocol moved to common/, the
+ * panel bundled) are still long: that work and this one ran side by side, each keeping to its own folders.
  */
-/** Why the folders other branches are changing keep their long functions for now (issue 37 item 4). */
-const OWNER =
-  'daemon/owner/ is being changed on another branch (the owner protocol’s wire types moving to common/): split when that lands, not under it';
-const PANEL =
-  'owner-ui/ is being rebuilt on another branch (the panel bundled, its state one object): split when that lands, not under it';
-const BRIDGE =
-  'bridge-client/ is being changed on another branch (its wire types moving to common/): split when that lands, not under it';
+const OWNER = 'daemon/owner/ was being reworked beside this check (issue 37 item 1): split into steps next';
+const PANEL = 'owner-ui/ was being rebuilt beside this check (issue 37 items 1, 6): split into steps next';
+const BRIDGE = 'bridge-client/ was being reworked beside this check (issue 37 item 1): split into steps next';
 
+/**
+ * Functions past the cap for now: ['file#name', why]. `name` is the function's own name, or the variable or
+ * property it is assigned to, or `<the function it is written in>/<callee>()` for an arrow passed to a call.
+ */
 const EXCEPTIONS: Array<[string, string]> = [
   ['bridge-client/deliver.ts#deliverCue', BRIDGE],
   ['bridge-client/deliver.ts#deliverCue/<anonymous>', BRIDGE],
@@ -38,10 +38,9 @@ const EXCEPTIONS: Array<[string, string]> = [
   ['daemon/owner/login.ts#postLogin', OWNER],
   ['daemon/owner/oauth-routes.ts#oauthOwnerRoutes', OWNER],
   ['daemon/owner/oauth-routes.ts#oauthOwnerRoutes/<anonymous>', OWNER],
-  ['owner-ui/allow.ts##form', PANEL],
-  ['owner-ui/app.ts#onMessage', PANEL],
-  ['owner-ui/card.ts#buildCard', PANEL],
-  ['owner-ui/consent.ts#render', PANEL],
+  ['owner-ui/panel/allow.ts##form', PANEL],
+  ['owner-ui/panel/card.ts#buildCard', PANEL],
+  ['owner-ui/consent/consent.ts#render', PANEL],
 ];
 
 /** The product's .ts files (tests excluded), relative to the repository, with '/' separators. */

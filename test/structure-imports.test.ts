@@ -1,9 +1,11 @@
 /**
- * Issue 20 item 4, one direction (architecture.md rule 8): among the product sources (daemon/, owner-ui/,
- * bridge-client/) no import circle between files, types included; no two folders importing each other; and
- * another folder is entered only through its index.ts, the public face it names — except the few imports
- * listed in EXCEPTIONS, each with its reason. Every import counts: values, `import type`, `export … from`,
- * and `import()` on demand.
+ * Issue 20 item 4 and issue 37 item 1, one direction (architecture.md rule 8): among the sources (daemon/,
+ * owner-ui/, bridge-client/ and common/, what they share) no import circle between files, types included;
+ * no circle among folders, over the whole folder graph (a pair check missed a circle through 16 folders);
+ * no product imports another (common/ is the only thing they share, and it imports nothing outside itself,
+ * not even a package); and another daemon folder is entered only through its index.ts, the public face it
+ * names — except the few imports listed in EXCEPTIONS, each with its reason. Every import counts: values,
+ * `import type`, `export … from`, and `import()` on demand.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -11,7 +13,10 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const root = join(import.meta.dirname, '..');
-const PRODUCT = ['daemon', 'owner-ui', 'bridge-client'];
+/** The three products, which import none of each other, and common/, which all three import. */
+const PRODUCTS = ['daemon', 'owner-ui', 'bridge-client'];
+const COMMON = 'common';
+const PRODUCT = [COMMON, ...PRODUCTS];
 
 /**
  * Imports that go past a folder's index.ts on purpose: [importers (a file, or a folder ending in /),
@@ -19,30 +24,9 @@ const PRODUCT = ['daemon', 'owner-ui', 'bridge-client'];
  */
 const EXCEPTIONS: Array<[string[], string[], string]> = [
   [
-    ['owner-ui/'],
-    ['daemon/owner/messages.ts', 'daemon/kinds/cue/fields.ts', 'daemon/kinds/upstream/fields.ts'],
-    'the panel is compiled for the browser (tsconfig.ui.json, no Node types): it takes the wire types and the kinds’ stored fields alone, not the Node modules their folders’ index.ts names',
-  ],
-  [
-    [
-      'daemon/owner/messages.ts',
-      'daemon/core/grants.ts',
-      'daemon/core/view.ts',
-      'daemon/core/model/lifecycle.ts',
-      'daemon/kinds/cue/fields.ts',
-      'daemon/kinds/upstream/fields.ts',
-      'daemon/kinds/catalog/fields.ts',
-    ],
-    [
-      'daemon/base/errors.ts',
-      'daemon/core/grants.ts',
-      'daemon/core/view.ts',
-      'daemon/core/model/grant-rules.ts',
-      'daemon/core/model/owner-view.ts',
-      'daemon/core/model/lifecycle.ts',
-      'daemon/core/model/kind-policy.ts',
-    ],
-    'these are type-checked into the panel too (above): they import the browser-safe modules they need directly, never an index that names Node modules (core/grants.ts and core/view.ts only pass on model/’s Grant and View to messages.ts, until it moves to common/)',
+    ['daemon/kinds/cue/fields.ts', 'daemon/kinds/upstream/fields.ts'],
+    ['daemon/core/model/lifecycle.ts'],
+    'a kind declares the fields its commands store by declaration merging (KindFields), which must name the module that declares the interface, not the index that re-exports it; the dependency is seen here and runs the one way kinds/ already imports core/',
   ],
   [
     ['daemon/cli.ts'],
@@ -208,6 +192,62 @@ function folderPairs(graph: Map<string, string[]>): string[] {
   return pairs;
 }
 
+/** Each folder and the folders its files import, with `of` naming a file's folder (no edge to itself). */
+function folderGraph(graph: Map<string, string[]>, of: (file: string) => string): Map<string, string[]> {
+  const folders = new Map<string, Set<string>>();
+  for (const [file, deps] of graph) {
+    const from = of(file);
+    const to = folders.get(from) ?? new Set<string>();
+    folders.set(from, to);
+    for (const dep of deps) if (graph.has(dep) && of(dep) !== from) to.add(of(dep));
+  }
+  return new Map([...folders].map(([f, to]) => [f, [...to]]));
+}
+
+/**
+ * A file's room in the house: daemon/<folder> (its subfolders
+ * included, kinds/cue in kinds), or the top-level folder (owner-ui, bridge-client, common).
+ */
+function roomOf(file: string): string {
+  const parts = file.split('/');
+  return parts[0] === 'daemon' && parts.length > 2 ? `daemon/${parts[1]}` : parts[0]!;
+}
+
+/** Circles among folders, over the whole folder graph: each a strongly connected group of folders. */
+function folderCircles(graph: Map<string, string[]>, of: (file: string) => string = folderOf): string[][] {
+  return circles(folderGraph(graph, of));
+}
+
+/** The product (or common/) a file belongs to. */
+const productOf = (file: string): string => file.split('/')[0]!;
+
+/** Imports from one product into another, and from common/ into any product. */
+function acrossProducts(graph: Map<string, string[]>): string[] {
+  const found: string[] = [];
+  for (const [file, deps] of graph) {
+    const from = productOf(file);
+    for (const dep of deps) {
+      const to = productOf(dep);
+      if (to === from || to === COMMON || !PRODUCT.includes(to)) continue;
+      found.push(`${file} -> ${dep}`);
+    }
+  }
+  return found;
+}
+
+/** What a common/ file imports that is not another common/ file: a package, a Node module, a product. */
+function commonImportsOutside(files: string[]): string[] {
+  const found: string[] = [];
+  for (const file of files.filter((f) => productOf(f) === COMMON)) {
+    const info = ts.preProcessFile(readFileSync(join(root, file), 'utf8'), true, true);
+    for (const { fileName } of info.importedFiles) {
+      const inside = fileName.startsWith('.') && productOf(resolveSpecifier(file, fileName)) === COMMON;
+      if (!inside) found.push(`${file} -> ${fileName}`);
+    }
+  }
+  return found;
+}
+
 /** Imports of a daemon/ module from another folder that do not go through its folder's index.ts. */
 function pastIndex(graph: Map<string, string[]>): string[] {
   const found: string[] = [];
@@ -237,6 +277,19 @@ describe('one direction (issue 20 item 4)', () => {
     expect(folderPairs(graph)).toEqual([]);
   });
 
+  it('no circle among folders, over the whole folder graph (each folder, and each room of the house)', () => {
+    expect(folderCircles(graph).map((c) => c.join(' <-> '))).toEqual([]);
+    expect(folderCircles(graph, roomOf).map((c) => c.join(' <-> '))).toEqual([]);
+  });
+
+  it('no product imports another: the daemon, the panel and the bridge client share only common/', () => {
+    expect(acrossProducts(graph)).toEqual([]);
+  });
+
+  it('common/ imports nothing outside itself: no product, no package, no Node module', () => {
+    expect(commonImportsOutside([...graph.keys()])).toEqual([]);
+  });
+
   it('another folder is imported only through its index.ts (or a listed exception)', () => {
     expect(pastIndex(graph)).toEqual([]);
   });
@@ -263,15 +316,6 @@ describe('one direction (issue 20 item 4)', () => {
     expect(problems).toEqual([]);
   });
 
-  it('bridge-client/ imports nothing of the daemon', () => {
-    const found = [...graph].flatMap(([file, deps]) =>
-      file.startsWith('bridge-client/')
-        ? deps.filter((d) => !d.startsWith('bridge-client/')).map((d) => `${file} -> ${d}`)
-        : [],
-    );
-    expect(found).toEqual([]);
-  });
-
   it('the checks see a circle, a folder pair and an import past an index', () => {
     // The checks above must be able to fail: a small graph with one of each.
     const bad = new Map<string, string[]>([
@@ -282,6 +326,29 @@ describe('one direction (issue 20 item 4)', () => {
     expect(circles(bad)).toEqual([['daemon/a/x.ts', 'daemon/b/index.ts', 'daemon/b/y.ts']]);
     expect(folderPairs(bad)).toHaveLength(1);
     expect(pastIndex(bad)).toEqual(['daemon/b/y.ts -> daemon/a/x.ts']);
+  });
+
+  it('the checks see a circle through three folders that no pair shows, and imports across products', () => {
+    // Issue 37 item 1: a -> b -> c -> a among folders, with no file circle and no two folders importing
+    // each other; and the panel importing the daemon, common/ importing the bridge client.
+    const bad = new Map<string, string[]>([
+      ['daemon/a/x.ts', ['daemon/b/index.ts']],
+      ['daemon/a/index.ts', []],
+      ['daemon/b/index.ts', ['daemon/c/index.ts']],
+      ['daemon/c/index.ts', ['daemon/a/index.ts']],
+      ['owner-ui/p.ts', ['daemon/a/index.ts', 'common/v.ts']],
+      ['common/v.ts', ['bridge-client/q.ts']],
+      ['bridge-client/q.ts', []],
+    ]);
+    expect(circles(bad)).toEqual([]);
+    expect(folderPairs(bad)).toEqual([]);
+    expect(folderCircles(bad)).toEqual([['daemon/a', 'daemon/b', 'daemon/c']]);
+    expect(folderCircles(bad, roomOf)).toEqual([['daemon/a', 'daemon/b', 'daemon/c']]);
+    expect(acrossProducts(bad)).toEqual([
+      'owner-ui/p.ts -> daemon/a/index.ts',
+      'common/v.ts -> bridge-client/q.ts',
+    ]);
+    expect(roomOf('daemon/kinds/cue/kind.ts')).toBe('daemon/kinds');
   });
 });
 

@@ -58,7 +58,7 @@ describe('a kind is one folder (issue 20 item 1)', () => {
       registered.set(folder, kind!.tool);
     }
     expect(KINDS.all).toHaveLength(folders.length);
-    const panel = readFileSync(join(root, 'owner-ui/kinds.ts'), 'utf8');
+    const panel = readFileSync(join(root, 'owner-ui/panel/kinds.ts'), 'utf8');
     for (const tool of registered.values()) expect(panel).toContain(`['${tool}', `);
   });
 
@@ -73,8 +73,8 @@ describe('a kind is one folder (issue 20 item 1)', () => {
   });
 
   it('the daemon builds every source through the registry: no product file outside kinds/ imports a kind folder', () => {
-    // A new kind is its folder and its registration lines; the panel's renderers (owner-ui/) may read a
-    // kind's fields as types only.
+    // A new kind is its folder and its registration lines; the panel's renderers (owner-ui/) read a kind's
+    // tool and View fields from common/kinds.ts, never from the daemon (test/structure-imports.test.ts).
     const found: string[] = [];
     const walk = (dir: string) => {
       for (const d of readdirSync(join(root, dir), { withFileTypes: true })) {
@@ -84,7 +84,7 @@ describe('a kind is one folder (issue 20 item 1)', () => {
         } else if (path.endsWith('.ts') && !path.endsWith('.test.ts')) {
           const text = readFileSync(join(root, path), 'utf8');
           for (const m of text.matchAll(/^import (type )?.*from '[./]*\/?(?:daemon\/)?kinds\/([a-z-]+)\//gm))
-            if (!(path.startsWith('owner-ui') && m[1] === 'type ')) found.push(`${path}: kinds/${m[2]}`);
+            found.push(`${path}: kinds/${m[2]}`);
         }
       }
     };

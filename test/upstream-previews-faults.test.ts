@@ -35,13 +35,20 @@ let d: RunningDaemon;
 let ai: McpClient;
 let owner: OwnerSocket;
 
-/** What the upstream `name` logged, one JSON object a line. */
+/**
+ * What the upstream `name` logged, one JSON object a line: its own instance in its log file, its preview's
+ * instance (confined, nothing writable: contract 21) on stderr, which the daemon logs as upstream_stderr.
+ */
 function logged(name: string): Array<Record<string, unknown>> {
-  if (!existsSync(log(name))) return [];
-  return readFileSync(log(name), 'utf8')
+  const own = existsSync(log(name)) ? readFileSync(log(name), 'utf8').split('\n').filter(Boolean) : [];
+  const preview = d
+    .stderr()
     .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
+    .filter((l) => l.includes('"event":"upstream_stderr"'))
+    .map((l) => JSON.parse(l) as { upstream: string; line: string })
+    .filter((e) => e.upstream === name && e.line.startsWith('record (not written: '))
+    .map((e) => e.line.slice(e.line.indexOf(') ') + 2));
+  return [...own, ...preview].map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 beforeAll(async () => {

@@ -34,6 +34,7 @@ import { createMcpEdge } from '../mcp/index.js';
 import { OAuthServer, oauthRoutes } from '../oauth/index.js';
 import { createOwnerEdge, type OwnerContext, type ReloadOutcome } from '../owner/index.js';
 import { removeRulesStatus, writeRulesStatus } from '../rules/index.js';
+import { assertConfinable, Confiner } from '../sandbox/index.js';
 import { type DaemonStore, openStore, removeDatabaseStatus } from '../store/index.js';
 import { Tokens } from '../tokens/index.js';
 import { removeUpstreamStatus, UpstreamRegistry } from '../upstreams/index.js';
@@ -60,6 +61,7 @@ export class Daemon {
   readonly #env: NodeJS.ProcessEnv;
   readonly #log: Logger;
   readonly #reread: (() => Config) | undefined;
+  readonly #confiner: Confiner;
   #paths: DataDir | undefined;
   #store: DaemonStore | undefined;
   #broker: Broker | undefined;
@@ -88,6 +90,8 @@ export class Daemon {
     this.#env = options.env ?? process.env;
     this.#log = options.log;
     this.#reread = options.reread;
+    // What a confined process must not see: the data dir (tokens, database, keys).
+    this.#confiner = new Confiner(this.#env, [config.dataDir]);
   }
 
   get info(): DaemonInfo | undefined {
@@ -111,6 +115,8 @@ export class Daemon {
     if (this.#started) throw new Error('Daemon.start() called twice');
     this.#started = true;
     const config = this.#live.current;
+    // Contract 21: a confined entry that cannot be confined here refuses the config before anything starts.
+    assertConfinable(config, this.#confiner);
     const { paths, store, tokens } = await this.#openStore(config);
     // Contract 7: one MCP client connection per upstream, opened in the background once the daemon is ready.
     const upstreams = new UpstreamRegistry({
@@ -118,11 +124,12 @@ export class Daemon {
       version: VERSION,
       log: this.#log,
       env: this.#env,
+      confiner: this.#confiner,
     });
     this.#upstreams = upstreams;
     // architecture.md "The house": each kind builds its source, which lists its tools and names its
     // executor; the MCP edge lists them in the kinds' order (and merges their parts of list_commands in it).
-    const world = { config, paths, log: this.#log, upstreams };
+    const world = { config, paths, log: this.#log, upstreams, confiner: this.#confiner };
     const sources = unwritable(config.dataDir, () => createSources(world));
     this.#sources = sources;
     const { broker, rules } = this.#createBroker(config, store, sources);
@@ -155,6 +162,7 @@ export class Daemon {
       broker,
       upstreams,
       audits: store.audits,
+      confiner: this.#confiner,
       log: this.#log,
     };
     this.#log.log('info', 'daemon_ready', {

@@ -5,12 +5,13 @@
  * terminal too, and `status` shows the daemon's view of it), so the terminal
  * reports the daemon's view and not its own shell's.
  */
-import { probeBridge } from '../../bridge-client/probe.js';
+
 import { VERSION } from '../base/index.js';
 import type { Config } from '../config/index.js';
 import { checkChannels, testChannels } from '../notify/index.js';
 import type { Diagnose, DiagnosisCheck } from '../owner/index.js';
 import type { UpstreamRegistry } from '../upstreams/index.js';
+import { probeBridge } from './bridge-probe.js';
 
 /** The avatar app answers an `ogf-bridge/1` handshake (doctor's check, here or in the running daemon). */
 export async function checkBridge(config: Config): Promise<DiagnosisCheck> {

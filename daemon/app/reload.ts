@@ -13,6 +13,7 @@ import type { AuditStore, Broker } from '../core/index.js';
 import type { Source } from '../kind/index.js';
 import type { ReloadOutcome } from '../owner/index.js';
 import { writeRulesStatus } from '../rules/index.js';
+import { assertConfinable, type Confiner } from '../sandbox/index.js';
 import type { UpstreamRegistry } from '../upstreams/index.js';
 import { recordConfigLoaded } from './config-loaded.js';
 import type { ConfigRules } from './config-rules.js';
@@ -29,6 +30,7 @@ export interface Reloadable {
   broker: Broker;
   upstreams: UpstreamRegistry;
   audits: AuditStore;
+  confiner: Confiner;
   log: Logger;
 }
 
@@ -36,6 +38,8 @@ export async function reloadConfig(r: Reloadable, reread: () => Config): Promise
   let next: Config;
   try {
     next = reread();
+    // Contract 21: refused like a start when a confined entry cannot be confined here.
+    assertConfinable(next, r.confiner);
   } catch (e) {
     const error = (e as Error).message;
     r.log.log('error', 'reload_failed', { error, kept: r.live.current.configSha256 });

@@ -4,9 +4,9 @@
  * a terminal — clear the screen, move the cursor, redraw another command's lines — and a bidirectional
  * control can make text read in an order other than the one that runs. Input refuses both; output escapes
  * both, so rows stored before the input rule existed cannot redraw the terminal either. The character
- * classes and the escapes are the panel's too (owner-ui/visible.ts): one implementation for both.
+ * classes and the escapes are the panel's too (common/visible.ts): one implementation for both.
  */
-import { BIDI, CONTROLS, characterCount, escapeVisible, needsEscape } from '../../owner-ui/visible.js';
+import { BIDI, CONTROLS, characterCount, escapeVisible, needsEscape } from '../../common/visible.js';
 
 const FORBIDDEN_RE = new RegExp(`[${CONTROLS}${BIDI}]`, 'u');
 /** The same without newline (U+000A) and tab (U+0009), which `allow_newlines` admits (contract 1.3). */
@@ -27,14 +27,14 @@ export function charactersAccepted(allowNewlines: boolean): string {
     : 'without control or bidirectional characters';
 }
 
-/** Whether `text` holds anything `escapeForTerminal` would change (the panel's rule, owner-ui/visible.ts). */
+/** Whether `text` holds anything `escapeForTerminal` would change (the panel's rule, common/visible.ts). */
 /** Characters of a text as a person counts them (code points of the value itself: contract 12). */
 export { characterCount, needsEscape };
 
 /**
  * `text` safe to print on a terminal: every control, bidi control and line separator becomes a visible
  * escape (`\u001b`, `\n`, `\r`, `\t`), so the text prints as exactly one line of inert characters
- * (contract 5 (v2)) — the same escapes the panel shows (owner-ui/visible.ts). Backslashes are left alone:
+ * (contract 5 (v2)) — the same escapes the panel shows (common/visible.ts). Backslashes are left alone:
  * this is for prose (justifications, notes) where readability wins; argv, where the exact characters
  * matter, uses `quoteArg`.
  */

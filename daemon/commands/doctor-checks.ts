@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { escapeForTerminal, silentLogger } from '../base/index.js';
 import type { Config } from '../config/index.js';
 import { dataDirPaths, inspectDataDir, runningDaemon } from '../datadir/index.js';
+import { Confiner, confinementLines, confinementProblem } from '../sandbox/index.js';
 import type { LiveNode } from '../store/index.js';
 import { dataDirReach, probeUpstream } from '../upstreams/index.js';
 
@@ -24,6 +25,21 @@ export interface Check {
 
 function mode(m: number): string {
   return (m & 0o777).toString(8).padStart(4, '0');
+}
+
+/**
+ * Contract 21: every confined catalog command and stdio upstream can be confined here (bubblewrap works,
+ * its writable paths exist); the detail lists each entry's confinement, so an unconfined one is seen.
+ */
+export function checkConfinement(config: Config): Check {
+  const problem = confinementProblem(config, new Confiner(process.env, [config.dataDir]));
+  if (problem !== undefined) return { name: 'confinement', ok: false, detail: problem };
+  const lines = confinementLines(config);
+  return {
+    name: 'confinement',
+    ok: true,
+    detail: lines.length === 0 ? 'no catalog command or stdio upstream configured' : lines.join('; '),
+  };
 }
 
 /** The data dir and everything in it must be private (contract 1.2). Missing is fine: start creates it. */

@@ -1,7 +1,8 @@
 /**
  * The starter config `ogf-broker init` writes (contract 17): the official filesystem server behind the gate
  * as upstream `notes` over one folder, reads allowed without asking (`trust_read_only_hint`), writes under
- * `<folder>/drafts` allowed by a rule, everything else asked. Pure: the caller says where the server is.
+ * `<folder>/drafts` allowed by a rule, everything else asked; the server confined to the folder (contract
+ * 21: it writes nowhere else and has no network). Pure: the caller says where the server is.
  */
 
 /** The starter rule's id (docs/rules.md: `^[a-z][a-z0-9-]{0,31}$`). */
@@ -16,7 +17,11 @@ function celString(s: string): string {
  * The config for `folder` (absolute). `server` is the filesystem server's argv before the folder: node and
  * the installed entry when it resolves from this package, else `npx -y @modelcontextprotocol/server-filesystem`.
  */
-export function starterConfig(folder: string, server: readonly string[]): Record<string, unknown> {
+export function starterConfig(
+  folder: string,
+  server: readonly string[],
+  sandbox: { writable: string[]; network: boolean } = { writable: [folder], network: false },
+): Record<string, unknown> {
   const drafts = `${folder.replace(/\/+$/, '')}/drafts`;
   return {
     upstreams: {
@@ -24,6 +29,7 @@ export function starterConfig(folder: string, server: readonly string[]): Record
         argv: [...server, folder],
         preset: 'filesystem',
         trust_read_only_hint: true,
+        sandbox,
       },
     },
     rules: [

@@ -11,11 +11,13 @@ import { parseFlags, stringFlag, UsageError } from '../base/index.js';
 import {
   brokerProgram,
   currentInvocation,
+  describeConfinement,
   loadConfig,
   shellQuote,
   tokenMcpCommand,
 } from '../config/index.js';
 import { defaultDataDir, openDataDir, resolveDataDir, writePrivateFileExclusive } from '../datadir/index.js';
+import { probeBubblewrap } from '../sandbox/index.js';
 import { starterConfig } from './init-config.js';
 
 const FILESYSTEM_PACKAGE = '@modelcontextprotocol/server-filesystem';
@@ -33,6 +35,14 @@ function filesystemServer(): { argv: string[]; installed: boolean } {
   }
 }
 
+/** What the owner must do when bubblewrap cannot confine here (start would refuse the config). */
+function confinable(): string {
+  const p = probeBubblewrap(process.env);
+  return p.ok
+    ? ''
+    : `\n    but ${p.why}: start refuses the config until it can (or remove "sandbox" to run it unconfined)`;
+}
+
 export async function runInit(argv: string[]): Promise<number> {
   const p = parseFlags('init', argv, { 'data-dir': { type: 'string' }, folder: { type: 'string' } });
   const dataDir = resolveDataDir(stringFlag(p, 'data-dir'));
@@ -48,7 +58,15 @@ export async function runInit(argv: string[]): Promise<number> {
   mkdirSync(join(folder, 'drafts'), { recursive: true });
   const paths = openDataDir(dataDir);
   const server = filesystemServer();
-  writePrivateFileExclusive(configFile, `${JSON.stringify(starterConfig(folder, server.argv), null, 2)}\n`);
+  // Contract 21: confined to the folder. A server fetched by npx also writes npx's cache and needs the network.
+  const sandbox = server.installed
+    ? { writable: [folder], network: false }
+    : { writable: [folder, join(homedir(), '.npm')], network: true };
+  if (!server.installed) mkdirSync(join(homedir(), '.npm'), { recursive: true });
+  writePrivateFileExclusive(
+    configFile,
+    `${JSON.stringify(starterConfig(folder, server.argv, sandbox), null, 2)}\n`,
+  );
   try {
     // The config a start would load: a starter that the daemon refuses would be no start at all.
     loadConfig({ dataDir: paths.root, config: configFile });
@@ -65,6 +83,7 @@ export async function runInit(argv: string[]): Promise<number> {
       `Wrote ${configFile} (0600):`,
       `  upstream notes: ${FILESYSTEM_PACKAGE} over ${folder}${folderExisted ? '' : ' (created, with drafts/)'}`,
       `    run as: ${server.argv.map(shellQuote).join(' ')} ${shellQuote(folder)}${server.installed ? '' : ' (downloaded by npx at the first start)'}`,
+      `  confined (bubblewrap): ${describeConfinement(sandbox)}${confinable()}`,
       '  reads: allowed without asking (the server marks them read-only; each is still recorded)',
       `  writes under ${join(folder, 'drafts')}: allowed by rule notes-drafts`,
       '  everything else: waits for your approval',

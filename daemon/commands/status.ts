@@ -8,6 +8,7 @@ import { loadConfig, resolveDataDir } from '../config/index.js';
 import { dataDirPaths, runningDaemon } from '../datadir/index.js';
 import { describeChannel, readNotifyStatus } from '../notify/index.js';
 import { readRulesStatus } from '../rules/index.js';
+import { confinementLines } from '../sandbox/index.js';
 import { lookAtStore, readDatabaseStatus, storeOf } from '../store/index.js';
 import { describeUpstream, readUpstreamStatus } from '../upstreams/index.js';
 import { daemonDatabaseLine, liveNodeLines, nodeLine } from './status-lines.js';
@@ -20,10 +21,13 @@ export async function runStatus(argv: string[]): Promise<number> {
   // not load leaves status on broker.db (start says what is wrong with it).
   let databaseUrl: string | null = null;
   let nodeName: string | undefined;
+  let confinement: string[] = [];
   try {
     const config = loadConfig({ dataDir: paths.root });
     databaseUrl = config.database_url;
     nodeName = config.node_name;
+    // Contract 21: each command's and stdio upstream's confinement, as the config gives it.
+    confinement = confinementLines(config).map((l) => `confinement ${l}\n`);
   } catch {
     databaseUrl = null;
   }
@@ -58,11 +62,12 @@ export async function runStatus(argv: string[]): Promise<number> {
     // Contract 11: how many rules the running daemon read at start.
     const rules = readRulesStatus(paths.root, info.pid);
     if (rules !== undefined) process.stdout.write(`rules: ${rules} active\n`);
+    process.stdout.write(confinement.join(''));
     printChannels(paths.notifyJson);
     return 0;
   }
   process.stdout.write(
-    `not running (data dir ${paths.root})\n${nodeLine(nodeName)}\n${database}commands: ${line}\n${fleet}`,
+    `not running (data dir ${paths.root})\n${nodeLine(nodeName)}\n${database}commands: ${line}\n${fleet}${confinement.join('')}`,
   );
   printChannels(paths.notifyJson);
   return 1;

@@ -5,6 +5,7 @@ import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 import { compilePattern } from '../base/index.js';
 import { intIn } from './fields.js';
+import { entrySandboxSchema } from './sandbox.js';
 
 /** A catalog command's name (contract 1.3). */
 export const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -55,6 +56,8 @@ export const commandSchema = z
     approvals: intIn(1, 5).optional(),
     // Contract 13.3 (v3): approving a call needs a passkey assertion from the approving owner.
     require_passkey: z.boolean('must be true or false').optional(),
+    // Contract 21 (v4): what its process may touch (sandbox.ts); false: unconfined despite sandbox_default.
+    sandbox: entrySandboxSchema.optional(),
   })
   .superRefine((cmd, ctx) => {
     cmd.argv.forEach((arg, i) => {

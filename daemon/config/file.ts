@@ -11,6 +11,7 @@ import { notifySchema } from './notify.js';
 import { oauthSchema } from './oauth.js';
 import { passkeyAllowRefusal, requiresPasskey } from './passkey.js';
 import { repeatedRuleId, ruleSchema } from './rules.js';
+import { sandboxSchema } from './sandbox.js';
 import { UPSTREAM_NAME_RE, upstreamSchema } from './upstreams.js';
 
 const bridgeSchema = z.strictObject({
@@ -81,6 +82,8 @@ export const fileSchema = z
     database_url_from_env: databaseUrlFromEnvSchema.optional(),
     // Contract 16: this daemon's name among the nodes of one database (default: the host name, node.ts).
     node_name: nodeNameSchema.optional(),
+    // Contract 21 (v4): the confinement of every catalog command and stdio upstream without its own.
+    sandbox_default: sandboxSchema.nullable().default(null),
   })
   .superRefine((file, ctx) => {
     const twice = repeatedRuleId(file.rules);

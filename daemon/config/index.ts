@@ -26,6 +26,7 @@ export { type PasskeyConfig, requiresPasskey } from './passkey.js';
 export type { DryRunSpec, FileDiffSpec, PreviewPreset, PreviewSpec } from './previews.js';
 export { type ConfigRecord, configRecord, readRecord, weakenings } from './record.js';
 export type { RuleConfigEntry } from './rules.js';
+export { type Confinement, describeConfinement } from './sandbox.js';
 export {
   brokerProgram,
   currentInvocation,

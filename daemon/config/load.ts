@@ -17,6 +17,7 @@ import { defaultNodeName } from './node.js';
 import type { NotifyChannelConfig } from './notify.js';
 import type { OAuthConfig } from './oauth.js';
 import type { RuleConfigEntry } from './rules.js';
+import { type Confinement, confinementOf } from './sandbox.js';
 import type { UpstreamConfig } from './upstreams.js';
 
 export interface Config {
@@ -52,6 +53,11 @@ export interface Config {
   database_url_env: string;
   /** Contract 16: this daemon's node name (config `node_name`, default the host name: node.ts). */
   node_name: string;
+  /**
+   * Contract 21: the default confinement. Already applied: each command's and stdio upstream's `sandbox` is
+   * its effective confinement (absent: unconfined; never `false` once loaded).
+   */
+  sandbox_default: Confinement | null;
 }
 
 /** What flags say; each falls back to its environment variable (contract 1.1). */
@@ -128,8 +134,8 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
     max_pending_per_client: file.max_pending_per_client,
     max_pending: file.max_pending,
     ogf_bridge: bridge,
-    commands: file.commands,
-    upstreams: file.upstreams,
+    commands: withConfinement(file.commands, file.sandbox_default),
+    upstreams: withConfinement(file.upstreams, file.sandbox_default, (u) => u.argv !== undefined),
     grants: Object.freeze(file.grants),
     rules: Object.freeze(file.rules),
     oauth: Object.freeze({
@@ -141,6 +147,7 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
     database_url: databaseUrl(file.database_url_from_env, env),
     database_url_env: file.database_url_from_env ?? DATABASE_ENV,
     node_name: file.node_name ?? defaultNodeName(),
+    sandbox_default: file.sandbox_default,
   });
 }
 
@@ -188,4 +195,19 @@ function bridgeOf(configured: BridgeConfig | null, env: NodeJS.ProcessEnv): Brid
     bridge = { url: envBridge, delivery_timeout_ms: bridge?.delivery_timeout_ms ?? 5000 };
   }
   return bridge;
+}
+
+/** Each entry with its effective confinement (contract 21: its own, else the default; `false`: none). */
+function withConfinement<T extends { sandbox?: Confinement | false | undefined }>(
+  entries: Record<string, T>,
+  fallback: Confinement | null,
+  applies: (entry: T) => boolean = () => true,
+): Record<string, T> {
+  const out: Record<string, T> = {};
+  for (const [name, entry] of Object.entries(entries)) {
+    const { sandbox, ...rest } = entry;
+    const c = applies(entry) ? confinementOf(sandbox, fallback) : undefined;
+    out[name] = (c === undefined ? rest : { ...rest, sandbox: c }) as T;
+  }
+  return out;
 }

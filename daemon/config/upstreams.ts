@@ -5,6 +5,7 @@ import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 import { ENV_NAME_RE, intIn } from './fields.js';
 import { presetSchema, previewsSchema } from './previews.js';
+import { entrySandboxSchema } from './sandbox.js';
 
 /** An upstream's name (contract 7). */
 export const UPSTREAM_NAME_RE = /^[a-z][a-z0-9-]{0,23}$/;
@@ -45,6 +46,8 @@ export const upstreamSchema = z
     previews: previewsSchema.optional(),
     // Contract 13.3 (v3): approving a call of any of its tools needs a passkey assertion.
     require_passkey: z.boolean('must be true or false').optional(),
+    // Contract 21 (v4): what a stdio server's process may touch (sandbox.ts); false: unconfined.
+    sandbox: entrySandboxSchema.optional(),
   })
   .superRefine((u, ctx) => {
     if ((u.argv === undefined) === (u.url === undefined)) {
@@ -54,7 +57,7 @@ export const upstreamSchema = z
       });
     }
     if (u.url !== undefined) {
-      for (const k of ['env', 'cwd'] as const) {
+      for (const k of ['env', 'cwd', 'sandbox'] as const) {
         if (u[k] !== undefined)
           ctx.addIssue({ code: 'custom', path: [k], message: 'applies to argv (stdio) upstreams only' });
       }

@@ -3,7 +3,7 @@
  * folder, kinds/<kind>/ — its source (tools, validation into a submit request), its executor, the names it
  * adds to the shared types (fields.ts) and this policy, which the core asks instead of switching on the
  * kind (core/model/kind-policy.ts). kinds/index.ts registers them, one line each. The panel has its own
- * per-kind renderers (owner-ui/kinds.ts), since the browser cannot load daemon code.
+ * per-kind renderers (owner-ui/panel/kinds.ts), since the panel imports no daemon code.
  *
  * A preview (read-only calls while a command awaits review) will plug in here.
  */

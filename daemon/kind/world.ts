@@ -7,6 +7,7 @@ import type { Logger } from '../base/index.js';
 import type { Config } from '../config/index.js';
 import type { BrokerApi, Command } from '../core/index.js';
 import type { DataDir } from '../datadir/index.js';
+import type { Confiner } from '../sandbox/index.js';
 import type { UpstreamRegistry } from '../upstreams/index.js';
 import type { Kind } from './kind.js';
 import type { Source } from './source.js';
@@ -17,6 +18,8 @@ export interface SourceWorld {
   log: Logger;
   /** The connections to the MCP servers behind the gate (contract 7), opened by the daemon. */
   upstreams: UpstreamRegistry;
+  /** Contract 21: starts a process under the confinement the config gives it (daemon/sandbox/). */
+  confiner: Confiner;
 }
 
 /** Work a kind does beside its commands while the daemon runs (contract 12: previews). */

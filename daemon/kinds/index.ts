@@ -1,7 +1,7 @@
 /**
  * Every kind of tool the daemon knows, one line each (issue 20 item 1): a new kind is its folder
  * (kinds/<kind>/: source, executor, fields, kind, module) plus its line here and its renderer's line in the
- * panel (owner-ui/kinds.ts: the browser cannot load daemon code). The order is the order of their fields in
+ * panel (owner-ui/panel/kinds.ts: the panel imports no daemon code). The order is the order of their fields in
  * a stored command, of their tools in `tools/list` and of their parts of `list_commands`.
  */
 

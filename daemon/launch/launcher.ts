@@ -8,7 +8,7 @@ import { withOwnerUmask } from '../base/index.js';
 
 export interface ProcessSpec {
   file: string;
-  args: string[];
+  args: readonly string[];
   env: Record<string, string>;
   cwd?: string;
   /** Milliseconds after spawn at which SIGTERM is sent. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ACTIONS, EMOTIONS, GAZES } from '../../bridge-client/protocol.js';
+import { ACTIONS, EMOTIONS, GAZES } from '../../common/ogf-bridge.js';
 import { parseRunInput } from '../kinds/catalog/source.js';
 import { OGF_CUE_TOOL, parseCueInput } from '../kinds/cue/source.js';
 

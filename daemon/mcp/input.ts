@@ -6,14 +6,19 @@
  */
 import type { Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { describeInput, mustBe, waitSecondsSchema } from '../../bridge-client/protocol.js';
+import { describeInput, mustBe } from '../../common/field-errors.js';
 import { AWAIT_TOOL, CANCEL_TOOL, listCommandsTool, WAIT_DEFAULT_S } from './schemas.js';
 
 const PENDING_ID_RE = /^[A-Za-z0-9_-]{8,64}$/;
 const PENDING_ID = 'a pending_id matching ^[A-Za-z0-9_-]{8,64}$';
 
+const WAIT = 'a number from 0 to 90 (seconds)';
 /** `wait_seconds` with its default (contract 3.1: 0..90, default 50). */
-export const waitSeconds = waitSecondsSchema.default(WAIT_DEFAULT_S);
+export const waitSeconds = z
+  .number(mustBe('wait_seconds', WAIT))
+  .min(0, mustBe('wait_seconds', WAIT))
+  .max(90, mustBe('wait_seconds', WAIT))
+  .default(WAIT_DEFAULT_S);
 
 const pendingIdSchema = z
   .string(mustBe('pending_id', PENDING_ID))

@@ -5,7 +5,7 @@
  * request we send ourselves with fetch, because its own sender speaks https only and a push relay on
  * loopback (how tests play the push service) is http. The payload follows the redaction of 13.1: the title,
  * the summary without arguments, and the card's path (`/#<pending_id>`), which the service worker opens on
- * its own origin (owner-ui/sw.ts). A push service answering 404 or 410 has forgotten the subscription: it
+ * its own origin (owner-ui/service-worker/sw.ts). A push service answering 404 or 410 has forgotten the subscription: it
  * is removed. Subscriptions live in the store and survive restarts; every change is audited.
  */
 import webpush from 'web-push';

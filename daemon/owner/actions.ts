@@ -16,13 +16,14 @@
  *             broker.history / grants / args ─▶ history / grants / args
  * ```
  */
+
+import type { ReplyCode } from '../../common/owner-messages.js';
 import type { ActionResult, GrantResult, GrantSpec } from '../core/index.js';
 import { KINDS } from '../kinds/index.js';
 import { grantMatcher, POLICY_TEST_DEFAULT, policyTest, ruleMatcher } from '../rules/index.js';
 import { argsAnswer } from './args-frame.js';
 import { auditAnswer, searchOf } from './audit-frame.js';
 import type { FanOut } from './fanout.js';
-import type { ReplyCode } from './messages.js';
 import { approvalEvidence, approveChallenge, type PasskeyAnswer, passkeyFrame } from './passkey-actions.js';
 import type { PasskeyCeremonies } from './passkey-ceremonies.js';
 import { type ClientFrame, HISTORY_DEFAULT, parseClientFrame } from './protocol.js';

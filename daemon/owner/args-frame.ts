@@ -10,8 +10,9 @@
  * catalog's bounds. It goes out like any reply, so a socket that stops reading is still cut by the hub's
  * send bound (hub.ts MAX_BUFFERED_BYTES) rather than holding the daemon's memory.
  */
+
+import type { ArgsMessage, ServerMessage } from '../../common/owner-messages.js';
 import type { BrokerApi } from '../core/index.js';
-import type { ArgsMessage, ServerMessage } from './messages.js';
 import type { ArgsFrame } from './protocol.js';
 
 /** The answer to one `args` frame, as the text to send. */

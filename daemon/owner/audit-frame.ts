@@ -3,6 +3,8 @@
  * the store's indexes, and `audit` — a command's entries ("who did what, when"), or the JSONL export of the
  * entries of the commands a panel shows (verifiable on its own with `ogf-broker audit verify --file`).
  */
+
+import type { AuditMessage } from '../../common/owner-messages.js';
 import {
   digestOf,
   type EntryFact,
@@ -13,7 +15,6 @@ import {
   toJsonl,
 } from '../audit/index.js';
 import type { BrokerApi, ChainEntry, Command, HistorySearch } from '../core/index.js';
-import type { AuditMessage } from './messages.js';
 import type { AuditFrame, HistoryFrame } from './protocol.js';
 
 /** The search a `history` frame asks for, or undefined for the plain history of contract 5. */

@@ -6,8 +6,8 @@
  */
 import { constants } from 'node:buffer';
 import WebSocket from 'ws';
+import { type Grant, PROTOCOL, type ServerMessage, type View } from '../../common/owner-messages.js';
 import type { ApproveGrant } from '../core/index.js';
-import { type Grant, PROTOCOL, type ServerMessage, type View } from './messages.js';
 import { OWNER_WS_PATH } from './upgrade.js';
 
 /** Why a connection could not be made, worded for a person at a terminal. */

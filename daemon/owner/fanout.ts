@@ -15,12 +15,12 @@
  * or not). Anything that throws while sending to one owner closes that owner's socket (1011) and is logged.
  */
 
+import type { ServerMessage } from '../../common/owner-messages.js';
 import type { Logger } from '../base/index.js';
 import type { Command } from '../core/index.js';
 import { viewJson } from '../core/index.js';
 import { KINDS } from '../kinds/index.js';
 import { FragmentPool, FragmentWriter } from './fragments.js';
-import type { ServerMessage } from './messages.js';
 import type { Owner, OwnerRegistry } from './registry.js';
 
 /**

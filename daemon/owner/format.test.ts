@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { View } from '../../common/owner-messages.js';
 import { needsEscape } from '../base/text-rules.js';
 import { formatView, showsNodes } from './format.js';
-import type { View } from './messages.js';
 
 const ESC = '\u001b';
 const base: View = {

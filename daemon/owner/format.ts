@@ -12,9 +12,9 @@
  * this command's own `argv:` or `why:` lines.)
  */
 
+import type { Grant, View } from '../../common/owner-messages.js';
 import { escapeForTerminal as esc, quoteArg } from '../base/index.js';
 import { KINDS } from '../kinds/index.js';
-import type { Grant, View } from './messages.js';
 
 function stateWords(v: View): string {
   if (v.status === 'PENDING') return `PENDING (${(v.phase ?? v.state).replace('_', ' ')})`;

@@ -21,12 +21,12 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { WebSocket } from 'ws';
+import { PROTOCOL } from '../../common/owner-messages.js';
 import type { UpgradeRoute } from '../http/index.js';
 import type { OwnerCredential } from '../tokens/index.js';
 import { onOwnerFrame } from './actions.js';
 import { FanOut } from './fanout.js';
 import { startHeartbeat, watchPongs } from './heartbeat.js';
-import { PROTOCOL } from './messages.js';
 import type { PasskeyCeremonies } from './passkey-ceremonies.js';
 import { type Owner, OwnerRegistry } from './registry.js';
 import type { OwnerSessions, SessionEnd } from './sessions.js';

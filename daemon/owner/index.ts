@@ -9,9 +9,10 @@
  * (tsconfig.ui.json, no Node types) and must not type-check the daemon's Node modules this file names.
  * test/structure-imports.test.ts lists both.
  */
+
+export type { DiagnosisCheck, ServerMessage, View } from '../../common/owner-messages.js';
 export { OWNER_CLIENT_MAX_PAYLOAD } from './client.js';
 export { createOwnerEdge, type OwnerEdgeOptions } from './edge.js';
-export type { DiagnosisCheck, ServerMessage, View } from './messages.js';
 export {
   createSetupFeed,
   type Diagnose,

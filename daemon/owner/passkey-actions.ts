@@ -9,12 +9,12 @@
  */
 
 import { generateAuthenticationOptions } from '@simplewebauthn/server';
+import type { ServerMessage } from '../../common/owner-messages.js';
 import { iso } from '../base/index.js';
 import type { ActionResult, PasskeyEvidence } from '../core/index.js';
 import type { EdgeContext } from '../http/index.js';
 import { beginRegistration, checkApproval, finishRegistration } from '../passkeys/index.js';
 import type { OwnerCredential } from '../tokens/index.js';
-import type { ServerMessage } from './messages.js';
 import type { PasskeyCeremonies } from './passkey-ceremonies.js';
 import type { ApproveChallengeFrame, ApproveFrame, PasskeyFrame } from './protocol.js';
 import type { Owner } from './registry.js';

@@ -3,7 +3,7 @@
  * field and what it accepts, `req_id`, and the refusal of unknown fields.
  */
 import { z } from 'zod';
-import { describeInput } from '../../bridge-client/protocol.js';
+import { describeInput } from '../../common/field-errors.js';
 
 export function must(field: string, accepts: string) {
   return {

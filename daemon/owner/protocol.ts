@@ -7,7 +7,7 @@
  * the same wording the MCP edge uses, so an owner reading a BadMessage knows what to fix.
  */
 import { z } from 'zod';
-import { describeInput } from '../../bridge-client/protocol.js';
+import { describeInput } from '../../common/field-errors.js';
 import { hasForbiddenCharacter } from '../base/index.js';
 import { GRANT_TTL_MAX_S, GRANT_TTL_MIN_S, GRANT_USES_MAX } from '../core/index.js';
 import {

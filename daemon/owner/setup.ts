@@ -6,13 +6,13 @@
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { DiagnosisCheck, NotifyTestMessage, SetupInfo } from '../../common/owner-messages.js';
 import type { Config } from '../config/index.js';
 import { currentInvocation, mcpTokenFixed, tokenMcpCommand } from '../config/index.js';
 import type { PasskeyStore } from '../core/index.js';
 import type { EdgeContext } from '../http/index.js';
 import type { Source } from '../kind/index.js';
 import type { OAuthServer } from '../oauth/index.js';
-import type { DiagnosisCheck, NotifyTestMessage, SetupInfo } from './messages.js';
 
 /** What the owner edge is handed: every edge's context, and the panel's first-run help. */
 export interface OwnerContext extends EdgeContext {

@@ -1,5 +1,6 @@
 /**
- * Serves the panel's files (compiled `owner-ui/` in `dist/owner-ui/`) with a strict Content Security
+ * Serves the panel's files (`owner-ui/` bundled by vite into `dist/owner-ui/`: vite.panel.config.ts; each
+ * page in its entry's folder, the scripts, styles and icons flat beside them) with a strict Content Security
  * Policy: scripts and styles only from our own origin, no inline script or style, no framing, and
  * WebSocket connections only back to the host the page came from (contracts.md 5, issue 4).
  */
@@ -72,13 +73,16 @@ async function sendFile(
   res.end(req.method === 'HEAD' ? undefined : body);
 }
 
-/** Serves a page (index.html, login.html). */
-export function sendPage(
-  req: IncomingMessage,
-  res: ServerResponse,
-  page: 'index.html' | 'login.html' | 'consent.html',
-): Promise<void> {
-  return sendFile(req, res, page);
+/** Where each page sits in the bundle: one folder per entry (issue 37 item 6). */
+const PAGES = {
+  'index.html': 'panel/index.html',
+  'login.html': 'login/login.html',
+  'consent.html': 'consent/consent.html',
+} as const;
+
+/** Serves a page (index.html, login.html, consent.html). */
+export function sendPage(req: IncomingMessage, res: ServerResponse, page: keyof typeof PAGES): Promise<void> {
+  return sendFile(req, res, PAGES[page]);
 }
 
 /**

@@ -5,10 +5,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ServerMessage } from '../../common/owner-messages.js';
 import { sayError } from '../base/index.js';
 import { resolveDataDir } from '../config/index.js';
 import { OwnerClient, OwnerConnectError } from './client.js';
-import type { ServerMessage } from './messages.js';
 
 /** The running daemon's base URL from `<data-dir>/daemon.json`, or an OwnerConnectError. */
 export function daemonUrl(dataDir: string): string {

@@ -22,9 +22,9 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type WebSocket, WebSocketServer } from 'ws';
+import { OWNER_SUBPROTOCOL, PANEL_KEY_PREFIX } from '../../common/owner-messages.js';
 import type { EdgeContext, UpgradeRoute } from '../http/index.js';
 import type { OwnerCredential } from '../tokens/index.js';
-import { OWNER_SUBPROTOCOL, PANEL_KEY_PREFIX } from './messages.js';
 import { MAX_FRAME_BYTES } from './protocol.js';
 import type { OwnerSessions } from './sessions.js';
 import type { LoginThrottle } from './throttle.js';

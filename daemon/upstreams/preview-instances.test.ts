@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../test/helpers/fake-clock.js';
 import type { Logger } from '../base/log.js';
 import type { UpstreamConfig } from '../config/index.js';
+import { Confiner } from '../sandbox/index.js';
 import { PREVIEW_IDLE_MS, PreviewInstances, RETIRED_GRACE_MS } from './preview-instances.js';
 import type { StdioUpstreamTransport } from './stdio.js';
 import { openTransport } from './transport.js';
@@ -50,7 +51,15 @@ function world() {
     clock,
     handshakeMs: 30_000,
     open: (name, c) => {
-      const t = openTransport(name, c, log, process.env, 'preview') as StdioUpstreamTransport;
+      // Confined as in the daemon (contract 21: bubblewrap, nothing writable).
+      const t = openTransport(
+        name,
+        c,
+        log,
+        process.env,
+        'preview',
+        new Confiner(process.env, []),
+      ) as StdioUpstreamTransport;
       const start = t.start.bind(t);
       t.start = async () => {
         await start();

@@ -3,7 +3,7 @@
  * calls go through. The AI alone chooses what a preview reads, and a preview answer that broke the shared
  * connection (over the 8 MiB message bound) ended the owner-approved call in flight `UNKNOWN` and kept the
  * upstream down (issue 35 finding 3). Here each upstream gets, on demand, a preview connection of its own —
- * for a stdio upstream a second instance of the server (transport.ts `previewSpawn`), for an HTTP upstream a
+ * for a stdio upstream a second instance of the server (transport.ts `stdioSpawn`: confined, nothing writable), for an HTTP upstream a
  * session of its own — opened when a preview needs it and stopped after PREVIEW_IDLE_MS without a preview
  * call, and when the daemon stops. Whatever happens to it fails previews only:
  *

@@ -5,6 +5,7 @@
 import { Client } from '@modelcontextprotocol/client';
 import type { Logger } from '../base/index.js';
 import type { UpstreamConfig } from '../config/index.js';
+import { Confiner } from '../sandbox/index.js';
 import { MAX_TOOLS } from './limits.js';
 import { openTransport } from './transport.js';
 
@@ -23,7 +24,8 @@ export async function probeUpstream(
 ): Promise<ProbeResult> {
   let transport: ReturnType<typeof openTransport>;
   try {
-    transport = openTransport(name, config, log, env);
+    // Confined as the daemon would confine it (contract 21): a probe writes no more than the server could.
+    transport = openTransport(name, config, log, env, 'main', new Confiner(env, []));
   } catch (e) {
     return { ok: false, detail: `could not be started: ${(e as Error).message}` };
   }

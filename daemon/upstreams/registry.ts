@@ -15,6 +15,7 @@ import { Client, type Tool, type Transport } from '@modelcontextprotocol/client'
 import type { Logger } from '../base/index.js';
 import { type Clock, systemClock } from '../base/index.js';
 import type { UpstreamConfig } from '../config/index.js';
+import { Confiner } from '../sandbox/index.js';
 import { MAX_TOOLS } from './limits.js';
 import { type LeaseResult, PreviewInstances } from './preview-instances.js';
 import { type Instance, openTransport } from './transport.js';
@@ -59,6 +60,8 @@ export interface RegistryDeps {
   /** The world (architecture.md rule 7): production opens the real stdio or HTTP transport. */
   openTransport?: OpenTransport;
   env?: NodeJS.ProcessEnv;
+  /** Contract 21: starts a stdio server under its confinement (a preview's instance always confined). */
+  confiner?: Confiner;
   /** Time for the backoff (architecture.md rule 7: unit tests use a fake clock). */
   clock?: Clock;
 }
@@ -93,7 +96,15 @@ export class UpstreamRegistry {
     this.#clock = deps.clock ?? systemClock;
     this.#open =
       deps.openTransport ??
-      ((name, config, log, instance) => openTransport(name, config, log, deps.env, instance));
+      ((name, config, log, instance) =>
+        openTransport(
+          name,
+          config,
+          log,
+          deps.env,
+          instance ?? 'main',
+          deps.confiner ?? new Confiner(deps.env ?? process.env, []),
+        ));
     this.#previews = new PreviewInstances({
       version: deps.version,
       log: deps.log,

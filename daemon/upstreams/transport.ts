@@ -5,12 +5,13 @@
  *
  * Contract 12 (v4): previews never share a connection with approved calls. `instance: "preview"` opens the
  * preview connection: for a stdio upstream a second instance of the server (its spawn made by
- * `previewSpawn`, the one place that will confine it), for an HTTP upstream a connection of its own (a new
+ * `stdioSpawn`, confined with nothing writable), for an HTTP upstream a connection of its own (a new
  * transport has no session id, so the server gives it a session of its own at initialize).
  */
 import { StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import type { Logger } from '../base/index.js';
 import type { UpstreamConfig } from '../config/index.js';
+import { type Confiner, previewView } from '../sandbox/index.js';
 import { boundedFetch } from './bounded-fetch.js';
 import { MAX_MESSAGE_BYTES } from './limits.js';
 import { StdioUpstreamTransport } from './stdio.js';
@@ -26,11 +27,16 @@ export interface Spawn {
 }
 
 /**
- * The spawn of a stdio upstream's preview instance: the same argv, env and cwd as the upstream. The one
- * place a later issue wraps it (bubblewrap, nothing writable: contract 21), so a preview can read only.
+ * The spawn of a stdio upstream (contract 21): its argv under its own confinement; a preview's instance
+ * always confined with nothing writable, seeing what the server's own instance sees (sandbox/bwrap.ts
+ * `previewView`), whatever the upstream's setting, so a preview can only read.
  */
-export function previewSpawn(config: UpstreamConfig): Spawn {
-  return { argv: config.argv!, env: config.env, cwd: config.cwd };
+export function stdioSpawn(config: UpstreamConfig, instance: Instance, confiner: Confiner): Spawn {
+  const own = config.sandbox || undefined;
+  const confinement = instance === 'preview' ? previewView(own) : own;
+  const [file, ...args] = config.argv!;
+  const launch = confiner.launch(confinement, { file: file!, args, cwd: config.cwd });
+  return { argv: [launch.file, ...launch.args], env: config.env, cwd: launch.cwd };
 }
 
 /** Builds the transport for `config`; throws (naming the variable, not its value) when a header's variable is unset. */
@@ -39,11 +45,11 @@ export function openTransport(
   config: UpstreamConfig,
   log: Logger,
   env: NodeJS.ProcessEnv = process.env,
-  instance: Instance = 'main',
+  instance: Instance,
+  confiner: Confiner,
 ): Transport {
   if (config.argv !== undefined) {
-    const spawn: Spawn =
-      instance === 'preview' ? previewSpawn(config) : { argv: config.argv, env: config.env, cwd: config.cwd };
+    const spawn = stdioSpawn(config, instance, confiner);
     return new StdioUpstreamTransport({
       name,
       ...spawn,

@@ -12,6 +12,7 @@
  *
  * Pure, no Node modules: this file is in the owner panel's type graph (via owner-view.ts).
  */
+import type { ArgCut } from '../../../common/view.js';
 
 /** Arguments whose JSON is at most this many UTF-8 bytes travel whole, like each output stream (16 KiB). */
 export const VIEW_ARGS_MAX_BYTES = 16 * 1024;
@@ -23,19 +24,7 @@ export const CUT_START_CHARS = 512;
 /** What a preview's arguments and cut entries may weigh together, about (UTF-8 bytes of JSON). */
 export const PREVIEW_BUDGET_BYTES = 16 * 1024;
 
-/** One argument too large for the preview: what it is called, where it sits, how large, how it starts. */
-export interface ArgCut {
-  /** The argument's name: its first CUT_NAME_CHARS characters. */
-  name: string;
-  /** The name's whole length in characters, when longer than `name`. */
-  name_chars?: number;
-  /** Its position among all the arguments (0-based, in the order the AI gave them). */
-  at: number;
-  /** UTF-8 bytes of its value's JSON. */
-  bytes: number;
-  /** The first CUT_START_CHARS characters of its value's JSON. */
-  start: string;
-}
+export type { ArgCut } from '../../../common/view.js';
 
 /** What a View carries instead of `args` when they are over VIEW_ARGS_MAX_BYTES. */
 export interface ArgsPreview {

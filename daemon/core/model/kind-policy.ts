@@ -7,14 +7,11 @@
  * kind, as before this seam: the per-session lane (rule 6) follows a session key on any command, and the
  * unit tests drive it with catalog commands.
  */
+import type { KindView } from '../../../common/kinds.js';
 import type { Command, KindFields, Tool } from './lifecycle.js';
 
-/**
- * What a kind adds to the owner's View (contract 5: fields at the View's top level), declared by each kind
- * in its folder (kinds/<kind>/fields.ts, declaration merging).
- */
-// biome-ignore lint/suspicious/noEmptyInterface: filled in by each kind (declaration merging)
-export interface KindView {}
+/** What a kind adds to the owner's View (contract 5): the wire's own list (common/kinds.ts). */
+export type { KindView } from '../../../common/kinds.js';
 
 /** One kind's answers. */
 export interface KindPolicy {

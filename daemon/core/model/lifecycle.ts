@@ -19,24 +19,11 @@
  * or a rejection with a stable code. The broker applies what it returns in one SQLite transaction, then
  * notifies. A daemon restart is an event too (`restart`), so recovery (rules 3 and 4) is decided there.
  */
-import type { DenyReason, FailReason, RejectionCode, UnknownReason } from '../../base/errors.js';
+import type { Preview, State, Status, Tool } from '../../../common/view.js';
+import type { DenyReason, FailReason, RejectionCode, UnknownReason } from '../../base/index.js';
 
-export type State =
-  | 'awaiting_review'
-  | 'approved'
-  | 'running'
-  | 'succeeded'
-  | 'denied'
-  | 'failed'
-  | 'unknown';
-export type Status = 'PENDING' | 'SUCCEEDED' | 'DENIED' | 'ERROR' | 'UNKNOWN';
-/**
- * The kinds of tool (contract 5 View.tool). Each kind names itself in its own folder (kinds/<kind>/fields.ts
- * adds its tool to this interface by declaration merging), so core/ never names one (issue 20 item 1).
- */
-// biome-ignore lint/suspicious/noEmptyInterface: filled in by each kind (declaration merging)
-export interface KindTools {}
-export type Tool = keyof KindTools & string;
+export type { Preview, State, Status, Tool } from '../../../common/view.js';
+
 /**
  * What a kind adds to its commands and requests beyond the common fields, declared in the kind's folder
  * (kinds/<kind>/fields.ts, declaration merging). Stored flat in the command body as before, so stored rows
@@ -78,26 +65,6 @@ export interface Outcome {
   session_file_consumed?: boolean;
   /** Upstream calls that got an answer (contract 7): the upstream's CallToolResult as it came. */
   upstream_result?: Record<string, unknown>;
-}
-
-/**
- * Contract 12: a call's effect, shown to the owner before they decide — computed in the background while
- * the call awaits review (kinds/upstream/previews/: only upstream calls have one today), stored with the command, never shown to the AI.
- */
-export interface Preview {
-  kind: 'file_diff' | 'dry_run';
-  status: 'pending' | 'ready' | 'failed';
-  /** file_diff: a unified diff (3 lines of context, `--- <path>` / `+++ <path>`, `--- /dev/null` when new). */
-  diff?: string;
-  /** dry_run: the text the tool answered. */
-  text?: string;
-  /** file_diff: there was no file (the read said it does not exist). */
-  new_file?: boolean;
-  /** The diff or text was cut at 256 KiB (contract 12). */
-  truncated?: boolean;
-  computed_at?: string;
-  /** Why it failed: one sentence. */
-  error?: string;
 }
 
 /** One owner's approval of a quorum command (contract 9). */

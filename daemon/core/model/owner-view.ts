@@ -11,57 +11,16 @@
  * `args_truncated` (args-preview.ts), and the owner loads them whole with the `args` frame (an addition to
  * contract 5; test/attack-owner-frames.test.ts: 110 calls of 1 MiB made a ~110 MB snapshot).
  */
-import { type ArgCut, argsPreview } from './args-preview.js';
-import type { KindPolicies, KindView } from './kind-policy.js';
-import { type Command, type Preview, reasonOf, type State, type Status, statusOf } from './lifecycle.js';
+import type { View } from '../../../common/view.js';
+import { argsPreview } from './args-preview.js';
+import type { KindPolicies } from './kind-policy.js';
+import { type Command, reasonOf, statusOf } from './lifecycle.js';
 import { type CommandResult, cutUtf8, toResult } from './tool-result.js';
 
 /** Bytes of UTF-8 of each of stdout and stderr an owner frame carries (contract 5, v2). */
 export const VIEW_OUTPUT_MAX_BYTES = 16 * 1024;
 
-/** The View's common fields; a kind adds its own (KindView, contract 5), e.g. the session fingerprint. */
-export interface View extends KindView {
-  id: string;
-  version: number;
-  tool: Command['tool'];
-  command: string;
-  display: string[];
-  summary: string;
-  /** The arguments; when `args_truncated`, only those small enough to keep (each whole and exact). */
-  args: Record<string, unknown>;
-  /** Set when the arguments' JSON is over 16 KiB: `args` is a preview; the `args` frame gives them whole. */
-  args_truncated?: true;
-  /** With `args_truncated`: UTF-8 bytes of the whole arguments' JSON. */
-  args_bytes?: number;
-  /** With `args_truncated`: each argument not in `args`, by name, size and the start of its JSON. */
-  args_cut?: ArgCut[];
-  /** With `args_truncated`: how many arguments are neither in `args` nor in `args_cut` (too many to list). */
-  args_hidden?: number;
-  justification?: string;
-  client: string;
-  /** Contract 16: the node that received it (absent on commands stored before nodes existed). */
-  node?: string;
-  created_at: string;
-  review_expires_at: string;
-  state: State;
-  status: Status;
-  phase?: 'awaiting_review' | 'approved' | 'running';
-  reason?: string;
-  result?: CommandResult;
-  reconciliation?: { outcome: 'delivered' | 'not_delivered'; note?: string; at: string };
-  /**
-   * Who decided, once decided (contract 5 (v2)): an owner's name, `daemon` (expiry, restarts), the client
-   * that cancelled, `policy:read_only`, (with grants) `grant:<id>`, or (contract 11) `rule:<id>`.
-   */
-  decided_by?: string;
-  /** Contract 9: when more than one owner must approve, how many, and who approved when. */
-  approvals_needed?: number;
-  approvals?: Array<{ by: string; at: string }>;
-  /** Contract 12 (v3 View line): the effect of the call, at most 256 KiB (`truncated` beyond). */
-  preview?: Preview;
-  /** Contract 13.3 (an addition to the View): approving it needs the owner's passkey. */
-  passkey_required?: true;
-}
+export type { View } from '../../../common/view.js';
 
 /**
  * The result as owners see it: stdout and stderr cut to VIEW_OUTPUT_MAX_BYTES each, and an upstream's

@@ -2,35 +2,11 @@
  * The result object every tool but `list_commands` returns (contracts.md 3.2), built from a command.
  * A field that does not apply is absent, never null; nothing here says "timed out" (rule 7).
  */
-import { type Command, type Outcome, type Status, statusOf } from './lifecycle.js';
+import type { CommandResult } from '../../../common/view.js';
+import { type Command, type Outcome, statusOf } from './lifecycle.js';
 import { prunedSentence } from './retention-rule.js';
 
-export interface CommandResult {
-  pending_id?: string;
-  status: Status;
-  phase?: 'awaiting_review' | 'approved' | 'running';
-  command: string;
-  display?: string[];
-  /** Contract 16: the node that received it (absent on commands stored before nodes existed). */
-  node?: string;
-  created_at?: string;
-  review_expires_at?: string;
-  reason?: string;
-  detail?: string;
-  decided_at?: string;
-  started_at?: string;
-  finished_at?: string;
-  exit_code?: number;
-  signal?: string;
-  stdout?: string;
-  stderr?: string;
-  output_truncated?: boolean;
-  owner_note?: string;
-  delivery?: { cue_id: string; applied_at: string };
-  reconciliation?: { outcome: 'delivered' | 'not_delivered'; note?: string; at: string };
-  /** Upstream calls that got an answer (contract 7): the upstream's result as it came. */
-  upstream_result?: Record<string, unknown>;
-}
+export type { CommandResult } from '../../../common/view.js';
 
 const PENDING_DETAIL = {
   awaiting_review:

@@ -7,6 +7,7 @@
 
 import type { Command, ExecutionIo, ExecutionReport, Executor, Outcome } from '../../core/index.js';
 import { minimalEnv, type ProcessResult, runProcess } from '../../launch/index.js';
+import { Confiner, type Launch } from '../../sandbox/index.js';
 import type { Catalog } from './catalog.js';
 
 export const KILL_GRACE_MS = 5000;
@@ -20,11 +21,18 @@ function outcomeOf(r: ProcessResult): Outcome {
 
 export class CatalogExecutor implements Executor {
   readonly #catalog: Catalog;
+  readonly #confiner: Confiner;
   readonly #outputLimit: number;
 
-  constructor(catalog: Catalog, outputLimitBytes: number) {
+  /** `confiner`: contract 21 (a catalog without confined commands never uses it: tests may leave it out). */
+  constructor(
+    catalog: Catalog,
+    outputLimitBytes: number,
+    confiner: Confiner = new Confiner(process.env, []),
+  ) {
     this.#catalog = catalog;
     this.#outputLimit = outputLimitBytes;
+    this.#confiner = confiner;
   }
 
   async execute(command: Command, io: ExecutionIo): Promise<ExecutionReport> {
@@ -37,6 +45,18 @@ export class CatalogExecutor implements Executor {
         detail: `The catalog no longer has a command named ${command.command}.`,
       };
     }
+    // Contract 21: under its confinement, or not at all (bubblewrap gone since start: nothing runs).
+    const [file, ...args] = command.display as [string, ...string[]];
+    let launch: Launch;
+    try {
+      launch = this.#confiner.launch(entry.sandbox || undefined, { file, args, cwd: entry.cwd });
+    } catch (e) {
+      return {
+        kind: 'aborted',
+        reason: 'LaunchFailed',
+        detail: `Nothing was launched: ${(e as Error).message}.`,
+      };
+    }
     if (!(await io.markRunning())) {
       return {
         kind: 'aborted',
@@ -44,12 +64,11 @@ export class CatalogExecutor implements Executor {
         detail: 'The daemon was shutting down, so nothing was launched.',
       };
     }
-    const [file, ...args] = command.display as [string, ...string[]];
     const r = await runProcess({
-      file,
-      args,
+      file: launch.file,
+      args: launch.args,
       env: minimalEnv(entry.env),
-      ...(entry.cwd === undefined ? {} : { cwd: entry.cwd }),
+      ...(launch.cwd === undefined ? {} : { cwd: launch.cwd }),
       deadlineMs: entry.timeout_s * 1000,
       killGraceMs: KILL_GRACE_MS,
       outputLimitBytes: this.#outputLimit,

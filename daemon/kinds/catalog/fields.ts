@@ -1,12 +1,7 @@
 /**
- * The catalog kind's names in the shared types (declaration merging, core/model/lifecycle.ts): its tool. Its
- * commands carry no fields of their own: the catalog's argv is the command's `display`.
+ * The catalog kind's fields: none. Its tool's name is the owner protocol's (common/kinds.ts Tool), and its
+ * commands carry no fields of their own: the catalog's argv is the command's `display`. The file stays so
+ * every kind folder has the same parts (test/structure-kinds.test.ts).
  */
-declare module '../../core/model/lifecycle.js' {
-  interface KindTools {
-    /** Contract 3.1: a command of the owner's catalog. */
-    run_command_wait: true;
-  }
-}
 
 export {};

@@ -7,8 +7,8 @@ import { CatalogSource } from './source.js';
 
 export const catalog: KindModule = {
   kind: catalogKind,
-  source({ config }) {
+  source({ config, confiner }) {
     const commands = new Catalog(config);
-    return new CatalogSource(commands, new CatalogExecutor(commands, config.output_limit_bytes));
+    return new CatalogSource(commands, new CatalogExecutor(commands, config.output_limit_bytes, confiner));
   },
 };

@@ -5,7 +5,7 @@
  */
 import type { Tool } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { mustBe } from '../../../bridge-client/protocol.js';
+import { mustBe } from '../../../common/field-errors.js';
 import { charactersAccepted, hasForbiddenCharacter } from '../../base/index.js';
 import type { Config } from '../../config/index.js';
 import type { Executor } from '../../core/index.js';

@@ -12,11 +12,12 @@
  */
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { deliverLineSchema, type SessionFile } from '../../../bridge-client/protocol.js';
+import type { SessionFile } from '../../../common/ogf-bridge.js';
 import type { FailReason, Logger } from '../../base/index.js';
 import type { BridgeConfig } from '../../config/index.js';
 import type { Command, ExecutionIo, ExecutionReport, Executor, Outcome } from '../../core/index.js';
 import { minimalEnv, type ProcessResult, runProcess } from '../../launch/index.js';
+import { deliverLineSchema } from './input.js';
 import { removeSessionFile, writeSessionFile } from './session-file.js';
 
 /** What `CuesApi.prepare` puts in `SubmitRequest.secret`: held in memory only (rule 4). */

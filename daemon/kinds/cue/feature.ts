@@ -8,12 +8,12 @@
  * rule 6) and the short `sess·3f9a1c` fingerprint the owner sees.
  */
 import { createHmac } from 'node:crypto';
-import type { OgfCueInput } from '../../../bridge-client/protocol.js';
 import type { Logger } from '../../base/index.js';
 import type { Config } from '../../config/index.js';
 import type { Executor, SubmitRequest } from '../../core/index.js';
 import { type DataDir, newToken, readOrCreateSecret } from '../../datadir/index.js';
 import { CueExecutor, type CueSecret } from './executor.js';
+import type { OgfCueInput } from './input.js';
 import { newSessionFilePath } from './session-file.js';
 
 /** What the cue source asks the feature for. */

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { readdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SessionFile } from '../../../bridge-client/protocol.js';
+import type { SessionFile } from '../../../common/ogf-bridge.js';
 import { writePrivateFileExclusive } from '../../datadir/index.js';
 
 const NAME_RE = /^cue-[A-Za-z0-9_-]{16,64}\.json$/;

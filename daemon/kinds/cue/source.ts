@@ -1,6 +1,6 @@
 /**
  * The `ogf_cue` source (contracts.md 3.3): the tool as published, its input validated first (with the
- * shared cue schema, bridge-client/protocol.ts), then either queued as an `ogf.cue` command for the owner
+ * cue's words shared with the bridge client, common/ogf-bridge.ts, in ./input.ts), then either queued as an `ogf.cue` command for the owner
  * (the OGF feature on: ./feature.ts prepares it, the cue executor delivers it) or, feature off, answered at once
  * `DENIED`/`OgfBridgeNotConfigured` with no command, nothing to the owners, and an audit entry.
  */
@@ -10,15 +10,15 @@ import {
   EMOTIONS,
   GAZES,
   MESSAGE_MAX_CODE_POINTS,
-  ogfCueInputSchema,
   TTL_DEFAULT_MS,
-} from '../../../bridge-client/protocol.js';
+} from '../../../common/ogf-bridge.js';
 import type { Logger } from '../../base/index.js';
 import { iso } from '../../base/index.js';
 import type { Executor } from '../../core/index.js';
 import type { ListingSchema, Prepared, Source, SourceListing } from '../../kind/index.js';
 import { AFTER_PENDING, parseInput, resultOutputSchema, waitSecondsJson } from '../../mcp/index.js';
 import type { CuesApi } from './feature.js';
+import { ogfCueInputSchema } from './input.js';
 
 /** `ogf_cue` before contract 10's `execution.taskSupport`, which depends on the feature (see `CueSource`). */
 export const OGF_CUE_TOOL: Tool = {

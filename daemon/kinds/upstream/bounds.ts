@@ -4,7 +4,7 @@
  * kept in the snapshot's newest finals: a value nested 2,600 deep is 5 KB on the wire but ~13.5 M
  * characters pretty-printed, and 150 of them crashed the owner's tab on every reload. No tool needs such
  * nesting, so the daemon refuses it at the door (contract 3.2: `InvalidArguments` naming the field and the
- * limit, nothing queued); the panel renders what passes in bounded work anyway (owner-ui/arg-view.ts).
+ * limit, nothing queued); the panel renders what passes in bounded work anyway (owner-ui/panel/arg-view.ts).
  */
 import { escapeForTerminal } from '../../base/index.js';
 

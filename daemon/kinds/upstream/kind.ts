@@ -8,7 +8,7 @@ import { argLines, bareRunSummary, type Kind, runSummary } from '../../kind/inde
 import type {} from './fields.js';
 import { previewLines } from './previews/index.js';
 
-/** The server's annotations in words: the same words as the panel (owner-ui/upstream.ts claimWords). */
+/** The server's annotations in words: the same words as the panel (owner-ui/panel/upstream.ts claimWords). */
 function claimWords(a: Record<string, unknown> | undefined): string[] {
   if (a === undefined) return [];
   const words: string[] = [];

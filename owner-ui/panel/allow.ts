@@ -1,0 +1,365 @@
+/**
+ * The Allow… dialog (contracts.md 5 (v2), 8): "Approve and allow the same…" asks for the scope (these exact
+ * arguments, or any — said in words for this command), the time (15 min, 1 h, 8 h, 1 day), an optional use
+ * count (1..10000, empty = as often as asked within the time) and an optional note, then approves the card
+ * and creates the grant in one `approve` frame.
+ *
+ * A real modal `<dialog>`: it sits in the top layer, centred and sized to the screen, so no card can slide
+ * under it while the owner chooses (contract 5 (v2)), and the page behind it is inert. Keyboard: focus starts
+ * on the scope, the arrow keys choose within a group, Tab moves between groups, Enter anywhere submits,
+ * Escape cancels; whoever opened it says where focus goes back.
+ */
+import type { View } from '../../common/owner-messages.js';
+import { el } from '../dom.js';
+import { pathScopes, testWords } from './allow-paths.js';
+import { argNames, argsSection } from './args-loader.js';
+import { kindCard } from './kinds.js';
+
+/** What `approve` carries as `grant` (daemon/owner/protocol.ts approveGrant): same_args, or when (contract 11). */
+export interface AllowChoice {
+  same_args?: boolean;
+  when?: string;
+  ttl_s: number;
+  uses?: number;
+  note?: string;
+  /** Contract 16 (v4): `*` when the owner chose every node; absent, the daemon takes the card's node. */
+  node?: string;
+}
+
+const TIMES: Array<[number, string]> = [
+  [900, '15 min'],
+  [3600, '1 h'],
+  [28_800, '8 h'],
+  [86_400, '1 day'],
+];
+const USES_MAX = 10_000;
+const NOTE_MAX = 500;
+
+/** True when the daemon may grant this card's command: its kind says (owner-ui/kinds.ts; never a cue). */
+export function grantable(v: View): boolean {
+  // A command needing several owners is never granted (contract 9: NotGrantable), so it gets no Allow….
+  if (v.approvals_needed !== undefined) return false;
+  // Contract 13.3: a passkey-required command is approved by an owner's hand each time: never granted.
+  if (v.passkey_required === true) return false;
+  return v.state === 'awaiting_review' && kindCard(v.tool)?.anyWords !== undefined;
+}
+
+/**
+ * Contract 16 (v4): a grant approves its node's commands only (the card's, by default); with several nodes
+ * in view the dialog says so and offers every node on purpose — where the same name may be another program.
+ */
+function nodeChoice(v: View): HTMLElement | null {
+  if (v.node === undefined || !document.body.classList.contains('many-nodes')) return null;
+  return el(
+    'fieldset',
+    { class: 'allow-nodes' },
+    el('legend', {}, 'On which node'),
+    radio('node', 'this', true, el('span', {}, `Only node ${v.node}’s `, el('code', {}, v.command))),
+    radio(
+      'node',
+      'all',
+      false,
+      el('span', {}, 'Every node’s ', el('code', {}, v.command)),
+      el('span', { class: 'allow-hint' }, 'on another machine it may be another program'),
+    ),
+  );
+}
+
+function listWords(items: string[]): string {
+  if (items.length <= 1) return items.join('');
+  return `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+}
+
+/** What "any arguments" means for this command, in words: `any word for mark, whatever the AI chooses`. */
+export function anyWords(v: View): string {
+  // Names as the card shows them (escaped by el), cut: an AI may send many, and long ones (issue 19).
+  // A View with shortened arguments names them all too, or counts those past its budget (args-loader.ts).
+  const { names, unnamed } = argNames(v);
+  const keys = names.slice(0, 12).map((k) => `any ${k.length > 40 ? `${k.slice(0, 40)}…` : k}`);
+  if (names.length + unnamed > 12) keys.push(`${names.length + unnamed - 12} more`);
+  return kindCard(v.tool)?.anyWords?.(v, keys.length === 0 ? undefined : listWords(keys)) ?? '';
+}
+
+function radio(
+  name: string,
+  value: string,
+  checked: boolean,
+  label: HTMLElement | string,
+  hint?: HTMLElement,
+) {
+  const id = `allow-${name}-${value}`;
+  const hintId = hint === undefined ? undefined : `${id}-hint`;
+  if (hint !== undefined && hintId !== undefined) hint.id = hintId;
+  return el(
+    'div',
+    { class: 'allow-choice' },
+    el('input', {
+      type: 'radio',
+      name,
+      value,
+      id,
+      checked,
+      'aria-describedby': hintId,
+    }),
+    el('label', { for: id }, label),
+    hint ?? null,
+  );
+}
+
+/** The grant a scope makes, as `policy_test` takes it (contract 11). */
+export interface GrantProbe {
+  command: string;
+  client: string;
+  args?: Record<string, unknown>;
+  when?: string;
+  /** Contract 16 (v4): the node the grant would be for (absent when the panel shows one node only). */
+  node?: string;
+}
+
+interface Session {
+  id: string;
+  /** The `policy_test` asked for the scope now chosen; a later answer for an earlier one is dropped. */
+  probe?: string;
+  submit: (choice: AllowChoice) => void;
+  afterClose: (submitted: boolean) => void;
+}
+
+export class AllowDialog {
+  readonly #dialog: HTMLDialogElement;
+  /** The card the dialog is open for and what to do when it closes. */
+  #session: Session | undefined;
+  /** Sends a `policy_test` for a grant; returns its req_id, or undefined when it could not be sent. */
+  readonly #test: (grant: GrantProbe) => string | undefined;
+
+  constructor(test: (grant: GrantProbe) => string | undefined = () => undefined) {
+    this.#test = test;
+    this.#dialog = el('dialog', { id: 'allow-dialog', class: 'allow', 'aria-labelledby': 'allow-title' });
+    document.body.append(this.#dialog);
+    // Escape: close it ourselves, in this task, so focus goes back before anything else happens.
+    this.#dialog.addEventListener('cancel', (e) => {
+      e.preventDefault();
+      this.#finish(undefined);
+    });
+  }
+
+  /** The card it is open for, if it is open. */
+  get openFor(): string | undefined {
+    return this.#session?.id;
+  }
+
+  /**
+   * Opens the dialog for card `v`. `submit` gets the owner's choice; `afterClose(submitted)` runs once it
+   * closed either way (to put focus back).
+   */
+  open(v: View, submit: (choice: AllowChoice) => void, afterClose: (submitted: boolean) => void): void {
+    this.#finish(undefined);
+    this.#session = { id: v.id, submit, afterClose };
+    const form = this.#form(v);
+    this.#dialog.replaceChildren(form);
+    this.#dialog.showModal();
+    form.querySelector<HTMLInputElement>('input[name=scope]:checked')?.focus();
+  }
+
+  /** Contract 11: the `policy_test` answer for the scope shown, in words under the expression. */
+  tested(m: { req_id: string; of: number; matched: number; by_state: Record<string, number> }): void {
+    if (this.#session?.probe !== m.req_id) return;
+    const line = this.#dialog.querySelector('#allow-test');
+    if (line !== null) line.textContent = testWords(m);
+  }
+
+  /** Closes it without approving (the card was decided elsewhere meanwhile). */
+  cancel(): void {
+    this.#finish(undefined);
+  }
+
+  /** Closes the dialog; with a choice, sends it first; then focus goes where the opener says. */
+  #finish(choice: AllowChoice | undefined): void {
+    const s = this.#session;
+    this.#session = undefined;
+    if (this.#dialog.open) this.#dialog.close();
+    if (s === undefined) return;
+    if (choice !== undefined) s.submit(choice);
+    s.afterClose(choice !== undefined);
+  }
+
+  #form(v: View): HTMLFormElement {
+    // "These exact arguments" are the whole ones, also when the View holds a preview: the grant matches
+    // them all (the daemon takes them from the command), and the dialog offers to load them to read.
+    const exactArgs =
+      Object.keys(v.args).length === 0 && v.args_truncated !== true
+        ? el('span', { class: 'allow-hint' }, 'no arguments, exactly as now')
+        : el('div', { class: 'allow-args' }, argsSection(v, 'The arguments of this request', true));
+    const uses = el('input', {
+      type: 'number',
+      id: 'allow-uses',
+      name: 'uses',
+      min: 1,
+      max: USES_MAX,
+      step: 1,
+      inputmode: 'numeric',
+      placeholder: 'unlimited',
+      'aria-describedby': 'allow-uses-hint',
+    });
+    const note = el('input', {
+      type: 'text',
+      id: 'allow-note',
+      name: 'note',
+      maxlength: NOTE_MAX,
+      autocomplete: 'off',
+      placeholder: 'Why you allow it (shown in the list)',
+    });
+    const error = el('p', { class: 'allow-error', role: 'alert' });
+    const scopes = pathScopes(v);
+    const form = el(
+      'form',
+      { method: 'dialog', class: 'allow-form', novalidate: true },
+      el('h2', { id: 'allow-title' }, 'Approve and allow the same again'),
+      el(
+        'p',
+        { class: 'allow-what' },
+        'Approves this request now, and lets the same requests of ',
+        el('code', {}, v.command),
+        ' from ',
+        el('strong', {}, v.client),
+        ' through without asking you, for the time you choose. Revoke it any time under “Allowed for a while”.',
+      ),
+      el(
+        'fieldset',
+        {},
+        el('legend', {}, 'Which requests'),
+        radio('scope', 'exact', true, 'These exact arguments', exactArgs),
+        radio('scope', 'any', false, 'Any arguments', el('span', { class: 'allow-hint' }, anyWords(v))),
+        // Contract 11: each folder of each argument holding an absolute path, and its parents up to `/`.
+        ...scopes.map((s, i) =>
+          radio(
+            'scope',
+            `under-${i}`,
+            false,
+            el('span', {}, `${s.arg}: paths under `, el('code', {}, s.dir)),
+          ),
+        ),
+      ),
+      nodeChoice(v),
+      el(
+        'div',
+        { class: 'allow-grant', 'aria-live': 'polite' },
+        el('span', { class: 'allow-label' }, 'The grant: '),
+        el('code', { id: 'allow-expression' }),
+        el('p', { id: 'allow-test', class: 'allow-hint' }),
+      ),
+      el(
+        'fieldset',
+        { class: 'allow-times' },
+        el('legend', {}, 'For how long'),
+        ...TIMES.map(([s, words], i) => radio('ttl', String(s), i === 0, words)),
+      ),
+      el(
+        'div',
+        { class: 'allow-field' },
+        el('label', { for: 'allow-uses' }, 'How many times (optional)'),
+        uses,
+        el(
+          'span',
+          { id: 'allow-uses-hint', class: 'allow-hint' },
+          `1 to ${USES_MAX}; empty: as often as asked within the time. This approval does not count.`,
+        ),
+      ),
+      el('div', { class: 'allow-field' }, el('label', { for: 'allow-note' }, 'Note (optional)'), note),
+      error,
+      el(
+        'div',
+        { class: 'allow-actions' },
+        el('button', { type: 'button', class: 'quiet', value: 'cancel' }, 'Cancel'),
+        el('button', { type: 'submit', class: 'approve' }, 'Approve and allow'),
+      ),
+    );
+    form.querySelector('button[value=cancel]')?.addEventListener('click', () => this.#finish(undefined));
+    // Contract 11: the grant's expression and its test against the past follow the scope chosen.
+    form.addEventListener('change', (e) => {
+      const name = (e.target as HTMLInputElement).name;
+      if (name === 'scope' || name === 'node') this.#show(form, v);
+    });
+    queueMicrotask(() => this.#show(form, v));
+    // Enter on a radio submits too (browsers submit implicitly only from text fields).
+    form.addEventListener('keydown', (e) => {
+      if (e.key !== 'Enter' || e.isComposing) return;
+      const t = e.target as HTMLElement;
+      if (t instanceof HTMLInputElement && t.type === 'radio') {
+        e.preventDefault();
+        form.requestSubmit();
+      }
+    });
+    form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      const choice = this.#read(form, v, uses, note);
+      if (typeof choice === 'string') {
+        error.textContent = choice;
+        return;
+      }
+      this.#finish(choice);
+    });
+    return form;
+  }
+
+  /** The chosen scope as a grant: `args` (these exact ones), nothing (any), or `when` (paths under). */
+  #scope(form: HTMLFormElement, v: View): { choice: Pick<AllowChoice, 'same_args' | 'when'>; shown: string } {
+    const scope = form.querySelector<HTMLInputElement>('input[name=scope]:checked')?.value ?? 'exact';
+    if (scope === 'any') return { choice: { same_args: false }, shown: `${v.command}, any arguments` };
+    if (scope.startsWith('under-')) {
+      const s = pathScopes(v)[Number(scope.slice('under-'.length))];
+      if (s !== undefined) return { choice: { when: s.when }, shown: s.when };
+    }
+    return { choice: { same_args: true }, shown: `${v.command} with exactly ${JSON.stringify(v.args)}` };
+  }
+
+  /** Shows the chosen scope's grant and asks the daemon what it would have allowed. */
+  #show(form: HTMLFormElement, v: View): void {
+    const s = this.#session;
+    if (s === undefined || s.id !== v.id) return;
+    const { choice, shown } = this.#scope(form, v);
+    const expression = form.querySelector('#allow-expression');
+    const line = form.querySelector('#allow-test');
+    if (expression !== null) expression.textContent = shown;
+    const probe: GrantProbe = { command: v.command, client: v.client };
+    const node = form.querySelector<HTMLInputElement>('input[name=node]:checked')?.value;
+    if (node !== undefined && v.node !== undefined) probe.node = node === 'all' ? '*' : v.node;
+    if (choice.when !== undefined) probe.when = choice.when;
+    else if (choice.same_args === true) {
+      // A preview is not the arguments: their test would be wrong, so none is asked.
+      if (v.args_truncated === true) {
+        s.probe = undefined;
+        if (line !== null) line.textContent = '';
+        return;
+      }
+      probe.args = v.args;
+    }
+    s.probe = this.#test(probe);
+    if (line !== null)
+      line.textContent = s.probe === undefined ? '' : 'Testing it against your past requests…';
+  }
+
+  /** The owner's choice, or what is wrong with it (naming the field and what it accepts). */
+  #read(
+    form: HTMLFormElement,
+    v: View,
+    uses: HTMLInputElement,
+    note: HTMLInputElement,
+  ): AllowChoice | string {
+    const ttl = Number(form.querySelector<HTMLInputElement>('input[name=ttl]:checked')?.value);
+    const choice: AllowChoice = { ...this.#scope(form, v).choice, ttl_s: ttl };
+    const raw = uses.value.trim();
+    // A number input holding text that is not a number reports "" with badInput set.
+    if (uses.validity.badInput)
+      return `How many times must be a whole number from 1 to ${USES_MAX}, or empty.`;
+    if (raw !== '') {
+      const n = Number(raw);
+      if (!Number.isInteger(n) || n < 1 || n > USES_MAX)
+        return `How many times must be a whole number from 1 to ${USES_MAX}, or empty, got ${raw}.`;
+      choice.uses = n;
+    }
+    const text = note.value.trim();
+    if (text !== '') choice.note = text.slice(0, NOTE_MAX);
+    if (form.querySelector<HTMLInputElement>('input[name=node]:checked')?.value === 'all') choice.node = '*';
+    return choice;
+  }
+}

@@ -12,7 +12,7 @@ export const DENY_REASONS = [
   'CancelledByCaller',
   'OgfBridgeNotConfigured',
   'SessionSecretNotRetained',
-  // v3, contract 11: a `deny` rule of the owner's config decided at submit (daemon/rules/, core/intake.ts).
+  // v3, contract 11: a `deny` rule of the owner's config decided at submit (daemon/rules/, core/decisions/intake.ts).
   'PolicyDenied',
 ] as const;
 export type DenyReason = (typeof DENY_REASONS)[number];
@@ -88,7 +88,7 @@ export const BROKER_ERROR_CODES = [
 export type BrokerErrorCode = (typeof BROKER_ERROR_CODES)[number];
 
 /**
- * Why the pure lifecycle refused an event (core/lifecycle.ts). The first three reach owners as they are;
+ * Why the pure lifecycle refused an event (core/model/lifecycle.ts). The first three reach owners as they are;
  * the others are the broker's own mistakes (an event in a state that cannot take it), never shown.
  */
 export const REJECTION_CODES = [

@@ -1,6 +1,6 @@
 /**
  * A grant as owners see it (contracts.md section 8): the owner protocol's shape, which the daemon stores and
- * sends and the panel shows. Its rules (matching, use counts, expiry) are the daemon's (daemon/core/grants.ts).
+ * sends and the panel shows. Its rules (matching, use counts, expiry) are the daemon's (daemon/core/model/grant-rules.ts).
  */
 
 export type GrantState = 'live' | 'revoked' | 'expired' | 'spent';

@@ -121,7 +121,7 @@ export interface PolicyTestMessage {
   sample: string[];
 }
 
-/** One audit entry as the daemon chains it (contract 14; core/audit-chain.ts ChainEntry). */
+/** One audit entry as the daemon chains it (contract 14; core/model/audit-chain.ts ChainEntry). */
 export interface AuditEntryView {
   seq: number;
   at: string;

@@ -1,7 +1,7 @@
 /**
  * The owner's View of a command (contracts.md section 5) and what it is made of: the shapes every owner
  * socket receives in `snapshot`, `upsert` and `history`, and the result object of contract 3.2. The daemon
- * builds them (daemon/core/view.ts, result.ts, args-preview.ts) and the panel reads them; types only, so
+ * builds them (daemon/core/model/owner-view.ts, tool-result.ts, args-preview.ts) and the panel reads them; types only, so
  * the panel's bundle takes nothing from here at run time.
  */
 import type { KindView, Tool } from './kinds.js';

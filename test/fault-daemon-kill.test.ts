@@ -8,7 +8,7 @@
  * Two kinds of trials:
  * - randomised: several jobs and cues at different stages, then `kill -9` from outside at a random
  *   moment (awaiting review, just approved, running, just exited — wherever the dice land);
- * - pinned: the daemon is started with the test-only `OGF_BROKER_FAULT` crash point (daemon/core/fault.ts)
+ * - pinned: the daemon is started with the test-only `OGF_BROKER_FAULT` crash point (daemon/core/runtime/fault-points.ts)
  *   to hit the narrow windows every time: session file written but the approval and `running` not
  *   committed (one transaction when the lane is free), approved but `running` not committed (a busy
  *   lane), `running` committed but nothing spawned, child exited but outcome not committed.

@@ -163,7 +163,7 @@ describe('[c16.postgres] [c16.unavailable] one daemon on a shared PostgreSQL', (
     await pg.stop('immediate');
     try {
       await waitFor(() => readMarks(marker).length > 0, 'the child to finish while the database is away');
-      // The outcome cannot be written yet: the daemon retries it (core/launches.ts) and says why.
+      // The outcome cannot be written yet: the daemon retries it (core/runtime/launches.ts) and says why.
       await waitFor(() => /commit_failed/.test(d.stderr()), 'the failed outcome commit to be logged');
     } finally {
       await pg.start();

@@ -1,5 +1,5 @@
 /**
- * One port suite, two implementations (contract 16, issue 27 item 1): every method of core/ports.ts's
+ * One port suite, two implementations (contract 16, issue 27 item 1): every method of core/ports/store.ts's
  * StorePorts, the reads the broker makes synchronously (committedReads) and the token checks, run against
  * the embedded SQLite (a real file) and a real PostgreSQL 15 (test/helpers/postgres.ts). The races are run
  * for real between two store instances on one database, as two daemons would: two updates at one version
@@ -1012,7 +1012,7 @@ describe.each([sqlite, postgres])('[c16.store-ports] the v3 ports on $name', (ba
       ['passkey_removed', undefined],
       ['passkeys_removed', 1],
     ]);
-    // [c13.3.recorded] the chain's key history, as core/passkey-ledger.ts reads it: chained entries only.
+    // [c13.3.recorded] the chain's key history, as core/model/passkey-ledger.ts reads it: chained entries only.
     expect((await s.passkeys.recorded()).map((e) => [e.event, e.data.credential_id ?? e.data.owner])).toEqual(
       [
         ['passkey_added', 'k1'],

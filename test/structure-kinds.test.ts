@@ -1,5 +1,5 @@
 /**
- * Issue 20 item 1: a kind of tool is one folder. core/ asks the kinds (core/kind-policy.ts) and never names
+ * Issue 20 item 1: a kind of tool is one folder. core/ asks the kinds (core/model/kind-policy.ts) and never names
  * one, every kind folder is registered in kinds/index.ts, and the panel knows how to show each.
  */
 import { readdirSync, readFileSync } from 'node:fs';

@@ -268,7 +268,7 @@ export class Daemon {
       // commands of stdio upstreams (rules/facts.ts).
       rules,
       log: this.#log,
-      // Test-only crash points, armed by OGF_BROKER_FAULT in the daemon's environment (core/fault.ts).
+      // Test-only crash points, armed by OGF_BROKER_FAULT in the daemon's environment (core/runtime/fault-points.ts).
       faults: faultsFromEnv(this.#env),
     });
     return { broker: this.#broker, rules };

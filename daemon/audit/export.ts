@@ -5,7 +5,7 @@
  * "signature","public_key"}`); a filtered export ends with `{"type":"export",…}` naming its filter, which
  * tells `audit verify --file` where gaps are expected. CSV: `seq,at,actor,event,command_id,summary`.
  */
-import { type ChainEntry, type Checkpoint, canonicalJson } from '../core/audit-chain.js';
+import { type ChainEntry, type Checkpoint, canonicalJson } from '../core/model/audit-chain.js';
 
 /** What an export holds: a time range, or some commands' entries. */
 export interface ExportFilter {

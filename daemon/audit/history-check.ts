@@ -25,7 +25,7 @@
  * gone is a mismatch (`command_id`); the retention rule never deletes a row, it prunes fields (its entry
  * carries the new digest).
  */
-import { canonicalJson, sha256Hex } from '../core/audit-chain.js';
+import { canonicalJson, sha256Hex } from '../core/model/audit-chain.js';
 import type { EntryFact } from './history-facts.js';
 
 /** The fields a mismatch names, in the order they are reported. */
@@ -93,7 +93,7 @@ const COMMAND_EVENTS: ReadonlySet<string> = new Set([
   'preview_started',
   'preview_made',
 ]);
-/** States whose phase has a reason (core/lifecycle.ts). */
+/** States whose phase has a reason (core/model/lifecycle.ts). */
 const REASONED: ReadonlySet<string> = new Set(['denied', 'failed', 'unknown']);
 
 /** Whether `event` records a change of the command (not a grant's entry naming it). */

@@ -1,6 +1,6 @@
 /**
  * The audit record's keeping and checking (contract 14): the Ed25519 key and its checkpoints, the chain's
- * verification and its export. The chain itself is computed by the store (core/audit-chain.ts).
+ * verification and its export. The chain itself is computed by the store (core/model/audit-chain.ts).
  */
 export { CHECKPOINT_INTERVAL_MS, CheckpointTimer, checkpointIntervalMs } from './checkpoints.js';
 export { type ExportFilter, toCsv, toJsonl } from './export.js';

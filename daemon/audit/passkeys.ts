@@ -7,13 +7,13 @@
  * but cannot make an approval say what the owner's key did not sign.
  *
  * Contract 13.3 (v4): and that the key was one the chain vouches for when it signed — added for the
- * approving owner by an earlier entry, with this public key, and not removed since (core/passkey-ledger.ts).
+ * approving owner by an earlier entry, with this public key, and not removed since (core/model/passkey-ledger.ts).
  * A key written straight into the passkeys table can sign, but its approval then fails here; to pass it
  * needs an add entry of its own, which the next checkpoint pins. An export of some commands or of a range
  * holds no key's history: there the keys are not checked (`keys` false), only the signatures.
  */
-import { canonicalJson, sha256Hex } from '../core/audit-chain.js';
-import { PasskeyLedger } from '../core/passkey-ledger.js';
+import { canonicalJson, sha256Hex } from '../core/model/audit-chain.js';
+import { PasskeyLedger } from '../core/model/passkey-ledger.js';
 import type { Bad, ChainInput } from './verify.js';
 
 interface EntryView {

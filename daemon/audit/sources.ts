@@ -3,7 +3,7 @@
  * verify.ts's input. An export line must be the canonical JSON of what it holds: any byte changed in it
  * either changes what it says (the hash or the signature no longer holds) or makes it non-canonical.
  */
-import { type Checkpoint, canonicalJson } from '../core/audit-chain.js';
+import { type Checkpoint, canonicalJson } from '../core/model/audit-chain.js';
 import type { Bad, ChainInput, ReadCheckpoint, ReadEntry } from './verify.js';
 
 /** The fields of a checkpoint line, and no others. */

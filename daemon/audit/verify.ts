@@ -17,7 +17,7 @@ import {
   sealEntry,
   sha256Hex,
   type UnsealedEntry,
-} from '../core/audit-chain.js';
+} from '../core/model/audit-chain.js';
 
 /** Why an entry failed, in the words `audit verify` prints. */
 export type BadReason =
@@ -115,13 +115,7 @@ export function verifyChain(input: ChainInput): VerifyResult {
   const bads: Bad[] = [];
   const entries = input.entries;
   const hashes = new Map<number, string>();
-  // Where each seq first appears, to tell an entry out of place (reordered) from one that is gone (missing).
-  const firstAt = new Map<number, number>();
-  entries.forEach((r, i) => {
-    if ('value' in r && Number.isSafeInteger(r.value.seq) && !firstAt.has(r.value.seq as number)) {
-      firstAt.set(r.value.seq as number, i);
-    }
-  });
+  const firstAt = firstPlaces(entries);
   const partial = input.partial;
   const claimed = partial === undefined ? undefined : new Set(partial.commandIds);
   let expected: number | undefined;
@@ -179,7 +173,22 @@ export function verifyChain(input: ChainInput): VerifyResult {
     prevHash = v.hash;
     expected = v.seq + 1;
   }
-  const last = (expected ?? 1) - 1;
+  return verdict(input, hashes, (expected ?? 1) - 1, bads);
+}
+
+/** Where each seq first appears, to tell an entry out of place (reordered) from one that is gone (missing). */
+function firstPlaces(entries: ChainInput['entries']): Map<number, number> {
+  const firstAt = new Map<number, number>();
+  entries.forEach((r, i) => {
+    if ('value' in r && Number.isSafeInteger(r.value.seq) && !firstAt.has(r.value.seq as number)) {
+      firstAt.set(r.value.seq as number, i);
+    }
+  });
+  return firstAt;
+}
+
+/** The checkpoints checked against the walked entries (up to `last`), then the first bad seq or the counts. */
+function verdict(input: ChainInput, hashes: Map<number, string>, last: number, bads: Bad[]): VerifyResult {
   const unpinned = new Map<string, UnpinnedSigner>();
   checkpointBads(input, (seq) => hashes.get(seq), last, bads, unpinned);
   if (bads.length > 0) {

@@ -3,7 +3,7 @@
  * export line, `prev`'s place counted back from an entry's end, and whether an entry may be one passkeys.ts
  * reads. Fixed by the canonical JSON (RFC 8785) the daemon writes: fields sorted, no spaces.
  */
-import { CONFIG_LOADED, PASSKEY_KEY_EVENTS } from '../core/passkey-ledger.js';
+import { CONFIG_LOADED, PASSKEY_KEY_EVENTS } from '../core/model/passkey-ledger.js';
 
 /** The hash field of an export line: `,"hash":"` and 64 hex digits, then `"`. */
 export const HASH_KEY = ',"hash":"';
@@ -18,7 +18,7 @@ export const FIELD_END_BACK = 82;
 
 /**
  * What passkeys.ts reads: a submit's `data.args_sha256`, the entries that add or remove a passkey and
- * `config_loaded` (the key history: core/passkey-ledger.ts) — each found by its event field, as it ends
+ * `config_loaded` (the key history: core/model/passkey-ledger.ts) — each found by its event field, as it ends
  * the fields before `hash`/`prev` in canonical order — and any entry's `data.passkey` (a key is written
  * `"passkey":` wherever it stands; inside a string its quotes would be escaped).
  */
@@ -29,7 +29,7 @@ const PASSKEY = '"passkey":';
 /**
  * Whether the entry `text[start, eventEnd)` (its event field ending at `eventEnd`) may be one passkeys.ts
  * reads: a submit, a passkey's addition or removal, a config_loaded, or any entry holding a passkey
- * (core/records.ts keeps one with an approval; whatever another event may carry one day is checked too).
+ * (core/decisions/change-records.ts keeps one with an approval; whatever another event may carry one day is checked too).
  */
 export function mayBeKept(text: string, start: number, eventEnd: number): boolean {
   for (const f of KEPT_FIELDS) if (holds(text, eventEnd - f.length, f)) return true;

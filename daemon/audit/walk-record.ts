@@ -4,7 +4,7 @@
  * (walk-threads.ts), or the shared database streamed to one walk — and this walks it, so the command only
  * parses flags and prints. Also the nodes' published keys as the walk and verify.ts take them.
  */
-import type { Checkpoint } from '../core/audit-chain.js';
+import type { Checkpoint } from '../core/model/audit-chain.js';
 import type { ChainSource, NodeKey, StoredHistoryRead } from '../store/read.js';
 import { keyFingerprint, parseAuditPublicKey } from './keys.js';
 import type { NamedKey } from './verify.js';

@@ -16,7 +16,7 @@
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
-import type { Checkpoint } from '../core/audit-chain.js';
+import type { Checkpoint } from '../core/model/audit-chain.js';
 import { type AuditChainReader, openAuditChain, type StoredHistory } from '../store/sqlite/readonly.js';
 import { type Joined, joinParts, type WalkPart } from './walk.js';
 import {

@@ -21,7 +21,7 @@
  * and a part's first are parsed whole. Half of the walk's time was `JSON.parse` (bench row 15).
  */
 import type { KeyObject } from 'node:crypto';
-import { type Checkpoint, GENESIS_HASH, sha256Hex } from '../core/audit-chain.js';
+import { type Checkpoint, GENESIS_HASH, sha256Hex } from '../core/model/audit-chain.js';
 import {
   emptyFolded,
   type FoldedHistory,

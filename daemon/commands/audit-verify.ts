@@ -104,20 +104,7 @@ export async function auditVerify(argv: string[]): Promise<number> {
     if (walked.unpinned.length > 0) r.unpinned = walked.unpinned;
     kept = walked.kept;
   } else {
-    // The whole input, for the first bad seq and why (verify.ts).
-    let early: VerifyResult | undefined;
-    if (text !== undefined) {
-      const read = chainFromExport(text);
-      kept = read.input;
-      if (read.bad !== undefined) early = { ok: false, bad: read.bad };
-    } else {
-      const chain = await record!.chain();
-      kept = chainFromRows(chain.rows, chain.checkpoints);
-      kept.knownKeys = knownKeysOf(chain.nodes ?? []);
-    }
-    if (publicKey !== undefined) kept.publicKey = publicKey;
-    kept.trustedKeys = trustedKeys;
-    r = first(early, verifyChain(kept));
+    ({ r, kept } = await verifyWhole(text, record, publicKey, trustedKeys));
   }
   const checkpoints = walked?.checkpoints ?? kept.checkpoints.length;
   if (file !== undefined && pub === undefined && trustedKeys.length === 0 && checkpoints > 0) {
@@ -125,6 +112,52 @@ export async function auditVerify(argv: string[]): Promise<number> {
       'audit verify: checkpoints checked against the key the export names; pass --pub FILE (your copy of `audit key`) to check them against yours',
     );
   }
+  return answer(r, kept, history);
+}
+
+/** The line naming a signer known only from the database. */
+function unpinnedLine(u: UnpinnedSigner): string {
+  const seqs = u.seqs.length === 1 ? `seq ${u.seqs[0]}` : `seq ${u.seqs[0]} to ${u.seqs.at(-1)}`;
+  return `${u.seqs.length} checkpoints (${seqs}) signed by node ${escapeForTerminal(u.name)} (key fingerprint ${u.fingerprint}) known only from the database; pin it with --key FILE (a copy of that node's \`ogf-broker audit key\`)`;
+}
+
+/** The failure with the lower seq of two results, else the second. */
+function first(a: VerifyResult | undefined, b: VerifyResult): VerifyResult {
+  if (a === undefined || a.ok) return b;
+  if (b.ok || a.bad.seq <= b.bad.seq) return a;
+  return b;
+}
+
+/** The whole input, for the first bad seq and why (verify.ts): an export's text, or the data dir's record. */
+async function verifyWhole(
+  text: string | undefined,
+  record: Awaited<ReturnType<typeof recordOfDataDir>> | undefined,
+  publicKey: KeyObject | undefined,
+  trustedKeys: KeyObject[],
+): Promise<{ r: VerifyResult; kept: ChainInput }> {
+  let early: VerifyResult | undefined;
+  let kept: ChainInput;
+  if (text !== undefined) {
+    const read = chainFromExport(text);
+    kept = read.input;
+    if (read.bad !== undefined) early = { ok: false, bad: read.bad };
+  } else {
+    const chain = await record!.chain();
+    kept = chainFromRows(chain.rows, chain.checkpoints);
+    kept.knownKeys = knownKeysOf(chain.nodes ?? []);
+  }
+  if (publicKey !== undefined) kept.publicKey = publicKey;
+  kept.trustedKeys = trustedKeys;
+  return { r: first(early, verifyChain(kept)), kept };
+}
+
+/** A verified chain's passkey approvals and history checked, then the one answer printed: its exit code. */
+async function answer(
+  verified: VerifyResult,
+  kept: ChainInput,
+  history: HistorySource | undefined,
+): Promise<number> {
+  let r = verified;
   if (r.ok) {
     // Contract 14: every passkey assertion kept with an approval, checked offline (contract 13.3).
     const checked = await verifyPasskeyApprovals(kept);
@@ -151,17 +184,4 @@ export async function auditVerify(argv: string[]): Promise<number> {
   }
   process.stdout.write(`seq ${r.bad.seq}: ${r.bad.reason} (${r.bad.detail})\n`);
   return 1;
-}
-
-/** The line naming a signer known only from the database. */
-function unpinnedLine(u: UnpinnedSigner): string {
-  const seqs = u.seqs.length === 1 ? `seq ${u.seqs[0]}` : `seq ${u.seqs[0]} to ${u.seqs.at(-1)}`;
-  return `${u.seqs.length} checkpoints (${seqs}) signed by node ${escapeForTerminal(u.name)} (key fingerprint ${u.fingerprint}) known only from the database; pin it with --key FILE (a copy of that node's \`ogf-broker audit key\`)`;
-}
-
-/** The failure with the lower seq of two results, else the second. */
-function first(a: VerifyResult | undefined, b: VerifyResult): VerifyResult {
-  if (a === undefined || a.ok) return b;
-  if (b.ok || a.bad.seq <= b.bad.seq) return a;
-  return b;
 }

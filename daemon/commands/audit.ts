@@ -19,7 +19,7 @@ import {
   toJsonl,
 } from '../audit/index.js';
 import { parseFlags, stringFlag, UsageError } from '../base/index.js';
-import { type ChainEntry, type Checkpoint, checkpointPayload } from '../core/audit-chain.js';
+import { type ChainEntry, type Checkpoint, checkpointPayload } from '../core/model/audit-chain.js';
 import { openDataDir, resolveDataDir } from '../datadir/index.js';
 import { type AuditRange, recordOfDataDir } from '../store/read.js';
 import { auditVerify } from './audit-verify.js';

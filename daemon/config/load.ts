@@ -107,28 +107,7 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
   );
   const explicit = flags.config ?? env.OGF_BROKER_CONFIG;
   const configFile = explicit ? resolve(explicit) : join(dataDir, 'config.json');
-  let raw: unknown = {};
-  let used: string | undefined;
-  let sha256: string | null = null;
-  try {
-    const text = readFileSync(configFile, 'utf8');
-    used = configFile;
-    sha256 = createHash('sha256').update(text).digest('hex');
-    try {
-      raw = JSON.parse(text);
-    } catch (e) {
-      throw new UsageError(`config ${configFile}: not valid JSON (${(e as Error).message})`);
-    }
-    // Contract 1.3: JSON.parse keeps the last of two equal keys, so a name given twice is found in the text.
-    const twice = duplicateKeyPath(text);
-    if (twice !== undefined) throw new UsageError(`config ${configFile}: ${twice}: named twice`);
-  } catch (e) {
-    if (e instanceof UsageError) throw e;
-    const code = (e as NodeJS.ErrnoException).code;
-    if (!(code === 'ENOENT' && !explicit)) {
-      throw new UsageError(`config ${configFile}: cannot read it (${code ?? (e as Error).message})`);
-    }
-  }
+  const { raw, used, sha256 } = readConfigFile(configFile, explicit !== undefined && explicit !== '');
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     throw new UsageError(`config ${configFile}: must be a JSON object`);
   }
@@ -141,14 +120,7 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
   const parsed = fileSchema.safeParse(raw);
   if (!parsed.success) throw new UsageError(describeZodError(parsed.error, `config ${configFile}: `));
   const file = parsed.data;
-  let bridge: BridgeConfig | null = file.ogf_bridge;
-  const envBridge = env.OGF_BRIDGE_URL;
-  if (envBridge !== undefined && envBridge !== '') {
-    if (!/^wss?:\/\/[^\s]+$/.test(envBridge)) {
-      throw new UsageError(`OGF_BRIDGE_URL: must be a ws:// or wss:// URL, got ${JSON.stringify(envBridge)}`);
-    }
-    bridge = { url: envBridge, delivery_timeout_ms: bridge?.delivery_timeout_ms ?? 5000 };
-  }
+  const bridge = bridgeOf(file.ogf_bridge, env);
   return Object.freeze({
     dataDir,
     host,
@@ -177,6 +149,52 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
     node_name: file.node_name ?? defaultNodeName(),
     sandbox_default: file.sandbox_default,
   });
+}
+
+/**
+ * The config file's JSON, where it was read and its SHA-256 (the status file shows it); none when the
+ * default file is absent. A file that was named (`explicit`) must be there.
+ */
+function readConfigFile(
+  configFile: string,
+  explicit: boolean,
+): { raw: unknown; used: string | undefined; sha256: string | null } {
+  let raw: unknown = {};
+  let used: string | undefined;
+  let sha256: string | null = null;
+  try {
+    const text = readFileSync(configFile, 'utf8');
+    used = configFile;
+    sha256 = createHash('sha256').update(text).digest('hex');
+    try {
+      raw = JSON.parse(text);
+    } catch (e) {
+      throw new UsageError(`config ${configFile}: not valid JSON (${(e as Error).message})`);
+    }
+    // Contract 1.3: JSON.parse keeps the last of two equal keys, so a name given twice is found in the text.
+    const twice = duplicateKeyPath(text);
+    if (twice !== undefined) throw new UsageError(`config ${configFile}: ${twice}: named twice`);
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    const code = (e as NodeJS.ErrnoException).code;
+    if (!(code === 'ENOENT' && !explicit)) {
+      throw new UsageError(`config ${configFile}: cannot read it (${code ?? (e as Error).message})`);
+    }
+  }
+  return { raw, used, sha256 };
+}
+
+/** The OGF bridge: the config's, or OGF_BRIDGE_URL's when set (keeping the config's delivery timeout). */
+function bridgeOf(configured: BridgeConfig | null, env: NodeJS.ProcessEnv): BridgeConfig | null {
+  let bridge: BridgeConfig | null = configured;
+  const envBridge = env.OGF_BRIDGE_URL;
+  if (envBridge !== undefined && envBridge !== '') {
+    if (!/^wss?:\/\/[^\s]+$/.test(envBridge)) {
+      throw new UsageError(`OGF_BRIDGE_URL: must be a ws:// or wss:// URL, got ${JSON.stringify(envBridge)}`);
+    }
+    bridge = { url: envBridge, delivery_timeout_ms: bridge?.delivery_timeout_ms ?? 5000 };
+  }
+  return bridge;
 }
 
 /** Each entry with its effective confinement (contract 21: its own, else the default; `false`: none). */

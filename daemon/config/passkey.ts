@@ -41,7 +41,7 @@ function namesLiterally(when: string, text: string): boolean {
  * rule for it, which it forbids"), or undefined. A rule's expression cannot be solved for the commands it
  * matches, so the load refuses what it can see: any `allow` rule under a top-level `true`, and an `allow`
  * rule whose expression names a passkey-required command (or its upstream) as a string literal. At submit
- * the intake never lets a rule approve a passkey-required command whatever the rule says (core/intake.ts).
+ * the intake never lets a rule approve a passkey-required command whatever the rule says (core/decisions/intake.ts).
  */
 export function passkeyAllowRefusal(config: PasskeyConfig, when: string): string | undefined {
   if (config.require_passkey === true)

@@ -1,55 +1,64 @@
 /**
- * The core (architecture.md "The house"): the broker as the edges see it (api.ts) and the one that writes
- * command state, the lifecycle and its views, grants, executors' interface, the store's ports, retention and
- * fault points. core/ never names a kind; it asks kind-policy.ts.
+ * The core (architecture.md "The house"), the one public face of its folders: model/ (the command and grant
+ * as data and the pure rules), decisions/ (pure decisions on a request or an action), ports/ (the store's
+ * ports, the executor's interface, the broker as the edges see it) and runtime/ (the broker that applies
+ * them). Other folders import the core through this file. core/ never names a kind; it asks kind-policy.ts.
  */
 
+export type { KindPolicies, KindPolicy, KindView } from './model/index.js';
+export {
+  type Actor,
+  type ChainEntry,
+  type Checkpoint,
+  CONFIG_LOADED,
+  type Command,
+  type CommandResult,
+  canonicalJson,
+  chainEntry,
+  checkpointPayload,
+  cutUtf8,
+  GENESIS_HASH,
+  GRANT_TTL_MAX_S,
+  GRANT_TTL_MIN_S,
+  GRANT_USES_MAX,
+  type Grant,
+  isFinal,
+  isStaleWrite,
+  jsonEqual,
+  type KindFields,
+  type Outcome,
+  PASSKEY_KEY_EVENTS,
+  PasskeyLedger,
+  type PresentedKey,
+  type Preview,
+  StaleWrite,
+  type State,
+  sealEntry,
+  sha256Hex,
+  summaryLine,
+  type Tool,
+  toResult,
+  type UnsealedEntry,
+  type View,
+  viewJson,
+} from './model/index.js';
 export type {
   ActionResult,
   Amendment,
   ApproveGrant,
-  BrokerApi,
-  GrantResult,
-  GrantSpec,
-  PasskeyEvidence,
-  SubmitRequest,
-  SubmitResult,
-} from './api.js';
-export {
-  type ChainEntry,
-  type Checkpoint,
-  canonicalJson,
-  chainEntry,
-  checkpointPayload,
-  GENESIS_HASH,
-  sealEntry,
-  sha256Hex,
-  type UnsealedEntry,
-} from './audit-chain.js';
-export { Broker } from './broker.js';
-export type { ExecutionIo, ExecutionReport, Executor } from './executor.js';
-export { faultsFromEnv } from './fault.js';
-export { GRANT_TTL_MAX_S, GRANT_TTL_MIN_S, GRANT_USES_MAX, type Grant, jsonEqual } from './grants.js';
-export type { KindPolicies, KindPolicy, KindView } from './kind-policy.js';
-export {
-  type Actor,
-  type Command,
-  isFinal,
-  type KindFields,
-  type Outcome,
-  type Preview,
-  type State,
-  type Tool,
-} from './lifecycle.js';
-export { CONFIG_LOADED, PASSKEY_KEY_EVENTS, PasskeyLedger, type PresentedKey } from './passkey-ledger.js';
-export type {
   AuditAction,
   AuditEntry,
   AuditSigner,
   AuditStore,
   Awaitable,
+  BrokerApi,
   CommandStore,
   CommittedReads,
+  ExecutionIo,
+  ExecutionReport,
+  Executor,
+  GrantResult,
+  GrantSpec,
   GrantStore,
   HistorySearch,
   OAuthConnection,
@@ -58,6 +67,7 @@ export type {
   OAuthRegisteredClient,
   OAuthStore,
   OAuthTokenRecord,
+  PasskeyEvidence,
   PasskeyStore,
   PendingCaps,
   PushStore,
@@ -67,12 +77,12 @@ export type {
   StoredAudit,
   StoredPasskey,
   StorePorts,
+  SubmitRequest,
+  SubmitResult,
   TasksPage,
   TokenBook,
   TokenHashStore,
-} from './ports.js';
-export { type CommandResult, cutUtf8, summaryLine, toResult } from './result.js';
-export { RetentionPass } from './retention-pass.js';
+} from './ports/index.js';
 export {
   type CompiledWhen,
   noRules,
@@ -80,6 +90,5 @@ export {
   type RuleSubject,
   type RuleVerdict,
   type WhenTest,
-} from './rule-port.js';
-export { isStaleWrite, StaleWrite } from './stale.js';
-export { type View, viewJson } from './view.js';
+} from './ports/index.js';
+export { Broker, faultsFromEnv, RetentionPass } from './runtime/index.js';

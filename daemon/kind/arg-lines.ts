@@ -1,7 +1,7 @@
 /**
  * A command's arguments as `ogf-broker list` lines (daemon/owner-terminal/format.ts asks each kind for its lines;
  * a kind that lists its arguments uses this), every text escaped. Arguments over 16 KiB of JSON come as a
- * preview (View.args_truncated, core/args-preview.ts): `list` fetches nothing more (the panel loads them
+ * preview (View.args_truncated, core/model/args-preview.ts): `list` fetches nothing more (the panel loads them
  * whole), so it says they are shortened and prints each cut one by name, size and start — none hidden.
  */
 

@@ -2,7 +2,7 @@
  * A kind of tool (issue 20 item 1, architecture.md "The house"): everything one kind means lives in its
  * folder, kinds/<kind>/ — its source (tools, validation into a submit request), its executor, the names it
  * adds to the shared types (fields.ts) and this policy, which the core asks instead of switching on the
- * kind (core/kind-policy.ts). kinds/index.ts registers them, one line each. The panel has its own
+ * kind (core/model/kind-policy.ts). kinds/index.ts registers them, one line each. The panel has its own
  * per-kind renderers (owner-ui/panel/kinds.ts), since the panel imports no daemon code.
  *
  * A preview (read-only calls while a command awaits review) will plug in here.

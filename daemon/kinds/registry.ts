@@ -1,5 +1,5 @@
 /**
- * The kinds as the core asks them (core/kind-policy.ts), built from the list kinds/index.ts registers.
+ * The kinds as the core asks them (core/model/kind-policy.ts), built from the list kinds/index.ts registers.
  *
  * A request's kind-specific fields are stored, compared and shown whatever its kind, as before the kinds
  * had folders: the edges only ever set a kind's own, and the per-session lane (rule 6) follows a session

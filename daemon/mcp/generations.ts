@@ -115,31 +115,7 @@ export function createModernLeg(factory: ModernFactory, tools: ToolSet, log: Log
         return;
       }
       res.writeHead(response.status, headers);
-      let drained: (() => void) | undefined;
-      const onDrain = () => {
-        drained?.();
-        drained = undefined;
-      };
-      res.on('drain', onDrain);
-      const closed = new Promise<void>((r) =>
-        abort.signal.addEventListener('abort', () => r(), { once: true }),
-      );
-      const reader = response.body.getReader();
-      try {
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          if (abort.signal.aborted) {
-            // The client is gone: stop the stream (the SDK's close chain runs on its cancel).
-            await reader.cancel().catch(() => {});
-            break;
-          }
-          if (!res.write(value)) await Promise.race([new Promise<void>((r) => (drained = r)), closed]);
-        }
-      } catch {
-        // The stream ended with the exchange (closed or aborted): nothing more to write.
-      }
-      res.off('drain', onDrain);
+      await streamEvents(response.body, res, abort.signal);
       finished = true;
       res.end();
     },
@@ -148,4 +124,35 @@ export function createModernLeg(factory: ModernFactory, tools: ToolSet, log: Log
       await handler.close();
     },
   };
+}
+
+/** An SSE answer streamed as it comes, with backpressure, until it ends or the client goes away (`signal`). */
+async function streamEvents(
+  body: ReadableStream<Uint8Array>,
+  res: ServerResponse,
+  signal: AbortSignal,
+): Promise<void> {
+  let drained: (() => void) | undefined;
+  const onDrain = () => {
+    drained?.();
+    drained = undefined;
+  };
+  res.on('drain', onDrain);
+  const closed = new Promise<void>((r) => signal.addEventListener('abort', () => r(), { once: true }));
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (signal.aborted) {
+        // The client is gone: stop the stream (the SDK's close chain runs on its cancel).
+        await reader.cancel().catch(() => {});
+        break;
+      }
+      if (!res.write(value)) await Promise.race([new Promise<void>((r) => (drained = r)), closed]);
+    }
+  } catch {
+    // The stream ended with the exchange (closed or aborted): nothing more to write.
+  }
+  res.off('drain', onDrain);
 }

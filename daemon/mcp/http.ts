@@ -130,33 +130,229 @@ function keepProtoKeys(_key: string, value: unknown): unknown {
 
 /** The `/mcp` route for the daemon's HTTP server. */
 export function createMcpHttpRoute(deps: Deps): HttpRoute {
-  const { tokens, origins, log, sessions, newServer, modern, oauthBearer } = deps;
-  const maxBody = deps.maxBodyBytes ?? MAX_BODY_BYTES;
-  const listed = new Set(deps.config.mcp_allowed_origins);
-  const listedOrigin = (origin: string): boolean => {
+  const route = new McpHttp(deps);
+  return (req, res, url) => route.handle(req, res, url);
+}
+
+/** Which of the two paths a request came by, and the token its path carries. */
+interface Path {
+  /** How the route is logged: never the token. */
+  route: '/mcp' | '/mcp/<token>';
+  /** The capability URL's token ('' when it does not decode), or undefined on /mcp itself. */
+  pathToken: string | undefined;
+}
+
+/**
+ * The route's steps, in the order the file's opening comment gives: the path, the client (401), the Origin
+ * (403), the method (405), the body (413, 400), then a 2026-07-28 request, a session's request, or a new
+ * session.
+ */
+class McpHttp {
+  readonly #deps: Deps;
+  readonly #maxBody: number;
+  readonly #listed: Set<string>;
+
+  constructor(deps: Deps) {
+    this.#deps = deps;
+    this.#maxBody = deps.maxBodyBytes ?? MAX_BODY_BYTES;
+    this.#listed = new Set(deps.config.mcp_allowed_origins);
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
+    const path = pathOf(url);
+    if (path === undefined) return false;
+    const client = await this.#client(req, res, path);
+    if (client === undefined || !this.#originAllowed(req, res, path, client)) return true;
+    if (req.method !== 'POST' && req.method !== 'GET' && req.method !== 'DELETE') {
+      sendJson(res, 405, rpcError(-32000, 'Method not allowed: use POST, GET or DELETE.'), {
+        allow: 'POST, GET, DELETE',
+      });
+      return true;
+    }
+    const body = await this.#body(req, res);
+    if (body === REFUSED) return true;
+    // Contract 10: a 2026-07-28 request (the per-request envelope) is served per request, without a session.
+    // GET and DELETE are session operations (2025); a POST's probe is what the SDK classifies and serves.
+    const probe = req.method === 'POST' ? sdkRequest(req) : undefined;
+    if (probe !== undefined && (await generationOf(probe, body)) === 'modern') {
+      await this.#serveModern(probe, res, body, client, path);
+      return true;
+    }
+    const sid = req.headers['mcp-session-id'];
+    if (typeof sid === 'string') await this.#serveSession(sid, req, res, body, client, path);
+    else if (req.method === 'POST' && isInitializeRequest(body))
+      await this.#openSession(client, req, res, body);
+    else
+      sendJson(
+        res,
+        400,
+        rpcError(-32000, 'Bad Request: send initialize first, then the Mcp-Session-Id it returns.'),
+      );
+    return true;
+  }
+
+  /**
+   * Auth first (contract 3: missing or wrong token → 401). Every presented token must name the same client.
+   * Contract 15: an OAuth access token counts only in the header of /mcp itself, never in a capability URL.
+   */
+  async #client(req: IncomingMessage, res: ServerResponse, path: Path): Promise<string | undefined> {
+    const { tokens, oauthBearer, log } = this.#deps;
+    const header = headerToken(req);
+    const clients: Array<string | undefined> = [];
+    if (header !== undefined) {
+      let c = tokens.mcpClient(header);
+      if (c === undefined && oauthBearer !== undefined && path.pathToken === undefined)
+        c = await oauthBearer.clientFor(header);
+      clients.push(c);
+    }
+    if (path.pathToken !== undefined) clients.push(tokens.mcpClient(path.pathToken));
+    const client = clients[0];
+    if (client !== undefined && clients.every((c) => c === client)) return client;
+    log.log('info', 'mcp_unauthorized', {
+      route: path.route,
+      method: req.method,
+      token_given: clients.length > 0,
+    });
+    sendJson(
+      res,
+      401,
+      rpcError(
+        -32001,
+        'Unauthorized: send Authorization: Bearer <mcp token>, or use the capability URL /mcp/<token>.',
+      ),
+      // Contract 15: with OAuth on, the challenge names the protected resource metadata (RFC 9728).
+      { 'www-authenticate': oauthBearer?.challenge(clients.length > 0) ?? 'Bearer realm="ogf-broker"' },
+    );
+    return undefined;
+  }
+
+  /** A browser's Origin, when one is sent: the daemon's own, public_url's, or one the config lists (403). */
+  #originAllowed(req: IncomingMessage, res: ServerResponse, path: Path, client: string): boolean {
+    const origin = req.headers.origin;
+    if (origin === undefined || this.#deps.origins.isAllowedOrigin(origin) || this.#listedOrigin(origin))
+      return true;
+    this.#deps.log.log('info', 'mcp_origin_refused', {
+      route: path.route,
+      client,
+      origin: origin.slice(0, 200),
+    });
+    sendJson(res, 403, rpcError(-32002, 'Forbidden: this Origin may not use the MCP endpoint.'));
+    return false;
+  }
+
+  #listedOrigin(origin: string): boolean {
     try {
-      return listed.has(new URL(origin).origin);
+      return this.#listed.has(new URL(origin).origin);
     } catch {
       return false;
     }
-  };
+  }
 
-  async function openSession(
+  /** A POST's JSON body (413 past the cap, 400 when not JSON: REFUSED, answered); nothing for GET and DELETE. */
+  async #body(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
+    if (req.method !== 'POST') return undefined;
+    const raw = await readBody(req, this.#maxBody);
+    if (raw === undefined) {
+      sendJson(res, 413, rpcError(-32000, `Request body too large: at most ${this.#maxBody} bytes.`), {
+        connection: 'close',
+      });
+      return REFUSED;
+    }
+    try {
+      return JSON.parse(raw.toString('utf8'), keepProtoKeys);
+    } catch {
+      sendJson(res, 400, rpcError(-32700, 'Parse error: the body must be JSON-RPC 2.0 in JSON.'));
+      return REFUSED;
+    }
+  }
+
+  /** A 2026-07-28 request (contract 10): no session to count it on, so the client's own count bounds it. */
+  async #serveModern(
+    probe: NonNullable<ReturnType<typeof sdkRequest>>,
+    res: ServerResponse,
+    body: unknown,
+    client: string,
+    path: Path,
+  ): Promise<void> {
+    const { sessions, log } = this.#deps;
+    const end = sessions.beginRequest(client);
+    if (end === undefined) {
+      refuseBusy(res, sessions.maxBusyPerClient);
+      return;
+    }
+    res.once('close', end);
+    this.#deps.trackModern?.(client, res);
+    try {
+      await this.#deps.modern.serve(probe, res, body, client);
+    } catch (e) {
+      log.log('warn', 'mcp_request_failed', {
+        route: path.route,
+        generation: 'modern',
+        error: (e as Error).message,
+      });
+      sendJson(res, 500, rpcError(-32603, 'Internal error.'));
+    }
+  }
+
+  /** A request of a 2025 session, which must be this client's (another client's is answered as unknown). */
+  async #serveSession(
+    sid: string,
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+    client: string,
+    path: Path,
+  ): Promise<void> {
+    const { sessions, log } = this.#deps;
+    const session = sessions.get(sid);
+    if (session === undefined || session.client !== client) {
+      sendJson(res, 404, rpcError(-32001, 'Session not found: initialize a new MCP session.'));
+      return;
+    }
+    // A POST is busy until its response closes (a tool call may wait 90 s on its SSE stream). A GET
+    // stream only carries server-initiated notifications (today only tools/list_changed), so it does not
+    // keep an idle session alive: evicting it just makes the client initialize again.
+    if (req.method === 'GET') sessions.touch(session);
+    else {
+      // One client's waiting calls may not take every connection /mcp has (the others' too).
+      const end = sessions.begin(session);
+      if (end === undefined) {
+        refuseBusy(res, sessions.maxBusyPerClient);
+        return;
+      }
+      res.once('close', end);
+    }
+    try {
+      await session.transport.handleRequest(req, res, body);
+    } catch (e) {
+      log.log('warn', 'mcp_request_failed', {
+        route: path.route,
+        session: sessionTag(sid),
+        error: (e as Error).message,
+      });
+      sendJson(res, 500, rpcError(-32603, 'Internal error.'));
+    }
+  }
+
+  /**
+   * Per client (contract 3.2): room comes from this client's own least recently used idle session, never
+   * from another client's; when all of its sessions are busy, or the memory bound is reached without one
+   * of its own to give up, it gets 503.
+   */
+  async #openSession(
     client: string,
     req: IncomingMessage,
     res: ServerResponse,
     body: unknown,
   ): Promise<void> {
-    // Per client (contract 3.2): room comes from this client's own least recently used idle session, never
-    // from another client's; when all of its sessions are busy, or the memory bound is reached without one
-    // of its own to give up, it gets 503.
+    const { sessions } = this.#deps;
     if (!(await sessions.reserve(client))) {
       sendJson(res, 503, rpcError(-32000, 'Too many active MCP sessions; try again shortly.'), {
         'retry-after': '5',
       });
       return;
     }
-    const server = newServer(client, 'legacy');
+    const server = this.#deps.newServer(client, 'legacy');
     let session: McpSession | undefined;
     const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -179,142 +375,19 @@ export function createMcpHttpRoute(deps: Deps): HttpRoute {
       }
     }
   }
+}
 
-  return async (req, res, url) => {
-    const capability = CAPABILITY_RE.exec(url.pathname);
-    if (url.pathname !== '/mcp' && capability === null) return false;
-    const route = capability === null ? '/mcp' : '/mcp/<token>';
-    let pathToken: string | undefined;
-    if (capability !== null) {
-      try {
-        pathToken = decodeURIComponent(capability[1]!);
-      } catch {
-        pathToken = '';
-      }
-    }
+/** A body refused (413 or 400) and already answered. */
+const REFUSED = Symbol('refused');
 
-    // Auth first (contract 3: missing or wrong token → 401). Every presented token must name the same client.
-    // Contract 15: an OAuth access token counts only in the header of /mcp itself, never in a capability URL.
-    const header = headerToken(req);
-    const clients: Array<string | undefined> = [];
-    if (header !== undefined) {
-      let c = tokens.mcpClient(header);
-      if (c === undefined && oauthBearer !== undefined && capability === null)
-        c = await oauthBearer.clientFor(header);
-      clients.push(c);
-    }
-    if (pathToken !== undefined) clients.push(tokens.mcpClient(pathToken));
-    const client = clients[0];
-    if (client === undefined || clients.some((c) => c !== client)) {
-      log.log('info', 'mcp_unauthorized', { route, method: req.method, token_given: clients.length > 0 });
-      sendJson(
-        res,
-        401,
-        rpcError(
-          -32001,
-          'Unauthorized: send Authorization: Bearer <mcp token>, or use the capability URL /mcp/<token>.',
-        ),
-        // Contract 15: with OAuth on, the challenge names the protected resource metadata (RFC 9728).
-        { 'www-authenticate': oauthBearer?.challenge(clients.length > 0) ?? 'Bearer realm="ogf-broker"' },
-      );
-      return true;
-    }
-
-    const origin = req.headers.origin;
-    if (origin !== undefined && !origins.isAllowedOrigin(origin) && !listedOrigin(origin)) {
-      log.log('info', 'mcp_origin_refused', { route, client, origin: origin.slice(0, 200) });
-      sendJson(res, 403, rpcError(-32002, 'Forbidden: this Origin may not use the MCP endpoint.'));
-      return true;
-    }
-
-    if (req.method !== 'POST' && req.method !== 'GET' && req.method !== 'DELETE') {
-      sendJson(res, 405, rpcError(-32000, 'Method not allowed: use POST, GET or DELETE.'), {
-        allow: 'POST, GET, DELETE',
-      });
-      return true;
-    }
-
-    let body: unknown;
-    if (req.method === 'POST') {
-      const raw = await readBody(req, maxBody);
-      if (raw === undefined) {
-        sendJson(res, 413, rpcError(-32000, `Request body too large: at most ${maxBody} bytes.`), {
-          connection: 'close',
-        });
-        return true;
-      }
-      try {
-        body = JSON.parse(raw.toString('utf8'), keepProtoKeys);
-      } catch {
-        sendJson(res, 400, rpcError(-32700, 'Parse error: the body must be JSON-RPC 2.0 in JSON.'));
-        return true;
-      }
-    }
-
-    // Contract 10: a 2026-07-28 request (the per-request envelope) is served per request, without a session.
-    // GET and DELETE are session operations (2025); a POST's probe is what the SDK classifies and serves.
-    const probe = req.method === 'POST' ? sdkRequest(req) : undefined;
-    if (probe !== undefined && (await generationOf(probe, body)) === 'modern') {
-      // No session to count it on: the client's own count bounds it, the same one as its 2025 sessions'.
-      const end = sessions.beginRequest(client);
-      if (end === undefined) {
-        refuseBusy(res, sessions.maxBusyPerClient);
-        return true;
-      }
-      res.once('close', end);
-      deps.trackModern?.(client, res);
-      try {
-        await modern.serve(probe, res, body, client);
-      } catch (e) {
-        log.log('warn', 'mcp_request_failed', { route, generation: 'modern', error: (e as Error).message });
-        sendJson(res, 500, rpcError(-32603, 'Internal error.'));
-      }
-      return true;
-    }
-
-    const sid = req.headers['mcp-session-id'];
-    if (typeof sid === 'string') {
-      const session = sessions.get(sid);
-      // Another client's session is answered exactly like an unknown one.
-      if (session === undefined || session.client !== client) {
-        sendJson(res, 404, rpcError(-32001, 'Session not found: initialize a new MCP session.'));
-        return true;
-      }
-      // A POST is busy until its response closes (a tool call may wait 90 s on its SSE stream). A GET
-      // stream only carries server-initiated notifications (today only tools/list_changed), so it does not
-      // keep an idle session alive: evicting it just makes the client initialize again.
-      if (req.method === 'GET') sessions.touch(session);
-      else {
-        // One client's waiting calls may not take every connection /mcp has (the others' too).
-        const end = sessions.begin(session);
-        if (end === undefined) {
-          refuseBusy(res, sessions.maxBusyPerClient);
-          return true;
-        }
-        res.once('close', end);
-      }
-      try {
-        await session.transport.handleRequest(req, res, body);
-      } catch (e) {
-        log.log('warn', 'mcp_request_failed', {
-          route,
-          session: sessionTag(sid),
-          error: (e as Error).message,
-        });
-        sendJson(res, 500, rpcError(-32603, 'Internal error.'));
-      }
-      return true;
-    }
-
-    if (req.method === 'POST' && isInitializeRequest(body)) {
-      await openSession(client, req, res, body);
-      return true;
-    }
-    sendJson(
-      res,
-      400,
-      rpcError(-32000, 'Bad Request: send initialize first, then the Mcp-Session-Id it returns.'),
-    );
-    return true;
-  };
+/** /mcp itself or the capability URL /mcp/<token>; undefined for any other path (not this route's). */
+function pathOf(url: URL): Path | undefined {
+  const capability = CAPABILITY_RE.exec(url.pathname);
+  if (capability === null)
+    return url.pathname === '/mcp' ? { route: '/mcp', pathToken: undefined } : undefined;
+  try {
+    return { route: '/mcp/<token>', pathToken: decodeURIComponent(capability[1]!) };
+  } catch {
+    return { route: '/mcp/<token>', pathToken: '' };
+  }
 }

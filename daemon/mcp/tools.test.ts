@@ -7,7 +7,7 @@ import type { Tool } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../base/log.js';
 import type { BrokerApi } from '../core/index.js';
-import type { AuditEntry } from '../core/ports.js';
+import type { AuditEntry } from '../core/ports/store.js';
 import type { Prepared, Source } from '../kind/source.js';
 import { createEdgeTools } from './tools.js';
 

@@ -6,11 +6,6 @@
  */
 
 export type { DiagnosisCheck, ServerMessage, View } from '../../common/owner-messages.js';
-/**
- * The payload bound of the terminal's client, which the largest snapshot the edge sends must fit
- * (core/view.test.ts reads it here); it is the terminal's, named in owner-terminal/.
- */
-export { OWNER_CLIENT_MAX_PAYLOAD } from '../owner-terminal/index.js';
 export type { Diagnose, OwnerContext, OwnerPush, OwnerPushDevice, ReloadOutcome } from './context.js';
 export { createOwnerEdge, type OwnerEdgeOptions } from './edge.js';
 export { createSetupFeed, type SetupDeps, type SetupFeed } from './setup.js';

@@ -1,7 +1,7 @@
 /**
  * The daemon's side of contract 13.3 (v4): before a passkey signs an approval or a sign-in, the audit chain
  * must vouch for it — added for its owner with this public key by an entry of the chain, not removed since
- * (core/passkey-ledger.ts, strict: the rule `audit verify` applies, without its allowance for approvals
+ * (core/model/passkey-ledger.ts, strict: the rule `audit verify` applies, without its allowance for approvals
  * older versions made). A row written straight into the passkeys table, or a row whose public key was
  * swapped, is refused here, so it approves nothing — and cannot sign in to enrol a key of its own either.
  */

@@ -1,6 +1,6 @@
 /**
  * The variables of a rule (contracts.md 11) for a request or a recorded command: `upstream` and `tool` are
- * what its kind says it targets (core/kind-policy.ts `target`), `""` for other commands. When that upstream
+ * what its kind says it targets (core/model/kind-policy.ts `target`), `""` for other commands. When that upstream
  * is a stdio server on this machine (`isLocal`), `path_under` resolves symbolic links (contract 11 v4,
  * links.ts): the server reads this machine's files, so where a link leads decides what it touches. An HTTP
  * upstream's files are not ours to look at: its paths are read lexically.

@@ -1,5 +1,5 @@
 /**
- * The rules as the core's port (core/rule-port.ts): the config's rule book and `when` grants compiled in the
+ * The rules as the core's port (core/ports/rules.ts): the config's rule book and `when` grants compiled in the
  * same environment, over the same variables. `upstreams` (the config's) says which are stdio servers on this
  * machine: for their commands `path_under` resolves symbolic links (contract 11 v4, facts.ts).
  */

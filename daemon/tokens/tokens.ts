@@ -224,7 +224,7 @@ export class Tokens {
 
   /**
    * Calls `listener` after another process committed to the store (a `token` command may have rotated an
-   * owner): the store's change feed (core/ports.ts ChangeFeed). The caller then re-checks every credential
+   * owner): the store's change feed (core/ports/store.ts ChangeFeed). The caller then re-checks every credential
    * it holds. Returns the function that stops it.
    */
   onStoreChange(listener: () => void): () => void {

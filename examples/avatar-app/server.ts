@@ -53,6 +53,65 @@ function snapshot(endpoint: BridgeEndpoint, bridgeUrl: string): string {
   });
 }
 
+/** One of the page's built files (FILES), or 404; 500 when the page was not built. */
+async function serveFile(req: IncomingMessage, res: ServerResponse, url: URL, webDir: string): Promise<void> {
+  const name = url.pathname === '/' ? 'index.html' : url.pathname.slice(1);
+  if (!FILES.has(name)) {
+    res.writeHead(404, { 'Content-Type': 'text/plain' }).end('Not found\n');
+    return;
+  }
+  try {
+    const body = await readFile(join(webDir, name));
+    res.writeHead(200, {
+      ...SECURITY_HEADERS,
+      'Content-Type': TYPES[extname(name)] ?? 'application/octet-stream',
+    });
+    res.end(req.method === 'HEAD' ? undefined : body);
+  } catch {
+    res.writeHead(500, { 'Content-Type': 'text/plain' }).end('The page is not built; run npm run build.\n');
+  }
+}
+
+/** The bridge peer is a program, not a page: its path, a loopback Host, and no browser Origin but ours. */
+function bridgeUpgrade(req: IncomingMessage, hosts: Set<string>, origins: Set<string>): boolean {
+  const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+  const origin = req.headers.origin;
+  return (
+    url.pathname === BRIDGE_PATH &&
+    hosts.has(req.headers.host ?? '') &&
+    (origin === undefined || origins.has(origin))
+  );
+}
+
+/** The page's two buttons: rotate the session, or set readiness (same origin only). */
+function control(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  endpoint: BridgeEndpoint,
+  origins: Set<string>,
+): void {
+  // A cross-site form or fetch could otherwise rotate the session or pause the avatar.
+  if (!origins.has(req.headers.origin ?? '')) {
+    res.writeHead(403, { 'Content-Type': 'text/plain' }).end('Forbidden: wrong origin.\n');
+    return;
+  }
+  if (url.pathname === '/rotate') endpoint.rotate();
+  else endpoint.ready = url.searchParams.get('value') !== 'false';
+  res.writeHead(204, SECURITY_HEADERS).end();
+}
+
+/** Listens on 127.0.0.1:`port`, rejecting when the port cannot be had. */
+function listen(server: Server, port: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
 /** Starts the app on 127.0.0.1:`port` (0 picks a free port). */
 export async function startAvatarServer(opts: AvatarServerOptions): Promise<AvatarServer> {
   const endpoint = new BridgeEndpoint(opts.onEvent ? { onEvent: opts.onEvent } : {});
@@ -77,14 +136,7 @@ export async function startAvatarServer(opts: AvatarServerOptions): Promise<Avat
     }
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (req.method === 'POST' && (url.pathname === '/rotate' || url.pathname === '/ready')) {
-      // A cross-site form or fetch could otherwise rotate the session or pause the avatar.
-      if (!ownOrigins().has(req.headers.origin ?? '')) {
-        res.writeHead(403, { 'Content-Type': 'text/plain' }).end('Forbidden: wrong origin.\n');
-        return;
-      }
-      if (url.pathname === '/rotate') endpoint.rotate();
-      else endpoint.ready = url.searchParams.get('value') !== 'false';
-      res.writeHead(204, SECURITY_HEADERS).end();
+      control(req, res, url, endpoint, ownOrigins());
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -108,47 +160,20 @@ export async function startAvatarServer(opts: AvatarServerOptions): Promise<Avat
         .end(snapshot(endpoint, bridgeUrl));
       return;
     }
-    const name = url.pathname === '/' ? 'index.html' : url.pathname.slice(1);
-    if (!FILES.has(name)) {
-      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('Not found\n');
-      return;
-    }
-    try {
-      const body = await readFile(join(opts.webDir, name));
-      res.writeHead(200, {
-        ...SECURITY_HEADERS,
-        'Content-Type': TYPES[extname(name)] ?? 'application/octet-stream',
-      });
-      res.end(req.method === 'HEAD' ? undefined : body);
-    } catch {
-      res.writeHead(500, { 'Content-Type': 'text/plain' }).end('The page is not built; run npm run build.\n');
-    }
+    await serveFile(req, res, url, opts.webDir);
   };
 
   const server: Server = createServer((req, res) => {
     handle(req, res).catch(() => res.destroy());
   });
   server.on('upgrade', (req, socket, head) => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const origin = req.headers.origin;
-    // The bridge peer is a program, not a page: a browser Origin other than ours is refused.
-    if (
-      url.pathname !== BRIDGE_PATH ||
-      !allowedHosts().has(req.headers.host ?? '') ||
-      (origin !== undefined && !ownOrigins().has(origin))
-    ) {
+    if (!bridgeUpgrade(req, allowedHosts(), ownOrigins())) {
       socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
     endpoint.handleUpgrade(req, socket, head);
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  await listen(server, opts.port);
   port = (server.address() as AddressInfo).port;
   bridgeUrl = `ws://127.0.0.1:${port}${BRIDGE_PATH}`;
   return {

@@ -1,5 +1,5 @@
 /**
- * The upstream kind's stored fields in the shared types (declaration merging, core/lifecycle.ts KindFields):
+ * The upstream kind's stored fields in the shared types (declaration merging, core/model/lifecycle.ts KindFields):
  * which server and tool a call goes to (contract 7). Its tool's name and the View's `upstream` field are
  * the owner protocol's (common/kinds.ts).
  */
@@ -7,7 +7,7 @@ import type { UpstreamRef } from '../../../common/kinds.js';
 
 export type { UpstreamRef };
 
-declare module '../../core/lifecycle.js' {
+declare module '../../core/model/lifecycle.js' {
   interface KindFields {
     /** Upstream calls (contract 7). */
     upstream?: UpstreamRef;

@@ -17,7 +17,7 @@ export function auditValues(e: UnsealedEntry, entry: AuditEntry, text: string, h
     entry.actor.kind,
     entry.actor.name,
     entry.action,
-    // The chained entry's: a grant's use names the command it approved (core/audit-chain.ts).
+    // The chained entry's: a grant's use names the command it approved (core/model/audit-chain.ts).
     e.command_id ?? null,
     entry.version ?? null,
     entry.detail === undefined ? null : JSON.stringify(entry.detail),

@@ -57,6 +57,19 @@ type Page = { body: string; n: number; total: number };
 const parse = (rows: Array<{ body: string }>): Command[] => rows.map((r) => JSON.parse(r.body) as Command);
 
 export function pgCommands(tx: PgTransactions, apply: Apply): CommandStore {
+  const writes = commandWrites(tx, apply);
+  return {
+    ...writes,
+    updateMany: (changes) =>
+      tx.run(() =>
+        Promise.all(changes.map((c) => writes.update(c.next, c.audit))).then(() => undefined),
+      ) as Promise<void>,
+    ...commandReads(tx),
+  };
+}
+
+/** A command's row written with its audit entry, refused as stale when another writer was first (contract 16). */
+function commandWrites(tx: PgTransactions, apply: Apply): Pick<CommandStore, 'insert' | 'update' | 'amend'> {
   const insert = (command: Command, audit: AuditEntry, caps?: PendingCaps) =>
     tx.write<{ seq: number }>(
       INSERT,
@@ -75,7 +88,7 @@ export function pgCommands(tx: PgTransactions, apply: Apply): CommandStore {
       ],
       (rows) => {
         // Contract 16 (v4): another node's commands filled a cap first. Nothing of the batch is stored;
-        // the broker reads the active commands again and decides anew (core/fleet.ts): TooManyPending.
+        // the broker reads the active commands again and decides anew (core/runtime/fleet.ts): TooManyPending.
         if (rows.length !== 1) {
           throw new StaleWrite(
             'caps',
@@ -117,19 +130,20 @@ export function pgCommands(tx: PgTransactions, apply: Apply): CommandStore {
       },
       audit,
     );
-  const page = async (inner: string, order: string, values: unknown[], maxChars: number) =>
-    tx.read<Page>(bounded(inner, order).replace('$MAX', `$${values.length + 1}`), [...values, maxChars]);
+  return { insert, update, amend };
+}
 
+/** One bounded page of commands (about `maxChars` of records), by the query `inner` in `order`. */
+function pageOf(tx: PgTransactions) {
+  return async (inner: string, order: string, values: unknown[], maxChars: number) =>
+    tx.read<Page>(bounded(inner, order).replace('$MAX', `$${values.length + 1}`), [...values, maxChars]);
+}
+
+/** The committed commands as the broker and the edges read them. */
+function commandReads(tx: PgTransactions): Omit<CommandStore, 'insert' | 'update' | 'amend' | 'updateMany'> {
   return {
-    insert,
-    update,
-    amend,
     search: async (filter, limit, before) =>
       parse(await searchCommands(tx, filter, limit, before, HISTORY_MAX_CHARS)),
-    updateMany: (changes) =>
-      tx.run(() =>
-        Promise.all(changes.map((c) => update(c.next, c.audit))).then(() => undefined),
-      ) as Promise<void>,
     get: async (id) => parse(await tx.read('SELECT body FROM commands WHERE id = $1', [id]))[0],
     active: async () =>
       parse(await tx.read(`SELECT body FROM commands WHERE state IN ${inList(ACTIVE_STATES)} ORDER BY seq`)),
@@ -140,59 +154,8 @@ export function pgCommands(tx: PgTransactions, apply: Apply): CommandStore {
           [limit],
         ),
       ),
-    async history(limit, before, maxChars = HISTORY_MAX_CHARS) {
-      if (before === undefined) {
-        return parse(
-          await page(
-            'SELECT seq, body FROM commands ORDER BY seq DESC LIMIT $1',
-            'seq DESC',
-            [limit],
-            maxChars,
-          ),
-        );
-      }
-      const seq = (await tx.read<{ seq: number }>('SELECT seq FROM commands WHERE id = $1', [before]))[0];
-      if (seq !== undefined) {
-        return parse(
-          await page(
-            'SELECT seq, body FROM commands WHERE seq < $1 ORDER BY seq DESC LIMIT $2',
-            'seq DESC',
-            [seq.seq, limit],
-            maxChars,
-          ),
-        );
-      }
-      return parse(
-        await page(
-          'SELECT seq, created_at, body FROM commands WHERE created_at < $1 ORDER BY created_at DESC, seq DESC LIMIT $2',
-          'created_at DESC, seq DESC',
-          [before, limit],
-          maxChars,
-        ),
-      );
-    },
-    async tasksOf(client, limit, maxChars, before): Promise<TasksPage | undefined> {
-      let from = Number.MAX_SAFE_INTEGER;
-      if (before !== undefined) {
-        const row = (
-          await tx.read<{ seq: number }>(
-            'SELECT seq FROM commands WHERE id = $1 AND client = $2 AND task IS NOT NULL',
-            [before, client],
-          )
-        )[0];
-        if (row === undefined) return undefined;
-        from = row.seq;
-      }
-      // One more row than the page, so `more` is known without a second query.
-      const rows = await page(
-        'SELECT seq, body FROM commands WHERE client = $1 AND task IS NOT NULL AND seq < $2 ORDER BY seq DESC LIMIT $3',
-        'seq DESC',
-        [client, from, limit + 1],
-        maxChars,
-      );
-      const kept = rows.slice(0, limit);
-      return { commands: parse(kept), more: (rows[0]?.total ?? 0) > kept.length };
-    },
+    history: (limit, before, maxChars = HISTORY_MAX_CHARS) => history(tx, limit, before, maxChars),
+    tasksOf: (client, limit, maxChars, before) => tasksOf(tx, client, limit, maxChars, before),
     retentionScan: (afterSeq, limit) =>
       tx.read<RetentionRow>(
         'SELECT seq, id, state, created_at, length(body) AS chars FROM commands WHERE seq > $1 ORDER BY seq LIMIT $2',
@@ -207,4 +170,68 @@ export function pgCommands(tx: PgTransactions, apply: Apply): CommandStore {
       return out;
     },
   };
+}
+
+/** Commands newest first, before a pending_id (or an ISO time) when given. */
+async function history(
+  tx: PgTransactions,
+  limit: number,
+  before: string | undefined,
+  maxChars: number,
+): Promise<Command[]> {
+  const page = pageOf(tx);
+  if (before === undefined) {
+    return parse(
+      await page('SELECT seq, body FROM commands ORDER BY seq DESC LIMIT $1', 'seq DESC', [limit], maxChars),
+    );
+  }
+  const seq = (await tx.read<{ seq: number }>('SELECT seq FROM commands WHERE id = $1', [before]))[0];
+  if (seq !== undefined) {
+    return parse(
+      await page(
+        'SELECT seq, body FROM commands WHERE seq < $1 ORDER BY seq DESC LIMIT $2',
+        'seq DESC',
+        [seq.seq, limit],
+        maxChars,
+      ),
+    );
+  }
+  return parse(
+    await page(
+      'SELECT seq, created_at, body FROM commands WHERE created_at < $1 ORDER BY created_at DESC, seq DESC LIMIT $2',
+      'created_at DESC, seq DESC',
+      [before, limit],
+      maxChars,
+    ),
+  );
+}
+
+/** One page of a client's tasks, newest first, older than the task `before`; undefined when it is not one. */
+async function tasksOf(
+  tx: PgTransactions,
+  client: string,
+  limit: number,
+  maxChars: number,
+  before: string | undefined,
+): Promise<TasksPage | undefined> {
+  let from = Number.MAX_SAFE_INTEGER;
+  if (before !== undefined) {
+    const row = (
+      await tx.read<{ seq: number }>(
+        'SELECT seq FROM commands WHERE id = $1 AND client = $2 AND task IS NOT NULL',
+        [before, client],
+      )
+    )[0];
+    if (row === undefined) return undefined;
+    from = row.seq;
+  }
+  // One more row than the page, so `more` is known without a second query.
+  const rows = await pageOf(tx)(
+    'SELECT seq, body FROM commands WHERE client = $1 AND task IS NOT NULL AND seq < $2 ORDER BY seq DESC LIMIT $3',
+    'seq DESC',
+    [client, from, limit + 1],
+    maxChars,
+  );
+  const kept = rows.slice(0, limit);
+  return { commands: parse(kept), more: (rows[0]?.total ?? 0) > kept.length };
 }

@@ -46,7 +46,7 @@ export function isRetryable(e: unknown): boolean {
 
 /** The error a caller sees: `Unavailable` when the database is out of reach, else `e` itself. */
 export function storeError(e: unknown): unknown {
-  // Contract 16: one request_id submitted to two nodes at once: the second insert lost (core/stale.ts).
+  // Contract 16: one request_id submitted to two nodes at once: the second insert lost (core/model/stale-write.ts).
   const pgErr = e as { code?: unknown; constraint?: unknown } | undefined;
   if (pgErr?.code === '23505' && pgErr.constraint === 'commands_request')
     return new StaleWrite('commands', undefined, 'store: another node stored this request_id first');

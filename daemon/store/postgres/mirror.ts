@@ -1,5 +1,5 @@
 /**
- * What the broker reads synchronously (core/ports.ts CommittedReads) and the token checks (tokens/), kept
+ * What the broker reads synchronously (core/ports/store.ts CommittedReads) and the token checks (tokens/), kept
  * in memory for a networked store (contract 16): every command not yet final, the newest `window` final
  * ones, the request_id index of those, every live grant and the newest `window` ended ones, and every
  * owner's and client's token hash. Loaded at open; kept current by this daemon's own commits (applied

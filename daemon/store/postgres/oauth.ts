@@ -29,6 +29,11 @@ async function insertTokens(s: Steps, tokens: OAuthTokenRecord[]): Promise<void>
 const DROP_EXPIRED = 'DELETE FROM oauth_tokens WHERE expires_at < $1';
 
 export function pgOAuth(tx: PgTransactions): OAuthStore & { liveNames(): Promise<Set<string>> } {
+  return { ...clientRegistrations(tx), ...connections(tx) };
+}
+
+/** The registered OAuth clients (contract 15: dynamic registration), pending until the owner consents. */
+function clientRegistrations(tx: PgTransactions): Pick<OAuthStore, RegistrationPort> {
   return {
     register: (c: OAuthRegisteredClient) =>
       tx.write(
@@ -91,6 +96,14 @@ export function pgOAuth(tx: PgTransactions): OAuthStore & { liveNames(): Promise
       ]);
       return { commands: Number(commands[0]!.n), connections: Number(connections[0]!.n) };
     },
+  };
+}
+
+/** The owner's connections and their tokens (stored as hashes), and the names in use. */
+function connections(
+  tx: PgTransactions,
+): Omit<OAuthStore, RegistrationPort> & { liveNames(): Promise<Set<string>> } {
+  return {
     connect: (c, tokens, audit) =>
       tx.steps(async (s) => {
         await s.query(DROP_EXPIRED, [c.connected_at]);
@@ -148,3 +161,12 @@ export function pgOAuth(tx: PgTransactions): OAuthStore & { liveNames(): Promise
     liveNames: async () => new Set((await tx.read<ConnectionRow>(LIVE)).map((r) => r.client_name)),
   };
 }
+
+type RegistrationPort =
+  | 'register'
+  | 'registered'
+  | 'registrationsSince'
+  | 'completeRegistration'
+  | 'pendingRegistrations'
+  | 'dropRegistrations'
+  | 'nameUse';

@@ -2,7 +2,7 @@
  * The change feed's second half (contract 16): rows another writer announced (feed.ts), read back and
  * applied to the mirror, then returned as the changes the store's listeners hear — the commands and
  * grants themselves, so a node's broker takes another node's decision without reading it again
- * (core/fleet.ts). Token tables are named only (the owner edge re-checks its sessions).
+ * (core/runtime/fleet.ts). Token tables are named only (the owner edge re-checks its sessions).
  */
 import type { Command, Grant, StoreChange } from '../../core/index.js';
 import type { TokenTable } from '../rules/index.js';

@@ -301,7 +301,7 @@ export const MIGRATIONS: readonly string[] = [
      WHERE NOT EXISTS (SELECT 1 FROM audit a WHERE a.action = 'passkey_added'
        AND a.detail::json->>'credential_id' = p.credential_id AND a.detail::json->>'public_key' = p.public_key)
      ORDER BY p.seq;`,
-  // Contract 12 (v4): a command that ends keeps no preview text (core/preview-end.ts); those that ended
+  // Contract 12 (v4): a command that ends keeps no preview text (core/model/preview-end.ts); those that ended
   // before this version lose theirs here. Their preview_made audit entries keep the text's SHA-256.
   `UPDATE commands SET body = ((body::jsonb #- '{preview,diff}') #- '{preview,text}')::text
      WHERE state IN ${inList(FINAL_STATES)}

@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL store (contract 16): the store ports (core/ports.ts) on a `pg` pool, for several daemons
+ * The PostgreSQL store (contract 16): the store ports (core/ports/store.ts) on a `pg` pool, for several daemons
  * sharing one database. Async ports go to the database; the reads the broker makes synchronously
  * (`committedReads`) and the token checks (the same method names as the SQLite Store's, for tokens/) are
  * answered from the mirror (mirror.ts), kept current by this store's commits and by the change feed

@@ -6,7 +6,7 @@
  * sends one client's queries in the order they were made, so they run in queue order. A write made
  * outside any transaction that carries an audit entry runs as a transaction of its own.
  *
- * The audit chain (contract 14, core/audit-chain.ts) is computed in commit order inside the transaction:
+ * The audit chain (contract 14, core/model/audit-chain.ts) is computed in commit order inside the transaction:
  * its first statement locks the one row of `audit_tail` (the last seq and hash), which every writer of the
  * database — every daemon — takes the same way, so transactions that append commit one after another and
  * each chains onto the one committed before it: seq without gaps, one chain, never a fork. Each audited

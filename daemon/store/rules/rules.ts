@@ -7,9 +7,9 @@
  */
 import type { Actor, AuditEntry, HistorySearch, State } from '../../core/index.js';
 // The passkey ledger's own file, not core/index.ts: `audit verify` loads this through broker.db's reader.
-import { PASSKEY_KEY_EVENTS } from '../../core/passkey-ledger.js';
+import { PASSKEY_KEY_EVENTS } from '../../core/model/passkey-ledger.js';
 
-/** The final states (core/lifecycle.ts isFinal): `recentFinal` and the mirror's window read these. */
+/** The final states (core/model/lifecycle.ts isFinal): `recentFinal` and the mirror's window read these. */
 export const FINAL_STATES: readonly State[] = ['succeeded', 'denied', 'failed', 'unknown'];
 
 /**

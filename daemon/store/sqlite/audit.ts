@@ -1,10 +1,10 @@
 /**
  * The append-only audit log in broker.db (triggers refuse UPDATE and DELETE of a chained row: schema.ts),
- * hash-chained (contract 14, core/audit-chain.ts). Each row keeps the daemon's own columns (at, actor,
+ * hash-chained (contract 14, core/model/audit-chain.ts). Each row keeps the daemon's own columns (at, actor,
  * action, command_id, version, detail: what `ogf-broker` and its tests read) and the chain: `entry`, the
  * canonical JSON of the contract's entry without its hash, exactly the bytes hashed, and `hash`.
  *
- * The chain is computed in commit order inside the append: the group commit (core/commit.ts) issues a
+ * The chain is computed in commit order inside the append: the group commit (core/runtime/group-commit.ts) issues a
  * batch's writes in queue order in one transaction, and each append reads the tail it extends from that
  * same transaction. The tail is read, not kept in memory: another process (`ogf-broker token`) may have
  * appended since, and a rolled-back batch leaves nothing behind to forget (an indexed read of the last row

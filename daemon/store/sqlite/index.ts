@@ -1,5 +1,5 @@
 /**
- * The SQLite store (issue 20 item 2): the default implementation of core/ports.ts, and the only folder that
+ * The SQLite store (issue 20 item 2): the default implementation of core/ports/store.ts, and the only folder that
  * imports better-sqlite3. `Store` opens broker.db for the daemon (and the `token` command); `countOwners`
  * and `countsByState` read it without writing (doctor, status).
  */

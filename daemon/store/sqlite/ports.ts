@@ -1,5 +1,5 @@
 /**
- * The async ports (core/ports.ts) over the synchronous SQLite parts. SQLite answers at once, so each
+ * The async ports (core/ports/store.ts) over the synchronous SQLite parts. SQLite answers at once, so each
  * call runs when it is made and returns a settled Promise; while a transaction whose writes are awaited is
  * open, a call made from outside it waits for its end, so no one reads a change before its commit or
  * writes into another's transaction (transaction.ts).
@@ -109,7 +109,7 @@ export function passkeyPort(p: SqlitePasskeys, run: Run): PasskeyStore {
   };
 }
 
-/** The reads the broker makes within one synchronous step (CommittedReads: core/ports.ts). */
+/** The reads the broker makes within one synchronous step (CommittedReads: core/ports/store.ts). */
 export function committedReads(c: SqliteCommands, g: SqliteGrants): CommittedReads {
   return {
     command: (id) => c.get(id),

@@ -198,7 +198,7 @@ export const MIGRATIONS: readonly string[] = [
        AND json_extract(a.detail, '$.credential_id') = p.credential_id
        AND json_extract(a.detail, '$.public_key') = p.public_key)
      ORDER BY p.seq;`,
-  // Contract 12 (v4): a command that ends keeps no preview text (core/preview-end.ts); those that ended
+  // Contract 12 (v4): a command that ends keeps no preview text (core/model/preview-end.ts); those that ended
   // before this version lose theirs here. Their preview_made audit entries keep the text's SHA-256.
   `UPDATE commands SET body = json_remove(body, '$.preview.diff', '$.preview.text')
      WHERE state IN ${inList(FINAL_STATES)}

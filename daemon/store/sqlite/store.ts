@@ -2,10 +2,10 @@
  * SQLite (better-sqlite3, WAL) in `<data-dir>/broker.db`: commands, the append-only audit log, grants, the
  * MCP clients' and the owners' token hashes (contract 9), the owners' passkeys (contract 13.3), OAuth
  * connections and Web Push subscriptions. Never holds a session UUID or a token (contract 1.2, rule 4). The
- * default implementation of the store ports (core/ports.ts); its synchronous methods are for
+ * default implementation of the store ports (core/ports/store.ts); its synchronous methods are for
  * this folder's callers that may block (tests inspecting the file, the `token` command).
  *
- * The broker's changes of one turn are one transaction (core/commit.ts, transaction.ts): each row and its
+ * The broker's changes of one turn are one transaction (core/runtime/group-commit.ts, transaction.ts): each row and its
  * audit entry commit together or not at all.
  */
 import type {

@@ -1,6 +1,6 @@
 /**
  * One SQLite transaction at a time, BEGIN … COMMIT by hand (better-sqlite3's `transaction()` cannot span
- * an await). The group commit (core/commit.ts) issues every write of a batch in one turn: when they all
+ * an await). The group commit (core/runtime/group-commit.ts) issues every write of a batch in one turn: when they all
  * ran synchronously the transaction commits before `run` returns (one fsync, `synchronous = FULL`); when
  * `fn` returns a Promise (the port writes) it commits once that settles, and until then other port calls
  * wait (`gate`), so nobody reads a change before its commit or writes into this transaction. A failure

@@ -31,7 +31,7 @@ const REMOVED = 'its text was removed after the command ended; the audit record 
 export function previewSummary(p: Preview): string {
   if (p.status === 'pending') return 'being computed';
   if (p.status === 'failed') return `failed: ${p.error ?? 'no reason given'}`;
-  // Contract 12 (v4): a command that ended keeps no preview text (core/preview-end.ts).
+  // Contract 12 (v4): a command that ended keeps no preview text (core/model/preview-end.ts).
   if (p.diff === undefined && p.text === undefined) return REMOVED;
   const cut = p.truncated ? ' (cut at 256 KiB)' : '';
   if (p.diff !== undefined) {

@@ -7,9 +7,9 @@
  */
 import { type Logger, systemClock } from '../base/index.js';
 import { type Broker, RetentionPass } from '../core/index.js';
-import type { Source } from '../kind/index.js';
 import { type SourceWorld, startKindWork } from '../kinds/index.js';
 import type { DaemonStore } from '../store/index.js';
+import type { Source } from '../tool-kind/index.js';
 import { upstreamStatusWriter } from './upstream-status.js';
 
 export function startBackground(o: {

@@ -28,7 +28,6 @@ import {
 } from '../datadir/index.js';
 import type { Edge } from '../http/index.js';
 import { createOrigins, Flight } from '../http/index.js';
-import { executorsOf, type Source } from '../kind/index.js';
 import { createSources, KINDS } from '../kinds/index.js';
 import { createMcpEdge } from '../mcp/index.js';
 import { OAuthServer, oauthRoutes } from '../oauth/index.js';
@@ -37,6 +36,7 @@ import { removeRulesStatus, writeRulesStatus } from '../rules/index.js';
 import { assertConfinable, Confiner } from '../sandbox/index.js';
 import { type DaemonStore, openStore, removeDatabaseStatus } from '../store/index.js';
 import { Tokens } from '../tokens/index.js';
+import { executorsOf, type Source } from '../tool-kind/index.js';
 import { removeUpstreamStatus, UpstreamRegistry } from '../upstreams/index.js';
 import { startBackground } from './background.js';
 import { recordConfigLoaded } from './config-loaded.js';

@@ -10,10 +10,10 @@
 import type { Logger } from '../base/index.js';
 import type { Config } from '../config/index.js';
 import type { AuditStore, Broker } from '../core/index.js';
-import type { Source } from '../kind/index.js';
 import type { ReloadOutcome } from '../owner/index.js';
 import { writeRulesStatus } from '../rules/index.js';
 import { assertConfinable, type Confiner } from '../sandbox/index.js';
+import type { Source } from '../tool-kind/index.js';
 import type { UpstreamRegistry } from '../upstreams/index.js';
 import { recordConfigLoaded } from './config-loaded.js';
 import type { ConfigRules } from './config-rules.js';

@@ -5,7 +5,7 @@
  */
 import type { Logger } from '../base/index.js';
 import type { DataDir } from '../datadir/index.js';
-import type { Source } from '../kind/index.js';
+import type { Source } from '../tool-kind/index.js';
 import {
   removeUpstreamStatus,
   type UpstreamRegistry,

@@ -10,8 +10,8 @@ import type { Logger } from '../base/index.js';
 import type { Config } from '../config/index.js';
 import type { BrokerApi, Command } from '../core/index.js';
 import type { DataDir } from '../datadir/index.js';
-import type { Source } from '../kind/index.js';
 import type { Tokens } from '../tokens/index.js';
+import type { Source } from '../tool-kind/index.js';
 
 /** Handles a request when it is the route's; returns false to let the next route try. */
 export type HttpRoute = (req: IncomingMessage, res: ServerResponse, url: URL) => boolean | Promise<boolean>;

@@ -7,7 +7,7 @@
 
 import type { Config } from '../config/index.js';
 import type { BrokerApi, Command } from '../core/index.js';
-import type { Kind, KindModule, KindWork, Source, SourceWorld } from '../kind/index.js';
+import type { Kind, KindModule, KindWork, Source, SourceWorld } from '../tool-kind/index.js';
 import { catalog } from './catalog/index.js';
 import { cue } from './cue/index.js';
 import { type KindRegistry, kindRegistry } from './registry.js';

@@ -6,7 +6,7 @@
  * key on any command (the broker's unit tests drive it with catalog commands).
  */
 import type { Command, KindFields, KindPolicies, KindView, Tool } from '../core/index.js';
-import type { Kind } from '../kind/index.js';
+import type { Kind } from '../tool-kind/index.js';
 
 /** The registry: every kind by tool, and the KindPolicies the broker and the owner's Views ask. */
 export interface KindRegistry extends KindPolicies {

@@ -10,7 +10,7 @@
  */
 import type { JSONObject, Tool } from '@modelcontextprotocol/server';
 import { DENY_REASONS, FAIL_REASONS, UNKNOWN_REASONS } from '../base/index.js';
-import type { ListingSchema } from '../kind/index.js';
+import type { ListingSchema } from '../tool-kind/index.js';
 
 export const WAIT_DEFAULT_S = 50;
 export const WAIT_MAX_S = 90;

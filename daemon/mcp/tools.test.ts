@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../base/log.js';
 import type { BrokerApi } from '../core/index.js';
 import type { AuditEntry } from '../core/ports/store.js';
-import type { Prepared, Source } from '../kind/source.js';
+import type { Prepared, Source } from '../tool-kind/source.js';
 import { createEdgeTools } from './tools.js';
 
 const tool = (name: string): Tool => ({

@@ -12,7 +12,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { Logger, ToolErrorCode } from '../base/index.js';
 import type { BrokerApi } from '../core/index.js';
 import { type Command, type CommandResult, isFinal, summaryLine, toResult } from '../core/index.js';
-import type { ImmediateAnswer, Source } from '../kind/index.js';
+import type { ImmediateAnswer, Source } from '../tool-kind/index.js';
 import { parseAwaitInput, parseCancelInput, parseListInput } from './input.js';
 import { startProgress } from './progress.js';
 import { AWAIT_TOOL, CANCEL_TOOL, listCommandsTool } from './schemas.js';

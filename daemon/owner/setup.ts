@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import type { SetupInfo } from '../../common/owner-messages.js';
 import type { Config } from '../config/index.js';
 import { currentInvocation, mcpTokenFixed, tokenMcpCommand } from '../config/index.js';
-import type { Source } from '../kind/index.js';
+import type { Source } from '../tool-kind/index.js';
 
 /** The current setup, and a way to hear that it may have changed. */
 export interface SetupFeed {

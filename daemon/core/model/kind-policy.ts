@@ -1,6 +1,6 @@
 /**
  * What the core asks a kind of tool instead of switching on it (issue 20 item 1, architecture.md "The house":
- * core/ never names a kind). The kinds answer it (kinds/<kind>/kind.ts, each a kind/kind.ts Kind, registered in
+ * core/ never names a kind). The kinds answer it (kinds/<kind>/kind.ts, each a tool-kind/kind.ts Kind, registered in
  * kinds/index.ts); the daemon hands the registry to the broker (BrokerDeps.kinds) and the owner fan-out.
  *
  * The kind-specific fields of a request (KindFields) are stored on its command as they come, whatever the

@@ -4,7 +4,7 @@
  * and params. Its argv is the View's `display`; `list` adds its reach (contract 21).
  */
 import { escapeForTerminal as esc } from '../../base/index.js';
-import { bareRunSummary, type Kind, runSummary } from '../../kind/index.js';
+import { bareRunSummary, type Kind, runSummary } from '../../tool-kind/index.js';
 import type {} from './fields.js';
 
 export const catalogKind: Kind = {

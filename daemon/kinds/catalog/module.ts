@@ -1,5 +1,5 @@
 /** The catalog as registered (kinds/index.ts): `run_command_wait` over the config's commands. */
-import type { KindModule } from '../../kind/index.js';
+import type { KindModule } from '../../tool-kind/index.js';
 import { Catalog } from './catalog.js';
 import { CatalogExecutor } from './executor.js';
 import { catalogKind } from './kind.js';

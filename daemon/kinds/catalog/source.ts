@@ -9,7 +9,6 @@ import { mustBe } from '../../../common/field-errors.js';
 import { charactersAccepted, hasForbiddenCharacter } from '../../base/index.js';
 import type { Config } from '../../config/index.js';
 import type { Executor } from '../../core/index.js';
-import type { ListingSchema, Prepared, Source, SourceListing } from '../../kind/index.js';
 import {
   AFTER_PENDING,
   JUSTIFICATION_MAX,
@@ -19,6 +18,7 @@ import {
   waitSeconds,
   waitSecondsJson,
 } from '../../mcp/index.js';
+import type { ListingSchema, Prepared, Source, SourceListing } from '../../tool-kind/index.js';
 import type { Catalog } from './catalog.js';
 
 export const RUN_COMMAND_TOOL: Tool = {

@@ -5,7 +5,7 @@
  * lane (rule 6); the owner sees the cue in words and the session's fingerprint.
  */
 import { escapeForTerminal as esc } from '../../base/index.js';
-import type { Kind } from '../../kind/index.js';
+import type { Kind } from '../../tool-kind/index.js';
 import type {} from './fields.js';
 
 const COMMAND = 'ogf.cue';

@@ -3,7 +3,7 @@
  * Built at start, before anything is queued: session files a crashed daemon left in run/ are removed first
  * (contract 4: a session file lives only while its cue runs).
  */
-import type { KindModule } from '../../kind/index.js';
+import type { KindModule } from '../../tool-kind/index.js';
 import { createCueFeature } from './feature.js';
 import { cueKind } from './kind.js';
 import { sweepRunDir } from './session-file.js';

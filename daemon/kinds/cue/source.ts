@@ -15,8 +15,8 @@ import {
 import type { Logger } from '../../base/index.js';
 import { iso } from '../../base/index.js';
 import type { Executor } from '../../core/index.js';
-import type { ListingSchema, Prepared, Source, SourceListing } from '../../kind/index.js';
 import { AFTER_PENDING, parseInput, resultOutputSchema, waitSecondsJson } from '../../mcp/index.js';
+import type { ListingSchema, Prepared, Source, SourceListing } from '../../tool-kind/index.js';
 import type { CuesApi } from './feature.js';
 import { ogfCueInputSchema } from './input.js';
 

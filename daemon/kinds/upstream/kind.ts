@@ -4,7 +4,7 @@
  * and listed by server and tool, with what the server claims of it and every argument whole.
  */
 import { escapeForTerminal as esc } from '../../base/index.js';
-import { argLines, bareRunSummary, type Kind, runSummary } from '../../kind/index.js';
+import { argLines, bareRunSummary, type Kind, runSummary } from '../../tool-kind/index.js';
 import type {} from './fields.js';
 import { previewLines } from './previews/index.js';
 

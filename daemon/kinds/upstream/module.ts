@@ -4,7 +4,7 @@
  * (contract 12 (v4): upstreams/preview-instances.ts).
  */
 import { ownsCommand } from '../../config/index.js';
-import type { KindModule } from '../../kind/index.js';
+import type { KindModule } from '../../tool-kind/index.js';
 import { UpstreamExecutor } from './executor.js';
 import { upstreamKind } from './kind.js';
 import { PreviewRunner, previewSpecs } from './previews/index.js';

@@ -9,7 +9,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import type { Logger } from '../../base/index.js';
 import { describeConfinement, type UpstreamConfig } from '../../config/index.js';
 import type { Command, Executor, SubmitRequest } from '../../core/index.js';
-import type { ListingSchema, Prepared, Source, SourceListing } from '../../kind/index.js';
+import type { ListingSchema, Prepared, Source, SourceListing } from '../../tool-kind/index.js';
 import type { UpstreamRegistry, UpstreamStatus } from '../../upstreams/index.js';
 import { MAX_TOOL_JSON_CHARS } from '../../upstreams/index.js';
 import { argumentBoundsError } from './bounds.js';

@@ -7,7 +7,7 @@
 
 import { escapeForTerminal as esc } from '../../../base/index.js';
 import type { Preview } from '../../../core/index.js';
-import { gutterLines } from '../../../kind/index.js';
+import { gutterLines } from '../../../tool-kind/index.js';
 import { previewSummary } from './record.js';
 
 const KIND_WORDS: Record<Preview['kind'], string> = { file_diff: 'file diff', dry_run: 'dry run' };

@@ -21,6 +21,7 @@ import {
   mkdirSync,
   mkdtempSync,
   openSync,
+  readdirSync,
   readFileSync,
   writeFileSync,
   writeSync,
@@ -269,24 +270,21 @@ describe('[c12.rule-denied] a call a rule denies at submit is never previewed', 
 
 describe('[c12.idle] the preview instance ends with the daemon', () => {
   it('[c12.idle] the process that answered the previews is gone once the daemon stopped', async () => {
-    const lines = readFileSync(tlog, 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l) as { pid: number; call?: string });
-    const pid = lines.find((l) => l.call === 'peek')?.pid;
-    expect(pid).toBeDefined();
-    const alive = () => {
+    // The preview instance runs under bubblewrap (contract 21), in a PID namespace of its own: it is found by
+    // its command line (the log file it was started with), as pgrep -f would, and bwrap's among them.
+    const cmdline = (pid: string) => {
       try {
-        process.kill(pid!, 0);
-        return true;
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
       } catch {
-        return false;
+        return '';
       }
     };
-    expect(alive()).toBe(true);
+    const serving = () =>
+      readdirSync('/proc').filter((pid) => /^\d+$/.test(pid) && cmdline(pid).includes(tlog));
+    expect(serving().some((pid) => cmdline(pid).includes('--unshare-pid'))).toBe(true);
     await owner.close();
     await ai.close();
     expect(await d.stop()).toBe(0);
-    await waitFor(() => !alive(), 'the preview instance gone');
+    await waitFor(() => serving().length === 0, 'the preview instance gone');
   });
 });

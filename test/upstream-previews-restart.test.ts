@@ -3,7 +3,7 @@
  * daemon stopped gets it computed again at the next start (the stored `pending` is not left for ever), as a
  * same-version upsert. Real daemon restarted on the same data dir, real test upstream over stdio.
  */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
@@ -29,16 +29,22 @@ afterAll(async () => {
   await d?.stop();
 });
 
+/** The daemons of this test, whose logs hold what their preview instances said. */
+const daemons: RunningDaemon[] = [];
+
+/**
+ * How many reads the preview instances began: a preview instance runs confined with nothing writable
+ * (contract 21), so the fixture says each call on stderr, which the daemon logs as upstream_stderr.
+ */
 const peeks = () =>
-  existsSync(log)
-    ? readFileSync(log, 'utf8')
-        .split('\n')
-        .filter((l) => l.includes('"peek_start"')).length
-    : 0;
+  daemons
+    .flatMap((x) => x.stderr().split('\n'))
+    .filter((l) => l.includes('"event":"upstream_stderr"') && l.includes('peek_start')).length;
 
 it('[c12.decided] a preview pending at a restart is computed again after it, keeping the version', async () => {
   const dataDir = makeDataDir();
   d = await startDaemon({ dataDir, config });
+  daemons.push(d);
   const ai = await httpClient(`${d.url}/mcp`, d.mcpToken);
   await waitFor(
     async () => (await ai.listTools()).tools.some((t) => t.name === 'gate__put'),
@@ -55,6 +61,7 @@ it('[c12.decided] a preview pending at a restart is computed again after it, kee
   await d.stop();
 
   d = await startDaemon({ dataDir, config });
+  daemons.push(d);
   owner = await OwnerSocket.open(d);
   // The stored `pending` shows until the new read answers; the read is made again after the start.
   await waitFor(() => peeks() >= 2, 'the read made again', 30_000);

@@ -30,16 +30,14 @@ function mode(m: number): string {
 /**
  * Contract 21: every confined catalog command and stdio upstream can be confined here (bubblewrap works,
  * its writable paths exist); the detail lists each entry's confinement, so an unconfined one is seen.
+ * No line when the config has neither.
  */
-export function checkConfinement(config: Config): Check {
-  const problem = confinementProblem(config, new Confiner(process.env, [config.dataDir]));
-  if (problem !== undefined) return { name: 'confinement', ok: false, detail: problem };
+export function checkConfinement(config: Config): Check[] {
   const lines = confinementLines(config);
-  return {
-    name: 'confinement',
-    ok: true,
-    detail: lines.length === 0 ? 'no catalog command or stdio upstream configured' : lines.join('; '),
-  };
+  if (lines.length === 0) return [];
+  const problem = confinementProblem(config, new Confiner(process.env, [config.dataDir]));
+  if (problem !== undefined) return [{ name: 'confinement', ok: false, detail: problem }];
+  return [{ name: 'confinement', ok: true, detail: lines.join('; ') }];
 }
 
 /** The data dir and everything in it must be private (contract 1.2). Missing is fine: start creates it. */

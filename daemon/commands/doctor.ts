@@ -111,7 +111,7 @@ export async function runDoctor(argv: string[]): Promise<number> {
       checks.push(...(await checkUpstreams(config)));
     }
     checks.push(...checkUpstreamReach(config));
-    checks.push(checkConfinement(config));
+    checks.push(...checkConfinement(config));
     const store = await lookAtStore(config, paths);
     // Contract 16: which node this data dir's daemon is, and (shared database) whether the name is free.
     checks.push(checkNode(config.node_name, store.nodes, runningDaemon(paths.daemonJson), hostname()));

@@ -10,7 +10,7 @@
  * The floor is also measured with the client as it was before its start-up fix (see esmWsClient).
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeSessionFile } from '../../daemon/kinds/cue/session-file.js';
@@ -53,8 +53,11 @@ function runChild(args: string[]): Promise<number> {
  */
 function esmWsClient(): string {
   const src = join(ROOT, 'dist', 'bridge-client');
-  const dst = join(ROOT, 'dist', 'bench', 'esm-ws-client');
+  // Beside a copy of dist/common, which the client imports (`../common/`) since issue 37 item 1.
+  const home = join(ROOT, 'dist', 'bench', 'esm-ws');
+  const dst = join(home, 'bridge-client');
   mkdirSync(dst, { recursive: true });
+  cpSync(join(ROOT, 'dist', 'common'), join(home, 'common'), { recursive: true });
   for (const f of readdirSync(src).filter((n) => n.endsWith('.js'))) {
     let text = readFileSync(join(src, f), 'utf8');
     if (f === 'deliver.js') {

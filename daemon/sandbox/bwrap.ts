@@ -1,13 +1,16 @@
 /**
  * The one place the bubblewrap command line is built (contract 21), from the config's confinement and
  * nothing else, as an argv (no shell ever): the whole filesystem read-only; each writable path bound
- * writable; a private empty /tmp; the daemon's data dir (its tokens, its database, its keys) hidden under an
- * empty tmpfs even where it would be readable; a PID namespace of its own; no network namespace shared
- * unless `network`; and the sandbox killed when the daemon dies (`--die-with-parent`).
+ * writable; a private /tmp (empty but for the folders its own command line names, read-only); the daemon's
+ * data dir (its tokens, its database, its keys) hidden under an empty tmpfs even where it would be
+ * readable; a PID namespace of its own; no network namespace shared unless `network`; and the sandbox
+ * killed when the daemon dies (`--die-with-parent`).
  *
  * No `--new-session`: the daemon already starts every child in a session and process group of its own
  * (`detached`), so a deadline's SIGTERM to the group reaches the confined process itself, not only bwrap.
  */
+import { existsSync } from 'node:fs';
+import { isAbsolute, join, normalize, sep } from 'node:path';
 import type { Confinement } from '../config/index.js';
 
 /** A process to start: the program, its arguments and its working directory. */
@@ -38,9 +41,29 @@ export function previewView(own: Confinement | undefined): SandboxView {
   return { writable: [], network: own.network, privateTmp: true, readOnly: own.writable };
 }
 
+/**
+ * What a private /tmp must not hide: the folders in /tmp that the process's own command line names (its
+ * program, a script, a root it serves, its working directory), read-only — so a server installed under /tmp
+ * still starts, and reads what its argv says, while the rest of /tmp stays out of sight.
+ */
+function namedInTmp(launch: Launch): string[] {
+  const tops = new Set<string>();
+  for (const a of [launch.file, ...launch.args, launch.cwd]) {
+    if (a === undefined || !isAbsolute(a)) continue;
+    const parts = normalize(a).split(sep);
+    if (parts[1] !== 'tmp' || parts[2] === undefined || parts[2] === '') continue;
+    const top = join(sep, 'tmp', parts[2]);
+    if (existsSync(top)) tops.add(top);
+  }
+  return [...tops];
+}
+
 export function bwrapArgs(c: Confinement | SandboxView, launch: Launch, hidden: readonly string[]): string[] {
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
-  if (!('privateTmp' in c) || c.privateTmp) args.push('--tmpfs', '/tmp');
+  if (!('privateTmp' in c) || c.privateTmp) {
+    args.push('--tmpfs', '/tmp');
+    for (const path of namedInTmp(launch)) args.push('--ro-bind', path, path);
+  }
   for (const path of ('readOnly' in c ? c.readOnly : undefined) ?? []) args.push('--ro-bind', path, path);
   for (const path of c.writable) args.push('--bind', path, path);
   // After the binds: a writable path inside the data dir does not reopen it.

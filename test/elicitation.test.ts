@@ -74,7 +74,7 @@ describe('[c19.elicitation] the card link through the AI’s own client (contrac
       expect(JSON.stringify(asked)).not.toContain(d.mcpToken);
       // The client said accept: still waiting for the owner.
       expect((r as { structuredContent: Frame }).structuredContent).toMatchObject({ status: 'PENDING' });
-      expect(owner.latest(id)?.state ?? 'awaiting_review').toBe('awaiting_review');
+      expect((await owner.view(id, (x) => x.version >= 1, 'the card')).state).toBe('awaiting_review');
       // Waiting again on the same command asks nothing new.
       await c.callTool({ name: 'await_command_result', arguments: { pending_id: id, wait_seconds: 1 } });
       expect(asked).toHaveLength(1);

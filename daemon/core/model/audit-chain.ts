@@ -27,6 +27,7 @@
  */
 import { hash } from 'node:crypto';
 import canonicalize from 'canonicalize';
+import type { AuditEntryView } from '../../../common/owner-messages.js';
 import type { Actor } from './lifecycle.js';
 
 /**
@@ -87,17 +88,8 @@ export interface AuditEntry {
 /** `prev` of the first entry. */
 export const GENESIS_HASH = '0'.repeat(64);
 
-/** One entry of the chain, as stored, exported and verified (contract 14). */
-export interface ChainEntry {
-  seq: number;
-  at: string;
-  actor: string;
-  event: string;
-  command_id?: string;
-  data: Record<string, unknown>;
-  prev: string;
-  hash: string;
-}
+/** One entry of the chain, as stored, exported and verified (contract 14): the shape owners are sent. */
+export type ChainEntry = AuditEntryView;
 
 /** An entry before its hash: what the hash is computed over. */
 export type UnsealedEntry = Omit<ChainEntry, 'hash'>;

@@ -11,13 +11,23 @@
  * The budget bounds the whole run (growth, row 6, runs last and takes what is left; the table is still
  * in row order), so a fresh clone finishes in 10 minutes including `npm run build`.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { atExit } from './lib/cleanup.js';
 import { retries } from './lib/clients.js';
+import { notMeasured } from './lib/fleet.js';
 import { havePostgres, PG_BIN, type Postgres, startPostgres } from './lib/postgres.js';
-import { benchConfig, makeDataDir, ROOT, removeDir, startBareServer, startDaemon } from './lib/procs.js';
+import {
+  type BareServer,
+  benchConfig,
+  makeDataDir,
+  ROOT,
+  removeDir,
+  startBareServer,
+  startDaemon,
+} from './lib/procs.js';
 import { formatTable, type Row } from './lib/stats.js';
 import { auditChain } from './rows/audit.js';
 import { chainBuilds } from './rows/chain-builds.js';
@@ -98,123 +108,113 @@ function progress(what: string): void {
   process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(0)}s] ${what}\n`);
 }
 
+/** Rows measured so far; a row that fails adds its "not measured" line here instead of ending the run. */
+const rows: Row[] = [];
+
+/**
+ * Runs one row (issue 41): whatever it throws, the run goes on — the row prints "not measured" with the
+ * reason, and the rows after it are measured as if it had not run.
+ */
+async function measure(id: string, label: string, row: () => Promise<Row | Row[]>): Promise<void> {
+  if (!only.has(id)) return;
+  progress(`${id} ${label}`);
+  try {
+    const got = await row();
+    rows.push(...(Array.isArray(got) ? got : [got]));
+  } catch (e) {
+    progress(`${id} failed: ${(e as Error).stack ?? String(e)}`);
+    rows.push(notMeasured(id, label, '—', (e as Error).message));
+  }
+}
+
 /**
  * Rows 16–18 (issue 27) share one PostgreSQL 15, started here like the tests' (bench/lib/postgres.ts) but
- * durable (fsync on), and stopped and removed at the end. Without PostgreSQL's binaries they are skipped,
- * saying so on stdout.
+ * durable (fsync on), and stopped and removed at the end — at the bench's exit too, however it exits
+ * (the postmaster told to stop at once, SIGQUIT, then its dir removed).
  */
-async function postgresRows(): Promise<Row[]> {
+async function postgresRows(): Promise<void> {
+  const ids = ['16', '17', '18'].filter((i) => only.has(i));
+  if (ids.length === 0) return;
   if (!havePostgres()) {
     process.stdout.write(
       `rows 16–18 skipped: PostgreSQL 15 or newer is not installed (${PG_BIN}/initdb is missing; apt-get install postgresql)\n`,
     );
-    return [];
+    return;
   }
-  const rows: Row[] = [];
   progress('16–18: starting PostgreSQL');
-  const pg: Postgres = await startPostgres({ durable: true, maxConnections: 120, sharedBuffers: '128MB' });
+  let pg: Postgres;
   try {
-    if (only.has('16')) {
-      progress('16 durable throughput on PostgreSQL vs SQLite');
-      rows.push(...(await pgThroughput(pg, quick)));
-    }
-    if (only.has('17')) {
-      progress('17 cross-node approve → running vs same node');
-      rows.push(...(await crossNode(pg, quick)));
-    }
-    if (only.has('18')) {
-      progress('18 fleet: 4 nodes × 25 submitters vs 1 node × 25');
-      rows.push(...(await fleetScale(pg, quick)));
-    }
+    pg = await startPostgres({ durable: true, maxConnections: 120, sharedBuffers: '128MB' });
+  } catch (e) {
+    for (const id of ids) rows.push(notMeasured(id, 'PostgreSQL did not start', '—', (e as Error).message));
+    return;
+  }
+  const forget = atExit(() => {
+    const master = pg.pids()[0];
+    if (master !== undefined) process.kill(master, 'SIGQUIT');
+    rmSync(pg.dir, { recursive: true, force: true });
+  });
+  try {
+    await measure('16', 'durable throughput on PostgreSQL vs SQLite', () => pgThroughput(pg, quick));
+    await measure('17', 'cross-node approve → running vs same node', () => crossNode(pg, quick));
+    await measure('18', 'fleet: 4 nodes × 25 submitters vs 1 node × 25', () => fleetScale(pg, quick));
   } finally {
+    forget();
     await pg.destroy();
   }
-  return rows;
+}
+
+/** Rows 1 and 2 share one daemon. */
+async function rowsOnOneDaemon(bare: BareServer): Promise<void> {
+  if (!only.has('1') && !only.has('2')) return;
+  const dir = makeDataDir();
+  let d: Awaited<ReturnType<typeof startDaemon>>;
+  try {
+    d = await startDaemon(dir, benchConfig());
+  } catch (e) {
+    for (const id of ['1', '2'].filter((i) => only.has(i)))
+      rows.push(notMeasured(id, 'the daemon rows 1–2 share did not start', '—', (e as Error).message));
+    removeDir(dir);
+    return;
+  }
+  try {
+    await measure('1', 'mcp overhead', () => mcpOverhead(d, bare, quick));
+    await measure('2', 'push latency', () => pushLatency(d, bare, quick));
+  } finally {
+    await d.stop();
+    removeDir(dir);
+  }
 }
 
 async function main(): Promise<void> {
-  const rows: Row[] = [];
   const loadStart = loadavg();
   const bare = await startBareServer();
   try {
-    if (only.has('1') || only.has('2')) {
-      const dir = makeDataDir();
-      const d = await startDaemon(dir, benchConfig());
-      try {
-        if (only.has('1')) {
-          progress('1 mcp overhead');
-          rows.push(await mcpOverhead(d, bare, quick));
-        }
-        if (only.has('2')) {
-          progress('2 push latency');
-          rows.push(...(await pushLatency(d, bare, quick)));
-        }
-      } finally {
-        await d.stop();
-        removeDir(dir);
-      }
-    }
-    if (only.has('3')) {
-      progress('3 cue: approve → spawn / ack');
-      rows.push(...(await cueLatency(quick)));
-    }
-    if (only.has('4')) {
-      progress('4 durable throughput');
-      rows.push(...(await throughput(bare, quick)));
-    }
-    if (only.has('5')) {
-      progress('5 scale');
-      rows.push(...(await scale(bare, quick)));
-    }
-    if (only.has('7')) {
-      progress('7 policy-approved upstream call vs direct');
-      rows.push(...(await upstreamReadOnly(bare, quick)));
-    }
-    if (only.has('8')) {
-      progress('8 approve → upstream receives the call');
-      rows.push(...(await upstreamApprove(quick)));
-    }
-    if (only.has('9')) {
-      progress('9 2026-07-28 vs 2025 generation');
-      rows.push(...(await generations(quick)));
-    }
-    if (only.has('10')) {
-      progress('10 grant-approved command → running vs → PENDING');
-      rows.push(...(await grantApprove(quick)));
-    }
-    if (only.has('11')) {
-      progress('11 rules: allow rule vs PENDING, 100 rules vs none, a policy_test replay');
-      rows.push(...(await rules(quick)));
-    }
-    if (only.has('12')) {
-      progress('12 notify: webhook vs owner upsert, 3 channels vs none');
-      rows.push(...(await notifyRows(quick)));
-    }
-    if (only.has('13')) {
-      progress('13 preview: submit → ready vs direct read + diff');
-      rows.push(...(await previewLatency(quick)));
-    }
-    if (only.has('14')) {
-      progress('14 OAuth access token vs Bearer token');
-      rows.push(...(await oauthOverhead(quick)));
-    }
-    if (only.has('15')) {
-      progress('15 audit chain');
-      rows.push(...(await auditChain(quick)));
-      progress('15 audit chain: durable submissions, a build with the chain vs without');
-      rows.push(...chainBuilds(quick));
-    }
-    if (only.has('19')) {
-      progress('19 confinement: confined vs unconfined upstream and catalog command');
-      rows.push(...(await confinement(quick)));
-    }
-    if (only.has('16') || only.has('17') || only.has('18')) rows.push(...(await postgresRows()));
+    await rowsOnOneDaemon(bare);
+    await measure('3', 'cue: approve → spawn / ack', () => cueLatency(quick));
+    await measure('4', 'durable throughput', () => throughput(bare, quick));
+    await measure('5', 'scale', () => scale(bare, quick));
+    await measure('7', 'policy-approved upstream call vs direct', () => upstreamReadOnly(bare, quick));
+    await measure('8', 'approve → upstream receives the call', () => upstreamApprove(quick));
+    await measure('9', '2026-07-28 vs 2025 generation', () => generations(quick));
+    await measure('10', 'grant-approved command → running vs → PENDING', () => grantApprove(quick));
+    await measure('11', 'rules: allow rule vs PENDING, 100 rules vs none, a policy_test replay', () =>
+      rules(quick),
+    );
+    await measure('12', 'notify: webhook vs owner upsert, 3 channels vs none', () => notifyRows(quick));
+    await measure('13', 'preview: submit → ready vs direct read + diff', () => previewLatency(quick));
+    await measure('14', 'OAuth access token vs Bearer token', () => oauthOverhead(quick));
+    await measure('15', 'audit chain, and durable submissions with the chain vs without', async () => [
+      ...(await auditChain(quick)),
+      ...chainBuilds(quick),
+    ]);
+    await measure('19', 'confinement: confined vs unconfined upstream and catalog command', () =>
+      confinement(quick),
+    );
+    await postgresRows();
     // Last: growth takes the time the other rows leave.
-    if (only.has('6')) {
-      const budget = Math.max(30_000, deadline - performance.now() - 20_000);
-      progress(`6 growth (budget ${(budget / 1000).toFixed(0)} s)`);
-      rows.push(...(await growth(budget, quick)));
-    }
+    const budget = Math.max(30_000, deadline - performance.now() - 20_000);
+    await measure('6', `growth (budget ${(budget / 1000).toFixed(0)} s)`, () => growth(budget, quick));
   } finally {
     await bare.stop();
   }
@@ -243,6 +243,13 @@ async function main(): Promise<void> {
   writeFileSync(values.out!, `${JSON.stringify(result, null, 2)}\n`);
   progress(`done; wrote ${values.out}`);
 }
+
+// A stray error of a row's (a client's `error` event nobody listens to, a promise nobody awaits) is
+// reported and the run goes on; the row it belongs to says so itself when its figures are missing.
+process.on('uncaughtException', (e) => progress(`uncaught, the run goes on: ${e.stack ?? String(e)}`));
+process.on('unhandledRejection', (e) =>
+  progress(`unhandled rejection, the run goes on: ${(e as Error)?.stack ?? String(e)}`),
+);
 
 main().then(
   () => process.exit(0),

@@ -88,6 +88,8 @@ export class Owner {
   snapshotAt = 0;
   snapshotBytes = 0;
   snapshotCount = 0;
+  /** The commands of the last snapshot (their views as the daemon sent them). */
+  snapshotViews: View[] = [];
 
   private constructor(ws: WebSocket) {
     this.ws = ws;
@@ -102,7 +104,8 @@ export class Owner {
       else if (msg.type === 'snapshot') {
         this.snapshotAt = at;
         this.snapshotBytes = Buffer.byteLength(text);
-        this.snapshotCount = (msg.commands as unknown[]).length;
+        this.snapshotViews = msg.commands as View[];
+        this.snapshotCount = this.snapshotViews.length;
         this.#snapshot?.({ at, msg });
       }
     });
@@ -127,6 +130,21 @@ export class Owner {
   /** Sends approve for `view` (at its version); resolves with the reply. */
   approve(view: View): Promise<Record<string, unknown>> {
     return this.request({ type: 'approve', id: view.id, version: view.version });
+  }
+
+  /**
+   * Denies every command awaiting review (issue 41: a row's loads stay inside the pending caps; it decides
+   * as it goes), `inFlight` at a time; resolves with how many were denied.
+   */
+  async denyAwaiting(inFlight = 100): Promise<number> {
+    const queue = this.snapshotViews.filter((v) => v.state === 'awaiting_review');
+    const worker = async () => {
+      for (let v = queue.pop(); v !== undefined; v = queue.pop())
+        await this.request({ type: 'deny', id: v.id, version: v.version });
+    };
+    const count = queue.length;
+    await Promise.all(Array.from({ length: inFlight }, worker));
+    return count;
   }
 
   /** Sends any owner frame (contract 5) with a fresh `req_id`; resolves with its reply. */

@@ -17,6 +17,8 @@ export interface Waits {
   events: Record<string, number>;
   /** Ungranted locks that name a table (a `tuple` wait does), by table, counted over all samples. */
   tables: Record<string, number>;
+  /** Why sampling stopped early (the connection was lost), when it did. */
+  lost?: string;
 }
 
 export async function sampleWaits(
@@ -25,6 +27,12 @@ export async function sampleWaits(
   everyMs = 50,
 ): Promise<{ stop(): Promise<Waits> }> {
   const client = new pg.Client({ connectionString: url, application_name: 'ogf-bench-sampler' });
+  // A connection lost under the sampler (PostgreSQL stopped while a row failed) ends the sampling; an
+  // `error` event with no listener would end the whole bench (issue 41).
+  let lost: Error | undefined;
+  client.on('error', (e) => {
+    lost = e;
+  });
   await client.connect();
   let samples = 0;
   let active = 0;
@@ -33,7 +41,7 @@ export async function sampleWaits(
   const tables: Record<string, number> = {};
   let running = true;
   const loop = (async () => {
-    while (running) {
+    while (running && lost === undefined) {
       const r = await client.query<{
         state: string | null;
         wait_event_type: string | null;
@@ -61,19 +69,38 @@ export async function sampleWaits(
       for (const row of l.rows) tables[row.rel] = (tables[row.rel] ?? 0) + 1;
       await new Promise((res) => setTimeout(res, everyMs));
     }
-  })();
+  })().catch((e: unknown) => {
+    lost = e as Error;
+  });
+  let stopped: Promise<Waits> | undefined;
   return {
-    async stop() {
-      running = false;
-      await loop;
-      await client.end();
-      return {
-        samples,
-        meanActive: samples ? active / samples : 0,
-        meanLockWaits: samples ? waits / samples : 0,
-        events,
-        tables,
-      };
+    stop() {
+      stopped ??= finish();
+      return stopped;
     },
   };
+  async function finish(): Promise<Waits> {
+    running = false;
+    await loop;
+    await client.end().catch(() => {});
+    return {
+      ...(lost === undefined ? {} : { lost: lost.message }),
+      samples,
+      meanActive: samples ? active / samples : 0,
+      meanLockWaits: samples ? waits / samples : 0,
+      events,
+      tables,
+    };
+  }
+}
+
+/** `sampleWaits` around `work`: the sampler ends whether or not the work throws. */
+export async function sampling<T>(url: string, db: string, work: () => Promise<T>): Promise<[T, Waits]> {
+  const s = await sampleWaits(url, db);
+  try {
+    const result = await work();
+    return [result, await s.stop()];
+  } finally {
+    await s.stop();
+  }
 }

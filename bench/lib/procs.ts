@@ -16,6 +16,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { owned } from './cleanup.js';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..', '..');
 /**
@@ -99,13 +100,15 @@ export async function startDaemon(
   const t0 = performance.now();
   // e.g. OGF_BENCH_DAEMON_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the daemon under a row.
   const envArgs = (process.env.OGF_BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
-  const child = spawn(
-    process.execPath,
-    [...envArgs, ...nodeArgs, DAEMON_CLI, 'start', '--data-dir', dataDir, '--port', '0'],
-    {
-      env,
-      stdio: ['ignore', 'pipe', logFd],
-    },
+  const child = owned(
+    spawn(
+      process.execPath,
+      [...envArgs, ...nodeArgs, DAEMON_CLI, 'start', '--data-dir', dataDir, '--port', '0'],
+      {
+        env,
+        stdio: ['ignore', 'pipe', logFd],
+      },
+    ),
   );
   closeSync(logFd);
   let out = '';
@@ -165,10 +168,11 @@ export async function mcpTokens(d: Daemon, count: number, fresh?: string): Promi
   const tokens = fresh === undefined ? [d.mcpToken] : [];
   for (let i = tokens.length + 1; i <= count; i++) {
     const name = fresh === undefined ? `bench-${i}` : `${fresh}-${i}`;
-    const child = spawn(
-      process.execPath,
-      [DAEMON_CLI, 'token', 'mcp', '--client', name, '--data-dir', d.dataDir],
-      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...d.env } },
+    const child = owned(
+      spawn(process.execPath, [DAEMON_CLI, 'token', 'mcp', '--client', name, '--data-dir', d.dataDir], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, ...d.env },
+      }),
     );
     let out = '';
     let err = '';
@@ -221,7 +225,7 @@ export interface BareServer {
 
 /** Starts `dist/bench/bare-server.js` in its own process, like the daemon. */
 export async function startBareServer(): Promise<BareServer> {
-  const child = spawn(process.execPath, [BARE_SERVER], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = owned(spawn(process.execPath, [BARE_SERVER], { stdio: ['ignore', 'pipe', 'inherit'] }));
   const line = await new Promise<string>((resolvePromise, reject) => {
     let out = '';
     child.once('exit', (code) => reject(new Error(`bare server exited ${code}`)));

@@ -17,9 +17,12 @@ export interface Burst {
   latencies: number[];
 }
 
-/** `count` MCP sessions on `d`, at most SESSIONS_PER_TOKEN per client token. */
-export async function connectSubmitters(d: Daemon, count: number): Promise<Client[]> {
-  const tokens = await mcpTokens(d, Math.ceil(count / SESSIONS_PER_TOKEN));
+/**
+ * `count` MCP sessions on `d`, at most SESSIONS_PER_TOKEN per client token; `fresh` names clients of their
+ * own (`<fresh>-1`, …), so their pending commands count against no one else's cap.
+ */
+export async function connectSubmitters(d: Daemon, count: number, fresh?: string): Promise<Client[]> {
+  const tokens = await mcpTokens(d, Math.ceil(count / SESSIONS_PER_TOKEN), fresh);
   const clients: Client[] = [];
   for (let i = 0; i < count; i++) clients.push(await connectMcp(d.mcpUrl, tokens[i % tokens.length]));
   return clients;

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeSessionFile } from '../../daemon/kinds/cue/session-file.js';
 import { type AvatarServer, startAvatarServer } from '../../examples/avatar-app/server.js';
+import { owned } from '../lib/cleanup.js';
 import { callTool, closeMcp, connectMcp, Owner, type View } from '../lib/clients.js';
 import {
   BRIDGE_CLI,
@@ -37,10 +38,12 @@ interface Marks {
 
 function runChild(args: string[]): Promise<number> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, {
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/', LANG: 'C.UTF-8' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = owned(
+      spawn(process.execPath, args, {
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/', LANG: 'C.UTF-8' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    );
     child.stdout.resume();
     child.stderr.resume();
     child.once('close', (code) => resolve(code ?? -1));

@@ -18,7 +18,14 @@ import { quantile, type Row, ratioOf } from '../lib/stats.js';
 
 const ID = '11 rules';
 
-/** Submit → first upsert of its tag, per call, one call at a time. */
+const FINAL = new Set(['succeeded', 'failed', 'denied', 'unknown']);
+
+/**
+ * Submit → first upsert of its tag, per call, one call at a time. An allowed command then runs (a spawn,
+ * its outcome's commit); the next submit waits for its final upsert (untimed), so each figure is one
+ * submit's on a daemon as idle as the PENDING baseline's — not the last launch's spawn and outcome commit
+ * (issue 41: row 11 timed those into the next submit, which a rule does not cost).
+ */
 async function timeSubmits(
   d: Daemon,
   command: string,
@@ -29,11 +36,24 @@ async function timeSubmits(
   const owner = await Owner.open(d);
   const client = await connectMcp(d.mcpUrl, d.mcpToken);
   const firsts = new Map<string, (at: number) => void>();
+  const firstState = new Map<string, string>();
+  const ended = new Map<string, () => void>();
+  const finals = new Set<string>();
   owner.onUpsert = (view: View, at) => {
     const tag = String(view.args.tag);
+    if (firsts.has(tag)) firstState.set(tag, view.state);
     firsts.get(tag)?.(at);
     firsts.delete(tag);
+    if (FINAL.has(view.state)) {
+      finals.add(tag);
+      ended.get(tag)?.();
+    }
   };
+  // Resolves once `tag` is final, or at once when it stays awaiting review (the `held` command).
+  const settled = (tag: string): Promise<void> =>
+    firstState.get(tag) === 'awaiting_review' || finals.has(tag)
+      ? Promise.resolve()
+      : new Promise((r) => ended.set(tag, () => r()));
   const out: number[] = [];
   try {
     for (let i = 0; i < n; i++) {
@@ -43,6 +63,7 @@ async function timeSubmits(
       const t0 = performance.now();
       await callTool(client, 'run_command_wait', { command, args: { tag }, wait_seconds: 0 });
       out.push((await seen) - t0);
+      await settled(tag);
     }
     return out;
   } finally {

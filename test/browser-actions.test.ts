@@ -128,10 +128,16 @@ it('[c19.actions] a Web Push notification’s Approve, clicked, is POSTed by the
 
   // The owner clicks Approve: the event a click fires, dispatched in the worker (see the file's comment).
   await worker.evaluate(async (tag) => {
-    const scope = self as unknown as ServiceWorkerGlobalScope;
+    // Inside the service worker: its registration, and the NotificationEvent constructor of its scope.
+    const scope = self as unknown as {
+      registration: { getNotifications(o: { tag: string }): Promise<Notification[]> };
+      NotificationEvent: new (type: string, init: { notification: Notification; action: string }) => Event;
+      dispatchEvent(e: Event): boolean;
+    };
     const n = (await scope.registration.getNotifications({ tag }))[0]!;
-    const Ctor = (self as unknown as { NotificationEvent: typeof NotificationEvent }).NotificationEvent;
-    scope.dispatchEvent(new Ctor('notificationclick', { notification: n, action: 'approve' }));
+    scope.dispatchEvent(
+      new scope.NotificationEvent('notificationclick', { notification: n, action: 'approve' }),
+    );
   }, id);
 
   await waitFor(() => readMarks(markFile).includes('pushed') || undefined, 'the approved command ran');

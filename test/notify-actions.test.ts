@@ -8,6 +8,7 @@
  * (a passkey, several owners). Every decision's audit entry names the channel (`via`).
  */
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import Database from 'better-sqlite3';
@@ -23,6 +24,7 @@ let owner: OwnerSocket;
 let markFile: string;
 const r: Record<string, HttpReceiver> = {};
 let smtp: SmtpReceiver;
+let config: Record<string, unknown>;
 
 beforeAll(async () => {
   for (const name of ['ntfy', 'slack', 'discord', 'plain']) r[name] = await HttpReceiver.start();
@@ -31,32 +33,29 @@ beforeAll(async () => {
   markFile = join(dataDir, 'marks.txt');
   const base = ownerCatalog(markFile);
   const mark = (base.commands as Record<string, Record<string, unknown>>).mark!;
-  d = await startDaemon({
-    dataDir,
-    config: {
-      ...base,
-      commands: {
-        ...(base.commands as object),
-        guarded: { ...mark, description: 'Needs a passkey', require_passkey: true },
-        team: { ...mark, description: 'Two owners', approvals: 2 },
-      },
-      notify: [
-        { id: 'phone', type: 'webhook', url: r.ntfy!.url('/topic'), format: 'ntfy', actions: true },
-        { id: 'slack', type: 'webhook', url: r.slack!.url(), format: 'slack', actions: true, owner: 'owner' },
-        { id: 'discord', type: 'webhook', url: r.discord!.url(), format: 'discord', actions: true },
-        { id: 'plain', type: 'webhook', url: r.plain!.url(), format: 'json' },
-        {
-          id: 'mail',
-          type: 'email',
-          smtp_url_from_env: 'OGF_SMTP_URL',
-          from: 'gate@example.com',
-          to: ['me@example.com'],
-          actions: true,
-        },
-      ],
+  config = {
+    ...base,
+    commands: {
+      ...(base.commands as object),
+      guarded: { ...mark, description: 'Needs a passkey', require_passkey: true },
+      team: { ...mark, description: 'Two owners', approvals: 2 },
     },
-    env: { OGF_SMTP_URL: `smtp://127.0.0.1:${smtp.port}` },
-  });
+    notify: [
+      { id: 'phone', type: 'webhook', url: r.ntfy!.url('/topic'), format: 'ntfy', actions: true },
+      { id: 'slack', type: 'webhook', url: r.slack!.url(), format: 'slack', actions: true, owner: 'owner' },
+      { id: 'discord', type: 'webhook', url: r.discord!.url(), format: 'discord', actions: true },
+      { id: 'plain', type: 'webhook', url: r.plain!.url(), format: 'json' },
+      {
+        id: 'mail',
+        type: 'email',
+        smtp_url_from_env: 'OGF_SMTP_URL',
+        from: 'gate@example.com',
+        to: ['me@example.com'],
+        actions: true,
+      },
+    ],
+  };
+  d = await startDaemon({ dataDir, config, env: { OGF_SMTP_URL: `smtp://127.0.0.1:${smtp.port}` } });
   ai = await mcpClient(d);
   owner = await OwnerSocket.open(d);
 });
@@ -243,6 +242,24 @@ describe('actions', () => {
     expect(lines.find((l) => l.startsWith('notify phone '))).toContain('(webhook/ntfy, can decide as owner)');
     expect(lines.find((l) => l.startsWith('notify mail '))).toContain('(email, can decide as owner)');
     expect(lines.find((l) => l.startsWith('notify plain '))).toContain('(webhook/json)');
+  });
+});
+
+describe('actions and reload', () => {
+  it('[c19.actions] a reload carries a channel’s actions: turned off, the next message has none', async () => {
+    const channels = config.notify as Array<Record<string, unknown>>;
+    const off = { ...config, notify: channels.map((c) => (c.id === 'phone' ? { ...c, actions: false } : c)) };
+    writeFileSync(join(d.dataDir, 'config.json'), JSON.stringify(off), { mode: 0o600 });
+    const run = await runCli(['reload', '--data-dir', d.dataDir]);
+    expect(run.code).toBe(0);
+    const id = await ask('mark', 'reloaded');
+    const m = await ntfyFor(id);
+    expect(m.headers.actions).toBeUndefined();
+    const mail = await mailFor(id);
+    expect(mail).toMatch(/^Deny: \S+\/act\//m);
+    await owner.request({ type: 'deny', id, version: row(id).version });
+    writeFileSync(join(d.dataDir, 'config.json'), JSON.stringify(config), { mode: 0o600 });
+    expect((await runCli(['reload', '--data-dir', d.dataDir])).code).toBe(0);
   });
 });
 

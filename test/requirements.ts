@@ -915,6 +915,17 @@ export const REQUIREMENTS = {
       'A client that declared `elicitation.url` gets one URL-mode `elicitation/create` per command when a gated call stays open waiting for the owner (2025-11-25; on 2026-07-28 the SDK allows none during a call): the card’s link without a token and one sentence; whatever the client answers decides nothing.',
   },
 
+  'c19.actions': {
+    source: 'contracts.md 19 (v4)',
+    statement:
+      'A channel with `"actions": true` (the owners’ Web Push devices with `"push": {"actions": true}`) carries Approve and Deny in each `waiting` message of a command one owner may decide without a passkey, once its preview is ready or failed: ntfy `http` actions that POST, links in Slack, Discord and email, notification actions in Web Push. Each is a one-time URL `<base>/act/<token>`; GET shows the summary, the preview and one button, POST decides as the channel’s owner through the broker (200 and a page), with `"via":"<channel>"` in the decision’s audit entry; `status` says which channels can decide.',
+  },
+  'c19.actions-attack': {
+    source: 'contracts.md 19 (v4)',
+    statement:
+      'An action is 256 random bits stored only as a hash, bound to its command, version, action, owner and channel, valid 10 minutes: replayed, used after its command changed, or guessed, it answers 410 and decides nothing; it decides its own command only; guesses meet a gate (4 checked at a time, a miss held 1 s, 429 past 32 waiting); no action is ever offered for a command needing a passkey or several owners; the page sets no cookie and writes no input back.',
+  },
+
   // ---- contracts.md section 21: confinement ----------------------------------------------------------
   'c21.confined': {
     source: 'contracts.md 21 (v4)',

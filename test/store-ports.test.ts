@@ -335,6 +335,30 @@ describe.each([sqlite, postgres])('[c16.store-ports] the store ports on $name', 
     expect(await s.commands.counts()).toEqual({ denied: 3, awaiting_review: 3 });
   });
 
+  it('[c19.actions-attack] actions: stored by hash, found, spent once across two writers, pruned', async () => {
+    const s1 = await fresh();
+    const s2 = await another();
+    const row = (hash: string, expires_at: string) => ({
+      token_hash: hash,
+      command_id: 'c_act',
+      version: 1,
+      action: 'approve' as const,
+      owner: 'owner',
+      channel: 'phone',
+      expires_at,
+    });
+    const live = row('a'.repeat(64), '2999-01-01T00:00:00.000Z');
+    const old = row('b'.repeat(64), '2000-01-01T00:00:00.000Z');
+    await s1.actions.put([live, old]);
+    expect(await s2.actions.find(live.token_hash)).toEqual(live);
+    // Two nodes spend one token at once: exactly one gets the row.
+    const [x, y] = await Promise.all([s1.actions.spend(live.token_hash), s2.actions.spend(live.token_hash)]);
+    expect([x, y].filter((v) => v !== undefined)).toEqual([live]);
+    expect(await s1.actions.find(live.token_hash)).toBeUndefined();
+    expect(await s2.actions.prune('2026-01-01T00:00:00.000Z')).toBe(1);
+    expect(await s1.actions.find(old.token_hash)).toBeUndefined();
+  });
+
   it('grants: put, get, live, recent, and the committed reads', async () => {
     const s = await fresh();
     const g1 = grant(2);

@@ -63,6 +63,7 @@ export function ownerContext(o: {
     version: VERSION,
     passkeys: o.store.passkeys,
     push: o.notifications.push,
+    actions: o.notifications.actions,
     // Contract 17: the terminal's doctor and notify test judge this daemon's environment (diagnose.ts).
     diagnose: diagnose({ config: () => live.current, env: o.env, upstreams, base: url }),
     reload: o.reload,

@@ -3,8 +3,10 @@
  * committed change and send in the background; links point at public_url when there is one (a phone reaches
  * the daemon through it), else at the daemon itself. The VAPID key pair is made at first start and kept; the
  * owners' devices come from the store. Every signed audit checkpoint goes out as a `checkpoint`
- * notification, so a copy of the chain's signed tip lives off this machine.
+ * notification, so a copy of the chain's signed tip lives off this machine. Channels with `actions`
+ * (contract 19) carry one-time Approve and Deny URLs, minted by the desk the owner edge spends them at.
  */
+import { ActionDesk } from '../actions/index.js';
 import type { Logger } from '../base/index.js';
 import { type Config, ownsCommand } from '../config/index.js';
 import type { BrokerApi, StorePorts } from '../core/index.js';
@@ -15,6 +17,8 @@ import { unwritable } from './unwritable.js';
 
 export interface OwnerNotifications {
   readonly push: PushDevices;
+  /** Contract 19 (v4): the one-time Approve and Deny the channels with `actions` carry. */
+  readonly actions: ActionDesk;
   /** Sends an event raised elsewhere (`config`: app/config-loaded.ts) to the channels that asked for it. */
   publish(e: PublishedEvent): void;
   /** A reload's config (contract 17): its channels, and its upstreams' previews for the waiting notice. */
@@ -25,8 +29,10 @@ export interface OwnerNotifications {
 export async function startOwnerNotifications(o: {
   config: Config;
   paths: DataDir;
-  store: Pick<StorePorts, 'push' | 'audits'>;
+  store: Pick<StorePorts, 'push' | 'audits' | 'actions'>;
   broker: BrokerApi;
+  /** Contract 19: whether an owner by this name exists (a channel's `owner` that names nobody offers nothing). */
+  tokens: { ownerCredential(name: string): unknown };
   baseUrl: () => string;
   env: NodeJS.ProcessEnv;
   log: Logger;
@@ -42,8 +48,16 @@ export async function startOwnerNotifications(o: {
     log,
   });
   await push.load();
+  const actions = new ActionDesk({
+    store: store.actions,
+    baseUrl: o.baseUrl,
+    isOwner: (name) => o.tokens.ownerCredential(name) !== undefined,
+    log,
+  });
   const notifier = new Notifier({
     push,
+    actions,
+    pushActions: config.push.actions,
     channels: config.notify,
     kinds: KINDS,
     awaitsPreview: (c) => awaitsPreview(now, c),
@@ -64,14 +78,16 @@ export async function startOwnerNotifications(o: {
   );
   return {
     push,
+    actions,
     publish: (e) => notifier.publish(e),
     reload(next) {
       now = next;
-      notifier.setChannels(next.notify);
+      notifier.setChannels(next.notify, next.push.actions);
     },
     close() {
       offCheckpoints();
       notifier.close();
+      actions.close();
     },
   };
 }

@@ -1,5 +1,5 @@
 /**
- * What a reload may change (contract 17): rules, notification channels, config grants, catalog commands,
+ * What a reload may change (contract 17): rules, notification channels (and their actions, 19), config grants, catalog commands,
  * upstream entries (their previews, tools, approvals, require_passkey) and the `require_passkey` /
  * `approvals` of commands apply to requests from then on. Everything else the daemon took at start — where
  * it listens, its data, its database, its URL, its avatar app, its limits — needs a restart: the config it
@@ -10,7 +10,7 @@ import type { Config } from '../config/index.js';
 import { canonicalJson } from '../core/index.js';
 
 /** The fields a reload applies, in the order the answer names them. */
-const RELOADED = ['rules', 'notify', 'grants', 'commands', 'upstreams', 'require_passkey'] as const;
+const RELOADED = ['rules', 'notify', 'push', 'grants', 'commands', 'upstreams', 'require_passkey'] as const;
 
 /** Fields read once at start: a change is reported, not applied (the names as in config.json or flags). */
 const AT_START: ReadonlyArray<[keyof Config, string]> = [

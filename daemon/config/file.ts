@@ -7,7 +7,7 @@ import { databaseUrlFromEnvSchema } from './database.js';
 import { HTTPS_ORIGIN, intIn, isHttpsOrigin } from './fields.js';
 import { commandApprovals, configGrantSchema } from './grants.js';
 import { nodeNameSchema } from './node.js';
-import { notifySchema } from './notify.js';
+import { notifySchema, pushSchema } from './notify.js';
 import { oauthSchema } from './oauth.js';
 import { passkeyAllowRefusal, requiresPasskey } from './passkey.js';
 import { repeatedRuleId, ruleSchema } from './rules.js';
@@ -78,6 +78,8 @@ export const fileSchema = z
     require_passkey: z.boolean('must be true or false').default(false),
     // Contract 13.1 (v3): notification channels.
     notify: notifySchema,
+    // Contract 19 (v4): whether the owners' Web Push devices get Approve and Deny.
+    push: pushSchema,
     // Contract 16: the variable holding the shared PostgreSQL's URL (else OGF_BROKER_DATABASE_URL, else SQLite).
     database_url_from_env: databaseUrlFromEnvSchema.optional(),
     // Contract 16: this daemon's name among the nodes of one database (default: the host name, node.ts).

@@ -47,6 +47,8 @@ export interface Config {
   require_passkey: boolean;
   /** Contract 13.1 (v3): notification channels, in the config's order. */
   notify: ReadonlyArray<NotifyChannelConfig>;
+  /** Contract 19 (v4): the owners' Web Push devices (the channel `push`) carry Approve and Deny. */
+  push: Readonly<{ actions: boolean }>;
   /** Contract 16: the shared PostgreSQL's URL, or null for the embedded SQLite (never logged: a password). */
   database_url: string | null;
   /** Contract 16: the variable the URL is read from (`database_url_from_env`, else OGF_BROKER_DATABASE_URL). */
@@ -144,6 +146,7 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
     }),
     require_passkey: file.require_passkey,
     notify: Object.freeze(file.notify),
+    push: Object.freeze({ actions: file.push.actions }),
     database_url: databaseUrl(file.database_url_from_env, env),
     database_url_env: file.database_url_from_env ?? DATABASE_ENV,
     node_name: file.node_name ?? defaultNodeName(),

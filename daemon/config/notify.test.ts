@@ -106,7 +106,38 @@ describe('config notify', () => {
       [{ id: 'a', type: 'webhook', url: 'https://x', format: 'json', extra: 1 }],
       'notify[0].extra: unknown key',
     ],
+    [
+      [{ id: 'a', type: 'webhook', url: 'https://x', format: 'ntfy', actions: 'yes' }],
+      'notify[0].actions: must be true or false',
+    ],
+    [
+      [{ id: 'a', type: 'webhook', url: 'https://x', format: 'ntfy', actions: true, owner: 'Alice' }],
+      'notify[0].owner: must be an owner name matching ^[a-z][a-z0-9_-]{0,31}$',
+    ],
   ])('refuses %j naming the field', (notify, message) => {
     expect(() => load(notify)).toThrow(message);
+  });
+
+  it('[c19.actions] loads actions and owner per channel (off, and the first owner, when absent), and push.actions', () => {
+    const c = load([
+      {
+        id: 'phone',
+        type: 'webhook',
+        url: 'https://ntfy.sh/t',
+        format: 'ntfy',
+        actions: true,
+        owner: 'alice',
+      },
+    ]);
+    expect(c.notify[0]).toMatchObject({ actions: true, owner: 'alice' });
+    expect(c.push).toEqual({ actions: false });
+    const dir = mkdtempSync(join(tmpdir(), 'ogf-notify-config-'));
+    const file = join(dir, 'c.json');
+    writeFileSync(file, JSON.stringify({ push: { actions: true } }));
+    expect(loadConfig({ dataDir: dir, config: file }, {}).push).toEqual({ actions: true });
+    writeFileSync(file, JSON.stringify({ push: { actions: 1 } }));
+    expect(() => loadConfig({ dataDir: dir, config: file }, {})).toThrow(
+      'push.actions: must be true or false',
+    );
   });
 });

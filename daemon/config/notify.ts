@@ -7,6 +7,8 @@
 import { z } from 'zod';
 import { ENV_NAME_RE } from './fields.js';
 
+/** An owner's name (contract 9), as `token owner --name` takes it. */
+export const OWNER_NAME_RE = /^[a-z][a-z0-9_-]{0,31}$/;
 /** A channel's id (contract 13.1). */
 export const CHANNEL_ID_RE = /^[a-z][a-z0-9-]{0,31}$/;
 // RFC 7230 token: what an HTTP header name may be.
@@ -50,6 +52,13 @@ const common = {
     .min(1, `must list at least one of ${NOTIFY_EVENTS.join(', ')}`)
     .default(['waiting']),
   include_args: z.boolean('must be true or false').default(false),
+  // Contract 19 (v4): Approve and Deny in this channel's `waiting` messages, decided as `owner`. Absent:
+  // off, and `owner` (channels.ts reads the defaults, so a channel without them loads as before).
+  actions: z.boolean('must be true or false').optional(),
+  owner: z
+    .string('must be an owner name')
+    .regex(OWNER_NAME_RE, 'must be an owner name matching ^[a-z][a-z0-9_-]{0,31}$')
+    .optional(),
 };
 
 const webhookSchema = z
@@ -107,6 +116,15 @@ export const notifySchema = z
       seen.add(c.id);
     });
   });
+
+/**
+ * Contract 19 (v4): the owners' devices (Web Push, contract 13.2) are the built-in channel `push`; with
+ * `"push": {"actions": true}` their `waiting` notifications carry Approve and Deny, each device deciding as
+ * the owner who subscribed it.
+ */
+export const pushSchema = z
+  .strictObject({ actions: z.boolean('must be true or false').default(false) })
+  .default({ actions: false });
 
 export type WebhookChannelConfig = z.infer<typeof webhookSchema>;
 export type EmailChannelConfig = z.infer<typeof emailSchema>;

@@ -43,7 +43,9 @@ export {
   viewJson,
 } from './model/index.js';
 export type {
+  ActionRecord,
   ActionResult,
+  ActionStore,
   Amendment,
   ApproveGrant,
   AuditAction,

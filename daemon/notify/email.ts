@@ -12,7 +12,10 @@ import type { Message } from './message.js';
 export function mailText(m: Message): string {
   const lines = [m.summary, ''];
   if (m.expires !== undefined) lines.push(`Expires: ${m.expires}`);
-  lines.push(`Open: ${m.url}`, '', '-- ogf-broker');
+  lines.push(`Open: ${m.url}`);
+  // Contract 19 (v4): each link opens a page with one button; a mail scanner that follows it decides nothing.
+  if (m.actions !== undefined) lines.push('', `Approve: ${m.actions.approve}`, `Deny: ${m.actions.deny}`);
+  lines.push('', '-- ogf-broker');
   return `${lines.join('\n')}\n`;
 }
 

@@ -2,7 +2,7 @@
  * A message laid out for each webhook format (contract 13.1): `json` posts
  * `{"event","pending_id","client","command","summary","review_expires_at","url"}`; `ntfy` posts the summary
  * as the body with `Title`, `Click`, `Priority` and `Tags` headers; `slack` posts `{"text"}`; `discord` posts
- * `{"content"}`.
+ * `{"content"}`. With actions (contract 19 (v4)): ntfy's `Actions` header, and links in Slack and Discord.
  */
 import type { WebhookFormat } from '../config/index.js';
 import type { Message } from './message.js';
@@ -54,10 +54,29 @@ function expiryLine(m: Message): string {
   return m.expires === undefined ? '' : `\nExpires ${m.expires}`;
 }
 
+/**
+ * Contract 19 (v4): ntfy's `Actions` header — two `http` actions that POST to the one-time URLs when tapped
+ * (the phone's ntfy app sends the request itself) and clear the notification. The URLs are base64url tokens
+ * on an http(s) origin: no comma or semicolon, which the header's short form uses as separators.
+ */
+export function ntfyActions(a: NonNullable<Message['actions']>): string {
+  return `http, Approve, ${a.approve}, method=POST, clear=true; http, Deny, ${a.deny}, method=POST, clear=true`;
+}
+
+/** Contract 19 (v4): the links a text message adds, one a line (each opens a page with one button). */
+function actionLines(m: Message, link: (label: string, url: string) => string): string {
+  const a = m.actions;
+  if (a === undefined) return '';
+  return `\n${link('Approve', a.approve)}\n${link('Deny', a.deny)}`;
+}
+
 export function webhookBody(format: WebhookFormat, m: Message): WebhookBody {
   switch (format) {
     case 'json':
-      return { headers: JSON_TYPE, body: JSON.stringify(m.json) };
+      return {
+        headers: JSON_TYPE,
+        body: JSON.stringify(m.actions === undefined ? m.json : { ...m.json, actions: m.actions }),
+      };
     case 'ntfy':
       return {
         headers: {
@@ -66,6 +85,7 @@ export function webhookBody(format: WebhookFormat, m: Message): WebhookBody {
           Click: m.url,
           Priority: String(m.priority),
           Tags: m.tags.join(','),
+          ...(m.actions === undefined ? {} : { Actions: ntfyActions(m.actions) }),
         },
         body: m.summary,
       };
@@ -73,14 +93,14 @@ export function webhookBody(format: WebhookFormat, m: Message): WebhookBody {
       return {
         headers: JSON_TYPE,
         body: JSON.stringify({
-          text: `*${slackEscape(m.title)}*\n${slackEscape(m.summary)}${expiryLine(m)}\n<${m.url}|Open it in the panel>`,
+          text: `*${slackEscape(m.title)}*\n${slackEscape(m.summary)}${expiryLine(m)}\n<${m.url}|Open it in the panel>${actionLines(m, (l, u) => `<${u}|${l}>`)}`,
         }),
       };
     case 'discord':
       return {
         headers: JSON_TYPE,
         body: JSON.stringify({
-          content: `**${discordEscape(m.title)}**\n${discordEscape(m.summary)}${expiryLine(m)}\n${m.url}`,
+          content: `**${discordEscape(m.title)}**\n${discordEscape(m.summary)}${expiryLine(m)}\n${m.url}${actionLines(m, (l, u) => `${l}: ${u}`)}`,
           // Nothing in a message may ping anyone (@everyone in an argument shown with include_args).
           allowed_mentions: { parse: [] },
         }),

@@ -28,6 +28,11 @@ export interface Message {
   priority: number;
   /** ntfy's Tags header (emoji short codes). */
   tags: string[];
+  /**
+   * Contract 19 (v4): the one-time Approve and Deny URLs of a `waiting` message on a channel with
+   * `actions` (daemon/actions/desk.ts); the only secret a message may carry.
+   */
+  actions?: { approve: string; deny: string };
 }
 
 /** Which change of a command a channel may hear of (contract 13.1 `events`). */

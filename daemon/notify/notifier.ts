@@ -34,8 +34,19 @@ import { WaitingNotices } from './waiting.js';
 
 /** More recipients of `waiting` messages than the configured channels: the owners' push subscriptions. */
 export interface ExtraRecipients {
-  /** One job per recipient for a message built lazily (`build`), each reporting to `done`. */
-  jobs(event: string, build: () => Message): Job[];
+  /**
+   * One job per recipient for a message built lazily (`build`), each reporting to `done`; `withActions`
+   * (contract 19) adds the Approve and Deny of the recipient's owner to its copy.
+   */
+  jobs(event: string, build: () => Message, withActions?: WithActions): Job[];
+}
+
+/** A message with the one-time actions of `owner` on `channel` added (or as it was, when none apply). */
+export type WithActions = (m: Message, owner: string, channel: string) => Promise<Message>;
+
+/** Contract 19 (v4): mints a command's Approve and Deny for one owner and channel (daemon/actions/desk.ts). */
+export interface ActionMinter {
+  mint(c: Command, owner: string, channel: string): Promise<{ approve: string; deny: string } | undefined>;
 }
 
 export interface NotifierOptions {
@@ -52,6 +63,24 @@ export interface NotifierOptions {
   push?: ExtraRecipients;
   /** Whether a preview will be made for a command (contract 12): its waiting message waits for it (≤ 2 s). */
   awaitsPreview?: (c: Command) => boolean;
+  /** Contract 19 (v4): the actions' minter; absent, no message carries actions. */
+  actions?: ActionMinter;
+  /** Contract 19 (v4): the owners' Web Push devices get actions (config `push.actions`). */
+  pushActions?: boolean;
+}
+
+/** A configured channel's status entry: its id, kind and (contract 19) whom it decides as. */
+function statusOf(c: Channel, was?: ChannelStatus): ChannelStatus {
+  const s: ChannelStatus = { ...was, id: c.id, kind: c.kind };
+  if (c.actionsAs === undefined) delete s.decides_as;
+  else s.decides_as = c.actionsAs;
+  return s;
+}
+
+/** The owners' devices (`push`): each decides as its own owner when `push.actions` is on. */
+function pushStatus(s: ChannelStatus, actions: boolean): ChannelStatus {
+  const { decides_as: _, ...rest } = s;
+  return actions ? { ...rest, decides_as: "each device's owner" } : rest;
 }
 
 /** How often notify.json may be rewritten. */
@@ -61,6 +90,7 @@ export class Notifier {
   readonly #o: NotifierOptions;
   readonly #clock: Clock;
   #channels: Channel[];
+  #pushActions: boolean;
   readonly #queue: DeliveryQueue;
   readonly #digest: Digest;
   readonly #waiting: WaitingNotices;
@@ -73,7 +103,8 @@ export class Notifier {
     this.#o = o;
     this.#clock = o.clock ?? systemClock;
     this.#channels = o.channels.map((c) => channelOf(c, o.env));
-    for (const c of this.#channels) this.#status.set(c.id, { id: c.id, kind: c.kind });
+    this.#pushActions = o.pushActions === true;
+    for (const c of this.#channels) this.#status.set(c.id, statusOf(c));
     this.#queue = new DeliveryQueue({ clock: this.#clock, log: o.log });
     this.#digest = new Digest(this.#clock, (held) => this.#sendDigest(held));
     this.#waiting = new WaitingNotices(this.#clock, o.awaitsPreview ?? (() => false), (c) =>
@@ -91,11 +122,14 @@ export class Notifier {
    * keeps its delivery status; what was queued for a removed one is still delivered. Which commands were
    * already told as waiting is kept, so a reload never repeats a `waiting` message.
    */
-  setChannels(configs: readonly NotifyChannelConfig[]): void {
+  setChannels(configs: readonly NotifyChannelConfig[], pushActions = this.#pushActions): void {
+    this.#pushActions = pushActions;
     const channels = configs.map((c) => channelOf(c, this.#o.env));
     const ids = new Set(channels.map((c) => c.id));
     for (const id of [...this.#status.keys()]) if (id !== 'push' && !ids.has(id)) this.#status.delete(id);
-    for (const c of channels) if (!this.#status.has(c.id)) this.#status.set(c.id, { id: c.id, kind: c.kind });
+    for (const c of channels) this.#status.set(c.id, statusOf(c, this.#status.get(c.id)));
+    const push = this.#status.get('push');
+    if (push !== undefined) this.#status.set('push', pushStatus(push, pushActions));
     this.#channels = channels;
     this.#writeStatus();
   }
@@ -131,12 +165,35 @@ export class Notifier {
   #tellWaiting(c: Command): void {
     if (!this.#digest.admit(c.client, c.id)) return;
     const base = this.#o.baseUrl;
+    const withActions = this.#withActions(c);
     for (const ch of this.#channels) {
       if (!ch.events.has('waiting')) continue;
-      this.#push(ch, 'waiting', () => commandMessage('waiting', c, ch.includeArgs, this.#o.kinds, base()));
+      const build = () => commandMessage('waiting', c, ch.includeArgs, this.#o.kinds, base());
+      const as = ch.actionsAs;
+      this.#push(ch, 'waiting', as === undefined ? build : () => withActions(build(), as, ch.id));
     }
     // The push payload follows the same redaction rules: never an argument (contract 13.2).
-    this.#pushAll('waiting', () => commandMessage('waiting', c, false, this.#o.kinds, base()));
+    const build = () => commandMessage('waiting', c, false, this.#o.kinds, base());
+    this.#pushAll('waiting', build, this.#pushActions ? withActions : undefined);
+  }
+
+  /**
+   * Contract 19 (v4): adds a command's Approve and Deny to a message, minted when the message is first
+   * built for sending (a retry sends the same ones). A minter that fails leaves the message without
+   * actions: the owner still hears of the command, and decides in the panel.
+   */
+  #withActions(c: Command): WithActions {
+    return async (m, owner, channel) => {
+      const minter = this.#o.actions;
+      if (minter === undefined) return m;
+      try {
+        const links = await minter.mint(c, owner, channel);
+        return links === undefined ? m : { ...m, actions: { approve: links.approve, deny: links.deny } };
+      } catch (e) {
+        this.#o.log.log('error', 'actions_not_minted', { channel, error: (e as Error).message });
+        return m;
+      }
+    };
   }
 
   /**
@@ -157,9 +214,10 @@ export class Notifier {
   }
 
   /** Every owner's devices (Web Push), recorded in the status as the channel `push`. */
-  #pushAll(event: string, build: () => Message): void {
-    for (const job of this.#o.push?.jobs(event, build) ?? []) {
-      if (!this.#status.has('push')) this.#status.set('push', { id: 'push', kind: 'web push' });
+  #pushAll(event: string, build: () => Message, withActions?: WithActions): void {
+    for (const job of this.#o.push?.jobs(event, build, withActions) ?? []) {
+      if (!this.#status.has('push'))
+        this.#status.set('push', pushStatus({ id: 'push', kind: 'web push' }, this.#pushActions));
       this.#queue.push({
         ...job,
         done: (a) => {
@@ -170,11 +228,17 @@ export class Notifier {
     }
   }
 
-  #push(ch: Channel, event: NotifyEventName | 'digest', build: () => Message): void {
+  #push(ch: Channel, event: NotifyEventName | 'digest', build: () => Message | Promise<Message>): void {
+    // Built once, at the first attempt: a retry sends the same message (and the same actions).
+    let made: Promise<Message> | undefined;
+    const message = () => {
+      made ??= Promise.resolve().then(build);
+      return made;
+    };
     this.#queue.push({
       channel: ch.id,
       event,
-      send: (signal) => ch.send(build(), signal),
+      send: async (signal) => ch.send(await message(), signal),
       done: (a) => this.#record(ch.id, a),
     });
   }

@@ -13,7 +13,7 @@ import type { Logger } from '../base/index.js';
 import type { AuditAction, PushStore, PushSubscriptionRecord } from '../core/index.js';
 import { ATTEMPT_TIMEOUT_MS, type Attempt, errorCode } from './attempt.js';
 import type { Message } from './message.js';
-import type { ExtraRecipients } from './notifier.js';
+import type { ExtraRecipients, WithActions } from './notifier.js';
 import type { Job } from './queue.js';
 import type { VapidKeys } from './vapid.js';
 
@@ -40,6 +40,11 @@ export interface PushOptions {
 }
 
 const DAY_S = 86_400;
+
+/** An action's path (`/act/<token>`): the worker resolves it on the origin the device subscribed on. */
+function actionPath(url: string): string {
+  return new URL(url).pathname;
+}
 
 export class PushDevices implements ExtraRecipients {
   readonly #o: PushOptions;
@@ -111,18 +116,29 @@ export class PushDevices implements ExtraRecipients {
     };
   }
 
-  /** One job per device (every owner's), each sending the message built when its turn comes. */
-  jobs(event: string, build: () => Message): Job[] {
+  /**
+   * One job per device (every owner's), each sending the message built when its turn comes; with
+   * `withActions` (contract 19), each device's copy carries Approve and Deny of the owner who subscribed it,
+   * minted once for that device.
+   */
+  jobs(event: string, build: () => Message, withActions?: WithActions): Job[] {
     let message: Message | undefined;
     const once = () => {
       message ??= build();
       return message;
     };
-    return [...this.#subs.values()].map((sub) => ({
-      channel: 'push',
-      event,
-      send: (signal) => this.#send(sub, once(), signal),
-    }));
+    return [...this.#subs.values()].map((sub) => {
+      let mine: Promise<Message> | undefined;
+      const copy = () => {
+        mine ??= withActions!(once(), sub.owner, 'push');
+        return mine;
+      };
+      return {
+        channel: 'push',
+        event,
+        send: async (signal) => this.#send(sub, withActions === undefined ? once() : await copy(), signal),
+      };
+    });
   }
 
   async #send(sub: PushSubscriptionRecord, m: Message, signal: AbortSignal): Promise<Attempt> {
@@ -132,6 +148,10 @@ export class PushDevices implements ExtraRecipients {
       body: m.summary,
       url: m.pendingId === undefined ? '/' : `/#${encodeURIComponent(m.pendingId)}`,
       tag: m.pendingId ?? `ogf-${m.event}`,
+      // Contract 19 (v4): the service worker POSTs the chosen one on its own origin (owner-ui/service-worker).
+      ...(m.actions === undefined
+        ? {}
+        : { actions: { approve: actionPath(m.actions.approve), deny: actionPath(m.actions.deny) } }),
     });
     const left = m.expires === undefined ? 3600 : Math.floor((Date.parse(m.expires) - this.#now()) / 1000);
     let details: ReturnType<typeof webpush.generateRequestDetails>;

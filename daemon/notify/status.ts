@@ -10,6 +10,8 @@ export interface ChannelStatus {
   id: string;
   /** `webhook/ntfy`, `email`, `push`. */
   kind: string;
+  /** Contract 19 (v4): whom its actions decide as (an owner, or `each device's owner`); absent: it cannot decide. */
+  decides_as?: string;
   last_success?: string;
   last_failure?: { at: string; status?: number; error?: string };
 }
@@ -25,12 +27,16 @@ export function readNotifyStatus(path: string): { pid: number; channels: Channel
   return { pid: data.pid, channels: data.channels as ChannelStatus[] };
 }
 
-/** One `status` line: `phone (webhook/ntfy): last success 2026-…, last failure never`. */
+/**
+ * One `status` line: `phone (webhook/ntfy): last success 2026-…, last failure never`; a channel with actions
+ * (contract 19) says so: `phone (webhook/ntfy, can decide as owner): …`.
+ */
 export function describeChannel(c: ChannelStatus): string {
   const f = c.last_failure;
   const why =
     f === undefined
       ? ''
       : ` (${[f.status === undefined ? undefined : `status ${f.status}`, f.error].filter(Boolean).join(', ')})`;
-  return `${c.id} (${c.kind}): last success ${c.last_success ?? 'never'}, last failure ${f === undefined ? 'never' : `${f.at}${why}`}`;
+  const decides = c.decides_as === undefined ? '' : `, can decide as ${c.decides_as}`;
+  return `${c.id} (${c.kind}${decides}): last success ${c.last_success ?? 'never'}, last failure ${f === undefined ? 'never' : `${f.at}${why}`}`;
 }

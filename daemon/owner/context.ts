@@ -5,6 +5,7 @@
  * a global instead.
  */
 import type { DiagnosisCheck, NotifyTestMessage } from '../../common/owner-messages.js';
+import type { ActionDesk } from '../actions/index.js';
 import type { KindPolicies, PasskeyStore } from '../core/index.js';
 import type { EdgeContext } from '../http/index.js';
 import type { OAuthServer } from '../oauth/index.js';
@@ -27,6 +28,8 @@ export interface OwnerContext extends EdgeContext {
   push?: OwnerPush;
   /** Contract 17: what `doctor` and `notify test` ask the running daemon (app/diagnose.ts); absent: NotFound. */
   diagnose?: Diagnose;
+  /** Contract 19 (v4): a notification's one-time actions (`/act/<token>`); absent: every /act/ is 404. */
+  actions?: ActionDesk;
   /** Contract 17: `ogf-broker reload` — the config read again (app/reload.ts); absent: NotFound. */
   reload?: () => Promise<ReloadOutcome>;
 }

@@ -13,6 +13,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Edge } from '../http/index.js';
 import { type OwnerDoor, oauthOffRoute, oauthOwnerRoutes } from '../oauth/index.js';
 import type { OwnerCredential } from '../tokens/index.js';
+import { actRoute } from './act-routes.js';
 import type { OwnerContext } from './context.js';
 import { OwnerHub, type OwnerHubOptions } from './hub.js';
 import { json, loginRoutes, PANEL_KEY_HEADER } from './login.js';
@@ -133,6 +134,7 @@ export function createOwnerEdge(ctx: OwnerContext, opts: OwnerEdgeOptions = {}, 
         : oauthOffRoute(ownerDoor(ctx, sessions)),
       ...passkeyLoginRoutes({ ctx, sessions, throttle }, passkeys),
       pushKeyRoute(ctx),
+      actRoute(ctx),
       serveAsset,
     ],
     upgrades: [hub.upgrade],

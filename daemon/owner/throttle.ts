@@ -67,7 +67,7 @@ export class LoginThrottle {
    * Runs one login attempt: `check` (the token comparison) is called once the attempt holds a slot and
    * returns whether the token is right. `gone` aborts when the client hung up.
    */
-  async attempt(check: () => boolean, gone?: AbortSignal): Promise<AttemptOutcome> {
+  async attempt(check: () => boolean | Promise<boolean>, gone?: AbortSignal): Promise<AttemptOutcome> {
     if (gone?.aborted) return 'gone';
     if (this.#active < this.#slots && this.#waiting.length === 0) this.#active++;
     else {
@@ -77,7 +77,7 @@ export class LoginThrottle {
     // This attempt holds a slot now; every path below gives it back exactly once.
     try {
       if (gone?.aborted) return 'gone';
-      if (check()) return 'accepted';
+      if (await check()) return 'accepted';
       await this.#sleep(this.#holdMs);
       return 'refused';
     } finally {

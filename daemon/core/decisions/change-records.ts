@@ -32,6 +32,9 @@ export function auditOf(
   if (event?.type === 'reconcile') detail.outcome = event.outcome;
   // Contract 13.3/14: the verified assertion, whole, so `audit verify` can check it without the daemon.
   if (event?.type === 'approve' && event.passkey !== undefined) detail.passkey = event.passkey;
+  // Contract 19 (v4): decided through a notification's one-time action: which channel carried it.
+  if ((event?.type === 'approve' || event?.type === 'deny') && event.via !== undefined)
+    detail.via = event.via;
   if (event?.type === 'prune' && c.pruned !== undefined) {
     detail.pruned = c.pruned.fields;
     // The arguments as they read from now on (a pruned one is its marker): the digest the history check

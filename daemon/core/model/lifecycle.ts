@@ -168,9 +168,10 @@ export interface Command extends KindFields {
 
 export type Event =
   /** `passkey`: the verified assertion kept with the approval in its audit entry (contract 13.3). */
-  | { type: 'approve'; at: string; by: string; passkey?: Record<string, unknown> }
+  /** `via`: the notification channel whose one-time action decided it (contract 19 (v4)). */
+  | { type: 'approve'; at: string; by: string; passkey?: Record<string, unknown>; via?: string }
   /** `policy`: a rule of the owner's config denied it at submit (contract 11: PolicyDenied). */
-  | { type: 'deny'; at: string; by: string; note?: string; policy?: true }
+  | { type: 'deny'; at: string; by: string; note?: string; policy?: true; via?: string }
   | { type: 'expire'; at: string }
   | { type: 'cancel'; at: string; by: string }
   /** Durable mark before spawn (rule 3). */

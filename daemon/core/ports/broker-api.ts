@@ -102,7 +102,8 @@ export interface BrokerApi {
    * Owner approval; `AlreadyDecided` is checked before `VersionConflict` (contract 5). With `grant`, the
    * approval and a new grant for the command's `command` and `client` commit together (contract 5 v2, 8).
    * A passkey-required command (contract 13.3) needs `passkey` verified, else `PasskeyRequired`, checked
-   * after the contract 5/9 checks; a verified one is kept in the approval's audit entry.
+   * after the contract 5/9 checks; a verified one is kept in the approval's audit entry. `via` (contract 19):
+   * the notification channel whose one-time action decides, kept in the decision's audit entry.
    */
   approve(
     id: string,
@@ -110,8 +111,9 @@ export interface BrokerApi {
     by: string,
     grant?: ApproveGrant,
     passkey?: PasskeyEvidence,
+    via?: string,
   ): Promise<ActionResult>;
-  deny(id: string, version: number, by: string, note?: string): Promise<ActionResult>;
+  deny(id: string, version: number, by: string, note?: string, via?: string): Promise<ActionResult>;
   /** Caller cancel while awaiting review; otherwise returns the command unchanged (ok). */
   cancel(id: string, by: string): Promise<ActionResult>;
   reconcile(

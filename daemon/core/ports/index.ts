@@ -4,6 +4,7 @@
  * (broker-api.ts). Interfaces only, so the stores, the kinds and the edges depend on these and not on how
  * the broker is built.
  */
+export type { ActionRecord, ActionStore } from './actions.js';
 export type {
   ActionResult,
   Amendment,

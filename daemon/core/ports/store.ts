@@ -6,6 +6,7 @@
  * Writes made inside `transaction(fn)` are that transaction's: the group commit (group-commit.ts) issues a batch's
  * writes in queue order, all within one turn, and awaits them; they commit together or not at all.
  */
+
 import type {
   Actor,
   AuditAction,
@@ -16,6 +17,7 @@ import type {
   Grant,
   State,
 } from '../model/index.js';
+import type { ActionStore } from './actions.js';
 
 export type { AuditAction, AuditEntry } from '../model/index.js';
 
@@ -376,6 +378,8 @@ export interface StorePorts extends ChangeFeed {
   readonly passkeys: PasskeyStore;
   /** Contract 13.2 (v3): Web Push subscriptions. */
   readonly push: PushStore;
+  /** Contract 19 (v4): a notification's one-time actions. */
+  readonly actions: ActionStore;
   readonly committedReads: CommittedReads;
   /**
    * Runs `fn` as one transaction: every port write it issues commits together, or the result throws /

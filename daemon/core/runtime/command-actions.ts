@@ -48,9 +48,11 @@ export class CommandActions implements Pick<BrokerApi, CommandActionName> {
     by: string,
     grant?: ApproveGrant,
     passkey?: PasskeyEvidence,
+    via?: string,
   ): Promise<ActionResult> {
     const event: Event = { type: 'approve', at: this.#now(), by };
     if (passkey?.ok === true) event.passkey = passkey.kept;
+    if (via !== undefined) event.via = via;
     const refused = passkeyRefusal(this.#deps.current(id), passkey);
     // Contract 9: an approval short of the quorum is recorded and the command keeps waiting; the one that
     // makes it `approved` launches it (the broker's apply). With a grant, both commit together
@@ -60,9 +62,10 @@ export class CommandActions implements Pick<BrokerApi, CommandActionName> {
     return this.#deps.grantActions.approveWithGrant(this.#deps.current(id), id, grant, by, decide);
   }
 
-  deny(id: string, version: number, by: string, note?: string): Promise<ActionResult> {
+  deny(id: string, version: number, by: string, note?: string, via?: string): Promise<ActionResult> {
     const event: Event = { type: 'deny', at: this.#now(), by };
     if (note !== undefined) event.note = note;
+    if (via !== undefined) event.via = via;
     return this.#decide(id, version, event, by);
   }
 

@@ -306,6 +306,17 @@ export const MIGRATIONS: readonly string[] = [
   `UPDATE commands SET body = ((body::jsonb #- '{preview,diff}') #- '{preview,text}')::text
      WHERE state IN ${inList(FINAL_STATES)}
        AND (body::jsonb -> 'preview') ?| array['diff', 'text'];`,
+  // Contract 19 (v4): a notification's one-time actions (store/sqlite/schema.ts says why each column).
+  `CREATE TABLE IF NOT EXISTS actions (
+     token_hash text PRIMARY KEY,
+     command_id text NOT NULL,
+     version integer NOT NULL,
+     action text NOT NULL,
+     owner text NOT NULL,
+     channel text NOT NULL,
+     expires_at text NOT NULL
+   );
+   CREATE INDEX IF NOT EXISTS actions_expires ON actions(expires_at);`,
 ];
 
 /** How many migrations this build knows (the newest schema version). */

@@ -15,6 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type {
+  ActionStore,
   Actor,
   AuditSigner,
   AuditStore,
@@ -30,6 +31,7 @@ import type {
   TokenHashStore,
 } from '../../core/index.js';
 import { passkeysForgotten } from '../rules/index.js';
+import { pgActions } from './actions.js';
 import { pgAudit } from './audit.js';
 import { chainOlder } from './chain.js';
 import { pgCommands } from './commands.js';
@@ -101,6 +103,7 @@ export class PostgresStore implements StorePorts {
   readonly oauth: OAuthStore;
   readonly passkeys: PasskeyStore;
   readonly push: PushStore;
+  readonly actions: ActionStore;
   readonly #oauth: ReturnType<typeof pgOAuth>;
   readonly #passkeys: ReturnType<typeof pgPasskeys>;
   readonly #checkpointListeners = new Set<(checkpoint: Checkpoint) => void>();
@@ -174,6 +177,7 @@ export class PostgresStore implements StorePorts {
     this.#passkeys = pgPasskeys(this.#tx);
     this.passkeys = this.#passkeys;
     this.push = pgPush(this.#tx);
+    this.actions = pgActions(this.#tx);
     this.ownerTokens = pgTokens(this.#tx, apply, 'owners');
     this.clientTokens = pgTokens(this.#tx, apply, 'mcp_clients');
   }

@@ -203,6 +203,19 @@ export const MIGRATIONS: readonly string[] = [
   `UPDATE commands SET body = json_remove(body, '$.preview.diff', '$.preview.text')
      WHERE state IN ${inList(FINAL_STATES)}
        AND (json_extract(body, '$.preview.diff') IS NOT NULL OR json_extract(body, '$.preview.text') IS NOT NULL);`,
+  // Contract 19 (v4): a notification's one-time actions, by the SHA-256 of their token (never the token),
+  // bound to a command's version, an action, an owner and a channel; spent rows are deleted, expired ones
+  // pruned (daemon/actions/desk.ts).
+  `CREATE TABLE IF NOT EXISTS actions (
+     token_hash TEXT PRIMARY KEY,
+     command_id TEXT NOT NULL,
+     version INTEGER NOT NULL,
+     action TEXT NOT NULL,
+     owner TEXT NOT NULL,
+     channel TEXT NOT NULL,
+     expires_at TEXT NOT NULL
+   );
+   CREATE INDEX IF NOT EXISTS actions_expires ON actions(expires_at);`,
 ];
 
 /**

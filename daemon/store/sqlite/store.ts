@@ -9,6 +9,7 @@
  * audit entry commit together or not at all.
  */
 import type {
+  ActionStore,
   Actor,
   AuditEntry,
   AuditSigner,
@@ -34,6 +35,7 @@ import type {
   TokenHashStore,
 } from '../../core/index.js';
 import { AUDIT_PAGE, passkeysForgotten } from '../rules/index.js';
+import { SqliteActions } from './actions.js';
 import { SqliteAudit } from './audit.js';
 import { SqliteCommands } from './commands.js';
 import { SqliteGrants } from './grants.js';
@@ -84,6 +86,7 @@ export class Store implements StorePorts {
   readonly oauth: OAuthStore;
   readonly passkeys: PasskeyStore;
   readonly push: PushStore;
+  readonly actions: ActionStore;
   readonly committedReads: CommittedReads;
 
   /**
@@ -132,6 +135,13 @@ export class Store implements StorePorts {
       put: (sub, audit) => run(() => push.put(sub, audit)),
       remove: (endpoint, audit) => run(() => push.remove(endpoint, audit)),
       all: () => run(() => push.all()),
+    };
+    const actions = new SqliteActions(db);
+    this.actions = {
+      put: (rows) => run(() => actions.put(rows)),
+      find: (hash) => run(() => actions.find(hash)),
+      spend: (hash) => run(() => actions.spend(hash)),
+      prune: (now) => run(() => actions.prune(now)),
     };
   }
 

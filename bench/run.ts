@@ -29,6 +29,7 @@ import {
   startDaemon,
 } from './lib/procs.js';
 import { formatTable, type Row } from './lib/stats.js';
+import { actionUrl } from './rows/actions.js';
 import { auditChain } from './rows/audit.js';
 import { chainBuilds } from './rows/chain-builds.js';
 import { confinement } from './rows/confinement.js';
@@ -60,7 +61,7 @@ const { values } = parseArgs({
 });
 const quick = values.quick ?? false;
 const only = new Set(
-  (values.only ?? '1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19').split(',').map((s) => s.trim()),
+  (values.only ?? '1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20').split(',').map((s) => s.trim()),
 );
 const started = performance.now();
 const deadline = started + Number(values['budget-s']) * 1000;
@@ -211,6 +212,7 @@ async function main(): Promise<void> {
     await measure('19', 'confinement: confined vs unconfined upstream and catalog command', () =>
       confinement(quick),
     );
+    await measure('20', 'a decision through an action URL vs over the owner socket', () => actionUrl(quick));
     await postgresRows();
     // Last: growth takes the time the other rows leave.
     const budget = Math.max(30_000, deadline - performance.now() - 20_000);

@@ -1,9 +1,9 @@
 /**
  * The door of a notification's one-time actions (contract 19 (v4)): `GET /act/<token>` shows the page with
  * the command and one button (nothing spent); `POST /act/<token>` — that button, ntfy's `http` action or the
- * service worker — spends the token and decides as the token's owner through the broker's own `approve` /
+ * service worker — decides as the token's owner through the broker's own `approve` /
  * `deny`, the path an owner socket takes, so every rule of contracts 5, 9 and 13.3 holds (AlreadyDecided,
- * VersionConflict, PasskeyRequired), with `via: <channel>` in the decision's audit entry.
+ * VersionConflict, PasskeyRequired), with `via: <channel>` in the decision's audit entry, then spends it.
  *
  * The token is the whole authority: no cookie is read or set, so a POST from another origin in the owner's
  * browser (CSRF) can do only what its sender could do by POSTing the token itself — it must already hold
@@ -14,8 +14,8 @@
  *
  * ```
  *  /act/<t> ─▶ GET|HEAD|POST? ─no─▶ 405
- *     └ gate (4 at a time; full ─▶ 429) ─▶ look (GET) | spend (POST) ─▶ row, unexpired, same version,
- *         still offered, owner exists? ─no─▶ (1 s) 410 ─── yes ─▶ GET: page │ POST: broker.approve/deny ─▶ 200 | 410
+ *     └ gate (4 at a time; full ─▶ 429) ─▶ look ─▶ row, unexpired, same version, still offered, owner
+ *         exists? ─no─▶ (1 s) 410 ─── yes ─▶ GET: page │ POST: broker.approve/deny, then spend ─▶ 200 | 410
  * ```
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -69,7 +69,7 @@ async function act(
   let found: Found | undefined;
   let why = GONE;
   const outcome = await gate.attempt(async () => {
-    const row = a.spend ? await desk.spend(a.token) : await desk.look(a.token);
+    const row = await desk.look(a.token);
     if (row === undefined) return false;
     const command = ctx.broker.get(row.command_id);
     const no = command === undefined ? 'it is gone' : stale(command, row);
@@ -102,6 +102,13 @@ async function act(
     row.action === 'approve'
       ? await ctx.broker.approve(command.id, row.version, row.owner, undefined, undefined, row.channel)
       : await ctx.broker.deny(command.id, row.version, row.owner, undefined, row.channel);
+  // Spent after the decision, not before it: a decision moves the command past the token's version, so
+  // from its commit on the token (and its twin) is stale whatever the table holds, and two requests
+  // carrying it race in the broker, which lets one decide (VersionConflict for the other, on any node).
+  // Deleting first cost a durable commit of its own on every tap (issue 38's bench row 20: 2.4× the socket).
+  await desk.spend(a.token).catch((e: unknown) =>
+    ctx.log.log('warn', 'action_spend_failed', { error: (e as Error).message }),
+  );
   ctx.log.log('info', 'action_used', {
     id: command.id,
     action: row.action,

@@ -67,6 +67,8 @@ export type {
   OAuthRegisteredClient,
   OAuthStore,
   OAuthTokenRecord,
+  OwnerRule,
+  OwnerRuleStore,
   PasskeyEvidence,
   PasskeyStore,
   PendingCaps,

@@ -281,6 +281,10 @@ const handlers: Handlers = {
   doctor: () => {},
   notify_test: () => {},
   reload: () => {},
+  rules: () => {},
+  rule_add: () => {},
+  rule_update: () => {},
+  rule_remove: () => {},
 };
 
 function onMessage(m: ServerMessage): void {

@@ -41,6 +41,8 @@ export type {
   OAuthRegisteredClient,
   OAuthStore,
   OAuthTokenRecord,
+  OwnerRule,
+  OwnerRuleStore,
   PasskeyStore,
   PendingCaps,
   PushStore,

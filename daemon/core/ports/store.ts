@@ -334,10 +334,45 @@ export interface PushStore {
   all(): Promise<PushSubscriptionRecord[]>;
 }
 
+/**
+ * Contract 18 (v4): a rule an owner made (the panel's "Always", its Rules area, `ogf-broker rule add`), stored
+ * so every node of a shared database evaluates it, after the config's rules, in the owners' order.
+ */
+export interface OwnerRule {
+  id: string;
+  when: string;
+  decision: 'allow' | 'deny' | 'ask';
+  note?: string;
+  approvals?: number;
+  enabled: boolean;
+  created_by: string;
+  created_at: string;
+}
+
+/** The owners' rules (contract 18), each change with its audit entry, atomically. */
+export interface OwnerRuleStore {
+  /** Every owner's rule, in the owners' order. */
+  all(): Promise<OwnerRule[]>;
+  /**
+   * Adds a rule before the one at `position` (0: first of the owners' rules; absent or past the end: last);
+   * false (nothing written) when its id is taken.
+   */
+  add(rule: OwnerRule, position: number | undefined, audit: AuditEntry): Promise<boolean>;
+  /** Replaces the rule with its id, keeping its place; false (nothing written) when there is none. */
+  update(rule: OwnerRule, audit: AuditEntry): Promise<boolean>;
+  /** Removes a rule; false (nothing written) when there is none. */
+  remove(id: string, audit: AuditEntry): Promise<boolean>;
+  /**
+   * How many requests each rule (the config's or an owner's) decided, by rule id: the audit entries it
+   * approved or denied a request with (actor `rule:<id>`), counted on every node's record.
+   */
+  decided(): Promise<Record<string, number>>;
+}
+
 /** What another writer committed (today: another process, such as `ogf-broker token`). */
 export interface StoreChange {
   /** SQLite tells only that something changed; a finer feed (LISTEN/NOTIFY) may name the table. */
-  table?: 'owners' | 'mcp_clients' | 'commands' | 'grants';
+  table?: 'owners' | 'mcp_clients' | 'commands' | 'grants' | 'owner_rules';
   /** Contract 16: the commands another writer changed, as read back after its commit (the broker hears them). */
   commands?: Command[];
   /** Contract 16: the grants another writer changed, as read back. */
@@ -376,6 +411,8 @@ export interface StorePorts extends ChangeFeed {
   readonly passkeys: PasskeyStore;
   /** Contract 13.2 (v3): Web Push subscriptions. */
   readonly push: PushStore;
+  /** Contract 18 (v4): the owners' rules. */
+  readonly ownerRules: OwnerRuleStore;
   readonly committedReads: CommittedReads;
   /**
    * Runs `fn` as one transaction: every port write it issues commits together, or the result throws /

@@ -23,6 +23,7 @@ import type {
   CommandStore,
   GrantStore,
   OAuthStore,
+  OwnerRuleStore,
   PasskeyStore,
   PushStore,
   StoreChange,
@@ -40,6 +41,7 @@ import { loadMirror } from './load.js';
 import { MIRROR_WINDOW, Mirror } from './mirror.js';
 import { adoptUnowned, type LiveNode, liveNodes, type NodeRecord } from './nodes.js';
 import { pgOAuth } from './oauth.js';
+import { pgOwnerRules } from './owner-rules.js';
 import { pgPasskeys } from './passkeys.js';
 import { pgPush } from './push.js';
 import { readBack } from './readback.js';
@@ -73,7 +75,7 @@ export interface PostgresOptions {
   signer?: AuditSigner;
 }
 
-const TABLES = new Set(['commands', 'grants', 'owners', 'mcp_clients']);
+const TABLES = new Set(['commands', 'grants', 'owners', 'mcp_clients', 'owner_rules']);
 
 export class PostgresStore implements StorePorts {
   readonly #pool: pg.Pool;
@@ -101,6 +103,7 @@ export class PostgresStore implements StorePorts {
   readonly oauth: OAuthStore;
   readonly passkeys: PasskeyStore;
   readonly push: PushStore;
+  readonly ownerRules: OwnerRuleStore;
   readonly #oauth: ReturnType<typeof pgOAuth>;
   readonly #passkeys: ReturnType<typeof pgPasskeys>;
   readonly #checkpointListeners = new Set<(checkpoint: Checkpoint) => void>();
@@ -174,6 +177,7 @@ export class PostgresStore implements StorePorts {
     this.#passkeys = pgPasskeys(this.#tx);
     this.passkeys = this.#passkeys;
     this.push = pgPush(this.#tx);
+    this.ownerRules = pgOwnerRules(this.#tx);
     this.ownerTokens = pgTokens(this.#tx, apply, 'owners');
     this.clientTokens = pgTokens(this.#tx, apply, 'mcp_clients');
   }

@@ -23,6 +23,7 @@ import type {
   GrantStore,
   HistorySearch,
   OAuthStore,
+  OwnerRuleStore,
   PasskeyStore,
   PushStore,
   RetentionRow,
@@ -38,6 +39,7 @@ import { SqliteAudit } from './audit.js';
 import { SqliteCommands } from './commands.js';
 import { SqliteGrants } from './grants.js';
 import { SqliteOAuth } from './oauth.js';
+import { SqliteOwnerRules } from './owner-rules.js';
 import { SqlitePasskeys } from './passkeys.js';
 import {
   auditPort,
@@ -84,6 +86,7 @@ export class Store implements StorePorts {
   readonly oauth: OAuthStore;
   readonly passkeys: PasskeyStore;
   readonly push: PushStore;
+  readonly ownerRules: OwnerRuleStore;
   readonly committedReads: CommittedReads;
 
   /**
@@ -132,6 +135,14 @@ export class Store implements StorePorts {
       put: (sub, audit) => run(() => push.put(sub, audit)),
       remove: (endpoint, audit) => run(() => push.remove(endpoint, audit)),
       all: () => run(() => push.all()),
+    };
+    const rules = new SqliteOwnerRules(db, this.#audit);
+    this.ownerRules = {
+      all: () => run(() => rules.all()),
+      add: (rule, position, audit) => run(() => rules.add(rule, position, audit)),
+      update: (rule, audit) => run(() => rules.update(rule, audit)),
+      remove: (id, audit) => run(() => rules.remove(id, audit)),
+      decided: () => run(() => rules.decided()),
     };
   }
 

@@ -17,6 +17,7 @@ export type {
 } from './broker-api.js';
 export type { BrokerDeps, FaultPoint, Faults } from './broker-setup.js';
 export type { ExecutionIo, ExecutionReport, Executor } from './executor.js';
+export type { OwnerRule, OwnerRuleStore } from './owner-rule-store.js';
 export {
   type CompiledWhen,
   noRules,
@@ -41,8 +42,6 @@ export type {
   OAuthRegisteredClient,
   OAuthStore,
   OAuthTokenRecord,
-  OwnerRule,
-  OwnerRuleStore,
   PasskeyStore,
   PendingCaps,
   PushStore,

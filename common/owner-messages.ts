@@ -121,6 +121,45 @@ export interface PolicyTestMessage {
   sample: string[];
 }
 
+/**
+ * Contract 18 (v4): a rule as the Rules area and `ogf-broker rule list` show it — the config's (read-only)
+ * or an owner's (with its author and time) — and how many requests it decided (approved or denied at
+ * submit, on every node).
+ */
+export interface RuleInfo {
+  id: string;
+  source: 'config' | 'owner';
+  when: string;
+  decision: 'allow' | 'deny' | 'ask';
+  note?: string;
+  approvals?: number;
+  enabled: boolean;
+  created_by?: string;
+  created_at?: string;
+  decided: number;
+}
+
+/** Contract 18: `rules` → every rule, the config's first, then the owners' in their order. */
+export interface RulesMessage {
+  type: 'rules';
+  req_id: string;
+  rules: RuleInfo[];
+}
+
+/** Contract 18: the rule an owner's `rule_add` or `rule_update` made (as `rules` lists it). */
+export interface RuleChangedMessage {
+  type: 'rule_add' | 'rule_update';
+  req_id: string;
+  rule: RuleInfo;
+}
+
+/** Contract 18: `rule_remove` → the id of the rule removed. */
+export interface RuleRemovedMessage {
+  type: 'rule_remove';
+  req_id: string;
+  id: string;
+}
+
 /** One audit entry as the daemon chains it (contract 14; core/model/audit-chain.ts ChainEntry). */
 export interface AuditEntryView {
   seq: number;
@@ -246,5 +285,8 @@ export type ServerMessage =
   | ApproveChallengeMessage
   | DoctorMessage
   | NotifyTestMessage
-  | ReloadMessage;
+  | ReloadMessage
+  | RulesMessage
+  | RuleChangedMessage
+  | RuleRemovedMessage;
 export type { Grant, View };

@@ -40,6 +40,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./commands/owner-actions.js')).runOwnerCommand(sub, rest);
     case 'grant':
       return (await import('./commands/grant.js')).runGrantCommand(rest);
+    case 'rule':
+      return (await import('./commands/rule.js')).runRuleCommand(rest);
     case 'token':
       return (await import('./commands/token.js')).runToken(rest);
     case 'policy':
@@ -64,7 +66,7 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./commands/service.js')).runService(rest);
     default:
       throw new UsageError(
-        `command must be one of start, mcp-stdio, status, list, approve, deny, reconcile, grant, policy, token, audit, notify, doctor, reload, init, backup, restore, service; got ${sub === undefined ? 'nothing' : JSON.stringify(sub)}`,
+        `command must be one of start, mcp-stdio, status, list, approve, deny, reconcile, grant, rule, policy, token, audit, notify, doctor, reload, init, backup, restore, service; got ${sub === undefined ? 'nothing' : JSON.stringify(sub)}`,
       );
   }
 }

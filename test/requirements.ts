@@ -908,6 +908,43 @@ export const REQUIREMENTS = {
       'A config that does not load changes nothing: the daemon keeps the old one and logs the error; `ogf-broker reload` prints it (`ogf-broker: reload: …`) and exits 2.',
   },
 
+  // ---- contracts.md section 18: rules the owners make in the panel ----------------------------------
+  'c18.owner-rules': {
+    source: 'contracts.md 18 (v4)',
+    statement:
+      'Owners’ rules are stored in the database and evaluated after the config’s rules, in the owners’ order; the first true decides with section 11’s meaning (deny: PolicyDenied with the note; allow: approved at submit; ask: waits); a disabled rule decides nothing; a restart keeps them.',
+  },
+  'c18.allow-never-covers': {
+    source: 'contracts.md 18 (v4), 11, 13.3',
+    statement:
+      'An owner’s allow rule that covers a require_passkey command, a command needing several owners or ogf.cue is kept and counts as ask for it: the request waits for the owners.',
+  },
+  'c18.frames': {
+    source: 'contracts.md 18 (v4)',
+    statement:
+      'The rules, rule_add, rule_update and rule_remove frames answer with their own type and req_id: rules lists config rules (read-only) then owners’ rules with author, time, enabled and how many requests each decided; a rule that does not compile is a BadMessage naming what is wrong; a config rule’s id in update or remove is NotFound.',
+  },
+  'c18.audited': {
+    source: 'contracts.md 18 (v4), 14',
+    statement:
+      'Every change of an owner’s rule is an audit entry (rule_added, rule_updated, rule_removed) naming the owner and the rule, in the chain, and a `config` notification event.',
+  },
+  'c18.cli': {
+    source: 'contracts.md 18 (v4)',
+    statement:
+      'ogf-broker rule list prints one line per rule (id, source, decision, enabled, expression); rule add --when --decision [--note] [--id], rule remove ID and rule disable ID change the owners’ rules through the running daemon; a bad expression exits 2 naming it.',
+  },
+  'c18.fleet': {
+    source: 'contracts.md 18 (v4), 16',
+    statement:
+      'On a shared PostgreSQL database a rule an owner adds, disables or removes on one node decides (or stops deciding) that node’s and every other node’s requests, and every node counts the same decisions.',
+  },
+  'c18.panel': {
+    source: 'contracts.md 18 (v4), 11',
+    statement:
+      'The panel’s Allow… offers Always beside the grant’s time: it shows the expression’s test against the past, then saves an owner’s allow rule; the Rules area lists every rule (config ones read-only; owners’ ones with author, time and decided count) with Disable, Edit (tested before saving) and Remove….',
+  },
+
   // ---- contracts.md section 19: deciding from a notification, the AI's own client --------------------
   'c19.elicitation': {
     source: 'contracts.md 19 (v4)',

@@ -36,6 +36,7 @@ const EXCEPTIONS: Array<[string[], string[], string]> = [
       'daemon/commands/status.ts',
       'daemon/commands/owner-actions.ts',
       'daemon/commands/grant.ts',
+      'daemon/commands/rule.ts',
       'daemon/commands/token.ts',
       'daemon/commands/doctor.ts',
       'daemon/commands/audit.ts',

@@ -1,26 +1,48 @@
 /**
- * The config's rules as the broker's rule port (contract 11), swapped whole by a reload (contract 17): a
- * request is decided by the rule book in force when it arrives, never by half of two. `path_under` resolves
- * links for commands of the config's stdio upstreams (rules/facts.ts), so the port is rebuilt with them.
+ * The rules as the broker's rule port (contracts 11, 18): the config's rules first, swapped whole by a
+ * reload (contract 17), then the owners' rules (app/owner-rules.ts), swapped whole when an owner changes one
+ * on any node — one rule book over both, so a request is decided by the rules in force when it arrives,
+ * never by half of two, and a failed config `deny` rule keeps an owner's `allow` from approving (fail
+ * closed). `path_under` resolves links for commands of the config's stdio upstreams (rules/facts.ts), so
+ * the port is rebuilt with them.
  */
 import { type Logger, systemClock, UsageError } from '../base/index.js';
 import type { Config } from '../config/index.js';
 import type { CompiledWhen, RulePort, RuleSubject, RuleVerdict } from '../core/index.js';
 import { KINDS } from '../kinds/index.js';
-import { compileRules, RuleBook, rulePort } from '../rules/index.js';
+import { type CompiledRule, compileRules, RuleBook, type RuleEntry, rulePort } from '../rules/index.js';
 
 export class ConfigRules implements RulePort {
   readonly #log: Logger;
+  #config: Config;
+  #configRules: CompiledRule[];
+  /** The owners' enabled rules, compiled, in their order. */
+  #owners: readonly CompiledRule[] = [];
   #port: RulePort;
 
   constructor(config: Config, log: Logger) {
     this.#log = log;
-    this.#port = this.#portOf(config);
+    this.#config = config;
+    this.#configRules = this.#compile(config);
+    this.#port = this.#portOf();
   }
 
   /** The rules of `config` from now on (loadConfig already refused a bad one, so this cannot fail). */
   replace(config: Config): void {
-    this.#port = this.#portOf(config);
+    this.#config = config;
+    this.#configRules = this.#compile(config);
+    this.#port = this.#portOf();
+  }
+
+  /** Contract 18: the owners' enabled rules from now on, after the config's. */
+  setOwners(rules: readonly CompiledRule[]): void {
+    this.#owners = rules;
+    this.#port = this.#portOf();
+  }
+
+  /** The config's rules in force, as the config gives them. */
+  get configEntries(): readonly RuleEntry[] {
+    return this.#config.rules;
   }
 
   decide(subject: RuleSubject, nowMs: number): RuleVerdict {
@@ -31,13 +53,19 @@ export class ConfigRules implements RulePort {
     return this.#port.when(expression);
   }
 
+  /** How many rules are active: the config's and the owners' enabled ones. */
   get count(): number {
     return this.#port.count;
   }
 
-  #portOf(config: Config): RulePort {
+  #compile(config: Config): CompiledRule[] {
     const compiled = compileRules(config.rules);
     if (!compiled.ok) throw new UsageError(`config: ${compiled.why}`);
-    return rulePort(new RuleBook(compiled.rules, this.#log, systemClock), KINDS, config.upstreams);
+    return compiled.rules;
+  }
+
+  #portOf(): RulePort {
+    const book = new RuleBook([...this.#configRules, ...this.#owners], this.#log, systemClock);
+    return rulePort(book, KINDS, this.#config.upstreams);
   }
 }

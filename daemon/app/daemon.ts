@@ -16,8 +16,8 @@ import {
 } from '../audit/index.js';
 import type { Logger } from '../base/index.js';
 import { UsageError, VERSION } from '../base/index.js';
-import { type Config, commandApprovals, requiresPasskey } from '../config/index.js';
-import { Broker, faultsFromEnv } from '../core/index.js';
+import type { Config } from '../config/index.js';
+import type { Broker } from '../core/index.js';
 import {
   type DaemonInfo,
   type DataDir,
@@ -28,7 +28,7 @@ import {
 } from '../datadir/index.js';
 import type { Edge } from '../http/index.js';
 import { createOrigins, Flight } from '../http/index.js';
-import { createSources, KINDS } from '../kinds/index.js';
+import { createSources } from '../kinds/index.js';
 import { createMcpEdge } from '../mcp/index.js';
 import { OAuthServer, oauthRoutes } from '../oauth/index.js';
 import { createOwnerEdge, type OwnerContext, type ReloadOutcome } from '../owner/index.js';
@@ -36,15 +36,16 @@ import { removeRulesStatus, writeRulesStatus } from '../rules/index.js';
 import { assertConfinable, Confiner } from '../sandbox/index.js';
 import { type DaemonStore, openStore, removeDatabaseStatus } from '../store/index.js';
 import { Tokens } from '../tokens/index.js';
-import { executorsOf, type Source } from '../tool-kind/index.js';
+import type { Source } from '../tool-kind/index.js';
 import { removeUpstreamStatus, UpstreamRegistry } from '../upstreams/index.js';
 import { startBackground } from './background.js';
 import { recordConfigLoaded } from './config-loaded.js';
-import { ConfigRules } from './config-rules.js';
+import { createBroker } from './create-broker.js';
 import { httpServer, listen } from './listen.js';
 import { LiveConfig } from './live-config.js';
 import { ownerContext } from './owner-context.js';
 import { type OwnerNotifications, startOwnerNotifications } from './owner-notifications.js';
+import type { OwnerRules } from './owner-rules.js';
 import { ownersWithoutPasskey } from './passkey-owners.js';
 import { type Reloadable, reloadConfig } from './reload.js';
 import { unwritable, unwritableAsync } from './unwritable.js';
@@ -65,6 +66,7 @@ export class Daemon {
   #paths: DataDir | undefined;
   #store: DaemonStore | undefined;
   #broker: Broker | undefined;
+  #ownerRules: OwnerRules | undefined;
   #sources: Source[] = [];
   #checkpoints: CheckpointTimer | undefined;
   /** Notifications and Web Push (contracts 13.1, 13.2). */
@@ -132,10 +134,17 @@ export class Daemon {
     const world = { config, paths, log: this.#log, upstreams, confiner: this.#confiner };
     const sources = unwritable(config.dataDir, () => createSources(world));
     this.#sources = sources;
-    const { broker, rules } = this.#createBroker(config, store, sources);
+    const { broker, rules, desk } = createBroker({
+      ...{ live: this.#live, store, sources, env: this.#env, log: this.#log },
+      publish: (e) => this.#notifications?.publish(e),
+    });
+    this.#broker = broker;
+    this.#ownerRules = desk;
+    // Contract 18: the owners' rules in force before any request is taken.
+    await unwritableAsync(config.dataDir, desk.start());
     // The store's refusal arrives as a rejection: told the same way as a synchronous one.
     await unwritableAsync(config.dataDir, broker.start());
-    const url = await this.#serve(config, { paths, store, broker, sources, tokens, upstreams });
+    const url = await this.#serve(config, { paths, store, broker, sources, tokens, upstreams, desk });
     this.#info = {
       pid: process.pid,
       version: VERSION,
@@ -145,7 +154,7 @@ export class Daemon {
       started_at: new Date().toISOString(),
     };
     unwritable(config.dataDir, () => writeDaemonInfo(paths.daemonJson, this.#info!));
-    unwritable(config.dataDir, () => writeRulesStatus(config.dataDir, process.pid, config.rules.length));
+    unwritable(config.dataDir, () => writeRulesStatus(config.dataDir, process.pid, rules.count));
     this.#background = startBackground({
       world,
       broker,
@@ -235,45 +244,6 @@ export class Daemon {
     return { paths, store, tokens };
   }
 
-  /**
-   * The broker over the store and the kinds' executors. What a reload may change — which commands need
-   * several owners or a passkey, the rules — is read from the config in force at each request.
-   */
-  #createBroker(
-    config: Config,
-    store: DaemonStore,
-    sources: Source[],
-  ): { broker: Broker; rules: ConfigRules } {
-    const live = this.#live;
-    const rules = new ConfigRules(config, this.#log);
-    this.#broker = new Broker({
-      store,
-      reviewTimeoutS: config.review_timeout_s,
-      maxPendingPerClient: config.max_pending_per_client,
-      maxPending: config.max_pending,
-      kinds: KINDS,
-      executors: executorsOf(sources),
-      // Contract 8: what may be granted is what the config names (catalog commands, upstream tools).
-      commandPolicy: (name) => {
-        const approvals = commandApprovals(live.current, name);
-        return approvals === undefined ? undefined : { approvals };
-      },
-      // Contract 13.3: approvals of these need the approving owner's passkey; never granted or auto-approved.
-      passkeyRequired: (name) => requiresPasskey(live.current, name),
-      configGrants: config.grants,
-      // Contract 16: commands carry this node's name; on a shared database only its own are launched here.
-      node: config.node_name,
-      shared: config.database_url !== null,
-      // Contract 11: the config's rules (the loader compiled each once); v4: path_under resolves links for
-      // commands of stdio upstreams (rules/facts.ts).
-      rules,
-      log: this.#log,
-      // Test-only crash points, armed by OGF_BROKER_FAULT in the daemon's environment (core/runtime/fault-points.ts).
-      faults: faultsFromEnv(this.#env),
-    });
-    return { broker: this.#broker, rules };
-  }
-
   /** OAuth, the notification channels, the HTTP server and its edges; returns the daemon's URL. */
   async #serve(
     config: Config,
@@ -284,6 +254,7 @@ export class Daemon {
       sources: Source[];
       tokens: Tokens;
       upstreams: UpstreamRegistry;
+      desk: OwnerRules;
     },
   ): Promise<string> {
     let port = config.port;
@@ -374,6 +345,7 @@ export class Daemon {
       await Promise.allSettled(this.#edges.map((e) => e.close()));
       this.#background?.close();
       this.#notifications?.close();
+      this.#ownerRules?.close();
       await brokerClosed;
       // After the broker: a call still in flight had its grace period; then every server's group stops.
       await this.#upstreams?.close();

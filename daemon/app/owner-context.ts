@@ -11,7 +11,7 @@ import type { DataDir } from '../datadir/index.js';
 import type { Origins } from '../http/index.js';
 import { KINDS } from '../kinds/index.js';
 import type { OAuthServer } from '../oauth/index.js';
-import { createSetupFeed, type OwnerContext, type ReloadOutcome } from '../owner/index.js';
+import { createSetupFeed, type OwnerContext, type ReloadOutcome, type RulesDesk } from '../owner/index.js';
 import type { DaemonStore } from '../store/index.js';
 import type { Tokens } from '../tokens/index.js';
 import type { Source } from '../tool-kind/index.js';
@@ -34,6 +34,8 @@ export function ownerContext(o: {
   /** Calls `l` when any source's tool set may have changed. */
   onToolsChange: (l: () => void) => () => void;
   reload: () => Promise<ReloadOutcome>;
+  /** Contract 18: the rules, and the owners' changes of theirs. */
+  desk: RulesDesk;
   env: NodeJS.ProcessEnv;
   log: Logger;
 }): OwnerContext {
@@ -67,6 +69,7 @@ export function ownerContext(o: {
     // Contract 17: the terminal's doctor and notify test judge this daemon's environment (diagnose.ts).
     diagnose: diagnose({ config: () => live.current, env: o.env, upstreams, base: url }),
     reload: o.reload,
+    rules: o.desk,
     // Contract 19: the card's link for a URL-mode elicitation, and the kind's summary without argument values.
     ownerCard: (c) => ({
       url: `${(live.current.public_url ?? url()).replace(/\/$/, '')}/#${c.id}`,

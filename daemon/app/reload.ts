@@ -57,7 +57,7 @@ export async function reloadConfig(r: Reloadable, reread: () => Config): Promise
   try {
     await r.broker.reloadConfigGrants(config.grants);
     await r.upstreams.reload(config.upstreams, ups.changed);
-    writeRulesStatus(config.dataDir, process.pid, config.rules.length);
+    writeRulesStatus(config.dataDir, process.pid, r.rules.count);
     await recordConfigLoaded({
       config,
       audits: r.audits,

@@ -52,6 +52,17 @@ ${DATA_DIR}
   --uses N            (add) how many approvals it may give, 1..10000
   --note T            (add) a note
   --node NAME|*       (add) the node whose commands it approves (default this daemon's; * for every node)`,
+  rule: `usage: ogf-broker rule list|add|remove|disable [flags]
+the owners' rules, kept in the database (every node shares them), evaluated after the config's
+  rule list                          every rule: id, source, decision, enabled, expression
+  rule add --when EXPR --decision allow|deny|ask [--note T] [--id ID]
+  rule remove ID
+  rule disable ID
+${DATA_DIR}
+  --when EXPR         (add) a CEL expression over the request (docs/rules.md)
+  --decision D        (add) allow, deny or ask
+  --note T            (add) a note (a deny's is what the AI reads)
+  --id ID             (add) the rule's id (default one is made)`,
   token: `usage: ogf-broker token owner|mcp [flags]
 prints an owner's login URL or a client's MCP token (the last line of stdout), creating it if absent
 ${DATA_DIR}

@@ -69,6 +69,8 @@ export type {
   OAuthRegisteredClient,
   OAuthStore,
   OAuthTokenRecord,
+  OwnerRule,
+  OwnerRuleStore,
   PasskeyEvidence,
   PasskeyStore,
   PendingCaps,

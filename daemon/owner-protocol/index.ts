@@ -20,3 +20,11 @@ export {
 } from './parse.js';
 export type { ApproveChallengeFrame, PasskeyFrame } from './passkeys.js';
 export type { PushListFrame, PushSubscribeFrame, PushUnsubscribeFrame } from './push.js';
+export {
+  RULE_ID_PATTERN,
+  RULE_POSITION_MAX,
+  type RuleAddFrame,
+  type RuleRemoveFrame,
+  type RulesFrame,
+  type RuleUpdateFrame,
+} from './rules.js';

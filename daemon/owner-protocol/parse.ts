@@ -22,6 +22,7 @@ import {
   passkeyRemoveFrame,
 } from './passkeys.js';
 import { pushListFrame, pushSubscribeFrame, pushUnsubscribeFrame } from './push.js';
+import { ruleAddFrame, ruleRemoveFrame, rulesFrame, ruleUpdateFrame } from './rules.js';
 
 /** Frames over this many bytes close the socket with 1009 (contract 5). */
 export const MAX_FRAME_BYTES = 64 * 1024;
@@ -51,6 +52,11 @@ const SCHEMAS = {
   doctor: doctorFrame,
   notify_test: notifyTestFrame,
   reload: reloadFrame,
+  // Contract 18: the owners' rules.
+  rules: rulesFrame,
+  rule_add: ruleAddFrame,
+  rule_update: ruleUpdateFrame,
+  rule_remove: ruleRemoveFrame,
 } as const;
 
 export type ClientType = keyof typeof SCHEMAS;

@@ -55,7 +55,14 @@ type Request =
   | { type: 'doctor' }
   | { type: 'notify_test'; channel?: string }
   | { type: 'reload' }
-  | { type: 'grants'; all?: boolean };
+  | { type: 'grants'; all?: boolean }
+  | { type: 'rules' }
+  | {
+      type: 'rule_add';
+      rule: { id?: string; when: string; decision: 'allow' | 'deny' | 'ask'; note?: string };
+    }
+  | { type: 'rule_update'; id: string; enabled?: boolean }
+  | { type: 'rule_remove'; id: string };
 
 export class OwnerClient {
   readonly #ws: WebSocket;
@@ -141,7 +148,7 @@ export class OwnerClient {
     });
   }
 
-  /** Sends one request and resolves with its `reply`, `history`, `grants`, `doctor`, `notify_test` or `reload` frame. */
+  /** Sends one request and resolves with its answer (`reply`, or the frame of its own type). */
   request(req: Request, timeoutMs = 15_000): Promise<ServerMessage> {
     const req_id = `t${this.#next++}`;
     return new Promise((resolve, reject) => {
@@ -167,7 +174,11 @@ export class OwnerClient {
         m.type === 'grants' ||
         m.type === 'doctor' ||
         m.type === 'notify_test' ||
-        m.type === 'reload') &&
+        m.type === 'reload' ||
+        m.type === 'rules' ||
+        m.type === 'rule_add' ||
+        m.type === 'rule_update' ||
+        m.type === 'rule_remove') &&
       m.req_id !== null
     ) {
       const p = this.#pending.get(m.req_id);

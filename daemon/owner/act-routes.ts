@@ -106,9 +106,9 @@ async function act(
   // from its commit on the token (and its twin) is stale whatever the table holds, and two requests
   // carrying it race in the broker, which lets one decide (VersionConflict for the other, on any node).
   // Deleting first cost a durable commit of its own on every tap (issue 38's bench row 20: 2.4× the socket).
-  await desk.spend(a.token).catch((e: unknown) =>
-    ctx.log.log('warn', 'action_spend_failed', { error: (e as Error).message }),
-  );
+  await desk
+    .spend(a.token)
+    .catch((e: unknown) => ctx.log.log('warn', 'action_spend_failed', { error: (e as Error).message }));
   ctx.log.log('info', 'action_used', {
     id: command.id,
     action: row.action,

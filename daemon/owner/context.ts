@@ -4,7 +4,7 @@
  * the first-run help. The composition root (app/owner-context.ts) builds it; nothing in owner/ reaches for
  * a global instead.
  */
-import type { DiagnosisCheck, NotifyTestMessage } from '../../common/owner-messages.js';
+import type { DiagnosisCheck, NotifyTestMessage, RuleInfo } from '../../common/owner-messages.js';
 import type { ActionDesk } from '../actions/index.js';
 import type { KindPolicies, PasskeyStore } from '../core/index.js';
 import type { EdgeContext } from '../http/index.js';
@@ -32,6 +32,40 @@ export interface OwnerContext extends EdgeContext {
   actions?: ActionDesk;
   /** Contract 17: `ogf-broker reload` — the config read again (app/reload.ts); absent: NotFound. */
   reload?: () => Promise<ReloadOutcome>;
+  /** Contract 18: the rules, and the owners' changes of theirs (app/owner-rules.ts); absent: NotFound. */
+  rules?: RulesDesk;
+}
+
+/** A rule an owner adds (contract 18: `rule_add`'s `rule`). */
+export interface NewRule {
+  id?: string;
+  when: string;
+  decision: 'allow' | 'deny' | 'ask';
+  note?: string;
+  approvals?: number;
+}
+
+/** What `rule_update` changes (contract 18): each field given replaces the rule's; an empty note removes it. */
+export interface RulePatch {
+  when?: string;
+  decision?: 'allow' | 'deny' | 'ask';
+  note?: string;
+  approvals?: number;
+  enabled?: boolean;
+}
+
+/** The rule a change made, or why none was made. */
+export type RuleAnswer =
+  | { ok: true; rule: RuleInfo }
+  | { ok: false; code: 'BadMessage' | 'NotFound'; message: string };
+
+/** The rules as the owner edge reads and changes them (contract 18). */
+export interface RulesDesk {
+  /** Every rule: the config's first, then the owners' in their order. */
+  list(): Promise<RuleInfo[]>;
+  add(rule: NewRule, position: number | undefined, by: string): Promise<RuleAnswer>;
+  update(id: string, patch: RulePatch, by: string): Promise<RuleAnswer>;
+  remove(id: string, by: string): Promise<RuleAnswer>;
 }
 
 /** A reload's outcome as the `reload` frame carries it (common/owner-messages.ts). */

@@ -29,6 +29,7 @@ import { passkeyFrames } from './passkey-frames.js';
 import { pushFrames } from './push-frames.js';
 import { readFrames } from './read-frames.js';
 import type { Owner } from './registry.js';
+import { ruleFrames } from './rule-frames.js';
 
 export type { ActionDeps };
 
@@ -40,6 +41,7 @@ const HANDLERS: Handlers<ClientType> = {
   ...passkeyFrames,
   ...pushFrames,
   ...daemonFrames,
+  ...ruleFrames,
 };
 
 /** Acts on one frame from `owner`. A broker failure closes that owner's socket (1011) and is logged. */

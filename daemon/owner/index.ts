@@ -6,6 +6,16 @@
  */
 
 export type { DiagnosisCheck, ServerMessage, View } from '../../common/owner-messages.js';
-export type { Diagnose, OwnerContext, OwnerPush, OwnerPushDevice, ReloadOutcome } from './context.js';
+export type {
+  Diagnose,
+  NewRule,
+  OwnerContext,
+  OwnerPush,
+  OwnerPushDevice,
+  ReloadOutcome,
+  RuleAnswer,
+  RulePatch,
+  RulesDesk,
+} from './context.js';
 export { createOwnerEdge, type OwnerEdgeOptions } from './edge.js';
 export { createSetupFeed, type SetupDeps, type SetupFeed } from './setup.js';

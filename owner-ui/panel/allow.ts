@@ -11,9 +11,19 @@
  */
 import type { View } from '../../common/owner-messages.js';
 import { el } from '../dom.js';
+import { anyWords, nodeChoice, radio } from './allow-parts.js';
 import { pathScopes, testWords } from './allow-paths.js';
-import { argNames, argsSection } from './args-loader.js';
+import { type AlwaysScope, alwaysExpression } from './always.js';
+import { argsSection } from './args-loader.js';
 import { kindCard } from './kinds.js';
+
+export { anyWords } from './allow-parts.js';
+
+/** Contract 18: "Always" — approve this request, and save an owner's `allow` rule with this expression. */
+export interface AlwaysChoice {
+  rule: string;
+  note?: string;
+}
 
 /** What `approve` carries as `grant` (daemon/owner-protocol/grants.ts approveGrant): same_args, or when (contract 11). */
 export interface AllowChoice {
@@ -44,68 +54,6 @@ export function grantable(v: View): boolean {
   return v.state === 'awaiting_review' && kindCard(v.tool)?.anyWords !== undefined;
 }
 
-/**
- * Contract 16 (v4): a grant approves its node's commands only (the card's, by default); with several nodes
- * in view the dialog says so and offers every node on purpose — where the same name may be another program.
- */
-function nodeChoice(v: View): HTMLElement | null {
-  if (v.node === undefined || !document.body.classList.contains('many-nodes')) return null;
-  return el(
-    'fieldset',
-    { class: 'allow-nodes' },
-    el('legend', {}, 'On which node'),
-    radio('node', 'this', true, el('span', {}, `Only node ${v.node}’s `, el('code', {}, v.command))),
-    radio(
-      'node',
-      'all',
-      false,
-      el('span', {}, 'Every node’s ', el('code', {}, v.command)),
-      el('span', { class: 'allow-hint' }, 'on another machine it may be another program'),
-    ),
-  );
-}
-
-function listWords(items: string[]): string {
-  if (items.length <= 1) return items.join('');
-  return `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
-}
-
-/** What "any arguments" means for this command, in words: `any word for mark, whatever the AI chooses`. */
-export function anyWords(v: View): string {
-  // Names as the card shows them (escaped by el), cut: an AI may send many, and long ones (issue 19).
-  // A View with shortened arguments names them all too, or counts those past its budget (args-loader.ts).
-  const { names, unnamed } = argNames(v);
-  const keys = names.slice(0, 12).map((k) => `any ${k.length > 40 ? `${k.slice(0, 40)}…` : k}`);
-  if (names.length + unnamed > 12) keys.push(`${names.length + unnamed - 12} more`);
-  return kindCard(v.tool)?.anyWords?.(v, keys.length === 0 ? undefined : listWords(keys)) ?? '';
-}
-
-function radio(
-  name: string,
-  value: string,
-  checked: boolean,
-  label: HTMLElement | string,
-  hint?: HTMLElement,
-) {
-  const id = `allow-${name}-${value}`;
-  const hintId = hint === undefined ? undefined : `${id}-hint`;
-  if (hint !== undefined && hintId !== undefined) hint.id = hintId;
-  return el(
-    'div',
-    { class: 'allow-choice' },
-    el('input', {
-      type: 'radio',
-      name,
-      value,
-      id,
-      checked,
-      'aria-describedby': hintId,
-    }),
-    el('label', { for: id }, label),
-    hint ?? null,
-  );
-}
-
 /** The grant a scope makes, as `policy_test` takes it (contract 11). */
 export interface GrantProbe {
   command: string;
@@ -120,7 +68,9 @@ interface Session {
   id: string;
   /** The `policy_test` asked for the scope now chosen; a later answer for an earlier one is dropped. */
   probe?: string;
-  submit: (choice: AllowChoice) => void;
+  /** The `policy_test` whose answer is shown (contract 18: a rule is saved only after its test is seen). */
+  answered?: string;
+  submit: (choice: AllowChoice | AlwaysChoice) => void;
   afterClose: (submitted: boolean) => void;
 }
 
@@ -151,7 +101,11 @@ export class AllowDialog {
    * Opens the dialog for card `v`. `submit` gets the owner's choice; `afterClose(submitted)` runs once it
    * closed either way (to put focus back).
    */
-  open(v: View, submit: (choice: AllowChoice) => void, afterClose: (submitted: boolean) => void): void {
+  open(
+    v: View,
+    submit: (choice: AllowChoice | AlwaysChoice) => void,
+    afterClose: (submitted: boolean) => void,
+  ): void {
     this.#finish(undefined);
     this.#session = { id: v.id, submit, afterClose };
     const form = this.#form(v);
@@ -163,6 +117,7 @@ export class AllowDialog {
   /** Contract 11: the `policy_test` answer for the scope shown, in words under the expression. */
   tested(m: { req_id: string; of: number; matched: number; by_state: Record<string, number> }): void {
     if (this.#session?.probe !== m.req_id) return;
+    this.#session.answered = m.req_id;
     const line = this.#dialog.querySelector('#allow-test');
     if (line !== null) line.textContent = testWords(m);
   }
@@ -173,7 +128,7 @@ export class AllowDialog {
   }
 
   /** Closes the dialog; with a choice, sends it first; then focus goes where the opener says. */
-  #finish(choice: AllowChoice | undefined): void {
+  #finish(choice: AllowChoice | AlwaysChoice | undefined): void {
     const s = this.#session;
     this.#session = undefined;
     if (this.#dialog.open) this.#dialog.close();
@@ -252,6 +207,18 @@ export class AllowDialog {
         { class: 'allow-times' },
         el('legend', {}, 'For how long'),
         ...TIMES.map(([s, words], i) => radio('ttl', String(s), i === 0, words)),
+        // Contract 18: "Always" saves an owner's rule instead of a grant (shared by every node).
+        radio(
+          'ttl',
+          'always',
+          false,
+          'Always',
+          el(
+            'span',
+            { class: 'allow-hint' },
+            'a rule, on every node, until you disable or remove it under Rules',
+          ),
+        ),
       ),
       el(
         'div',
@@ -277,7 +244,7 @@ export class AllowDialog {
     // Contract 11: the grant's expression and its test against the past follow the scope chosen.
     form.addEventListener('change', (e) => {
       const name = (e.target as HTMLInputElement).name;
-      if (name === 'scope' || name === 'node') this.#show(form, v);
+      if (name === 'scope' || name === 'node' || name === 'ttl') this.#show(form, v);
     });
     queueMicrotask(() => this.#show(form, v));
     // Enter on a radio submits too (browsers submit implicitly only from text fields).
@@ -320,6 +287,13 @@ export class AllowDialog {
     const expression = form.querySelector('#allow-expression');
     const line = form.querySelector('#allow-test');
     if (expression !== null) expression.textContent = shown;
+    s.answered = undefined;
+    if (this.#always(form)) {
+      this.#showRule(form, v);
+      return;
+    }
+    form.querySelector('.allow-label')!.textContent = 'The grant: ';
+    form.querySelector<HTMLInputElement>('#allow-uses')!.disabled = false;
     const probe: GrantProbe = { command: v.command, client: v.client };
     const node = form.querySelector<HTMLInputElement>('input[name=node]:checked')?.value;
     if (node !== undefined && v.node !== undefined) probe.node = node === 'all' ? '*' : v.node;
@@ -338,13 +312,58 @@ export class AllowDialog {
       line.textContent = s.probe === undefined ? '' : 'Testing it against your past requests…';
   }
 
+  #always(form: HTMLFormElement): boolean {
+    return form.querySelector<HTMLInputElement>('input[name=ttl]:checked')?.value === 'always';
+  }
+
+  /** The chosen scope as an owner's rule (contract 18), or why it cannot be one. */
+  #rule(form: HTMLFormElement, v: View): { when: string } | { why: string } {
+    const { choice } = this.#scope(form, v);
+    const scope: AlwaysScope =
+      choice.when !== undefined
+        ? { kind: 'when', when: choice.when }
+        : choice.same_args === false
+          ? { kind: 'any' }
+          : { kind: 'exact', args: v.args, shortened: v.args_truncated === true };
+    return alwaysExpression(v.command, v.client, scope);
+  }
+
+  /** "Always": the rule's expression, and its test against the past (the same command's requests). */
+  #showRule(form: HTMLFormElement, v: View): void {
+    const s = this.#session!;
+    const rule = this.#rule(form, v);
+    form.querySelector('.allow-label')!.textContent = 'The rule (allow): ';
+    form.querySelector<HTMLInputElement>('#allow-uses')!.disabled = true;
+    const expression = form.querySelector('#allow-expression')!;
+    const line = form.querySelector('#allow-test')!;
+    if ('why' in rule) {
+      s.probe = undefined;
+      expression.textContent = '';
+      line.textContent = rule.why;
+      return;
+    }
+    expression.textContent = rule.when;
+    // The rule names the command and client: tested as a grant of them, so a flood of others cannot hide it.
+    s.probe = this.#test({ command: v.command, client: v.client, when: rule.when });
+    line.textContent = s.probe === undefined ? '' : 'Testing it against your past requests…';
+  }
+
   /** The owner's choice, or what is wrong with it (naming the field and what it accepts). */
   #read(
     form: HTMLFormElement,
     v: View,
     uses: HTMLInputElement,
     note: HTMLInputElement,
-  ): AllowChoice | string {
+  ): AllowChoice | AlwaysChoice | string {
+    if (this.#always(form)) {
+      const rule = this.#rule(form, v);
+      if ('why' in rule) return rule.why;
+      const s = this.#session;
+      if (s?.probe === undefined || s.answered !== s.probe)
+        return 'Wait for the test against your past requests, then save the rule.';
+      const text = note.value.trim();
+      return text === '' ? { rule: rule.when } : { rule: rule.when, note: text.slice(0, NOTE_MAX) };
+    }
     const ttl = Number(form.querySelector<HTMLInputElement>('input[name=ttl]:checked')?.value);
     const choice: AllowChoice = { ...this.#scope(form, v).choice, ttl_s: ttl };
     const raw = uses.value.trim();

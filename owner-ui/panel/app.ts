@@ -29,7 +29,7 @@ import { ClickGuard } from '../click-safety.js';
 import { OwnerConnection } from '../connection.js';
 import { DeepLinks } from '../deep-link.js';
 import { byId } from '../dom.js';
-import { type AllowChoice, AllowDialog } from './allow.js';
+import { AllowDialog } from './allow.js';
 import { argsReconnected, argsRefused, receiveArgs, setupArgsLoader } from './args-loader.js';
 import { showTrail } from './audit-trail.js';
 import { countdownText, timeLeft } from './card.js';
@@ -50,6 +50,7 @@ import { PasskeyArea } from './passkeys.js';
 import { newestFirst, oldestFirst } from './placement.js';
 import { PushSettings } from './push.js';
 import { QueueView } from './queue-view.js';
+import { RulesArea } from './rules.js';
 import { PanelState } from './state.js';
 
 /** What the panel holds between frames: commands, awaited replies, clock skew, the owner (state.ts). */
@@ -171,9 +172,13 @@ const header = new Header(guard, {
     state.clear();
     allowDialog.cancel();
     board.clear();
+    rulesArea.clear();
     layout(true);
   },
 });
+
+/** Contract 18: every rule, the owners' with Disable, Edit and Remove …; Allow… → Always saves one. */
+const rulesArea = new RulesArea(conn, () => state.reqId('r'), header);
 
 function isFinal(v: View): boolean {
   return v.status !== 'PENDING';
@@ -237,6 +242,7 @@ const handlers: Handlers = {
     notifier.synced = true;
     render();
     renderGrants();
+    rulesArea.refresh();
     links.synced();
   },
   grant_upsert: (m) => {
@@ -268,19 +274,26 @@ const handlers: Handlers = {
     if (node !== undefined) guard.change(() => showTrail(node, m.entries, m.record_disagrees));
   },
   reply: (m) => {
-    if (!argsRefused(m) && !passkeys.receive(m) && !devices.reply(m)) onReply(m);
+    if (!argsRefused(m) && !passkeys.receive(m) && !devices.reply(m) && !rulesArea.reply(m)) onReply(m);
   },
   passkey_list: (m) => passkeys.receive(m),
   passkey_begin: (m) => passkeys.receive(m),
   approve_challenge: (m) => void actions.signAndApprove(m),
   push_devices: (m) => devices.devices(m.devices),
   args: (m) => receiveArgs(m),
-  policy_test: (m) => allowDialog.tested(m),
+  policy_test: (m) => {
+    allowDialog.tested(m);
+    rulesArea.tested(m);
+  },
   // The terminal's frames (`grants`, `doctor`, `notify test`, `reload`): the panel never asks for them.
   grants: () => {},
   doctor: () => {},
   notify_test: () => {},
   reload: () => {},
+  rules: (m) => rulesArea.receive(m),
+  rule_add: (m) => rulesArea.receive(m),
+  rule_update: (m) => rulesArea.receive(m),
+  rule_remove: (m) => rulesArea.receive(m),
 };
 
 function onMessage(m: ServerMessage): void {
@@ -316,7 +329,11 @@ function onReply(m: Extract<ServerMessage, { type: 'reply' }>): void {
 function openAllow(v: View): void {
   allowDialog.open(
     v,
-    (grant: AllowChoice) => actions.send(v.id, 'approve', { version: v.version, grant }),
+    // Contract 18 "Always": this approval, then the owner's rule (no grant).
+    (c) =>
+      'rule' in c
+        ? rulesArea.saveAlways(() => actions.send(v.id, 'approve', { version: v.version }), c.rule, c.note)
+        : actions.send(v.id, 'approve', { version: v.version, grant: c }),
     (submitted) => {
       // Back to the card: on its Allow button when cancelled, on the card once the approval is in flight.
       const node = cards.node(v.id);

@@ -213,7 +213,11 @@ export class OwnerSocket {
           f.type === 'args' ||
           f.type === 'policy_test' ||
           f.type === 'audit' ||
-          f.type === 'push_devices') &&
+          f.type === 'push_devices' ||
+          f.type === 'rules' ||
+          f.type === 'rule_add' ||
+          f.type === 'rule_update' ||
+          f.type === 'rule_remove') &&
         f.req_id === req_id,
       `reply ${req_id}`,
     );

@@ -23,7 +23,7 @@
  * | owner_created / owner_token_rotated / mcp_token_set | token_created / token_rotated | an owner, `daemon` |
  * | owner_login, owner_logout, owner_login_refused | the same | an owner; `anonymous` when refused |
  * | cue_refused (a cue with the feature off; older rows keep the kind's own name) | cue_refused | `client:<name>` |
- * | anything else (preview_started, preview_made, passkey_*, passkeys_removed, push_*, oauth_client_*, config_loaded) | itself | as given |
+ * | anything else (preview_started, preview_made, passkey_*, passkeys_removed, push_*, oauth_client_*, config_loaded, rule_added, rule_updated, rule_removed) | itself | as given |
  */
 import { hash } from 'node:crypto';
 import canonicalize from 'canonicalize';
@@ -69,7 +69,11 @@ export type AuditAction =
   | 'push_expired'
   | 'oauth_client_connected'
   | 'oauth_client_disconnected'
-  | 'config_loaded';
+  | 'config_loaded'
+  // Contract 18 (v4): the owners' rules, made, changed (disabled, edited) and removed.
+  | 'rule_added'
+  | 'rule_updated'
+  | 'rule_removed';
 
 /**
  * One audit log entry as written (append-only: contract 9): the store chains it (contract 14,

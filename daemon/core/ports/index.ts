@@ -18,6 +18,7 @@ export type {
 } from './broker-api.js';
 export type { BrokerDeps, FaultPoint, Faults } from './broker-setup.js';
 export type { ExecutionIo, ExecutionReport, Executor } from './executor.js';
+export type { OwnerRule, OwnerRuleStore } from './owner-rule-store.js';
 export {
   type CompiledWhen,
   noRules,

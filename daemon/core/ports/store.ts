@@ -18,6 +18,7 @@ import type {
   State,
 } from '../model/index.js';
 import type { ActionStore } from './actions.js';
+import type { OwnerRuleStore } from './owner-rule-store.js';
 
 export type { AuditAction, AuditEntry } from '../model/index.js';
 
@@ -339,7 +340,7 @@ export interface PushStore {
 /** What another writer committed (today: another process, such as `ogf-broker token`). */
 export interface StoreChange {
   /** SQLite tells only that something changed; a finer feed (LISTEN/NOTIFY) may name the table. */
-  table?: 'owners' | 'mcp_clients' | 'commands' | 'grants';
+  table?: 'owners' | 'mcp_clients' | 'commands' | 'grants' | 'owner_rules';
   /** Contract 16: the commands another writer changed, as read back after its commit (the broker hears them). */
   commands?: Command[];
   /** Contract 16: the grants another writer changed, as read back. */
@@ -380,6 +381,8 @@ export interface StorePorts extends ChangeFeed {
   readonly push: PushStore;
   /** Contract 19 (v4): a notification's one-time actions. */
   readonly actions: ActionStore;
+  /** Contract 18 (v4): the owners' rules. */
+  readonly ownerRules: OwnerRuleStore;
   readonly committedReads: CommittedReads;
   /**
    * Runs `fn` as one transaction: every port write it issues commits together, or the result throws /

@@ -41,6 +41,9 @@ export async function readBack(
         grants.push(g);
       }
       changes.push({ table, grants });
+    } else if (table === 'owner_rules') {
+      // Contract 18: named only; each node reads the owners' rules again (app/owner-rules.ts).
+      changes.push({ table });
     } else {
       const t = table as TokenTable;
       const rows = await tx.read<{ name: string; token_hash: string; rev: number }>(

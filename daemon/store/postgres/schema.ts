@@ -10,7 +10,7 @@
  * (an advisory lock held by the migrating transaction).
  */
 import type { PoolClient } from 'pg';
-import { ACTIVE_STATES, FINAL_STATES, inList, PASSKEY_ACTIONS } from '../rules/index.js';
+import { ACTIVE_STATES, FINAL_STATES, inList, PASSKEY_ACTIONS, RULE_DECIDED_WHERE } from '../rules/index.js';
 
 /** The channel every row change is announced on (payload: {"t": table, "k": key, "w": writer}). */
 export const CHANNEL = 'ogf_broker';
@@ -317,6 +317,27 @@ export const MIGRATIONS: readonly string[] = [
      expires_at text NOT NULL
    );
    CREATE INDEX IF NOT EXISTS actions_expires ON actions(expires_at);`,
+  // Contract 18 (v4), as broker.db's (store/sqlite/schema.ts): the owners' rules and the partial index of the
+  // audit rows with which a rule decided a request. Every change of a rule is announced on the feed (a
+  // removal too: the key is the old row's), so every node reads the rules again.
+  `CREATE TABLE IF NOT EXISTS owner_rules (
+     id text PRIMARY KEY,
+     pos integer NOT NULL,
+     body text NOT NULL
+   );
+   CREATE INDEX IF NOT EXISTS owner_rules_pos ON owner_rules(pos);
+   CREATE INDEX IF NOT EXISTS audit_rule_decided ON audit(actor) WHERE ${RULE_DECIDED_WHERE};
+   CREATE OR REPLACE FUNCTION ogf_notify_rule() RETURNS trigger LANGUAGE plpgsql AS $$
+     DECLARE k text;
+     BEGIN
+       IF TG_OP = 'DELETE' THEN k := OLD.id; ELSE k := NEW.id; END IF;
+       PERFORM pg_notify('${CHANNEL}', json_build_object('t', TG_TABLE_NAME, 'k', k,
+         'w', current_setting('ogf.writer', true))::text);
+       RETURN NULL;
+     END $$;
+   DROP TRIGGER IF EXISTS owner_rules_notify ON owner_rules;
+   CREATE TRIGGER owner_rules_notify AFTER INSERT OR UPDATE OR DELETE ON owner_rules
+     FOR EACH ROW EXECUTE FUNCTION ogf_notify_rule();`,
 ];
 
 /** How many migrations this build knows (the newest schema version). */

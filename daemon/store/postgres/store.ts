@@ -24,6 +24,7 @@ import type {
   CommandStore,
   GrantStore,
   OAuthStore,
+  OwnerRuleStore,
   PasskeyStore,
   PushStore,
   StoreChange,
@@ -38,25 +39,18 @@ import { pgCommands } from './commands.js';
 import { isUnreachable } from './errors.js';
 import { Feed, type Notice } from './feed.js';
 import { pgGrants } from './grants.js';
+import { int8AsNumber } from './int8.js';
 import { loadMirror } from './load.js';
 import { MIRROR_WINDOW, Mirror } from './mirror.js';
 import { adoptUnowned, type LiveNode, liveNodes, type NodeRecord } from './nodes.js';
 import { pgOAuth } from './oauth.js';
+import { pgOwnerRules } from './owner-rules.js';
 import { pgPasskeys } from './passkeys.js';
 import { pgPush } from './push.js';
 import { readBack } from './readback.js';
 import { migrate } from './schema.js';
 import { pgTokens } from './tokens.js';
 import { PgTransactions } from './transaction.js';
-
-/** bigint (int8) columns — seqs, counts, revs — as numbers: they stay far below 2^53. */
-const INT8 = 20;
-const types = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8
-      ? (v: string) => Number(v)
-      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-};
 
 export interface PostgresOptions {
   /** Pool size (default 10). */
@@ -75,7 +69,7 @@ export interface PostgresOptions {
   signer?: AuditSigner;
 }
 
-const TABLES = new Set(['commands', 'grants', 'owners', 'mcp_clients']);
+const TABLES = new Set(['commands', 'grants', 'owners', 'mcp_clients', 'owner_rules']);
 
 export class PostgresStore implements StorePorts {
   readonly #pool: pg.Pool;
@@ -104,6 +98,7 @@ export class PostgresStore implements StorePorts {
   readonly passkeys: PasskeyStore;
   readonly push: PushStore;
   readonly actions: ActionStore;
+  readonly ownerRules: OwnerRuleStore;
   readonly #oauth: ReturnType<typeof pgOAuth>;
   readonly #passkeys: ReturnType<typeof pgPasskeys>;
   readonly #checkpointListeners = new Set<(checkpoint: Checkpoint) => void>();
@@ -133,7 +128,7 @@ export class PostgresStore implements StorePorts {
       options: `-c ogf.writer=${this.#writer}`,
       connectionTimeoutMillis: 5000,
       keepAlive: true,
-      types,
+      types: int8AsNumber,
     };
     this.#pool = new pg.Pool({ ...config, max: opts.max ?? 10, idleTimeoutMillis: 30_000 });
     // An idle client whose connection ends (the server stopped) is dropped by the pool; said once here.
@@ -178,6 +173,7 @@ export class PostgresStore implements StorePorts {
     this.passkeys = this.#passkeys;
     this.push = pgPush(this.#tx);
     this.actions = pgActions(this.#tx);
+    this.ownerRules = pgOwnerRules(this.#tx);
     this.ownerTokens = pgTokens(this.#tx, apply, 'owners');
     this.clientTokens = pgTokens(this.#tx, apply, 'mcp_clients');
   }

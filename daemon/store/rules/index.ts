@@ -13,6 +13,8 @@ export {
   PASSKEY_ACTIONS,
   passkeysForgotten,
   RECORDED_PASSKEYS_WHERE,
+  RULE_DECIDED_SQL,
+  RULE_DECIDED_WHERE,
   type SearchField,
   type SearchTerm,
   searchTerms,

@@ -49,6 +49,17 @@ export const PASSKEY_ACTIONS: readonly string[] = PASSKEY_KEY_EVENTS;
  */
 export const RECORDED_PASSKEYS_WHERE = `action IN ${inList(PASSKEY_ACTIONS)} AND hash IS NOT NULL`;
 
+/**
+ * Contract 18 (v4): the audit rows with which a rule decided a request — its approval or denial at submit,
+ * whose actor is `rule:<id>` — the condition of the partial index `audit_rule_decided` (both schemas), so
+ * counting them reads that index only. The count is the record's, so every node of a shared database
+ * counts the same.
+ */
+export const RULE_DECIDED_WHERE = "actor_kind = 'daemon' AND actor LIKE 'rule:%'";
+
+/** How many requests each rule decided, by rule id (`id`, `n`), in either dialect. */
+export const RULE_DECIDED_SQL = `SELECT substr(actor, 6) AS id, count(*) AS n FROM audit WHERE ${RULE_DECIDED_WHERE} GROUP BY actor`;
+
 /** The two tables of names and token hashes. */
 export type TokenTable = 'owners' | 'mcp_clients';
 

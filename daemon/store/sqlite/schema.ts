@@ -4,7 +4,7 @@
  * migrations applied in order (PRAGMA user_version).
  */
 import Database from 'better-sqlite3';
-import { ACTIVE_STATES, FINAL_STATES, inList, PASSKEY_ACTIONS } from '../rules/index.js';
+import { ACTIVE_STATES, FINAL_STATES, inList, PASSKEY_ACTIONS, RULE_DECIDED_WHERE } from '../rules/index.js';
 import { writeTransaction } from './transaction.js';
 
 /** Schema versions, applied in order to an empty or older file (PRAGMA user_version). */
@@ -216,6 +216,16 @@ export const MIGRATIONS: readonly string[] = [
      expires_at TEXT NOT NULL
    );
    CREATE INDEX IF NOT EXISTS actions_expires ON actions(expires_at);`,
+  // Contract 18 (v4): the owners' rules, their whole record as JSON and `pos` their place in the owners'
+  // order; and the audit rows with which a rule decided a request (actor `rule:<id>`), indexed so that the
+  // Rules area's counts read only them (store/rules RULE_DECIDED_WHERE). IF NOT EXISTS: safe to run again.
+  `CREATE TABLE IF NOT EXISTS owner_rules (
+     id TEXT PRIMARY KEY,
+     pos INTEGER NOT NULL,
+     body TEXT NOT NULL
+   );
+   CREATE INDEX IF NOT EXISTS owner_rules_pos ON owner_rules(pos);
+   CREATE INDEX IF NOT EXISTS audit_rule_decided ON audit(actor) WHERE ${RULE_DECIDED_WHERE};`,
 ];
 
 /**

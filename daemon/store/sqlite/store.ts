@@ -24,6 +24,7 @@ import type {
   GrantStore,
   HistorySearch,
   OAuthStore,
+  OwnerRuleStore,
   PasskeyStore,
   PushStore,
   RetentionRow,
@@ -40,6 +41,7 @@ import { SqliteAudit } from './audit.js';
 import { SqliteCommands } from './commands.js';
 import { SqliteGrants } from './grants.js';
 import { SqliteOAuth } from './oauth.js';
+import { SqliteOwnerRules } from './owner-rules.js';
 import { SqlitePasskeys } from './passkeys.js';
 import {
   auditPort,
@@ -87,6 +89,7 @@ export class Store implements StorePorts {
   readonly passkeys: PasskeyStore;
   readonly push: PushStore;
   readonly actions: ActionStore;
+  readonly ownerRules: OwnerRuleStore;
   readonly committedReads: CommittedReads;
 
   /**
@@ -142,6 +145,14 @@ export class Store implements StorePorts {
       find: (hash) => run(() => actions.find(hash)),
       spend: (hash) => run(() => actions.spend(hash)),
       prune: (now) => run(() => actions.prune(now)),
+    };
+    const rules = new SqliteOwnerRules(db, this.#audit);
+    this.ownerRules = {
+      all: () => run(() => rules.all()),
+      add: (rule, position, audit) => run(() => rules.add(rule, position, audit)),
+      update: (rule, audit) => run(() => rules.update(rule, audit)),
+      remove: (id, audit) => run(() => rules.remove(id, audit)),
+      decided: () => run(() => rules.decided()),
     };
   }
 

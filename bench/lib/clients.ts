@@ -98,8 +98,9 @@ export class Owner {
       const text = String(data);
       const msg = JSON.parse(text) as Stamped['msg'];
       if (msg.type === 'upsert') this.onUpsert(msg.command as View, at);
-      else if (msg.type === 'reply' || msg.type === 'policy_test')
-        this.#replies.get(String(msg.req_id))?.(msg);
+      // Every reply carries its request's `req_id` (`reply`, or the request's own type: contract 18).
+      else if (typeof msg.req_id === 'string' && this.#replies.has(msg.req_id))
+        this.#replies.get(msg.req_id)?.(msg);
       else if (msg.type === 'hello') this.helloAt = at;
       else if (msg.type === 'snapshot') {
         this.snapshotAt = at;

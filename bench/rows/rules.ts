@@ -3,6 +3,8 @@
  *
  * - submit → decided by an `allow` rule (its first upsert: approved at version 2, committed with the submit)
  *   vs submit → PENDING committed (a command no rule matches), both p50: goal ≤ 1.2×;
+ * - submit → decided by an owners' rule (contract 18, made with `rule_add`, evaluated after the config's 101)
+ *   vs by the config's `allow` rule, p50: goal ≤ 1.1×;
  * - submit → PENDING committed with 100 rules that all evaluate and none matches, vs the same on a daemon
  *   with no rules, p50: goal ≤ 1.1×;
  * - submit → PENDING committed while an owner's `policy_test` replays the newest 5,000 commands (1,000 with
@@ -124,7 +126,11 @@ export async function rules(quick: boolean): Promise<Row[]> {
     decision: i % 3 === 0 ? ('deny' as const) : i % 3 === 1 ? ('ask' as const) : ('allow' as const),
   }));
   const withRules = benchConfig({
-    commands: { noop, held: { ...noop, description: 'Does nothing (bench, no rule)' } },
+    commands: {
+      noop,
+      held: { ...noop, description: 'Does nothing (bench, no rule)' },
+      owned: { ...noop, description: "Does nothing (bench, an owners' rule allows it)" },
+    },
     rules: [{ id: 'ok', when: "command == 'noop'", decision: 'allow' }, ...hundred],
   });
   const none = benchConfig({ commands: { held: { ...noop, description: 'Does nothing (bench, no rule)' } } });
@@ -133,16 +139,26 @@ export async function rules(quick: boolean): Promise<Row[]> {
   const a = await startDaemon(dirA, withRules);
   const b = await startDaemon(dirB, none);
   try {
+    // Contract 18: an owners' rule, made as the panel makes it, evaluated after the 101 config rules.
+    const o = await Owner.open(a);
+    const added = await o.request({
+      type: 'rule_add',
+      rule: { id: 'mine', when: "command == 'owned'", decision: 'allow' },
+    });
+    await o.close();
+    if (added.type !== 'rule_add') throw new Error(`rule_add refused: ${JSON.stringify(added)}`);
     // Warm both (JIT, page cache), then alternate in blocks so load drifts hit both alike.
     await timeSubmits(a, 'held', 'w', 10);
     await timeSubmits(b, 'held', 'w', 10);
     const allowed: number[] = [];
+    const byOwners: number[] = [];
     const pending: number[] = [];
     const plain: number[] = [];
     // Small blocks, alternating: the two daemons share a busy machine, and its load drifts by the second.
     const blocks = n / 10;
     for (let block = 0; block < blocks; block++) {
       allowed.push(...(await timeSubmits(a, 'noop', `a${block}x`, 10)));
+      byOwners.push(...(await timeSubmits(a, 'owned', `o${block}x`, 10)));
       pending.push(...(await timeSubmits(a, 'held', `p${block}x`, 10)));
       plain.push(...(await timeSubmits(b, 'held', `q${block}x`, 10)));
     }
@@ -196,6 +212,13 @@ export async function rules(quick: boolean): Promise<Row[]> {
         'submit → PENDING committed (same daemon), p50',
         1.2,
       ),
+      row(
+        "submit → decided by an owners' rule (after 101 config rules), p50",
+        byOwners,
+        allowed,
+        'submit → decided by a config rule, p50',
+        1.1,
+      ),
       {
         ...row(
           'submit → PENDING, 100 rules evaluated, p50',
@@ -213,8 +236,8 @@ export async function rules(quick: boolean): Promise<Row[]> {
         null,
       ),
     ];
-    rows[1]!.detail = { ...rows[1]!.detail, decide_100_rules_us: book };
-    rows[2]!.detail = { ...rows[2]!.detail, replays_started: started, replays_finished: replays };
+    rows[2]!.detail = { ...rows[2]!.detail, decide_100_rules_us: book };
+    rows[3]!.detail = { ...rows[3]!.detail, replays_started: started, replays_finished: replays };
     return rows;
   } finally {
     await a.stop();

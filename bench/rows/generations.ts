@@ -7,7 +7,8 @@
  * the tools first, so both SDKs validate the answer against the tool's outputSchema. Blocks of calls
  * alternate between the two so the machine's drift hits both. Also reported: the daemon's CPU time per
  * call in each generation's blocks (/proc), which tells the daemon's share of a difference from the
- * client SDKs' (both clients run in this process).
+ * client SDKs' (both clients run in this process), and this process's CPU per call: the client SDKs'
+ * own work (issue 41).
  */
 import {
   Client as ModernClient,
@@ -55,8 +56,18 @@ export async function generations(quick: boolean): Promise<Row[]> {
   try {
     const old = await connectMcp(d.mcpUrl, d.mcpToken);
     legacy.push(old);
-    const neu = await connectModern(d);
+    let neu = await connectModern(d);
     modern = neu;
+    // A fresh 2026-07-28 client per block (issue 41): the v2 client SDK links each modern request's
+    // signal to its transport's lifelong one with AbortSignal.any, and Node 20 keeps those links until
+    // the request's signal is collected — thousands of calls on one client flooded the log with
+    // MaxListenersExceededWarning (1,500+ listeners). A client per block of calls holds a few dozen.
+    const freshModern = async () => {
+      await neu.close().catch(() => {});
+      neu = await connectModern(d);
+      modern = neu;
+      await neu.listTools();
+    };
     const queued = await callTool(old, 'run_command_wait', {
       command: 'noop',
       args: { tag: 'generations' },
@@ -83,16 +94,29 @@ export async function generations(quick: boolean): Promise<Row[]> {
     // The daemon's own CPU per call, per generation: says whether a difference is the daemon's or the
     // client SDKs' (both clients run in this process).
     const cpu = { old: 0, neu: 0 };
+    // And this process's CPU per call (the client SDKs, nothing else runs here meanwhile).
+    const own = { old: 0, neu: 0 };
+    const mine = () => {
+      const u = process.cpuUsage();
+      return (u.user + u.system) / 1000;
+    };
     for (let i = 0; i < blocks; i++) {
+      await freshModern();
       let c0 = cpuMs(d.pid);
+      let m0 = mine();
       await timed(per, viaNew, b);
       cpu.neu += cpuMs(d.pid) - c0;
+      own.neu += mine() - m0;
       c0 = cpuMs(d.pid);
+      m0 = mine();
       await timed(per, viaOld, a);
       cpu.old += cpuMs(d.pid) - c0;
+      own.old += mine() - m0;
     }
     const cpuOld = cpu.old / a.length;
     const cpuNew = cpu.neu / b.length;
+    const clientOld = own.old / a.length;
+    const clientNew = own.neu / b.length;
     const row = (figure: string, q: number, gated: boolean): Row => {
       const value = quantile(b, q);
       const baseline = quantile(a, q);
@@ -118,20 +142,22 @@ export async function generations(quick: boolean): Promise<Row[]> {
           : {}),
       };
     };
+    const info = (figure: string, value: number, baseline: number): Row => ({
+      id: ID,
+      figure,
+      value,
+      unit: 'ms',
+      baseline,
+      baselineLabel: '2025 generation',
+      ratio: ratioOf(value, baseline),
+      goal: '—',
+      result: 'info',
+    });
     return [
       row('2026-07-28 await_command_result (final), median', 0.5, true),
       row('2026-07-28 await_command_result (final), p99', 0.99, false),
-      {
-        id: ID,
-        figure: 'daemon CPU per call (user + system), 2026-07-28',
-        value: cpuNew,
-        unit: 'ms',
-        baseline: cpuOld,
-        baselineLabel: '2025 generation',
-        ratio: ratioOf(cpuNew, cpuOld),
-        goal: '—',
-        result: 'info',
-      },
+      info('daemon CPU per call (user + system), 2026-07-28', cpuNew, cpuOld),
+      info('client SDK CPU per call (this process), 2026-07-28', clientNew, clientOld),
     ];
   } finally {
     await modern?.close().catch(() => {});

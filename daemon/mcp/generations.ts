@@ -108,10 +108,12 @@ export function createModernLeg(factory: ModernFactory, tools: ToolSet, log: Log
         return;
       }
       if (mediaType(response.headers.get('content-type')) !== 'text/event-stream') {
-        const bytes = Buffer.from(await response.arrayBuffer());
-        headers['content-length'] = String(bytes.length);
+        // As text: Node then writes the head and the body in one write of one string, where a Buffer body
+        // goes out with its head as a writev (issue 41: 0.5 ms more of the daemon's time per call).
+        const text = await response.text();
+        headers['content-length'] = String(Buffer.byteLength(text));
         finished = true;
-        res.writeHead(response.status, headers).end(bytes);
+        res.writeHead(response.status, headers).end(text);
         return;
       }
       res.writeHead(response.status, headers);

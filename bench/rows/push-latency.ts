@@ -96,8 +96,9 @@ export async function pushLatency(d: Daemon, bare: BareServer, quick: boolean): 
           baseline,
           baselineLabel: `bare echo p${q * 100}`,
           ratio: ratioOf(value, baseline),
-          goal: gated ? '≤ 5 ms' : '—',
-          result: gated ? (value <= 5 ? 'pass' : 'miss') : 'info',
+          // Issue 41: @100 the bare echo's own p99 is the floor (the same transport, the same load).
+          goal: gated ? '≤ 2×' : '—',
+          result: gated ? (ratioOf(value, baseline)! <= 2 ? 'pass' : 'miss') : 'info',
           detail: { samples: push.length, echo_samples: echo.length, max_ms: quantile(push, 1) },
         });
       }

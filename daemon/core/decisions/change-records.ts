@@ -39,6 +39,9 @@ export function auditOf(
     detail.args_sha256 = sha256Hex(canonicalJson(c.args));
   }
   if (event?.type === 'amend') Object.assign(detail, event.detail);
+  // Contract 20: the preview made again at launch (its hash, and the approved one), or both when it differed.
+  if ((event?.type === 'start' || event?.type === 'rebind') && event.detail !== undefined)
+    Object.assign(detail, event.detail);
   return { at, actor, action, command_id: c.id, version: c.version, detail };
 }
 

@@ -228,6 +228,13 @@ export type ReloadMessage = { type: 'reload'; req_id: string; pid: number } & (
   | { ok: false; error: string }
 );
 
+/** Contract 20: the answer to `revert` — the id of the owner's new command that writes the file back. */
+export interface RevertMessage {
+  type: 'revert';
+  req_id: string;
+  id: string;
+}
+
 export type ServerMessage =
   | HelloMessage
   | SnapshotMessage
@@ -246,5 +253,6 @@ export type ServerMessage =
   | ApproveChallengeMessage
   | DoctorMessage
   | NotifyTestMessage
-  | ReloadMessage;
+  | ReloadMessage
+  | RevertMessage;
 export type { Grant, View };

@@ -55,7 +55,8 @@ type Request =
   | { type: 'doctor' }
   | { type: 'notify_test'; channel?: string }
   | { type: 'reload' }
-  | { type: 'grants'; all?: boolean };
+  | { type: 'grants'; all?: boolean }
+  | { type: 'revert'; id: string };
 
 export class OwnerClient {
   readonly #ws: WebSocket;
@@ -141,7 +142,7 @@ export class OwnerClient {
     });
   }
 
-  /** Sends one request and resolves with its `reply`, `history`, `grants`, `doctor`, `notify_test` or `reload` frame. */
+  /** Sends one request and resolves with its `reply`, `history`, `grants`, `doctor`, `notify_test`, `reload` or `revert` frame. */
   request(req: Request, timeoutMs = 15_000): Promise<ServerMessage> {
     const req_id = `t${this.#next++}`;
     return new Promise((resolve, reject) => {
@@ -167,7 +168,8 @@ export class OwnerClient {
         m.type === 'grants' ||
         m.type === 'doctor' ||
         m.type === 'notify_test' ||
-        m.type === 'reload') &&
+        m.type === 'reload' ||
+        m.type === 'revert') &&
       m.req_id !== null
     ) {
       const p = this.#pending.get(m.req_id);

@@ -5,7 +5,7 @@
  * a global instead.
  */
 import type { DiagnosisCheck, NotifyTestMessage } from '../../common/owner-messages.js';
-import type { KindPolicies, PasskeyStore } from '../core/index.js';
+import type { Command, KindPolicies, PasskeyStore, SubmitRequest } from '../core/index.js';
 import type { EdgeContext } from '../http/index.js';
 import type { OAuthServer } from '../oauth/index.js';
 import type { SetupFeed } from './setup.js';
@@ -29,7 +29,17 @@ export interface OwnerContext extends EdgeContext {
   diagnose?: Diagnose;
   /** Contract 17: `ogf-broker reload` — the config read again (app/reload.ts); absent: NotFound. */
   reload?: () => Promise<ReloadOutcome>;
+  /**
+   * Contract 20: the owner's revert of a command — the request to queue as the owner's own (its file checked),
+   * or why there is none (kinds/upstream/revert.ts); absent: every revert is NotRevertible.
+   */
+  revert?: (command: Command | undefined) => Promise<RevertPlan>;
 }
+
+/** Contract 20: what the owner edge queues for a revert, or why it cannot. */
+export type RevertPlan =
+  | { ok: true; request: Omit<SubmitRequest, 'client'> }
+  | { ok: false; code: 'NotFound' | 'NotRevertible'; message: string };
 
 /** A reload's outcome as the `reload` frame carries it (common/owner-messages.ts). */
 export type ReloadOutcome =

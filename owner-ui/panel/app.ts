@@ -276,6 +276,7 @@ const handlers: Handlers = {
   push_devices: (m) => devices.devices(m.devices),
   args: (m) => receiveArgs(m),
   policy_test: (m) => allowDialog.tested(m),
+  revert: (m) => reverted(m),
   // The terminal's frames (`grants`, `doctor`, `notify test`, `reload`): the panel never asks for them.
   grants: () => {},
   doctor: () => {},
@@ -285,6 +286,16 @@ const handlers: Handlers = {
 
 function onMessage(m: ServerMessage): void {
   (handlers[m.type] as (m: ServerMessage) => void)(m);
+}
+
+/** Contract 20: the revert was queued as the owner's own command; its card shows in the queue or runs. */
+function reverted(m: Extract<ServerMessage, { type: 'revert' }>): void {
+  const req = requests.get(m.req_id);
+  requests.delete(m.req_id);
+  if (req === undefined) return;
+  const node = cards.node(req.id);
+  if (node !== undefined) guard.sync(node);
+  cards.setMessage(req.id, `Revert queued as ${m.id}: it writes the previous content back once approved.`);
 }
 
 function onReply(m: Extract<ServerMessage, { type: 'reply' }>): void {

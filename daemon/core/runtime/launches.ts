@@ -220,31 +220,34 @@ export class Launches {
         };
       }
     }
+    await this.#settle(id, report);
+  }
+
+  /** Commits what the executor reported: back to the owners (contract 20), never ran, or its outcome. */
+  async #settle(id: string, report: ExecutionReport): Promise<void> {
+    const host = this.#host;
     const at = iso(this.#clock.now());
     if (report.kind === 'rebound') {
       // Contract 20: nothing was sent; back to the owners with the new preview, the approvals spent.
-      const back = report;
       const review_expires_at = iso(this.#clock.now() + this.#reviewMs);
       await this.#commitOutcome(id, (cur) =>
         cur.phase.state === 'approved' && !host.closing()
-          ? { type: 'rebind', at, preview: back.preview, review_expires_at, detail: back.detail }
+          ? { type: 'rebind', at, preview: report.preview, review_expires_at, detail: report.detail }
           : undefined,
       );
       return;
     }
     if (report.kind === 'aborted') {
-      const aborted = report;
       // A shutdown abort leaves the command approved: it never ran, so it launches after the restart.
       await this.#commitOutcome(id, (cur) =>
         cur.phase.state === 'approved' && !host.closing()
-          ? { type: 'abort', at, reason: aborted.reason, detail: aborted.detail }
+          ? { type: 'abort', at, reason: report.reason, detail: report.detail }
           : undefined,
       );
       return;
     }
     this.#faults('before_finish_commit');
-    const finished = report;
-    await this.#commitOutcome(id, () => ({ type: 'finish', at, result: finished }));
+    await this.#commitOutcome(id, () => ({ type: 'finish', at, result: report }));
   }
 
   /**

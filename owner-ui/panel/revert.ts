@@ -8,21 +8,36 @@
 import type { View } from '../../common/owner-messages.js';
 import { el } from '../dom.js';
 import { previewBlock } from './preview.js';
-import { time } from './when.js';
+import { dateTime, time } from './when.js';
 
-/** A unified diff the other way round: `+` and `-` lines swapped, each hunk's ranges swapped. */
+/**
+ * A unified diff the other way round: `+` and `-` lines swapped, each hunk's ranges swapped, and in each run
+ * of changed lines the removed ones first again (as a diff is written).
+ */
 export function reverseDiff(diff: string): string {
-  return diff
-    .split('\n')
-    .map((line) => {
-      if (line.startsWith('--- ') || line.startsWith('+++ ')) return line;
-      const hunk = /^@@ -(\S+) \+(\S+) @@(.*)$/.exec(line);
-      if (hunk !== null) return `@@ -${hunk[2]} +${hunk[1]} @@${hunk[3]}`;
-      if (line.startsWith('+')) return `-${line.slice(1)}`;
-      if (line.startsWith('-')) return `+${line.slice(1)}`;
-      return line;
-    })
-    .join('\n');
+  const out: string[] = [];
+  let dels: string[] = [];
+  let adds: string[] = [];
+  const flush = () => {
+    out.push(...dels, ...adds);
+    dels = [];
+    adds = [];
+  };
+  for (const line of diff.split('\n')) {
+    const hunk = /^@@ -(\S+) \+(\S+) @@(.*)$/.exec(line);
+    if (line.startsWith('--- ') || line.startsWith('+++ ')) out.push(line);
+    else if (hunk !== null) {
+      flush();
+      out.push(`@@ -${hunk[2]} +${hunk[1]} @@${hunk[3]}`);
+    } else if (line.startsWith('+')) dels.push(`-${line.slice(1)}`);
+    else if (line.startsWith('-')) adds.push(`+${line.slice(1)}`);
+    else {
+      flush();
+      out.push(line);
+    }
+  }
+  flush();
+  return out.join('\n');
 }
 
 /** "The file changed since you approved", on a card back from a launch that sent nothing. */
@@ -72,7 +87,7 @@ export function revertControls(v: View, now: number): HTMLElement | null {
     el(
       'p',
       { class: 'revert-note' },
-      `The daemon first checks that the file still holds exactly what this command wrote; it keeps the previous content until ${time(until)}.`,
+      `The daemon first checks that the file still holds exactly what this command wrote; it keeps the previous content until ${dateTime(until)}.`,
     ),
     el(
       'button',

@@ -63,10 +63,10 @@ function cameBack(id: string, after: number): Promise<Frame> {
   );
 }
 
-function auditOf(id: string): Array<Record<string, unknown>> {
+function auditOf(id: string): Array<{ action: unknown; detail: Frame }> {
   return auditRows(d)
     .filter((r) => r.command_id === id)
-    .map((r) => ({ ...r, detail: JSON.parse(String(r.detail)) }));
+    .map((r) => ({ action: r.action, detail: JSON.parse(String(r.detail)) }));
 }
 
 describe('the effect the owner approved, or nothing (contract 20)', () => {

@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, type RunningDaemon } from './helpers/daemon.js';
+import { CLI, type RunningDaemon, waitFor } from './helpers/daemon.js';
 import {
   auditRows,
   call,
@@ -22,16 +22,23 @@ import {
   structured,
 } from './helpers/mcp.js';
 import { type Frame, OwnerSocket } from './helpers/owner.js';
+import { HttpReceiver } from './helpers/receivers.js';
 import { notesBehindGate } from './helpers/upstreams.js';
 
 const files = mkdtempSync(join(tmpdir(), 'ogf-bind-'));
 let d: RunningDaemon;
 let ai: McpClient;
 let owner: OwnerSocket;
+let hook: HttpReceiver;
 const clients: Partial<Record<Generation, McpClient>> = {};
 
 beforeAll(async () => {
-  ({ d, ai } = await notesBehindGate(files, { preset: 'filesystem', wait_seconds: 0 }));
+  hook = await HttpReceiver.start();
+  ({ d, ai } = await notesBehindGate(
+    files,
+    { preset: 'filesystem', wait_seconds: 0 },
+    { notify: [{ id: 'hook', type: 'webhook', url: hook.url(), format: 'json' }] },
+  ));
   owner = await OwnerSocket.open(d);
   clients.legacy = ai;
   clients.modern = await httpClient(`${d.url}/mcp`, d.mcpToken, 'modern');
@@ -42,6 +49,7 @@ afterAll(async () => {
   await owner?.close();
   await ai?.close();
   await d?.stop();
+  await hook?.close();
 });
 
 async function queued(client: McpClient, tool: string, args: Record<string, unknown>): Promise<string> {
@@ -101,6 +109,13 @@ describe('the effect the owner approved, or nothing (contract 20)', () => {
         current_sha256: back.preview.basis_sha256,
         state: 'awaiting_review',
       });
+      // The owners are told again, and why.
+      const told = await waitFor(() => {
+        const w = hook.json().filter((m) => m.event === 'waiting' && m.pending_id === id);
+        return w.length === 2 ? w : undefined;
+      }, 'waiting told twice');
+      expect(String(told[1]!.summary)).toContain('the file changed since you approved');
+      expect(told[1]!.rebound_at).toBe(back.rebound_at);
       // Approving the new preview writes it.
       expect(await owner.request({ type: 'approve', id, version: back.version })).toMatchObject({ ok: true });
       await owner.view(id, (v) => v.status === 'SUCCEEDED', `${id} succeeded`);
@@ -160,6 +175,7 @@ describe('the effect the owner approved, or nothing (contract 20)', () => {
     const launch = auditOf(nextId).find((e) => e.action === 'start');
     expect(launch?.detail.preview_checked).toMatchObject({ bound: false, approved_sha256: null });
     await owner.request({ type: 'deny', id, version: owner.latest(id)!.version });
+    expect(await owner.request({ type: 'revoke', grant_id: reply.grant.id })).toMatchObject({ ok: true });
   });
 
   it('[c20.lane] two approved writes of one file: the second re-checks after the first ran and comes back', async () => {

@@ -95,7 +95,10 @@ export function commandMessage(
   const common = { event, summary, url, pendingId: c.id, json };
   if (event === 'waiting') {
     // Contract 20: back from a changed file — the owners are told why they are asked again.
-    if (c.rebound_at !== undefined) json.rebound_at = c.rebound_at;
+    if (c.rebound_at !== undefined) {
+      json.rebound_at = c.rebound_at;
+      json.summary = `${summary} — ${REBOUND_WORDS}`;
+    }
     return {
       ...common,
       ...(c.rebound_at === undefined ? {} : { summary: `${summary} — ${REBOUND_WORDS}` }),

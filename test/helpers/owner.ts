@@ -213,7 +213,8 @@ export class OwnerSocket {
           f.type === 'args' ||
           f.type === 'policy_test' ||
           f.type === 'audit' ||
-          f.type === 'push_devices') &&
+          f.type === 'push_devices' ||
+          f.type === 'revert') &&
         f.req_id === req_id,
       `reply ${req_id}`,
     );

@@ -38,6 +38,7 @@ import { rules } from './rows/rules.js';
 import { scale } from './rows/scale.js';
 import { throughput } from './rows/throughput.js';
 import { upstreamApprove } from './rows/upstream-approve.js';
+import { upstreamBound } from './rows/upstream-bound.js';
 import { upstreamReadOnly } from './rows/upstream-read-only.js';
 
 const { values } = parseArgs({
@@ -173,6 +174,10 @@ async function main(): Promise<void> {
     if (only.has('8')) {
       progress('8 approve → upstream receives the call');
       rows.push(...(await upstreamApprove(quick)));
+    }
+    if (only.has('8b')) {
+      progress('8b approve → upstream, a previewed write bound vs bind_previews false');
+      rows.push(...(await upstreamBound(quick)));
     }
     if (only.has('9')) {
       progress('9 2026-07-28 vs 2025 generation');

@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, type RunningDaemon, waitFor } from './helpers/daemon.js';
+import { CLI, type RunningDaemon, runCli, waitFor } from './helpers/daemon.js';
 import {
   auditRows,
   call,
@@ -199,5 +199,11 @@ describe('the effect the owner approved, or nothing (contract 20)', () => {
     });
     await owner.view(second, (v) => v.status === 'SUCCEEDED', 'second written');
     expect(readFileSync(path, 'utf8')).toBe('second\n');
+  });
+
+  it('[c20.bound] `audit verify` agrees with the history of commands that came back', async () => {
+    const r = await runCli(['audit', 'verify', '--data-dir', d.dataDir]);
+    expect(r.stdout + r.stderr).toMatch(/^ok: \d+ entries/m);
+    expect(r.code).toBe(0);
   });
 });

@@ -49,6 +49,7 @@ import { rules } from './rows/rules.js';
 import { scale } from './rows/scale.js';
 import { throughput } from './rows/throughput.js';
 import { upstreamApprove } from './rows/upstream-approve.js';
+import { upstreamBound } from './rows/upstream-bound.js';
 import { upstreamReadOnly } from './rows/upstream-read-only.js';
 
 const { values } = parseArgs({
@@ -197,6 +198,9 @@ async function main(): Promise<void> {
     await measure('5', 'scale', () => scale(bare, quick));
     await measure('7', 'policy-approved upstream call vs direct', () => upstreamReadOnly(bare, quick));
     await measure('8', 'approve → upstream receives the call', () => upstreamApprove(quick));
+    await measure('8b', 'approve → upstream, a previewed write bound vs bind_previews false', () =>
+      upstreamBound(quick),
+    );
     await measure('9', '2026-07-28 vs 2025 generation', () => generations(quick));
     await measure('10', 'grant-approved command → running vs → PENDING', () => grantApprove(quick));
     await measure('11', 'rules: allow rule vs PENDING, 100 rules vs none, a policy_test replay', () =>

@@ -70,6 +70,8 @@ export const OWNER_ERROR_CODES = [
   'NotRevocable',
   // v3, contract 13.3: the command needs a valid passkey assertion from the approving owner.
   'PasskeyRequired',
+  // v4, contract 20: the write cannot be taken back (the file changed since, a new file, nothing kept).
+  'NotRevertible',
 ] as const;
 export type OwnerErrorCode = (typeof OWNER_ERROR_CODES)[number];
 

@@ -267,6 +267,13 @@ export type ReloadMessage = { type: 'reload'; req_id: string; pid: number } & (
   | { ok: false; error: string }
 );
 
+/** Contract 20: the answer to `revert` — the id of the owner's new command that writes the file back. */
+export interface RevertMessage {
+  type: 'revert';
+  req_id: string;
+  id: string;
+}
+
 export type ServerMessage =
   | HelloMessage
   | SnapshotMessage
@@ -288,5 +295,6 @@ export type ServerMessage =
   | ReloadMessage
   | RulesMessage
   | RuleChangedMessage
-  | RuleRemovedMessage;
+  | RuleRemovedMessage
+  | RevertMessage;
 export type { Grant, View };

@@ -35,6 +35,12 @@ export interface Preview {
   computed_at?: string;
   /** Why it failed: one sentence. */
   error?: string;
+  /**
+   * Contract 20: lower-case hex SHA-256 of what the preview was made from — the file as read (file_diff) or
+   * the dry run's whole answer (dry_run). The daemon makes the preview again just before launch and sends
+   * nothing when this differs.
+   */
+  basis_sha256?: string;
 }
 
 /** One argument too large for the preview: what it is called, where it sits, how large, how it starts. */
@@ -76,6 +82,8 @@ export interface CommandResult {
   reconciliation?: { outcome: 'delivered' | 'not_delivered'; note?: string; at: string };
   /** Upstream calls that got an answer (contract 7): the upstream's result as it came. */
   upstream_result?: Record<string, unknown>;
+  /** Contract 20: an owner's revert, naming the command whose write it takes back. */
+  revert_of?: string;
 }
 
 /** The View's common fields; a kind adds its own (KindView, contract 5), e.g. the session fingerprint. */
@@ -120,4 +128,16 @@ export interface View extends KindView {
   preview?: Preview;
   /** Contract 13.3 (an addition to the View): approving it needs the owner's passkey. */
   passkey_required?: true;
+  /**
+   * Contract 20 (an addition to the View): when it came back to awaiting review because the file changed
+   * between the preview the owners approved and its launch; its `preview` is the new one.
+   */
+  rebound_at?: string;
+  /** Contract 20: an owner's revert, naming the command whose write it takes back. */
+  revert_of?: string;
+  /**
+   * Contract 20 (an addition to the View): until when its card offers `Revert …` (a succeeded file write whose
+   * file's previous content the daemon keeps); the daemon checks the file again when asked.
+   */
+  revertible_until?: string;
 }

@@ -37,6 +37,7 @@ async function main(argv: string[]): Promise<number> {
     case 'approve':
     case 'deny':
     case 'reconcile':
+    case 'revert':
       return (await import('./commands/owner-actions.js')).runOwnerCommand(sub, rest);
     case 'grant':
       return (await import('./commands/grant.js')).runGrantCommand(rest);
@@ -66,7 +67,7 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./commands/service.js')).runService(rest);
     default:
       throw new UsageError(
-        `command must be one of start, mcp-stdio, status, list, approve, deny, reconcile, grant, rule, policy, token, audit, notify, doctor, reload, init, backup, restore, service; got ${sub === undefined ? 'nothing' : JSON.stringify(sub)}`,
+        `command must be one of start, mcp-stdio, status, list, approve, deny, reconcile, revert, grant, rule, policy, token, audit, notify, doctor, reload, init, backup, restore, service; got ${sub === undefined ? 'nothing' : JSON.stringify(sub)}`,
       );
   }
 }

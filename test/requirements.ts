@@ -963,6 +963,43 @@ export const REQUIREMENTS = {
       'An action is 256 random bits stored only as a hash, bound to its command, version, action, owner and channel, valid 10 minutes: replayed, used after its command changed, or guessed, it answers 410 and decides nothing; it decides its own command only; guesses meet a gate (4 checked at a time, a miss held 1 s, 429 past 32 waiting); no action is ever offered for a command needing a passkey or several owners; the page sets no cookie and writes no input back.',
   },
 
+  // ---- contracts.md section 20: the effect the owner approved, or nothing; and taking it back ---------
+  'c20.bound': {
+    source: 'contracts.md 20 (v4)',
+    statement:
+      'A file changed between its ready preview and the approval is never written, whichever door approved it (the panel frame for a call from either MCP generation, the terminal’s approve, an approve that also makes a grant): the command awaits review again at a new version with the new preview, its approvals spent, the owners told again, both hashes audited.',
+  },
+  'c20.lane': {
+    source: 'contracts.md 20 (v4), 2 rule 3',
+    statement:
+      'Two approved writes of one file launch one at a time: the second re-checks after the first ran, so it comes back to the owners instead of overwriting the first unseen.',
+  },
+  'c20.granted': {
+    source: 'contracts.md 20 (v4), 8',
+    statement:
+      'A command a grant approves at submit had no preview; the preview made at launch is the one the grant approves, recorded with `running`; a failed preview binds nothing; `bind_previews: false` turns the check off.',
+  },
+  'c20.crash': {
+    source: 'contracts.md 20 (v4), 2 rules 3–4',
+    statement:
+      'kill -9 between the launch-time check and `running`: after the restart the approved command is checked again before it is sent, is sent at most once, and a file changed meanwhile is not written.',
+  },
+  'c20.revert': {
+    source: 'contracts.md 20 (v4)',
+    statement:
+      'A succeeded write of a file that existed can be taken back while the file still holds what it wrote: `revert` (frame or terminal) queues the owner’s own command with `revert_of` that writes the previous content through the same tool; a file changed since, or a new file, is `NotRevertible`; quorum and passkey rules of the original apply.',
+  },
+  'c20.attack': {
+    source: 'contracts.md 20 (v4)',
+    statement:
+      'The AI cannot revert nor set `revert_of`; an upstream answering the launch-time read differently from the file can only bring the command back to the owners, never make an unapproved write happen.',
+  },
+  'c20.card': {
+    source: 'contracts.md 20 (v4)',
+    statement:
+      'The card of a command that came back says the file changed since the owners approved and shows the new preview; a revertible card offers `Revert …`, which shows the diff back before it is confirmed (1280 and 390 px).',
+  },
+
   // ---- contracts.md section 21: confinement ----------------------------------------------------------
   'c21.confined': {
     source: 'contracts.md 21 (v4)',

@@ -26,7 +26,8 @@ beforeAll(async () => {
   ({ d, ai } = await notesBehindGate(
     files,
     { preset: 'filesystem', wait_seconds: 0 },
-    { review_timeout_s: 10 },
+    // Contract 20 keeps a succeeded write's preview text while a revert is offered: off here.
+    { review_timeout_s: 10, revert_days: 0 },
   ));
   owner = await OwnerSocket.open(d);
 });

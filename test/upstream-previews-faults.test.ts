@@ -183,7 +183,7 @@ describe('previews from a misbehaving upstream (contract 12)', () => {
     await deny(v);
   }, 40_000);
 
-  it('[c12.granted-no-preview] a command approved by a grant gets no preview call', async () => {
+  it('[c12.granted-no-preview] [c20.granted] a command approved by a grant gets no preview while waiting; one at launch, which the grant approves', async () => {
     const g = await owner.request({ type: 'grant', command: 't__put', client: '*', ttl_s: 900 });
     expect(g.ok).toBe(true);
     const r = structured(await call(ai, 't__put', { path: 'granted.txt', content: 'x' }));
@@ -192,9 +192,14 @@ describe('previews from a misbehaving upstream (contract 12)', () => {
       'the granted put',
     );
     expect(r.pending_id ?? 'answered').toBeDefined();
-    expect(logged('t').some((e) => e.call === 'peek' && (e.arguments as Frame)?.path === 'granted.txt')).toBe(
-      false,
+    // It never awaited review, so no preview was made for the owners; contract 20 makes exactly one just
+    // before it is sent — the preview its grant approves, kept on the command with `running`.
+    const peeks = logged('t').filter(
+      (e) => e.call === 'peek' && (e.arguments as Frame)?.path === 'granted.txt',
     );
+    expect(peeks).toHaveLength(1);
+    const done = await owner.view(String(r.pending_id), (v) => v.status === 'SUCCEEDED', 'granted put done');
+    expect(done.preview).toMatchObject({ kind: 'file_diff', status: 'ready' });
     expect(await owner.request({ type: 'revoke', grant_id: g.grant.id })).toMatchObject({ ok: true });
   });
 

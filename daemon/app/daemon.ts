@@ -131,7 +131,8 @@ export class Daemon {
     this.#upstreams = upstreams;
     // architecture.md "The house": each kind builds its source, which lists its tools and names its
     // executor; the MCP edge lists them in the kinds' order (and merges their parts of list_commands in it).
-    const world = { config, paths, log: this.#log, upstreams, confiner: this.#confiner };
+    const [log, confiner, live] = [this.#log, this.#confiner, this.#live];
+    const world = { config, paths, log, upstreams, confiner, current: () => live.current };
     const sources = unwritable(config.dataDir, () => createSources(world));
     this.#sources = sources;
     const { broker, rules, desk } = createBroker({

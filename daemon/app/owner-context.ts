@@ -9,7 +9,7 @@ import type { Config } from '../config/index.js';
 import type { Broker } from '../core/index.js';
 import type { DataDir } from '../datadir/index.js';
 import type { Origins } from '../http/index.js';
-import { KINDS } from '../kinds/index.js';
+import { KINDS, planRevert } from '../kinds/index.js';
 import type { OAuthServer } from '../oauth/index.js';
 import { createSetupFeed, type OwnerContext, type ReloadOutcome, type RulesDesk } from '../owner/index.js';
 import type { DaemonStore } from '../store/index.js';
@@ -70,6 +70,8 @@ export function ownerContext(o: {
     diagnose: diagnose({ config: () => live.current, env: o.env, upstreams, base: url }),
     reload: o.reload,
     rules: o.desk,
+    // Contract 20: a revert checks the file through the upstream's preview connection (kinds/index.ts).
+    revert: (c) => planRevert(c, { registry: upstreams, now: () => Date.now() }),
     // Contract 19: the card's link for a URL-mode elicitation, and the kind's summary without argument values.
     ownerCard: (c) => ({
       url: `${(live.current.public_url ?? url()).replace(/\/$/, '')}/#${c.id}`,

@@ -10,7 +10,16 @@ import type { Config } from '../config/index.js';
 import { canonicalJson } from '../core/index.js';
 
 /** The fields a reload applies, in the order the answer names them. */
-const RELOADED = ['rules', 'notify', 'push', 'grants', 'commands', 'upstreams', 'require_passkey'] as const;
+const RELOADED = [
+  'rules',
+  'notify',
+  'push',
+  'grants',
+  'commands',
+  'upstreams',
+  'require_passkey',
+  'revert_days',
+] as const;
 
 /** Fields read once at start: a change is reported, not applied (the names as in config.json or flags). */
 const AT_START: ReadonlyArray<[keyof Config, string]> = [

@@ -92,6 +92,7 @@ const COMMAND_EVENTS: ReadonlySet<string> = new Set([
   'prune',
   'preview_started',
   'preview_made',
+  'preview_changed',
 ]);
 /** States whose phase has a reason (core/model/lifecycle.ts). */
 const REASONED: ReadonlySet<string> = new Set(['denied', 'failed', 'unknown']);

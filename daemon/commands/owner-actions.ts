@@ -33,6 +33,8 @@ const SPECS: Record<string, Spec> = {
   approve: { values: ['--data-dir'], bools: [], positional: 1 },
   deny: { values: ['--data-dir', '--note'], bools: [], positional: 1 },
   reconcile: { values: ['--data-dir', '--note', '--outcome'], bools: [], positional: 1 },
+  // Contract 20: take a succeeded file write back.
+  revert: { values: ['--data-dir'], bools: [], positional: 1 },
 };
 
 interface Parsed {
@@ -52,7 +54,7 @@ function accepted(sub: string, spec: Spec): string {
 export function parseOwnerArgs(sub: string, argv: readonly string[]): Parsed {
   const spec = SPECS[sub];
   if (spec === undefined)
-    throw new UsageError(`${sub}: not an owner command (list, approve, deny, reconcile)`);
+    throw new UsageError(`${sub}: not an owner command (list, approve, deny, reconcile, revert)`);
   const { flags, args } = scanFlags(argv, spec, (name) => `${name}: unknown flag (${accepted(sub, spec)})`);
   if (args.length > spec.positional) {
     throw new UsageError(
@@ -85,7 +87,24 @@ export function parseOwnerArgs(sub: string, argv: readonly string[]): Parsed {
   return { flags, args };
 }
 
+/**
+ * Contract 20: `revert ID` queues owner `owner`'s command writing the file back, approved by this command —
+ * unless it needs a passkey, which the terminal cannot give: then it waits for the owner in the panel.
+ */
+async function revert(client: OwnerClient, id: string): Promise<number> {
+  const answer = await client.request({ type: 'revert', id });
+  if (answer.type === 'reply' && !answer.ok) {
+    sayError(escapeForTerminal(`${answer.error.code}: ${answer.error.message}`));
+    return 1;
+  }
+  if (answer.type !== 'revert')
+    throw new OwnerConnectError(`unexpected ${answer.type} frame from the daemon`);
+  process.stdout.write(`revert of ${id} queued as ${answer.id}\n`);
+  return 0;
+}
+
 async function act(client: OwnerClient, sub: string, id: string, flags: Parsed['flags']): Promise<number> {
+  if (sub === 'revert') return revert(client, id);
   const current: View | undefined = client.snapshot.find((v) => v.id === id);
   // An id absent from the snapshot is unknown (NotFound) or long decided (AlreadyDecided); the broker
   // checks both before the version, so version 1 gets the right answer either way.

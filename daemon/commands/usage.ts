@@ -37,6 +37,10 @@ records what really happened to a command that ended ERROR or UNKNOWN
 ${DATA_DIR}
   --outcome O         delivered or not_delivered
   --note TEXT         what you found`,
+  revert: `usage: ogf-broker revert ID [flags]
+takes back a succeeded file write: queues owner \`owner\`'s command writing the file's previous content
+(approved by this, unless it needs a passkey); NotRevertible when the file changed since or was new
+${DATA_DIR}`,
   grant: `usage: ogf-broker grant list|add|revoke [flags]
 the owners' grants: "yes again" for a while
   grant list [--all]                 live grants (--all: ended ones too)

@@ -76,6 +76,9 @@ export const fileSchema = z
     oauth: oauthSchema,
     // Contract 13.3 (v3): true = approving any command needs a passkey assertion (see passkey.ts).
     require_passkey: z.boolean('must be true or false').default(false),
+    // Contract 20 (v4): how many days a succeeded file write keeps the file's previous content for a revert
+    // (0: none). At most 7: the retention rule removes it with the command's other bulky fields.
+    revert_days: intIn(0, 7).default(7),
     // Contract 13.1 (v3): notification channels.
     notify: notifySchema,
     // Contract 19 (v4): whether the owners' Web Push devices get Approve and Deny.

@@ -45,6 +45,8 @@ export interface Config {
   oauth: Readonly<OAuthConfig>;
   /** Contract 13.3: approving any command needs a passkey (per command: catalog / upstream entries). */
   require_passkey: boolean;
+  /** Contract 20: days a succeeded file write keeps the file's previous content for a revert (0: off). */
+  revert_days: number;
   /** Contract 13.1 (v3): notification channels, in the config's order. */
   notify: ReadonlyArray<NotifyChannelConfig>;
   /** Contract 19 (v4): the owners' Web Push devices (the channel `push`) carry Approve and Deny. */
@@ -145,6 +147,7 @@ export function loadConfig(flags: ConfigFlags, env: NodeJS.ProcessEnv = process.
       allow_loopback_metadata: file.oauth.allow_loopback_metadata,
     }),
     require_passkey: file.require_passkey,
+    revert_days: file.revert_days,
     notify: Object.freeze(file.notify),
     push: Object.freeze({ actions: file.push.actions }),
     database_url: databaseUrl(file.database_url_from_env, env),

@@ -44,6 +44,8 @@ export const upstreamSchema = z
     // Contract 12: previews of a call's effect, per tool, and named sets of them for well-known servers.
     preset: presetSchema.optional(),
     previews: previewsSchema.optional(),
+    // Contract 20 (v4): the preview is made again just before launch and nothing is sent when it changed.
+    bind_previews: z.boolean('must be true or false').default(true),
     // Contract 13.3 (v3): approving a call of any of its tools needs a passkey assertion.
     require_passkey: z.boolean('must be true or false').optional(),
     // Contract 21 (v4): what a stdio server's process may touch (sandbox.ts); false: unconfined.

@@ -13,6 +13,9 @@ import { cue } from './cue/index.js';
 import { type KindRegistry, kindRegistry } from './registry.js';
 import { upstream } from './upstream/index.js';
 
+/** Contract 20: the owner's revert of an upstream file write (the only kind that writes files it previews). */
+export { planRevert } from './upstream/index.js';
+
 export type { Kind, KindRegistry, KindWork, SourceWorld };
 
 const MODULES: readonly KindModule[] = [catalog, cue, upstream];

@@ -59,6 +59,9 @@ export function eventOf(c: Command): CommandEventName | undefined {
   }
 }
 
+/** Contract 20: what a waiting message adds for a command that came back. */
+export const REBOUND_WORDS = 'the file changed since you approved';
+
 /** Text a notification may show: every control and bidi character escaped (what `list` does, contract 5). */
 const visible = (t: string) => escapeForTerminal(t);
 
@@ -96,8 +99,14 @@ export function commandMessage(
   };
   const common = { event, summary, url, pendingId: c.id, json };
   if (event === 'waiting') {
+    // Contract 20: back from a changed file — the owners are told why they are asked again.
+    if (c.rebound_at !== undefined) {
+      json.rebound_at = c.rebound_at;
+      json.summary = `${summary} — ${REBOUND_WORDS}`;
+    }
     return {
       ...common,
+      ...(c.rebound_at === undefined ? {} : { summary: `${summary} — ${REBOUND_WORDS}` }),
       title: `${client} asks: ${command}`,
       expires: c.review_expires_at,
       priority: 4,

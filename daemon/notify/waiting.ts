@@ -45,7 +45,8 @@ export class WaitingNotices {
     if (this.#told.has(c.id)) return;
     const held = this.#held.get(c.id);
     if (held === undefined) {
-      if (c.version !== 1) return;
+      // Contract 20: a command back from a changed file starts waiting again (at a later version).
+      if (c.version !== 1 && c.rebound_at === undefined) return;
       if (!this.#awaitsPreview(c) || settled(c)) {
         this.#send(c);
         return;

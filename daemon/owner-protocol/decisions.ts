@@ -48,6 +48,12 @@ export const reconcileFrame = z.strictObject(
  */
 export const argsFrame = z.strictObject({ type: z.literal('args'), req_id: reqId, id }, strict);
 
+/**
+ * Contract 20: take a succeeded file write back — queues the owner's own command writing the file's previous
+ * content (`revert_of` names the original); the owner's sending it is that command's approval.
+ */
+export const revertFrame = z.strictObject({ type: z.literal('revert'), req_id: reqId, id }, strict);
+
 export type ApproveFrame = z.infer<typeof approveFrame>;
 export type DenyFrame = z.infer<typeof denyFrame>;
 export type ReconcileFrame = z.infer<typeof reconcileFrame>;

@@ -10,7 +10,7 @@
  */
 import type { z } from 'zod';
 import { describeInput } from '../../common/field-errors.js';
-import { approveFrame, argsFrame, denyFrame, reconcileFrame } from './decisions.js';
+import { approveFrame, argsFrame, denyFrame, reconcileFrame, revertFrame } from './decisions.js';
 import { doctorFrame, notifyTestFrame, reloadFrame } from './diagnose.js';
 import { grantFrame, grantsFrame, policyTestFrame, revokeFrame } from './grants.js';
 import { auditFrame, historyFrame } from './history.js';
@@ -57,6 +57,8 @@ const SCHEMAS = {
   rule_add: ruleAddFrame,
   rule_update: ruleUpdateFrame,
   rule_remove: ruleRemoveFrame,
+  // Contract 20 (v4): take a succeeded file write back.
+  revert: revertFrame,
 } as const;
 
 export type ClientType = keyof typeof SCHEMAS;

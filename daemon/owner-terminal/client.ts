@@ -62,7 +62,8 @@ type Request =
       rule: { id?: string; when: string; decision: 'allow' | 'deny' | 'ask'; note?: string };
     }
   | { type: 'rule_update'; id: string; enabled?: boolean }
-  | { type: 'rule_remove'; id: string };
+  | { type: 'rule_remove'; id: string }
+  | { type: 'revert'; id: string };
 
 export class OwnerClient {
   readonly #ws: WebSocket;
@@ -178,7 +179,8 @@ export class OwnerClient {
         m.type === 'rules' ||
         m.type === 'rule_add' ||
         m.type === 'rule_update' ||
-        m.type === 'rule_remove') &&
+        m.type === 'rule_remove' ||
+        m.type === 'revert') &&
       m.req_id !== null
     ) {
       const p = this.#pending.get(m.req_id);

@@ -6,7 +6,7 @@
  */
 import type { DiagnosisCheck, NotifyTestMessage, RuleInfo } from '../../common/owner-messages.js';
 import type { ActionDesk } from '../actions/index.js';
-import type { KindPolicies, PasskeyStore } from '../core/index.js';
+import type { Command, KindPolicies, PasskeyStore, SubmitRequest } from '../core/index.js';
 import type { EdgeContext } from '../http/index.js';
 import type { OAuthServer } from '../oauth/index.js';
 import type { SetupFeed } from './setup.js';
@@ -34,6 +34,11 @@ export interface OwnerContext extends EdgeContext {
   reload?: () => Promise<ReloadOutcome>;
   /** Contract 18: the rules, and the owners' changes of theirs (app/owner-rules.ts); absent: NotFound. */
   rules?: RulesDesk;
+  /**
+   * Contract 20: the owner's revert of a command — the request to queue as the owner's own (its file checked),
+   * or why there is none (kinds/upstream/revert.ts); absent: every revert is NotRevertible.
+   */
+  revert?: (command: Command | undefined) => Promise<RevertPlan>;
 }
 
 /** A rule an owner adds (contract 18: `rule_add`'s `rule`). */
@@ -67,6 +72,11 @@ export interface RulesDesk {
   update(id: string, patch: RulePatch, by: string): Promise<RuleAnswer>;
   remove(id: string, by: string): Promise<RuleAnswer>;
 }
+
+/** Contract 20: what the owner edge queues for a revert, or why it cannot. */
+export type RevertPlan =
+  | { ok: true; request: Omit<SubmitRequest, 'client'> }
+  | { ok: false; code: 'NotFound' | 'NotRevertible'; message: string };
 
 /** A reload's outcome as the `reload` frame carries it (common/owner-messages.ts). */
 export type ReloadOutcome =

@@ -20,6 +20,8 @@ export interface SourceWorld {
   upstreams: UpstreamRegistry;
   /** Contract 21: starts a process under the confinement the config gives it (daemon/sandbox/). */
   confiner: Confiner;
+  /** The config in force now (contract 17: a reload replaces it); `config` is the one the daemon started with. */
+  current(): Config;
 }
 
 /** Work a kind does beside its commands while the daemon runs (contract 12: previews). */

@@ -19,6 +19,7 @@ const config = (mode: string): UpstreamConfig => ({
   argv: [process.execPath, TEST_UPSTREAM, mode],
   timeout_s: 60,
   trust_read_only_hint: false,
+  bind_previews: true,
   approvals: 1,
   wait_seconds: 50,
 });

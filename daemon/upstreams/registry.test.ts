@@ -8,6 +8,7 @@ const config: UpstreamConfig = {
   argv: ['never-started'],
   timeout_s: 60,
   trust_read_only_hint: false,
+  bind_previews: true,
   approvals: 1,
   wait_seconds: 50,
 };

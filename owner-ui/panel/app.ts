@@ -35,7 +35,6 @@ import { showTrail } from './audit-trail.js';
 import { countdownText, timeLeft } from './card.js';
 import { CardActions } from './card-actions.js';
 import { CardList } from './card-list.js';
-import { EXPLAIN } from './explain.js';
 import { FirstRun } from './first-run.js';
 import { GrantBoard } from './grants.js';
 import { Header } from './header.js';
@@ -50,6 +49,7 @@ import { PasskeyArea } from './passkeys.js';
 import { newestFirst, oldestFirst } from './placement.js';
 import { PushSettings } from './push.js';
 import { QueueView } from './queue-view.js';
+import { type ReplyDeps, replied, reverted } from './replies.js';
 import { RulesArea } from './rules.js';
 import { PanelState } from './state.js';
 
@@ -274,7 +274,8 @@ const handlers: Handlers = {
     if (node !== undefined) guard.change(() => showTrail(node, m.entries, m.record_disagrees));
   },
   reply: (m) => {
-    if (!argsRefused(m) && !passkeys.receive(m) && !devices.reply(m) && !rulesArea.reply(m)) onReply(m);
+    if (!argsRefused(m) && !passkeys.receive(m) && !devices.reply(m) && !rulesArea.reply(m))
+      replied(replyDeps, m);
   },
   passkey_list: (m) => passkeys.receive(m),
   passkey_begin: (m) => passkeys.receive(m),
@@ -285,6 +286,7 @@ const handlers: Handlers = {
     allowDialog.tested(m);
     rulesArea.tested(m);
   },
+  revert: (m) => reverted(replyDeps, m),
   // The terminal's frames (`grants`, `doctor`, `notify test`, `reload`): the panel never asks for them.
   grants: () => {},
   doctor: () => {},
@@ -296,33 +298,10 @@ const handlers: Handlers = {
   rule_remove: (m) => rulesArea.receive(m),
 };
 
+const replyDeps: ReplyDeps = { requests, cards, guard, header, board, renderGrants };
+
 function onMessage(m: ServerMessage): void {
   (handlers[m.type] as (m: ServerMessage) => void)(m);
-}
-
-function onReply(m: Extract<ServerMessage, { type: 'reply' }>): void {
-  const req = m.req_id === null ? undefined : requests.get(m.req_id);
-  if (m.req_id !== null) requests.delete(m.req_id);
-  if (req === undefined) {
-    if (!m.ok) header.toast(`${m.error.code}: ${m.error.message}`);
-    return;
-  }
-  if (req.action === 'revoke') {
-    board.setRevoking(req.id, false);
-    if (!m.ok)
-      header.toast(
-        `Could not revoke ${req.id}: ${m.error.code}: ${EXPLAIN[m.error.code] ?? m.error.message}`,
-      );
-    renderGrants();
-    return;
-  }
-  const node = cards.node(req.id);
-  if (node !== undefined) guard.sync(node);
-  if (m.ok) {
-    cards.setMessage(req.id, undefined);
-    return;
-  }
-  cards.setMessage(req.id, `${m.error.code}: ${EXPLAIN[m.error.code] ?? ''} (${m.error.message})`);
 }
 
 /** The Allow… dialog for the card the owner looked at: its version is the one the grant approves. */

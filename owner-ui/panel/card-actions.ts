@@ -69,6 +69,9 @@ export class CardActions {
     else if (action === 'deny' && v.state === 'awaiting_review') {
       const note = card.querySelector<HTMLInputElement>('input.note')?.value.trim() ?? '';
       this.send(v.id, 'deny', note === '' ? { version: v.version } : { version: v.version, note });
+    } else if (action === 'revert' && v.status === 'SUCCEEDED' && v.revertible_until !== undefined) {
+      // Contract 20: this click is the revert's approval (the daemon checks the file first).
+      this.send(v.id, 'revert', {});
     } else if (action === 'reconcile' && (v.status === 'ERROR' || v.status === 'UNKNOWN')) {
       const outcome = card.querySelector<HTMLInputElement>('input[type=radio]:checked')?.value;
       if (outcome === undefined) {

@@ -14,6 +14,7 @@ import { grantable } from './allow.js';
 import { trailBlock } from './audit-trail.js';
 import { kindCard } from './kinds.js';
 import { mineNote, myApproval, othersWords, quorumLine, waitsForOthers } from './quorum.js';
+import { reboundLine, revertControls, revertOfLine } from './revert.js';
 import { time } from './when.js';
 
 const PHASE_WORDS: Record<string, string> = {
@@ -327,6 +328,9 @@ export function buildCard(
     ),
     quorumLine(v, me),
     grantLine(v, grantWords),
+    // Contract 20: back from a changed file; a revert and what it takes back.
+    reboundLine(v),
+    revertOfLine(v),
     el('p', { class: 'summary' }, v.summary),
     argvBlock(v),
     reachLine(v),
@@ -341,6 +345,7 @@ export function buildCard(
         ),
     kindCard(v.tool)?.block?.(v) ?? null,
     outcomeBlock(v),
+    revertControls(v, Date.now() + skewMs),
     el('p', { class: 'card-msg', role: 'status', 'aria-live': 'polite' }, message ?? ''),
     v.state === 'awaiting_review' ? decideControls(v, note, me) : null,
     attention && v.reconciliation === undefined ? reconcileControls(v, note) : null,

@@ -12,6 +12,8 @@ export const EXPLAIN: Record<string, string> = {
     'This command cannot be allowed for a while (it needs several owners or your passkey, or it is not in the catalog any more). Nothing was approved: use Approve or Deny.',
   NotRevocable: 'This grant comes from the config file: remove it there and restart the daemon.',
   AlreadyApproved: 'You already approved this request; it waits for the other owners.',
+  NotRevertible:
+    'Nothing was written: the file no longer holds what that command wrote (or it made a new file, or the kept content is gone).',
   PasskeyRequired:
     'This request needs your passkey, and the daemon did not get a valid one for it. Nothing was approved: press Approve with passkey again.',
 };

@@ -198,7 +198,7 @@ export function previewBlock(v: View): HTMLElement | null {
       el(
         'p',
         { class: 'preview-note' },
-        `The file may still change before the command runs: this is how it looked${
+        `${v.status === 'PENDING' ? 'The file may still change before the command runs: this is' : 'This was'} how it looked${
           p.computed_at === undefined ? '' : ` at ${time(p.computed_at)}`
         }${dry ? ', as the server described it' : ''}.`,
       ),

@@ -7,3 +7,9 @@ export function time(iso: string | undefined): string {
   const d = new Date(iso);
   return Number.isNaN(d.getTime()) ? iso : d.toLocaleTimeString();
 }
+
+/** A moment days away, with its date: `12/13/2026, 2:10:04 PM` in the owner's locale. */
+export function dateTime(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
+}

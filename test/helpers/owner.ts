@@ -217,7 +217,8 @@ export class OwnerSocket {
           f.type === 'rules' ||
           f.type === 'rule_add' ||
           f.type === 'rule_update' ||
-          f.type === 'rule_remove') &&
+          f.type === 'rule_remove' ||
+          f.type === 'revert') &&
         f.req_id === req_id,
       `reply ${req_id}`,
     );

@@ -23,6 +23,8 @@ export function auditOf(
     detail.args_sha256 = sha256Hex(canonicalJson(c.args));
     // Contract 14 (v4): what the owner's card shows as the command line, checked like the arguments.
     detail.display_sha256 = sha256Hex(canonicalJson(c.display));
+    // Contract 20: an owner's revert names the command it takes back.
+    if (c.revert_of !== undefined) detail.revert_of = c.revert_of;
   }
   if ('reason' in c.phase) detail.reason = c.phase.reason;
   // Contract 14 (v4): who decided, on every entry after the decision, so `audit verify` checks the row's
@@ -42,6 +44,9 @@ export function auditOf(
     detail.args_sha256 = sha256Hex(canonicalJson(c.args));
   }
   if (event?.type === 'amend') Object.assign(detail, event.detail);
+  // Contract 20: the preview made again at launch (its hash, and the approved one), or both when it differed.
+  if ((event?.type === 'start' || event?.type === 'rebind') && event.detail !== undefined)
+    Object.assign(detail, event.detail);
   return { at, actor, action, command_id: c.id, version: c.version, detail };
 }
 

@@ -212,6 +212,10 @@ export function commandOf(
   if (req.justification !== undefined) command.justification = req.justification;
   if (req.request_id !== undefined) command.request_id = req.request_id;
   if (req.task !== undefined) command.task = req.task;
+  // Contract 20: an owner's revert names what it takes back, and comes with its preview (the diff back),
+  // made from the read that checked the file — so the launch-time check binds it. Only the owner edge sets them.
+  if (req.revert_of !== undefined) command.revert_of = req.revert_of;
+  if (req.preview !== undefined) command.preview = req.preview;
   if (approvalsNeeded !== undefined) {
     command.approvals_needed = approvalsNeeded;
     command.approvals = [];

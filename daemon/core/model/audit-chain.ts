@@ -18,6 +18,7 @@
  * | finish, abort | outcome | `daemon` |
  * | restart | deny (a cue awaiting review) or outcome | `daemon` |
  * | reconcile, prune | reconcile, prune | an owner, `daemon` |
+ * | rebind (contract 20: the file changed before launch; back to awaiting review) | preview_changed | `daemon` |
  * | grant_created, grant_used | the same | an owner, `daemon` |
  * | grant_revoked, grant_expired | grant_ended | an owner, `daemon` |
  * | owner_created / owner_token_rotated / mcp_token_set | token_created / token_rotated | an owner, `daemon` |
@@ -48,6 +49,8 @@ export type AuditAction =
   | 'restart'
   | 'reconcile'
   | 'prune'
+  /** Contract 20: the file changed between the approved preview and the launch; back to the owners. */
+  | 'rebind'
   | 'grant_created'
   | 'grant_used'
   | 'grant_revoked'
@@ -167,6 +170,7 @@ const EVENTS: Readonly<Record<string, string>> = {
   expire: 'deny',
   cancel: 'deny',
   start: 'launch',
+  rebind: 'preview_changed',
   finish: 'outcome',
   abort: 'outcome',
   grant_revoked: 'grant_ended',

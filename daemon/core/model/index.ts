@@ -45,6 +45,8 @@ export {
   type KindFields,
   type Outcome,
   type Preview,
+  type RevertBase,
+  type StartFields,
   type State,
   type Tool,
 } from './lifecycle.js';

@@ -73,6 +73,14 @@ const EVENTS: Record<Event['type'], Event> = {
   prune: { type: 'prune', at: T1, digest: sha256Digest },
   // Contract 12: kind fields learnt while awaiting review (a preview), legal only then, same version.
   amend: { type: 'amend', at: T1, fields: {}, action: 'preview_made', detail: {} },
+  // Contract 20: the preview made again at launch differed; only an approved command comes back.
+  rebind: {
+    type: 'rebind',
+    at: T1,
+    preview: { kind: 'file_diff', status: 'ready', diff: '' },
+    review_expires_at: T1,
+    detail: {},
+  },
 };
 
 /** The whole legal table: state × event → next state (catalog commands). Anything absent is illegal. */
@@ -84,7 +92,7 @@ const LEGAL: Partial<Record<State, Partial<Record<Event['type'], State>>>> = {
     cancel: 'denied',
     amend: 'awaiting_review',
   },
-  approved: { start: 'running', abort: 'failed' },
+  approved: { start: 'running', abort: 'failed', rebind: 'awaiting_review' },
   running: { finish: 'succeeded', restart: 'unknown' },
   failed: { reconcile: 'failed' },
   unknown: { reconcile: 'unknown' },

@@ -164,7 +164,34 @@ export interface Command extends KindFields {
   pruned?: Pruned;
   /** Contract 12: its preview, set by the daemon (never by a request) while it awaits review. */
   preview?: Preview;
+  /**
+   * Contract 20: set when it came back to awaiting review because what its approved preview was made from
+   * changed before launch (the `rebind` event); cleared by nothing — the audit tells each time.
+   */
+  rebound_at?: string;
+  /** Contract 20: an owner's revert names the command whose write it takes back (set only by the owner edge). */
+  revert_of?: string;
+  /**
+   * Contract 20: the file's content just before this command wrote it, kept for a revert until `until`
+   * (set with `running` by the daemon, dropped unless the command succeeds; never in a View or result).
+   */
+  revert_base?: RevertBase;
 }
+
+/** What a revert needs of a file write (contract 20): the file as it was, and what the write left. */
+export interface RevertBase {
+  /** The file's whole content just before the write (at most 1 MiB). */
+  previous: string;
+  /** Lower-case hex SHA-256 of what the write left in the file (checked by reading it before a revert). */
+  written_sha256: string;
+  /** The path argument's value. */
+  path: string;
+  /** Until when a revert is offered (`revert_days` after the launch). */
+  until: string;
+}
+
+/** What the launch-time preview (contract 20) sets with `running`: the preview it approves, the revert base. */
+export type StartFields = Pick<Command, 'preview' | 'revert_base'>;
 
 export type Event =
   /** `passkey`: the verified assertion kept with the approval in its audit entry (contract 13.3). */
@@ -174,8 +201,24 @@ export type Event =
   | { type: 'deny'; at: string; by: string; note?: string; policy?: true; via?: string }
   | { type: 'expire'; at: string }
   | { type: 'cancel'; at: string; by: string }
-  /** Durable mark before spawn (rule 3). */
-  | { type: 'start'; at: string }
+  /**
+   * Durable mark before spawn (rule 3). Contract 20: with the preview made again at launch (the one a grant
+   * or a pending preview's approval approves; for a bound one, equal to the approved one) and the file's
+   * previous content, and what the audit entry records of it (`detail`).
+   */
+  | { type: 'start'; at: string; fields?: StartFields; detail?: Record<string, unknown> }
+  /**
+   * Contract 20: the preview made again at launch differs from the approved one: nothing is sent, the command
+   * awaits review again with the new preview (same deadline rule as a new one: `review_expires_at`), every
+   * approval spent; `detail` (both hashes) goes to the audit.
+   */
+  | {
+      type: 'rebind';
+      at: string;
+      preview: Preview;
+      review_expires_at: string;
+      detail: Record<string, unknown>;
+    }
   | { type: 'finish'; at: string; result: FinishResult }
   /** The executor could not even start (e.g. the session file could not be written): nothing ran. */
   | { type: 'abort'; at: string; reason: FailReason; detail: string }

@@ -85,6 +85,12 @@ export function toView(command: Command, kinds: KindPolicies): View {
   // Stored already within the 256 KiB of owner frames (kinds/upstream/previews/diff.ts).
   if (command.preview !== undefined) view.preview = command.preview;
   if (command.passkey_required === true) view.passkey_required = true;
+  // Contract 20: a command back from a changed file, a revert, and one whose write can be taken back. The
+  // kept content itself never leaves the store in a View: the card shows the preview's diff reversed.
+  if (command.rebound_at !== undefined) view.rebound_at = command.rebound_at;
+  if (command.revert_of !== undefined) view.revert_of = command.revert_of;
+  if (command.revert_base !== undefined && command.phase.state === 'succeeded')
+    view.revertible_until = command.revert_base.until;
   return view;
 }
 

@@ -11,11 +11,12 @@
 import type { Command } from './lifecycle.js';
 
 /**
- * The seam of contract 20 (revert, a later issue): a command whose ended preview the daemon must keep.
- * Nothing is kept yet; revert will decide here, from the command, what it needs.
+ * Contract 20: a command whose ended preview the daemon keeps — a succeeded write it keeps the previous
+ * content of, so its card can show the diff back (the preview reversed) while a revert is offered. The
+ * retention rule (retention-rule.ts) removes both once that window has passed.
  */
-export function keepsPreviewText(_command: Command): boolean {
-  return false;
+export function keepsPreviewText(command: Command): boolean {
+  return command.revert_base !== undefined && command.phase.state === 'succeeded';
 }
 
 /** `command` (which has just ended) with its preview's text removed, unless contract 20 keeps it. */

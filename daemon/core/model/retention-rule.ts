@@ -88,9 +88,13 @@ export function pruneCommand(command: Command, at: string, digest: Digest): Tran
     const { diff: _diff, text: _text, ...rest } = preview;
     preview = { ...rest, truncated: true };
   }
+  // Contract 20: a write's kept previous content goes whatever its size (revert_days is at most 7).
+  const base = command.revert_base;
+  if (base !== undefined) fields.push({ field: 'revert_base', ...digest(base.previous) });
   if (fields.length === 0) return nothing(command, `no field is over ${FIELD_KEEP_BYTES} bytes`);
   const pruned: Pruned = { at, fields: [...(command.pruned?.fields ?? []), ...fields] };
-  const next: Command = { ...command, version: command.version + 1, args, phase, pruned };
+  const { revert_base: _gone, ...kept } = command;
+  const next: Command = { ...kept, version: command.version + 1, args, phase, pruned };
   if (preview !== undefined) next.preview = preview;
   return { ok: true, command: next };
 }
@@ -126,7 +130,9 @@ export function argsAsPruned(
 export function prunedSentence(command: Command): string | undefined {
   // Contract 12: the AI's result never carries the preview, not even its size and hash.
   const outputs =
-    command.pruned?.fields.filter((f) => !f.field.startsWith('args.') && f.field !== 'preview') ?? [];
+    command.pruned?.fields.filter(
+      (f) => !f.field.startsWith('args.') && f.field !== 'preview' && f.field !== 'revert_base',
+    ) ?? [];
   if (outputs.length === 0) return undefined;
   const parts = outputs.map((f) => `${f.field} (${f.bytes} bytes, sha256 ${f.sha256})`);
   return `Its ${parts.join(' and ')} ${parts.length === 1 ? 'was' : 'were'} removed ${RETENTION_MS / 86_400_000} days after it ended, on ${command.pruned?.at} (retention rule).`;

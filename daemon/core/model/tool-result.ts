@@ -37,6 +37,8 @@ export function toResult(command: Command): CommandResult {
     created_at: command.created_at,
     review_expires_at: command.review_expires_at,
   };
+  // Contract 20: a revert says which command's write it takes back.
+  if (command.revert_of !== undefined) result.revert_of = command.revert_of;
   switch (p.state) {
     case 'awaiting_review':
     case 'approved':

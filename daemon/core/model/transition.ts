@@ -73,12 +73,15 @@ export function transition(command: Command, event: Event): TransitionResult {
       });
     case 'start':
       if (p.state !== 'approved') return reject('NotStartable', command, 'start');
-      return next(command, {
+      // Contract 20: the preview made again at launch, and the file's previous content, go with `running`.
+      return next(event.fields === undefined ? command : { ...command, ...event.fields }, {
         state: 'running',
         decided_at: p.decided_at,
         decided_by: p.decided_by,
         started_at: event.at,
       });
+    case 'rebind':
+      return rebind(command, event);
     case 'abort':
       if (p.state !== 'approved') return reject('NotStartable', command, 'abort');
       return next(command, {
@@ -136,6 +139,25 @@ function approve(command: Command, event: Extract<Event, { type: 'approve' }>): 
   return { ok: true, command: { ...command, version: command.version + 1, approvals, phase } };
 }
 
+/**
+ * Contract 20: the file changed between the approved preview and the launch. Nothing was sent; the command
+ * awaits review again with the new preview, and every approval of it is spent (no `approvals`, no decider).
+ */
+function rebind(command: Command, event: Extract<Event, { type: 'rebind' }>): TransitionResult {
+  if (command.phase.state !== 'approved') return reject('NotStartable', command, 'rebind');
+  const { approvals: _spent, revert_base: _none, ...rest } = command;
+  const back: Command = {
+    ...rest,
+    version: command.version + 1,
+    phase: { state: 'awaiting_review' },
+    preview: event.preview,
+    review_expires_at: event.review_expires_at,
+    rebound_at: event.at,
+  };
+  if (command.approvals_needed !== undefined) back.approvals = [];
+  return { ok: true, command: back };
+}
+
 /** An owner's or a policy's denial (with the owner's note, when one is given). */
 function deny(command: Command, event: Extract<Event, { type: 'deny' }>): TransitionResult {
   const p = command.phase;
@@ -153,7 +175,8 @@ function deny(command: Command, event: Extract<Event, { type: 'deny' }>): Transi
 }
 
 /** The executor's one outcome (rule 3): succeeded, failed for sure, or unknown. */
-function finish(command: Command, event: Extract<Event, { type: 'finish' }>): TransitionResult {
+function finish(finished: Command, event: Extract<Event, { type: 'finish' }>): TransitionResult {
+  let command = finished;
   const p = command.phase;
   if (p.state !== 'running') return reject('NotRunning', command, 'finish');
   const base = {
@@ -164,6 +187,11 @@ function finish(command: Command, event: Extract<Event, { type: 'finish' }>): Tr
   };
   const r = event.result;
   if (r.kind === 'succeeded') return next(command, { state: 'succeeded', ...base, outcome: r.outcome });
+  // Contract 20: only a succeeded write can be taken back; any other outcome keeps no previous content.
+  if (command.revert_base !== undefined) {
+    const { revert_base: _dropped, ...rest } = command;
+    command = rest;
+  }
   if (r.kind === 'failed') {
     return next(command, {
       state: 'failed',

@@ -16,7 +16,16 @@ export interface SubmitRequest
   extends KindFields,
     Pick<
       Command,
-      'tool' | 'command' | 'args' | 'display' | 'justification' | 'client' | 'request_id' | 'task'
+      | 'tool'
+      | 'command'
+      | 'args'
+      | 'display'
+      | 'justification'
+      | 'client'
+      | 'request_id'
+      | 'task'
+      | 'revert_of'
+      | 'preview'
     > {
   /** Held in memory only, handed to the executor on launch (rule 4). Never stored, logged or shown. */
   secret?: unknown;

@@ -5,7 +5,7 @@
  */
 
 import type { FailReason } from '../../base/index.js';
-import type { Command, FinishResult } from '../model/index.js';
+import type { Command, FinishResult, Preview, StartFields } from '../model/index.js';
 
 export interface ExecutionIo {
   /** The secret the edge handed to `submit` (cues: the session UUID), from memory only. */
@@ -14,9 +14,28 @@ export interface ExecutionIo {
    * Commits `running` durably (rule 3). Call it exactly once, immediately before spawning, and await it:
    * it resolves once `running` is committed, and after that the executor must report a FinishResult.
    * Resolves false when the broker is closing or the commit failed, and the executor must not spawn
-   * (then report an `aborted` result).
+   * (then report an `aborted` result). Contract 20: `bound` is what the preview made again at launch sets
+   * with `running` (the preview it approves, the file's previous content) and records in its audit entry.
    */
-  markRunning(): Promise<boolean>;
+  markRunning(bound?: Bound): Promise<boolean>;
+}
+
+/** Contract 20: the preview made again just before launch, when it matched (or nothing bound it). */
+export interface Bound {
+  fields: StartFields;
+  /** The launch entry's record of it: the approved and the current hashes. */
+  detail: Record<string, unknown>;
+}
+
+/**
+ * Contract 20: the preview made again just before launch differs from the one the owners approved. Nothing
+ * was sent; the command awaits review again with `preview`, its approvals spent; `detail` (both hashes) is
+ * audited.
+ */
+export interface Rebound {
+  kind: 'rebound';
+  preview: Preview;
+  detail: Record<string, unknown>;
 }
 
 /** An outcome reported before `markRunning`: nothing was spawned, the effect certainly did not happen. */
@@ -26,7 +45,7 @@ export interface Aborted {
   detail: string;
 }
 
-export type ExecutionReport = FinishResult | Aborted;
+export type ExecutionReport = FinishResult | Aborted | Rebound;
 
 export interface Executor {
   /** Runs one approved command. Never rejects: every failure is a report. */

@@ -17,7 +17,7 @@ export type {
   SubmitResult,
 } from './broker-api.js';
 export type { BrokerDeps, FaultPoint, Faults } from './broker-setup.js';
-export type { ExecutionIo, ExecutionReport, Executor } from './executor.js';
+export type { Bound, ExecutionIo, ExecutionReport, Executor, Rebound } from './executor.js';
 export type { OwnerRule, OwnerRuleStore } from './owner-rule-store.js';
 export {
   type CompiledWhen,

@@ -249,6 +249,7 @@ export class Broker implements BrokerApi {
       clock: this.#clock,
       log: this.#log,
       faults: deps.faults ?? noFaults,
+      reviewMs: deps.reviewTimeoutS * 1000,
       host: {
         active: (id) => this.#views.active(id),
         apply: (c, event) => this.#apply(c, event, DAEMON).then((r) => r.ok),
@@ -367,6 +368,8 @@ export class Broker implements BrokerApi {
         this.#views.show(next);
         if (isFinal(next)) this.#secrets.delete(next.id);
         if (next.phase.state !== 'awaiting_review') this.#expiry.cancel(next.id);
+        // Contract 20: back to awaiting review (the file changed before launch): its new deadline applies.
+        else if (c.phase.state !== 'awaiting_review') this.#expiry.arm(next);
         logChange(this.#log, next, actor);
         this.#emit(next);
         also.after?.(next);

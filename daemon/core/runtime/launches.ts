@@ -19,7 +19,7 @@ import type { Logger } from '../../base/index.js';
 import { type Clock, iso } from '../../base/index.js';
 import type { Command, Event } from '../model/index.js';
 import { isStaleWrite } from '../model/index.js';
-import type { ExecutionReport, Executor, Faults } from '../ports/index.js';
+import type { Bound, ExecutionReport, Executor, Faults } from '../ports/index.js';
 import { SessionLanes } from './session-lanes.js';
 
 /** How often an outcome the store refused (disk full, read-only) is committed again. */
@@ -55,6 +55,8 @@ export interface LaunchDeps {
   log: Logger;
   /** Test-only crash points (fault-points.ts); `noFaults` everywhere but a daemon under a fault test. */
   faults: Faults;
+  /** Contract 20: a command back from a changed file waits this long again for the owners. */
+  reviewMs: number;
 }
 
 export class Launches {
@@ -64,6 +66,7 @@ export class Launches {
   readonly #clock: Clock;
   readonly #log: Logger;
   readonly #faults: Faults;
+  readonly #reviewMs: number;
   /** Per-session FIFO (rule 6): approved ids waiting for their session's current launch to end. */
   readonly #lanes = new SessionLanes((id, done) => this.#launch(id, done));
   readonly #inFlight = new Set<Promise<void>>();
@@ -76,6 +79,7 @@ export class Launches {
     this.#clock = deps.clock;
     this.#log = deps.log;
     this.#faults = deps.faults;
+    this.#reviewMs = deps.reviewMs;
   }
 
   /** Number of launches in flight. */
@@ -170,7 +174,7 @@ export class Launches {
       };
     } else {
       let commitError: string | undefined;
-      const markRunning = async (): Promise<boolean> => {
+      const markRunning = async (bound?: Bound): Promise<boolean> => {
         for (let attempt = 1; ; attempt++) {
           if (host.closing()) return false;
           const cur = host.active(id);
@@ -178,7 +182,13 @@ export class Launches {
           try {
             this.#faults('before_mark_running');
             // Rule 3: resolved only once `running` is committed; the executor spawns or sends after that.
-            const ok = await host.apply(cur, { type: 'start', at: iso(this.#clock.now()) });
+            const at = iso(this.#clock.now());
+            const ok = await host.apply(
+              cur,
+              bound === undefined
+                ? { type: 'start', at }
+                : { type: 'start', at, fields: bound.fields, detail: bound.detail },
+            );
             if (ok) this.#faults('after_mark_running');
             return ok;
           } catch (e) {
@@ -210,20 +220,34 @@ export class Launches {
         };
       }
     }
+    await this.#settle(id, report);
+  }
+
+  /** Commits what the executor reported: back to the owners (contract 20), never ran, or its outcome. */
+  async #settle(id: string, report: ExecutionReport): Promise<void> {
+    const host = this.#host;
     const at = iso(this.#clock.now());
+    if (report.kind === 'rebound') {
+      // Contract 20: nothing was sent; back to the owners with the new preview, the approvals spent.
+      const review_expires_at = iso(this.#clock.now() + this.#reviewMs);
+      await this.#commitOutcome(id, (cur) =>
+        cur.phase.state === 'approved' && !host.closing()
+          ? { type: 'rebind', at, preview: report.preview, review_expires_at, detail: report.detail }
+          : undefined,
+      );
+      return;
+    }
     if (report.kind === 'aborted') {
-      const aborted = report;
       // A shutdown abort leaves the command approved: it never ran, so it launches after the restart.
       await this.#commitOutcome(id, (cur) =>
         cur.phase.state === 'approved' && !host.closing()
-          ? { type: 'abort', at, reason: aborted.reason, detail: aborted.detail }
+          ? { type: 'abort', at, reason: report.reason, detail: report.detail }
           : undefined,
       );
       return;
     }
     this.#faults('before_finish_commit');
-    const finished = report;
-    await this.#commitOutcome(id, () => ({ type: 'finish', at, result: finished }));
+    await this.#commitOutcome(id, () => ({ type: 'finish', at, result: report }));
   }
 
   /**

@@ -93,7 +93,8 @@ export class RetentionPass {
           break;
         }
         if (!FINAL.has(row.state)) waiting ??= row.seq;
-        else if (row.chars > FIELD_KEEP_BYTES) {
+        // Contract 20: a succeeded command may keep a file's previous content, however small: read it once.
+        else if (row.chars > FIELD_KEEP_BYTES || row.state === 'succeeded') {
           if (prunes.length > 0 && chars + row.chars > BATCH_CHARS) break;
           chars += row.chars;
           prunes.push(this.#deps.prune(row.id));

@@ -198,7 +198,7 @@ export class CueExecutor implements Executor {
     });
     const report = mapDelivery(r, command.id, dt);
     const left = this.#remove(command.id, path);
-    if (report.kind !== 'aborted') report.outcome.session_file_consumed = !left;
+    if (report.kind !== 'aborted' && report.kind !== 'rebound') report.outcome.session_file_consumed = !left;
     this.#deps.log.log('info', 'cue_delivery', {
       id: command.id,
       kind: report.kind,

@@ -19,6 +19,7 @@ import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/cli
 import type { Command, ExecutionIo, ExecutionReport, Executor, Outcome } from '../../core/index.js';
 import { cutUtf8 } from '../../core/index.js';
 import type { UpstreamLink, UpstreamRegistry } from '../../upstreams/index.js';
+import type { Recheck } from './previews/index.js';
 
 /** Codes that mean the upstream refused the request before running anything (contract 7). */
 const REFUSED_CODES = new Set([-32700, -32600, -32601, -32602]);
@@ -39,10 +40,17 @@ function keep(result: Record<string, unknown>, outputLimitBytes: number): Outcom
 export class UpstreamExecutor implements Executor {
   readonly #registry: UpstreamRegistry;
   readonly #outputLimitBytes: number;
+  readonly #recheck: (command: Command) => Promise<Recheck>;
 
-  constructor(registry: UpstreamRegistry, outputLimitBytes: number) {
+  /** `recheck`: contract 20's launch-time preview (./previews/recheck.ts); default: none (send as approved). */
+  constructor(
+    registry: UpstreamRegistry,
+    outputLimitBytes: number,
+    recheck: (command: Command) => Promise<Recheck> = async () => ({ kind: 'launch' }),
+  ) {
     this.#registry = registry;
     this.#outputLimitBytes = outputLimitBytes;
+    this.#recheck = recheck;
   }
 
   async execute(command: Command, io: ExecutionIo): Promise<ExecutionReport> {
@@ -57,8 +65,11 @@ export class UpstreamExecutor implements Executor {
     }
     const link = await this.#registry.awaitLink(ref.name, CONNECT_WAIT_MS);
     if (link === undefined || !link.open()) return this.#unavailable(ref.name);
+    // Contract 20: the preview made again, before `running`; changed → nothing is sent, back to the owners.
+    const checked = await this.#recheck(command);
+    if (checked.kind === 'rebound') return checked.rebound;
     // Rule 3: `running` is durable before anything is sent.
-    if (!(await io.markRunning())) return this.#unavailable(ref.name);
+    if (!(await io.markRunning(checked.bound))) return this.#unavailable(ref.name);
     if (!link.open()) {
       return {
         kind: 'failed',

@@ -13,5 +13,7 @@ declare module '../../core/model/lifecycle.js' {
     upstream?: UpstreamRef;
     /** Contract 21: a stdio server's reach in words (common/kinds.ts); none for an HTTP server. */
     reach?: string;
+    /** Contract 20: the launch lane of the file a previewed call writes (previews/lane.ts); never shown. */
+    file_lane?: string;
   }
 }

@@ -5,4 +5,5 @@ export { UpstreamExecutor } from './executor.js';
 export { upstreamKind } from './kind.js';
 export { upstream } from './module.js';
 export { PreviewRunner } from './previews/index.js';
+export { planRevert, type RevertPlan, type RevertWorld } from './revert.js';
 export { UpstreamSource } from './source.js';

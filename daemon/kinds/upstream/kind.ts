@@ -27,9 +27,11 @@ export const upstreamKind: Kind = {
   grantRefusal: undefined,
   quorum: true,
   carriesSecret: false,
-  fields: ['upstream', 'reach'],
+  fields: ['upstream', 'reach', 'file_lane'],
   identity: [],
   shown: ['upstream', 'reach'],
+  // Contract 20: one launch at a time per file, so each re-checks after the one before ran.
+  lane: 'file_lane',
   target: (fields) =>
     fields.upstream === undefined ? undefined : { server: fields.upstream.name, tool: fields.upstream.tool },
   summary: (command) =>

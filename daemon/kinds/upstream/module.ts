@@ -7,13 +7,17 @@ import { ownsCommand } from '../../config/index.js';
 import type { KindModule } from '../../tool-kind/index.js';
 import { UpstreamExecutor } from './executor.js';
 import { upstreamKind } from './kind.js';
-import { PreviewRunner, previewSpecs } from './previews/index.js';
+import { PreviewRunner, previewSpecs, recheck } from './previews/index.js';
 import { UpstreamSource } from './source.js';
 
 export const upstream: KindModule = {
   kind: upstreamKind,
-  source: ({ config, upstreams, log }) =>
-    new UpstreamSource(upstreams, log, new UpstreamExecutor(upstreams, config.output_limit_bytes)),
+  source: ({ config, upstreams, log, current }) => {
+    // Contract 20: each approved call with a preview is checked again at launch (previews/recheck.ts).
+    const world = { registry: upstreams, now: () => Date.now(), revertDays: () => current().revert_days };
+    const executor = new UpstreamExecutor(upstreams, config.output_limit_bytes, (c) => recheck(c, world));
+    return new UpstreamSource(upstreams, log, executor);
+  },
   work({ config, upstreams, log }, broker) {
     // Started even with no upstream yet: a reload may add one (contract 17).
     // Contract 16: a node previews only its own commands, through its own upstreams.

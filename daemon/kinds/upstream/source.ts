@@ -14,6 +14,7 @@ import type { UpstreamRegistry, UpstreamStatus } from '../../upstreams/index.js'
 import { MAX_TOOL_JSON_CHARS } from '../../upstreams/index.js';
 import { argumentBoundsError } from './bounds.js';
 import type { UpstreamRef } from './fields.js';
+import { fileLane } from './previews/index.js';
 import type { Validate } from './schema.js';
 import { SchemaCompiler } from './schema-compiler.js';
 
@@ -163,6 +164,9 @@ export class UpstreamSource implements Source {
     if (config.argv !== undefined) request.reach = describeConfinement(config.sandbox || undefined);
     // Contract 7: trust_read_only_hint approves calls to tools the upstream annotates readOnlyHint: true.
     if (config.trust_read_only_hint && e.readOnly) request.approved_by = 'policy:read_only';
+    // Contract 20: a call with a preview launches in its file's lane (previews/lane.ts).
+    const lane = fileLane(e.upstream, config, e.ref.tool, args);
+    if (lane !== undefined) request.file_lane = lane;
     return { kind: 'submit', request, waitSeconds: config.wait_seconds };
   }
 

@@ -15,6 +15,7 @@
  * of JSON fails the preview. Never throws: every failure is a preview with `status: "failed"` and one
  * sentence. Nothing here logs: previewed content goes to the owner's View only.
  */
+import { createHash } from 'node:crypto';
 import {
   type Computed,
   callBounded,
@@ -56,7 +57,28 @@ async function current(
   return { ok: true, text, newFile: false };
 }
 
-async function fileDiff(spec: RunDiff, args: Record<string, unknown>, io: PreviewIo): Promise<Computed> {
+/** Lower-case hex SHA-256 of a text's UTF-8 bytes. */
+export function sha256Of(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/**
+ * Contract 20: what a file_diff preview read — the file as it was, and what the write would leave — for the
+ * launch-time check and a revert. Filled in by `computePreview` when the caller hands one.
+ */
+export interface FileSeen {
+  path?: string;
+  current?: string;
+  newFile?: boolean;
+  proposed?: string;
+}
+
+async function fileDiff(
+  spec: RunDiff,
+  args: Record<string, unknown>,
+  io: PreviewIo,
+  seen: FileSeen,
+): Promise<Computed> {
   const fail = (why: string) => failed('file_diff', why);
   const read = io.listed(spec.read);
   if (read === undefined)
@@ -78,8 +100,15 @@ async function fileDiff(spec: RunDiff, args: Record<string, unknown>, io: Previe
   const proposed = spec.mode === 'append' ? text + content : content;
   const diff = unifiedDiff(path, text, proposed, newFile);
   if (diff === undefined) return fail('the change is too large to show as a diff in time');
+  Object.assign(seen, { path, current: text, newFile, proposed });
   const shown = bounded(diff);
-  const preview: Computed = { kind: 'file_diff', status: 'ready', diff: shown.text };
+  // Contract 20: the file it was made from, by hash (a new file: the empty text's).
+  const preview: Computed = {
+    kind: 'file_diff',
+    status: 'ready',
+    diff: shown.text,
+    basis_sha256: sha256Of(text),
+  };
   if (newFile) preview.new_file = true;
   if (shown.truncated) preview.truncated = true;
   return preview;
@@ -109,17 +138,24 @@ async function dryRun(
   if (text === undefined)
     return failed('dry_run', `the upstream ${io.upstream} answered the dry run with no text`);
   const shown = bounded(text);
-  const preview: Computed = { kind: 'dry_run', status: 'ready', text: shown.text };
+  // Contract 20: the dry run's whole answer, by hash.
+  const preview: Computed = {
+    kind: 'dry_run',
+    status: 'ready',
+    text: shown.text,
+    basis_sha256: sha256Of(text),
+  };
   if (shown.truncated) preview.truncated = true;
   return preview;
 }
 
-/** The preview of a call to `tool` with `args`; never throws. */
+/** The preview of a call to `tool` with `args`; never throws. `seen`: what a file_diff read (contract 20). */
 export function computePreview(
   spec: RunSpec,
   tool: string,
   args: Record<string, unknown>,
   io: PreviewIo,
+  seen: FileSeen = {},
 ): Promise<Computed> {
-  return spec.kind === 'file_diff' ? fileDiff(spec, args, io) : dryRun(spec, tool, args, io);
+  return spec.kind === 'file_diff' ? fileDiff(spec, args, io, seen) : dryRun(spec, tool, args, io);
 }

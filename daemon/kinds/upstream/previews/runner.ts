@@ -15,19 +15,18 @@
  * command decided at submit (a grant, a rule, the read-only policy) never awaits review, so it gets no
  * preview call. After a restart, calls still awaiting review whose preview was pending get it computed again.
  */
-import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { type Clock, iso, type Logger, systemClock } from '../../../base/index.js';
 import type { ActionResult, Amendment, Command, Preview } from '../../../core/index.js';
 import type { UpstreamRegistry } from '../../../upstreams/index.js';
 import { PREVIEW_BUDGET_BYTES, PreviewBudget } from './budget.js';
-import type { Computed, PreviewIo } from './call.js';
-import { computePreview } from './compute.js';
+import type { Computed } from './call.js';
 import { previewSpecs, type RunSpec } from './presets.js';
 import { previewRecord } from './record.js';
 import { Slots } from './slots.js';
+import { PREVIEW_CALL_TIMEOUT_MS, previewThrough } from './through.js';
 
-/** Contract 12: one preview call's deadline, and how many may run at once per upstream. */
-export const PREVIEW_CALL_TIMEOUT_MS = 10_000;
+export { PREVIEW_CALL_TIMEOUT_MS };
+/** Contract 12: how many preview calls may run at once per upstream. */
 export const PREVIEW_SLOTS = 4;
 
 /** What the runner needs of the broker. */
@@ -154,54 +153,15 @@ export class PreviewRunner {
       });
   }
 
-  /**
-   * One computation through the upstream's preview connection (contract 12 (v4)): never the one approved
-   * calls use, so nothing a preview reads, nor a preview connection that ends, can touch them. Undefined when
-   * the command was decided meanwhile.
-   */
-  async #compute(
+  /** One computation through the upstream's preview connection (./through.ts); undefined once decided. */
+  #compute(
     c: Command,
     upstream: string,
     tool: string,
     spec: RunSpec,
     signal: AbortSignal,
   ): Promise<Computed | undefined> {
-    const fail = (error: string): Computed => ({ kind: spec.kind, status: 'failed', error });
-    // The upstream's tools (what is read-only) come from its own connection: while it is down, no preview.
-    const link = await this.#registry.awaitLink(upstream, PREVIEW_CALL_TIMEOUT_MS);
-    if (signal.aborted) return undefined;
-    if (link === undefined || !link.open())
-      return fail(`the upstream ${upstream} is not connected, so no preview could be made`);
-    const leased = await this.#registry.previewLease(upstream);
-    if (!leased.ok) {
-      if (signal.aborted) return undefined;
-      return fail(`the preview instance of the upstream ${upstream} could not be used: ${leased.why}`);
-    }
-    const lease = leased.lease;
-    let suspect = false;
-    const io: PreviewIo = {
-      upstream,
-      timeoutS: PREVIEW_CALL_TIMEOUT_MS / 1000,
-      listed: (name) => this.#registry.tools(upstream)?.find((t) => t.name === name),
-      call: async (name, args) => {
-        try {
-          return await lease.client.request(
-            { method: 'tools/call', params: { name, arguments: args } },
-            { timeout: PREVIEW_CALL_TIMEOUT_MS, signal },
-          );
-        } catch (e) {
-          // No answer in time: the instance may be stuck; the next preview gets a fresh one.
-          if (e instanceof SdkError && e.code === SdkErrorCode.RequestTimeout) suspect = true;
-          throw e;
-        }
-      },
-    };
-    try {
-      if (signal.aborted) return undefined;
-      return await computePreview(spec, tool, c.args, io);
-    } finally {
-      lease.release(suspect);
-    }
+    return previewThrough(this.#registry, { upstream, tool, spec, args: c.args, signal });
   }
 
   #specOf(upstream: string, tool: string): RunSpec | undefined {

@@ -62,7 +62,7 @@ const { values } = parseArgs({
 });
 const quick = values.quick ?? false;
 const only = new Set(
-  (values.only ?? '1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20').split(',').map((s) => s.trim()),
+  (values.only ?? '1,2,3,4,5,6,7,8,8b,9,10,11,12,13,14,15,16,17,18,19,20').split(',').map((s) => s.trim()),
 );
 const started = performance.now();
 const deadline = started + Number(values['budget-s']) * 1000;

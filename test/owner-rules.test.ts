@@ -5,7 +5,7 @@
  * (the attack: an owner's rule written to let the AI past the passkey); the audit entries and the `config`
  * notification of every change; the terminal's `rule` verbs; a restart keeping them.
  */
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import Database from 'better-sqlite3';
@@ -343,5 +343,30 @@ describe('[c18.owner-rules] a restart keeps them', () => {
     ]);
     const ok = await queue(ai, 'mark', { word: 'ok2' });
     expect(await firstSeen(ok)).toMatchObject({ state: 'approved', decided_by: 'rule:o-words' });
+  }, 60_000);
+});
+
+describe('[c18.owner-rules] a config rule may not take an owners’ rule’s id', () => {
+  it('reload refuses it (exit 2, the old rules still decide); a start with it refuses too', async () => {
+    const taken = { ...config(), rules: [{ id: 'o-words', when: "args.word == 'zz'", decision: 'deny' }] };
+    writeFileSync(join(dataDir, 'config.json'), JSON.stringify(taken));
+    const r = await runCli(['reload', '--data-dir', dataDir]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/rules\[0\]\.id: "o-words" is the id of an owners' rule/);
+    const list = await owner.request({ type: 'rules' });
+    expect(list.rules.filter((x: Frame) => x.id === 'o-words').map((x: Frame) => x.source)).toEqual([
+      'owner',
+    ]);
+    await owner.close();
+    await ai.close();
+    await d.stop();
+    const start = await runCli(['start', '--data-dir', dataDir, '--port', '0']);
+    expect(start.code).toBe(2);
+    expect(start.stderr).toMatch(/rules\[0\]\.id: "o-words" is the id of an owners' rule/);
+    // Put back as it was, so the daemon runs again for afterAll.
+    writeFileSync(join(dataDir, 'config.json'), JSON.stringify(config()));
+    d = await startDaemon({ dataDir, config: config() });
+    ai = await mcpClient(d);
+    owner = await OwnerSocket.open(d);
   }, 60_000);
 });

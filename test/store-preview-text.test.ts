@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Command } from '../daemon/core/index.js';
-import { PostgresStore, SCHEMA_VERSION } from '../daemon/store/postgres/index.js';
+import { PostgresStore } from '../daemon/store/postgres/index.js';
+import { MIGRATIONS as PG_MIGRATIONS } from '../daemon/store/postgres/schema.js';
 import { Store } from '../daemon/store/sqlite/index.js';
 import { MIGRATIONS } from '../daemon/store/sqlite/schema.js';
 import { type Postgres, startPostgres } from './helpers/postgres.js';
@@ -56,8 +57,10 @@ describe('[c12.text-removed] the migration removes the preview text of commands 
   it('[c12.text-removed] broker.db', () => {
     const path = join(mkdtempSync(join(tmpdir(), 'ogf-preview-text-')), 'broker.db');
     const old = new Database(path);
-    for (const m of MIGRATIONS.slice(0, -1)) old.exec(m);
-    old.pragma(`user_version = ${MIGRATIONS.length - 1}`);
+    // The file as it was just before the migration that removes the text (later ones run after it).
+    const before = MIGRATIONS.findIndex((m) => m.includes("'$.preview.diff'"));
+    for (const m of MIGRATIONS.slice(0, before)) old.exec(m);
+    old.pragma(`user_version = ${before}`);
     const insert = old.prepare(
       'INSERT INTO commands (id, client, state, version, created_at, body) VALUES (?, ?, ?, ?, ?, ?)',
     );
@@ -74,7 +77,8 @@ describe('[c12.text-removed] the migration removes the preview text of commands 
   it('[c12.text-removed] PostgreSQL', async () => {
     const url = await pg!.createDatabase();
     const db = url.split('/').pop()!;
-    // The newest schema, then set back one version with rows written as the previous version did.
+    // The newest schema, then set back to just before the text's removal, with rows written as then.
+    const removal = PG_MIGRATIONS.findIndex((m) => m.includes('{preview,diff}')) + 1;
     const first = await PostgresStore.open(url, { max: 2 });
     first.close();
     await first.closed();
@@ -87,7 +91,7 @@ describe('[c12.text-removed] the migration removes the preview text of commands 
     await pg!.sql(
       db,
       `INSERT INTO commands (id, client, state, version, created_at, body) VALUES ${values};
-       DELETE FROM ogf_broker_migrations WHERE version = ${SCHEMA_VERSION};`,
+       DELETE FROM ogf_broker_migrations WHERE version >= ${removal};`,
     );
     const store = await PostgresStore.open(url, { max: 2 });
     try {

@@ -18,6 +18,8 @@ export class ConfigRules implements RulePort {
   #configRules: CompiledRule[];
   /** The owners' enabled rules, compiled, in their order. */
   #owners: readonly CompiledRule[] = [];
+  /** Every owners' rule's id, disabled ones too: a config rule may not take one (reload refuses). */
+  #ownerIds: ReadonlySet<string> = new Set();
   #port: RulePort;
 
   constructor(config: Config, log: Logger) {
@@ -34,10 +36,21 @@ export class ConfigRules implements RulePort {
     this.#port = this.#portOf();
   }
 
-  /** Contract 18: the owners' enabled rules from now on, after the config's. */
-  setOwners(rules: readonly CompiledRule[]): void {
+  /** Contract 18: the owners' enabled rules from now on, after the config's; `ids` names all of theirs. */
+  setOwners(rules: readonly CompiledRule[], ids: Iterable<string> = rules.map((r) => r.id)): void {
     this.#owners = rules;
+    this.#ownerIds = new Set(ids);
     this.#port = this.#portOf();
+  }
+
+  /**
+   * Why `config` cannot be reloaded over the owners' rules: one of its rules takes an owners' rule's id
+   * (both would answer to it, and the owners could no longer change theirs: NotFound for a config id).
+   */
+  clash(config: Config): string | undefined {
+    const i = config.rules.findIndex((r) => this.#ownerIds.has(r.id));
+    if (i < 0) return undefined;
+    return `rules[${i}].id: "${config.rules[i]!.id}" is the id of an owners' rule (made in the panel or with ogf-broker rule add); give this rule another id, or remove the owners' rule first`;
   }
 
   /** The config's rules in force, as the config gives them. */

@@ -143,6 +143,9 @@ export class Daemon {
     this.#ownerRules = desk;
     // Contract 18: the owners' rules in force before any request is taken.
     await unwritableAsync(config.dataDir, desk.start());
+    // A config rule that took an owners' rule's id is refused, as a reload would refuse it.
+    const clash = rules.clash(config);
+    if (clash !== undefined) throw new UsageError(clash);
     // The store's refusal arrives as a rejection: told the same way as a synchronous one.
     await unwritableAsync(config.dataDir, broker.start());
     const url = await this.#serve(config, { paths, store, broker, sources, tokens, upstreams, desk });

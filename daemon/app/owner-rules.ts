@@ -132,7 +132,10 @@ export class OwnerRules implements RulesDesk {
     const next = this.#reading.then(async () => {
       const rules = await this.#deps.store.ownerRules.all();
       this.#rules = rules;
-      this.#deps.book.setOwners(this.#compiled(rules));
+      this.#deps.book.setOwners(
+        this.#compiled(rules),
+        rules.map((r) => r.id),
+      );
       this.#deps.counted?.(this.#deps.book.count);
     });
     // A failed read leaves the rules as they were; the next change or feed notice reads again.

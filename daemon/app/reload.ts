@@ -40,6 +40,9 @@ export async function reloadConfig(r: Reloadable, reread: () => Config): Promise
     next = reread();
     // Contract 21: refused like a start when a confined entry cannot be confined here.
     assertConfinable(next, r.confiner);
+    // Contract 18: a config rule may not take an owners' rule's id.
+    const clash = r.rules.clash(next);
+    if (clash !== undefined) throw new Error(clash);
   } catch (e) {
     const error = (e as Error).message;
     r.log.log('error', 'reload_failed', { error, kept: r.live.current.configSha256 });

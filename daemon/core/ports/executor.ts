@@ -18,6 +18,11 @@ export interface ExecutionIo {
    * with `running` (the preview it approves, the file's previous content) and records in its audit entry.
    */
   markRunning(bound?: Bound): Promise<boolean>;
+  /**
+   * Contract 20: work the executor does before `markRunning` (the launch-time preview). The approval's
+   * commit waits for it, briefly, so `running` joins that one transaction (group-commit.ts `hold`).
+   */
+  beforeRunning?(work: PromiseLike<unknown>): void;
 }
 
 /** Contract 20: the preview made again just before launch, when it matched (or nothing bound it). */

@@ -44,6 +44,11 @@ import { Waiters } from './waiters.js';
 export const SHUTDOWN_GRACE_MS = 3_500;
 
 const DAEMON: Actor = { kind: 'daemon', name: 'daemon' };
+/**
+ * Contract 20: how long an approval's commit may wait for the launch-time preview its launch makes, so
+ * `running` shares its transaction (one fsync, not two). A slower read lets the approval commit alone.
+ */
+const LAUNCH_HOLD_MS = 50;
 
 /**
  * The actions the broker hands out, each written once in its class (BrokerApi says what each means):
@@ -255,6 +260,7 @@ export class Broker implements BrokerApi {
         apply: (c, event) => this.#apply(c, event, DAEMON).then((r) => r.ok),
         secret: (id) => this.#secrets.get(id),
         closing: () => this.#closing,
+        hold: (work) => this.#commit.hold(work, LAUNCH_HOLD_MS),
       },
     });
   }

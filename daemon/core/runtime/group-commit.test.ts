@@ -90,6 +90,38 @@ describe('GroupCommit', () => {
     expect(commit.commits).toBe(4);
   });
 
+  it('[c20.bound] a held batch waits for the work, and a change queued as it ends joins the same transaction', async () => {
+    const { commit } = makeCommit();
+    const before = walCommits(path);
+    let finish: () => void = () => {};
+    const work = new Promise<void>((r) => {
+      finish = r;
+    });
+    const first = commit.add({ write: insert('c_held_a') });
+    commit.hold(work, 10_000);
+    // The work takes several turns (an upstream read); the batch does not commit meanwhile.
+    for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+    expect(durableRows()).toBe(0);
+    const second = work.then(() => commit.add({ write: insert('c_held_b') }));
+    finish();
+    await Promise.all([first, second]);
+    expect(durableRows()).toBe(2);
+    expect(walCommits(path) - before).toBe(1);
+  });
+
+  it('[c20.bound] a hold past its bound lets the batch commit without it', async () => {
+    const { commit } = makeCommit();
+    const never = new Promise<void>(() => {});
+    const first = commit.add({ write: insert('c_bound_a') });
+    commit.hold(never, 20);
+    await first;
+    expect(durableRows()).toBe(1);
+    // No batch pending: a hold now changes nothing, and the next change commits as usual.
+    commit.hold(never, 10_000);
+    await commit.add({ write: insert('c_bound_b') });
+    expect(durableRows()).toBe(2);
+  });
+
   it('nothing is released before the commit: no caller, no after, until a second connection sees the rows', async () => {
     const seen: string[] = [];
     const { commit } = makeCommit();

@@ -51,6 +51,9 @@ export interface GroupCommitDeps {
 interface Batch {
   changes: Change[];
   waiters: Array<{ resolve(): void; reject(e: unknown): void }>;
+  /** What the batch waits for before it commits (hold()), each for at most its bound. */
+  holds: Array<PromiseLike<unknown>>;
+  holdMs: number;
 }
 
 export class GroupCommit {
@@ -82,6 +85,19 @@ export class GroupCommit {
     const batch = this.#batch;
     if (batch === undefined) return Promise.resolve();
     return new Promise((resolve, reject) => batch.waiters.push({ resolve, reject }));
+  }
+
+  /**
+   * Lets the pending batch wait for `work` (at most `maxMs`) before it commits, so a change queued as soon
+   * as `work` ends joins it: contract 20's launch-time preview, after which `running` shares the approval's
+   * one transaction instead of a second fsync. Nothing when no batch is pending or it is already committing
+   * (the change then goes in the next batch, as without a hold). Never delays a `flush()`.
+   */
+  hold(work: PromiseLike<unknown>, maxMs: number): void {
+    const batch = this.#batch;
+    if (batch === undefined) return;
+    batch.holds.push(work);
+    batch.holdMs = Math.max(batch.holdMs, maxMs);
   }
 
   /** Changes queued and not yet committed. */
@@ -133,10 +149,26 @@ export class GroupCommit {
 
   #pending(): Batch {
     if (this.#batch !== undefined) return this.#batch;
-    const batch: Batch = { changes: [], waiters: [] };
+    const batch: Batch = { changes: [], waiters: [], holds: [], holdMs: 0 };
     this.#batch = batch;
     this.#schedule(() => {
-      if (this.#batch === batch) void this.flush();
+      if (this.#batch !== batch) return;
+      if (batch.holds.length === 0) {
+        void this.flush();
+        return;
+      }
+      // Held: once the work settled (or its bound passed), at the end of that turn, so the changes its
+      // callers queue right after it are in.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const bound = new Promise<void>((r) => {
+        timer = setTimeout(r, batch.holdMs);
+      });
+      void Promise.race([Promise.allSettled(batch.holds), bound]).then(() => {
+        clearTimeout(timer);
+        this.#schedule(() => {
+          if (this.#batch === batch) void this.flush();
+        });
+      });
     });
     return batch;
   }

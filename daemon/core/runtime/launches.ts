@@ -43,6 +43,8 @@ export interface LaunchHost {
   secret(id: string): unknown;
   /** True once the broker is closing: nothing new is spawned. */
   closing(): boolean;
+  /** The pending batch (the approval's) waits briefly for `work` before it commits (group-commit.ts). */
+  hold?(work: PromiseLike<unknown>): void;
 }
 
 export interface LaunchDeps {
@@ -203,7 +205,11 @@ export class Launches {
         }
       };
       try {
-        report = await executor.execute(c, { secret: host.secret(id), markRunning });
+        report = await executor.execute(c, {
+          secret: host.secret(id),
+          markRunning,
+          ...(host.hold === undefined ? {} : { beforeRunning: (work) => host.hold?.(work) }),
+        });
       } catch (e) {
         report = {
           kind: 'aborted',

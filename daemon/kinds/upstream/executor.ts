@@ -66,7 +66,10 @@ export class UpstreamExecutor implements Executor {
     const link = await this.#registry.awaitLink(ref.name, CONNECT_WAIT_MS);
     if (link === undefined || !link.open()) return this.#unavailable(ref.name);
     // Contract 20: the preview made again, before `running`; changed → nothing is sent, back to the owners.
-    const checked = await this.#recheck(command);
+    const checking = this.#recheck(command);
+    // The approval's commit waits for it (briefly), so `running` (or the way back) joins that transaction.
+    io.beforeRunning?.(checking);
+    const checked = await checking;
     if (checked.kind === 'rebound') return checked.rebound;
     // Rule 3: `running` is durable before anything is sent.
     if (!(await io.markRunning(checked.bound))) return this.#unavailable(ref.name);

@@ -9,11 +9,26 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import WebSocket from 'ws';
 import type { Daemon } from './procs.js';
 
+/**
+ * The transport's fetch, without its lifelong abort signal on POSTs (issue 41). The 2025 SDK hands every
+ * POST its transport's one AbortSignal; Node 20's fetch adds an `abort` listener to it per request and drops
+ * it only once that request is garbage-collected, so thousands of calls on one client (row 4) held 3,000+
+ * listeners — the MaxListenersExceededWarning flood. The bench awaits every call before it closes a client,
+ * so a POST never needs that signal; the GET stream keeps it, and `close()` still ends that.
+ */
+const postWithoutSignal: typeof fetch = (input, init) => {
+  if (init?.method !== 'POST' || init.signal === undefined) return fetch(input, init);
+  const { signal: _lifelong, ...rest } = init;
+  return fetch(input, rest);
+};
+
 /** An SDK client connected to `url` (bearer token when given). */
 export async function connectMcp(url: string, token?: string): Promise<Client> {
   const client = new Client({ name: 'ogf-bench', version: '1.0.0' });
   const headers: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` };
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers }, fetch: postWithoutSignal }),
+  );
   return client;
 }
 

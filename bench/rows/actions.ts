@@ -53,7 +53,7 @@ class Receiver {
 }
 
 export async function actionUrl(quick: boolean): Promise<Row> {
-  const pairs = quick ? 4 : 20;
+  const pairs = quick ? 4 : 12;
   const receiver = new Receiver();
   const url = await receiver.listen();
   const dir = makeDataDir();

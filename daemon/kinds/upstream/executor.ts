@@ -67,8 +67,10 @@ export class UpstreamExecutor implements Executor {
     if (link === undefined || !link.open()) return this.#unavailable(ref.name);
     // Contract 20: the preview made again, before `running`; changed → nothing is sent, back to the owners.
     const checking = this.#recheck(command);
-    // The approval's commit waits for it (briefly), so `running` (or the way back) joins that transaction.
-    io.beforeRunning?.(checking);
+    // An owner's approval of a ready preview: its commit waits for the check (briefly), so `running` (or the
+    // way back) joins that transaction. Never for a call decided at submit (a grant, a rule, a policy): the
+    // AI could then make every batch wait on a slow upstream's read.
+    if (command.preview?.status === 'ready') io.beforeRunning?.(checking);
     const checked = await checking;
     if (checked.kind === 'rebound') return checked.rebound;
     // Rule 3: `running` is durable before anything is sent.

@@ -274,6 +274,17 @@ export interface RevertMessage {
   id: string;
 }
 
+/**
+ * Contract 20, "checked by reading it": the answer to `revert_check` — what reverting command `id` would
+ * change now (the diff back, from a read of the file). Nothing was queued.
+ */
+export interface RevertCheckMessage {
+  type: 'revert_check';
+  req_id: string;
+  id: string;
+  preview: NonNullable<View['preview']>;
+}
+
 export type ServerMessage =
   | HelloMessage
   | SnapshotMessage
@@ -296,5 +307,6 @@ export type ServerMessage =
   | RulesMessage
   | RuleChangedMessage
   | RuleRemovedMessage
-  | RevertMessage;
+  | RevertMessage
+  | RevertCheckMessage;
 export type { Grant, View };

@@ -1,8 +1,8 @@
 /**
  * Contract 20 in real Chromium, with the real filesystem server behind the gate: a card whose file changed
  * after the owner approved comes back saying so, with the new diff, and approving it again writes; a
- * succeeded write's card offers `Revert …`, which opens on the diff back and a confirm button, and the revert
- * runs as the owner's own command and restores the file. Screenshots at 1280 and 390 px in /tmp/bind-*.png.
+ * succeeded write's card offers `Revert …`, which has the daemon read the file and then shows the diff back
+ * and a confirm button (or why not, when the file changed since), and the revert runs as the owner's own command and restores the file. Screenshots at 1280 and 390 px in /tmp/bind-*.png.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -79,9 +79,10 @@ describe('the card of contract 20', () => {
     const done = page.locator(`article[data-pending-id="${id}"][data-status="SUCCEEDED"]`);
     await done.waitFor();
     expect(readFileSync(path, 'utf8')).toBe('# Garden\n- tomatoes\n- basil\n- mint\n');
-    // Revert …: opens on the diff back, then the confirm button.
+    // Revert …: opening it has the daemon read the file; the diff back and the confirm come with that read.
     await done.locator('summary.revert-open').click();
     const back = done.locator('details.revert');
+    await back.locator('section.preview[data-preview-status="ready"]').waitFor();
     expect(await back.locator('tr.diff-add .code').allTextContents()).toContain('- chives (added by hand)');
     expect(await back.locator('tr.diff-del .code').allTextContents()).toContain('- mint');
     await page.mouse.move(0, 0);
@@ -96,5 +97,37 @@ describe('the card of contract 20', () => {
     const revert = page.locator('article[data-client="owner:owner"][data-status="SUCCEEDED"]');
     await revert.waitFor();
     expect(await revert.locator('p.revert-of').textContent()).toContain(id);
+  });
+
+  it('[c20.card] a file changed after the write: opening Revert … reads it and says why not, offering no confirm', async () => {
+    const path = join(files, 'shed.md');
+    // The owner leaves the last card (focus on its Revert button holds new arrivals back: click safety).
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    await page.mouse.move(0, 0);
+    writeFileSync(path, 'rake\n');
+    const id = String(
+      structured(await call(ai, 'notes__write_file', { path, content: 'rake\nhoe\n' })).pending_id,
+    );
+    await card(page, id)
+      .locator('section.preview[data-preview-status="ready"]')
+      .waitFor({ state: 'attached' });
+    await approve(id);
+    const done = page.locator(`article[data-pending-id="${id}"][data-status="SUCCEEDED"]`);
+    await done.waitFor();
+    writeFileSync(path, 'rake\nhoe\nspade (by hand)\n');
+    await done.locator('summary.revert-open').click();
+    const refused = done.locator('details.revert p.revert-refused');
+    await refused.waitFor();
+    expect(await refused.textContent()).toContain('NotRevertible: the file changed after this command');
+    expect(await done.locator('button.revert-btn').count()).toBe(0);
+    await page.mouse.move(0, 0);
+    await shoot(id, 'revert-refused');
+    // Closing and opening again reads the file again: put back what the command wrote, and the offer returns.
+    writeFileSync(path, 'rake\nhoe\n');
+    await done.locator('summary.revert-open').click();
+    await done.locator('summary.revert-open').click();
+    await done.locator('details.revert button.revert-btn:enabled').waitFor();
+    expect(await done.locator('details.revert tr.diff-del .code').allTextContents()).toContain('hoe');
+    expect(readFileSync(path, 'utf8')).toBe('rake\nhoe\n');
   });
 });

@@ -987,7 +987,7 @@ export const REQUIREMENTS = {
   'c20.revert': {
     source: 'contracts.md 20 (v4)',
     statement:
-      'A succeeded write of a file that existed can be taken back while the file still holds what it wrote: `revert` (frame or terminal) queues the owner’s own command with `revert_of` that writes the previous content through the same tool; a file changed since, or a new file, is `NotRevertible`; quorum and passkey rules of the original apply.',
+      'A succeeded write of a file that existed can be taken back while the file still holds what it wrote (checked by reading it: `revert_check` answers with the diff back, queuing nothing): `revert` (frame or terminal) queues the owner’s own command with `revert_of` that writes the previous content through the same tool; a file changed since, or a new file, is `NotRevertible`; quorum and passkey rules of the original apply.',
   },
   'c20.attack': {
     source: 'contracts.md 20 (v4)',
@@ -997,7 +997,7 @@ export const REQUIREMENTS = {
   'c20.card': {
     source: 'contracts.md 20 (v4)',
     statement:
-      'The card of a command that came back says the file changed since the owners approved and shows the new preview; a revertible card offers `Revert …`, which shows the diff back before it is confirmed (1280 and 390 px).',
+      'The card of a command that came back says the file changed since the owners approved and shows the new preview; a revertible card offers `Revert …`, which has the daemon read the file and shows the diff back and the confirm only when it still holds what the command wrote, or says why not (1280 and 390 px).',
   },
 
   // ---- contracts.md section 21: confinement ----------------------------------------------------------

@@ -70,6 +70,31 @@ describe('taking a write back (contract 20)', () => {
     expect(JSON.parse(String(submit?.detail))).toMatchObject({ revert_of: done.id });
   });
 
+  it('[c20.revert] the offer is checked by reading the file: revert_check shows the diff back while it holds what the command wrote, NotRevertible once it changed, and queues nothing', async () => {
+    const path = join(files, 'checked.md');
+    writeFileSync(path, 'one\ntwo\n');
+    const done = await written(owner, path, 'one\nthree\n');
+    const ok = await ask(owner, { type: 'revert_check', id: done.id });
+    expect(ok).toMatchObject({
+      type: 'revert_check',
+      id: done.id,
+      preview: { kind: 'file_diff', status: 'ready' },
+    });
+    expect(ok.preview.diff).toContain('-three');
+    expect(ok.preview.diff).toContain('+two');
+    // Checking decides nothing: no command was queued, the file is as the command left it.
+    expect(auditRows(d).filter((r) => r.action === 'submit' && String(r.detail).includes(done.id))).toEqual(
+      [],
+    );
+    expect(readFileSync(path, 'utf8')).toBe('one\nthree\n');
+    writeFileSync(path, 'one\nfour by hand\n');
+    const changed = await ask(owner, { type: 'revert_check', id: done.id });
+    expect(changed).toMatchObject({ ok: false, error: { code: 'NotRevertible' } });
+    expect(changed.error.message).toContain('the file changed after this command');
+    const bad = await ask(owner, { type: 'revert_check', id: done.id, version: 1 });
+    expect(bad).toMatchObject({ ok: false, error: { code: 'BadMessage' } });
+  });
+
   it('[c20.revert] the terminal reverts too', async () => {
     const path = join(files, 'terminal.md');
     writeFileSync(path, 'before\n');

@@ -53,6 +53,14 @@ export const argsFrame = z.strictObject({ type: z.literal('args'), req_id: reqId
  * content (`revert_of` names the original); the owner's sending it is that command's approval.
  */
 export const revertFrame = z.strictObject({ type: z.literal('revert'), req_id: reqId, id }, strict);
+/**
+ * Contract 20 ("checked by reading it"): before the card offers the confirm, the daemon reads the file and
+ * answers with the diff back, or `NotRevertible`. Queues nothing.
+ */
+export const revertCheckFrame = z.strictObject(
+  { type: z.literal('revert_check'), req_id: reqId, id },
+  strict,
+);
 
 export type ApproveFrame = z.infer<typeof approveFrame>;
 export type DenyFrame = z.infer<typeof denyFrame>;

@@ -10,7 +10,14 @@
  */
 import type { z } from 'zod';
 import { describeInput } from '../../common/field-errors.js';
-import { approveFrame, argsFrame, denyFrame, reconcileFrame, revertFrame } from './decisions.js';
+import {
+  approveFrame,
+  argsFrame,
+  denyFrame,
+  reconcileFrame,
+  revertCheckFrame,
+  revertFrame,
+} from './decisions.js';
 import { doctorFrame, notifyTestFrame, reloadFrame } from './diagnose.js';
 import { grantFrame, grantsFrame, policyTestFrame, revokeFrame } from './grants.js';
 import { auditFrame, historyFrame } from './history.js';
@@ -59,6 +66,7 @@ const SCHEMAS = {
   rule_remove: ruleRemoveFrame,
   // Contract 20 (v4): take a succeeded file write back.
   revert: revertFrame,
+  revert_check: revertCheckFrame,
 } as const;
 
 export type ClientType = keyof typeof SCHEMAS;

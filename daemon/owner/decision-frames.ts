@@ -4,10 +4,18 @@
  * the owner's name and answered with a `reply` after the broker's commit, so the acting owner hears the
  * upsert first.
  */
-import { type Handlers, reply } from './frame-deps.js';
+import type { RevertPlan } from './context.js';
+import { type ActionDeps, type Handlers, reply } from './frame-deps.js';
 import { approvalEvidence } from './passkey-actions.js';
 
-export const decisionFrames: Handlers<'approve' | 'deny' | 'reconcile' | 'revert'> = {
+/** Contract 20: the revert of command `id` as the file is now (read through the preview connection). */
+function planned(d: ActionDeps, id: string): Promise<RevertPlan> {
+  return d.ctx.revert
+    ? d.ctx.revert(d.ctx.broker.get(id))
+    : Promise.resolve({ ok: false, code: 'NotRevertible', message: 'NotRevertible: no kind reverts' });
+}
+
+export const decisionFrames: Handlers<'approve' | 'deny' | 'reconcile' | 'revert' | 'revert_check'> = {
   async approve(d, owner, f) {
     // Contract 13.3: an assertion is checked here (the edge); the broker refuses a passkey-required
     // command without verified evidence (PasskeyRequired), after the contract 5/9 checks.
@@ -26,9 +34,7 @@ export const decisionFrames: Handlers<'approve' | 'deny' | 'reconcile' | 'revert
    * (then the owner approves it with the passkey, as any such command).
    */
   async revert(d, owner, f) {
-    const plan = d.ctx.revert
-      ? await d.ctx.revert(d.ctx.broker.get(f.id))
-      : { ok: false as const, code: 'NotRevertible' as const, message: 'NotRevertible: no kind reverts' };
+    const plan = await planned(d, f.id);
     if (!plan.ok) return reply(d, owner, f.req_id, plan);
     const submitted = await d.ctx.broker.submit({ ...plan.request, client: `owner:${owner.by}` });
     if (!submitted.ok)
@@ -39,5 +45,21 @@ export const decisionFrames: Handlers<'approve' | 'deny' | 'reconcile' | 'revert
       if (!r.ok && r.code !== 'AlreadyApproved') return reply(d, owner, f.req_id, r);
     }
     d.out.send(owner, { type: 'revert', req_id: f.req_id, id: c.id });
+  },
+  /**
+   * Contract 20, "checked by reading it": what a revert would write now — the diff back, from a read of the
+   * file — or why there is none. The card offers the confirm only on this answer; nothing is queued.
+   */
+  async revert_check(d, owner, f) {
+    const plan = await planned(d, f.id);
+    if (!plan.ok) return reply(d, owner, f.req_id, plan);
+    const preview = plan.request.preview;
+    if (preview === undefined)
+      return reply(d, owner, f.req_id, {
+        ok: false,
+        code: 'NotRevertible',
+        message: 'NotRevertible: no diff back',
+      });
+    d.out.send(owner, { type: 'revert_check', req_id: f.req_id, id: f.id, preview });
   },
 };

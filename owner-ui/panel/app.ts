@@ -49,7 +49,8 @@ import { PasskeyArea } from './passkeys.js';
 import { newestFirst, oldestFirst } from './placement.js';
 import { PushSettings } from './push.js';
 import { QueueView } from './queue-view.js';
-import { type ReplyDeps, replied, reverted } from './replies.js';
+import { type ReplyDeps, replied, revertCheckAnswered, reverted } from './replies.js';
+import { revertForgotten, revertOpened, revertReconnected } from './revert.js';
 import { RulesArea } from './rules.js';
 import { PanelState } from './state.js';
 
@@ -238,6 +239,7 @@ const handlers: Handlers = {
     for (const v of m.commands) notifier.seen(v);
     board.reset(m.grants);
     argsReconnected();
+    revertReconnected();
     for (const node of cards.nodes()) guard.sync(node);
     notifier.synced = true;
     render();
@@ -287,6 +289,7 @@ const handlers: Handlers = {
     rulesArea.tested(m);
   },
   revert: (m) => reverted(replyDeps, m),
+  revert_check: (m) => revertCheckAnswered(replyDeps, m),
   // The terminal's frames (`grants`, `doctor`, `notify test`, `reload`): the panel never asks for them.
   grants: () => {},
   doctor: () => {},
@@ -363,10 +366,19 @@ document.addEventListener('keydown', shortcuts(act));
 document.addEventListener(
   'toggle',
   (e) => {
-    const details = e.target as HTMLElement;
+    const details = e.target as HTMLDetailsElement;
     const id = details.dataset?.trailFor;
-    if (id !== undefined && (details as HTMLDetailsElement).open)
+    if (id !== undefined && details.open)
       conn.send({ type: 'audit', req_id: state.reqId('t'), command_id: id });
+    // Contract 20: `Revert …` offers its confirm only once the daemon has read the file (revert.ts).
+    const reverting = details.dataset?.revertFor;
+    if (reverting !== undefined && !details.open) revertForgotten(reverting);
+    else if (
+      reverting !== undefined &&
+      revertOpened(reverting) &&
+      !actions.send(reverting, 'revert_check', {})
+    )
+      revertForgotten(reverting);
   },
   true,
 );

@@ -31,17 +31,18 @@ export class CardActions {
     this.#d = deps;
   }
 
-  /** Sends `action` for card `id`; the card stays in flight until its reply. */
-  send(id: string, action: string, frame: Record<string, unknown>): void {
+  /** Sends `action` for card `id`; the card stays in flight until its reply. False when not connected. */
+  send(id: string, action: string, frame: Record<string, unknown>): boolean {
     const { conn, cards, requests, guard } = this.#d;
     const req_id = this.#d.reqId();
     if (!conn.send({ type: action, req_id, id, ...frame })) {
       cards.setMessage(id, 'Not connected: wait for the panel to reconnect, then try again.');
-      return;
+      return false;
     }
     requests.set(req_id, { id, action });
     const node = cards.node(id);
     if (node !== undefined) guard.sync(node);
+    return true;
   }
 
   act(card: HTMLElement, action: string): void {
@@ -70,7 +71,7 @@ export class CardActions {
       const note = card.querySelector<HTMLInputElement>('input.note')?.value.trim() ?? '';
       this.send(v.id, 'deny', note === '' ? { version: v.version } : { version: v.version, note });
     } else if (action === 'revert' && v.status === 'SUCCEEDED' && v.revertible_until !== undefined) {
-      // Contract 20: this click is the revert's approval (the daemon checks the file first).
+      // Contract 20: this click is the revert's approval (the daemon reads the file again first).
       this.send(v.id, 'revert', {});
     } else if (action === 'reconcile' && (v.status === 'ERROR' || v.status === 'UNKNOWN')) {
       const outcome = card.querySelector<HTMLInputElement>('input[type=radio]:checked')?.value;

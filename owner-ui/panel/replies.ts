@@ -1,5 +1,6 @@
 /**
- * What the panel does with the answers to its own requests (contract 5's `reply`, contract 20's `revert`):
+ * What the panel does with the answers to its own requests (contract 5's `reply`, contract 20's `revert` and
+ * `revert_check`):
  * the card that asked shows the outcome (or why not, explained), a revoke's grant leaves its busy state.
  * Its own file so app.ts keeps to wiring the panel together.
  */
@@ -9,6 +10,7 @@ import type { CardList } from './card-list.js';
 import { EXPLAIN } from './explain.js';
 import type { GrantBoard } from './grants.js';
 import type { Header } from './header.js';
+import { revertChecked } from './revert.js';
 import type { PendingRequest } from './state.js';
 
 export interface ReplyDeps {
@@ -31,6 +33,16 @@ export function reverted(d: ReplyDeps, m: Extract<ServerMessage, { type: 'revert
   d.cards.setMessage(req.id, `Revert queued as ${m.id}: it writes the previous content back once approved.`);
 }
 
+/** Contract 20: the daemon read the file — the diff back, so `Revert …` offers its confirm (revert.ts). */
+export function revertCheckAnswered(d: ReplyDeps, m: Extract<ServerMessage, { type: 'revert_check' }>): void {
+  const req = d.requests.get(m.req_id);
+  d.requests.delete(m.req_id);
+  if (req === undefined) return;
+  d.guard.change(() => revertChecked(req.id, { preview: m.preview }));
+  const node = d.cards.node(req.id);
+  if (node !== undefined) d.guard.sync(node);
+}
+
 /** A `reply` to a decision or a revoke: the card (or grant) it concerns shows what came of it. */
 export function replied(d: ReplyDeps, m: Extract<ServerMessage, { type: 'reply' }>): void {
   const req = m.req_id === null ? undefined : d.requests.get(m.req_id);
@@ -48,8 +60,14 @@ export function replied(d: ReplyDeps, m: Extract<ServerMessage, { type: 'reply' 
     d.renderGrants();
     return;
   }
+  if (req.action === 'revert_check' && !m.ok)
+    d.guard.change(() => {
+      const { code, message } = m.error;
+      revertChecked(req.id, { why: message.startsWith(code) ? message : `${code}: ${message}` });
+    });
   const node = d.cards.node(req.id);
   if (node !== undefined) d.guard.sync(node);
+  if (req.action === 'revert_check') return;
   if (m.ok) {
     d.cards.setMessage(req.id, undefined);
     return;

@@ -6,7 +6,7 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import type { PreviewIo } from './call.js';
-import { computePreview } from './compute.js';
+import { computePreview, type FileSeen } from './compute.js';
 import { bounded, PREVIEW_MAX_BYTES } from './diff.js';
 
 const spec = {
@@ -71,5 +71,48 @@ describe('preview bounds (contract 12)', () => {
     );
     expect(p).toMatchObject({ status: 'failed', error: 'the proposed content is larger than 1 MiB' });
     expect(calls).toEqual([]);
+  });
+});
+
+describe('the launch-time check reuses the approved preview (contract 20)', () => {
+  const args = { path: 'f.txt', content: 'b\n' };
+  it('a read of the very file approved answers with the approved preview, and says what it read', async () => {
+    const approved = await computePreview(
+      spec,
+      'write',
+      args,
+      io({ content: [{ type: 'text', text: 'a\n' }] }),
+    );
+    const seen: FileSeen = { approved };
+    const again = await computePreview(
+      spec,
+      'write',
+      args,
+      io({ content: [{ type: 'text', text: 'a\n' }] }),
+      seen,
+    );
+    expect(again).toBe(approved);
+    expect(seen).toMatchObject({ path: 'f.txt', current: 'a\n', proposed: 'b\n', newFile: false });
+  });
+
+  it('a file that changed makes its diff again, from what it holds now', async () => {
+    const approved = await computePreview(
+      spec,
+      'write',
+      args,
+      io({ content: [{ type: 'text', text: 'a\n' }] }),
+    );
+    const seen: FileSeen = { approved };
+    const again = await computePreview(
+      spec,
+      'write',
+      args,
+      io({ content: [{ type: 'text', text: 'c\n' }] }),
+      seen,
+    );
+    expect(again).not.toBe(approved);
+    expect(again.basis_sha256).not.toBe(approved.basis_sha256);
+    expect(again.diff).toContain('-c');
+    expect(seen.current).toBe('c\n');
   });
 });

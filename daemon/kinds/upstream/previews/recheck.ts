@@ -67,7 +67,10 @@ export async function recheck(command: Command, w: RecheckWorld): Promise<Rechec
   if (ref === undefined || config === undefined || config.bind_previews === false) return { kind: 'launch' };
   const spec = previewSpecs(config).get(ref.tool);
   if (spec === undefined) return { kind: 'launch' };
-  const seen: FileSeen = {};
+  const approved = command.preview;
+  const bound = approved !== undefined && approved.status === 'ready';
+  // A read of the very file approved answers with the approved preview: no diff made again.
+  const seen: FileSeen = bound ? { approved } : {};
   const computed = await previewThrough(w.registry, {
     upstream: ref.name,
     tool: ref.tool,
@@ -79,8 +82,6 @@ export async function recheck(command: Command, w: RecheckWorld): Promise<Rechec
     ...(computed ?? { kind: spec.kind, status: 'failed', error: 'the preview could not be made again' }),
     computed_at: iso(w.now()),
   };
-  const approved = command.preview;
-  const bound = approved !== undefined && approved.status === 'ready';
   const approvedSha = approved === undefined ? undefined : basisOf(approved);
   const currentSha = basisOf(preview);
   const hashes = { approved_sha256: approvedSha ?? null, current_sha256: currentSha ?? null };

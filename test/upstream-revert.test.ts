@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, type RunningDaemon } from './helpers/daemon.js';
+import { CLI, type RunningDaemon, runCli } from './helpers/daemon.js';
 import { auditRows, call, type McpClient, structured } from './helpers/mcp.js';
 import { type Frame, OwnerSocket } from './helpers/owner.js';
 import { panelLogin, panelProtocols } from './helpers/panel.js';
@@ -216,5 +216,70 @@ describe('a passkey upstream’s revert (contract 20, 13.3)', () => {
     ).toMatchObject({ ok: true });
     await panel.view(answer.id, (x) => x.status === 'SUCCEEDED', 'reverted');
     expect(readFileSync(path, 'utf8')).toBe('secret 1\n');
+  });
+});
+
+describe('a quorum upstream’s revert (contract 20, 9)', () => {
+  let qd: RunningDaemon;
+  let qai: McpClient;
+  let alice: OwnerSocket;
+  let bob: OwnerSocket;
+  const qfiles = mkdtempSync(join(tmpdir(), 'ogf-revert-q-'));
+
+  beforeAll(async () => {
+    ({ d: qd, ai: qai } = await notesBehindGate(qfiles, {
+      preset: 'filesystem',
+      wait_seconds: 0,
+      approvals: 2,
+    }));
+    const made = await runCli(['token', 'owner', '--name', 'bob', '--data-dir', qd.dataDir]);
+    expect(made.code, made.stderr).toBe(0);
+    const bobToken = new URL(made.stdout.trim().split('\n').at(-1)!).hash.replace(/^#token=/, '');
+    alice = await OwnerSocket.open(qd);
+    bob = await OwnerSocket.open(qd, { Authorization: `Bearer ${bobToken}` });
+  });
+
+  afterAll(async () => {
+    await alice?.close();
+    await bob?.close();
+    await qai?.close();
+    await qd?.stop();
+  });
+
+  it('[c20.revert] needs both owners: the reverting owner’s frame is one approval, the file is written back only after the other’s', async () => {
+    const path = join(qfiles, 'budget.md');
+    writeFileSync(path, 'rent 900\n');
+    const id = String(
+      structured(await call(qai, 'notes__write_file', { path, content: 'rent 1900\n' })).pending_id,
+    );
+    const v = await alice.view(id, (x) => x.preview?.status === 'ready', 'previewed');
+    expect(await ask(alice, { type: 'approve', id, version: v.version })).toMatchObject({ ok: true });
+    const half = await bob.view(id, (x) => (x.approvals ?? []).length === 1, 'one approval');
+    expect(await ask(bob, { type: 'approve', id, version: half.version })).toMatchObject({ ok: true });
+    await alice.view(id, (x) => x.status === 'SUCCEEDED', 'written');
+    expect(readFileSync(path, 'utf8')).toBe('rent 1900\n');
+
+    const answer = await ask(alice, { type: 'revert', id });
+    expect(answer.type).toBe('revert');
+    const waiting = await bob.view(
+      answer.id,
+      (x) => x.state === 'awaiting_review' && (x.approvals ?? []).length === 1,
+      'the revert with one approval',
+    );
+    expect(waiting).toMatchObject({
+      client: 'owner:owner',
+      revert_of: id,
+      approvals_needed: 2,
+      approvals: [{ by: 'owner' }],
+    });
+    expect(readFileSync(path, 'utf8')).toBe('rent 1900\n');
+    // The same owner cannot be both approvals.
+    const again = await ask(alice, { type: 'approve', id: answer.id, version: waiting.version });
+    expect(again).toMatchObject({ ok: false });
+    expect(await ask(bob, { type: 'approve', id: answer.id, version: waiting.version })).toMatchObject({
+      ok: true,
+    });
+    await bob.view(answer.id, (x) => x.status === 'SUCCEEDED', 'the revert ran');
+    expect(readFileSync(path, 'utf8')).toBe('rent 900\n');
   });
 });

@@ -3,8 +3,9 @@
  * content; while the file still holds what the write left, `revert` (owner frame, terminal) queues the
  * owner's own command (client `owner:<name>`, `revert_of`) that writes the previous content through the same
  * tool, approved by that frame. A file changed since, or a new file, is `NotRevertible`. A passkey-required
- * upstream's revert waits for the owner's passkey like any of its calls. The AI can neither revert nor set
- * `revert_of`. Real daemon, real @modelcontextprotocol/server-filesystem, real owner socket, real CLI.
+ * upstream's revert waits for the owner's passkey like any of its calls; a quorum upstream's needs its other
+ * owners too. `revert_check` reads the file and answers with the diff back, queuing nothing. The AI can
+ * neither revert nor set `revert_of`. Real daemon, real @modelcontextprotocol/server-filesystem, real owner socket, real CLI.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';

@@ -5,7 +5,8 @@
  * tool, approved by that frame. A file changed since, or a new file, is `NotRevertible`. A passkey-required
  * upstream's revert waits for the owner's passkey like any of its calls; a quorum upstream's needs its other
  * owners too. `revert_check` reads the file and answers with the diff back, queuing nothing. The AI can
- * neither revert nor set `revert_of`. Real daemon, real @modelcontextprotocol/server-filesystem, real owner socket, real CLI.
+ * neither revert nor set `revert_of`. Real daemon, real @modelcontextprotocol/server-filesystem, real owner
+ * socket, real CLI.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';

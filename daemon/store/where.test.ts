@@ -69,6 +69,16 @@ describe('[c16.cli-store] which store a data dir’s daemon uses (contract 16 v4
     await expect(databaseUrlOf(d)).rejects.toThrow(/uses PostgreSQL/);
   });
 
+  it('databaseUrlOf reads config.json as JSON first: the loader runs only when the file names database_url_from_env or is not plain JSON', async () => {
+    const d = dir();
+    writeFileSync(join(d, 'config.json'), JSON.stringify({ commands: {} }));
+    expect(await databaseUrlOf(d)).toBeNull();
+    writeFileSync(join(d, 'config.json'), JSON.stringify({ database_url_from_env: 'OGF_TEST_NEVER_SET_41' }));
+    await expect(databaseUrlOf(d)).rejects.toThrow(/database_url_from_env: names OGF_TEST_NEVER_SET_41/);
+    writeFileSync(join(d, 'config.json'), '{"commands": ');
+    await expect(databaseUrlOf(d)).rejects.toThrow(/config/);
+  });
+
   it('a daemon opening broker.db removes the mark; the token command (no node) is refused while it stands', async () => {
     const d = dir();
     const config = loadConfig({ dataDir: d }, {});

@@ -29,6 +29,7 @@ import {
 import type { Edge } from '../http/index.js';
 import { createOrigins, Flight } from '../http/index.js';
 import { createSources } from '../kinds/index.js';
+import { launcher } from '../launch/index.js';
 import { createMcpEdge } from '../mcp/index.js';
 import { OAuthServer, oauthRoutes } from '../oauth/index.js';
 import { createOwnerEdge, type OwnerContext, type ReloadOutcome } from '../owner/index.js';
@@ -217,6 +218,8 @@ export class Daemon {
     if (other && other.pid !== process.pid) {
       throw new UsageError(`already running: pid ${other.pid} serves this data dir at ${other.url}`);
     }
+    // The process that forks launches (launch/spawner.ts), started while this one is small and idle.
+    launcher.warm();
     // Contract 14: the audit key is made at the first start; the store signs checkpoints with it.
     const auditKey = unwritable(config.dataDir, () => loadOrCreateAuditKey(config.dataDir));
     // Contract 16: the shared PostgreSQL when configured, else broker.db (store/open.ts).

@@ -1,10 +1,12 @@
 /**
  * Spawns one argv — never a shell (architecture rule 9) — with a reduced environment, keeps stdout and
  * stderr up to a limit each, and enforces a deadline: SIGTERM, then SIGKILL `killGraceMs` later
- * (contract 4). Reports what happened; mapping that to a lifecycle outcome is the executor's job.
+ * (contract 4). Reports what happened; mapping that to a lifecycle outcome is the executor's job. The fork
+ * itself is the launcher process's (./spawner.ts says why), or this process's where that cannot be used.
  */
 import { spawn } from 'node:child_process';
 import { withOwnerUmask } from '../base/index.js';
+import { launcher, type RunEvents } from './spawner.js';
 
 export interface ProcessSpec {
   file: string;
@@ -22,6 +24,11 @@ export interface ProcessSpec {
 
 export interface ProcessResult {
   spawnError?: string;
+  /**
+   * The daemon's launcher process ended while the program may have run (./spawner.ts): what it did is
+   * unknown; the sentence says whether it was stopped or may still be running.
+   */
+  lost?: string;
   exitCode: number | null;
   signal: string | null;
   stdout: string;
@@ -76,7 +83,49 @@ function spawnErrorText(e: unknown): string {
   return `${err.code ?? 'Error'}: ${err.message}`;
 }
 
-/** Runs one process to its end. Never rejects, and a spawn that fails is a `spawnError`, never a throw. */
+/** What a run hears, from the launcher process or from an in-process spawn. */
+type Events = RunEvents;
+
+/** The old way, in this process (the launcher cannot be used here): the same events from `spawn` itself. */
+function spawnHere(spec: ProcessSpec, e: Events): void {
+  let child: ReturnType<typeof spawn>;
+  try {
+    // The owner's umask, not the daemon's 077 (contract 1.1 (v4)): what it writes is the owner's file.
+    child = withOwnerUmask(() =>
+      spawn(spec.file, spec.args, {
+        env: spec.env,
+        cwd: spec.cwd,
+        shell: false,
+        // Its own process group, so the deadline reaches grandchildren too.
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        windowsHide: true,
+      }),
+    );
+  } catch (err) {
+    e.failed(spawnErrorText(err));
+    return;
+  }
+  // 'error' first, before anything else can throw: a spawn that fails (EMFILE, EAGAIN, ENOENT, EACCES)
+  // reports it on the next tick, and an unheard 'error' event would stop the daemon (contract 4: a spawn
+  // error is failed/LaunchFailed). Without a pid the program never started.
+  child.on('error', (err: NodeJS.ErrnoException) => {
+    if (child.pid === undefined) e.failed(spawnErrorText(err));
+  });
+  // When descriptors run out Node returns before creating the pipes: stdout and stderr are left
+  // undefined (not null, whatever the types say), and the 'error' above follows. Nothing ran.
+  if (!child.stdout || !child.stderr) return;
+  child.stdout.on('data', (d: Buffer) => e.out(1, d));
+  child.stderr.on('data', (d: Buffer) => e.out(2, d));
+  child.once('spawn', () => e.spawned(child.pid!));
+  // 'close' waits for the pipes too, so all output is in.
+  child.once('close', (code, signal) => e.close(code, signal, false));
+}
+
+/**
+ * Runs one process to its end, forked by the daemon's launcher process (./spawner.ts), else here. Never
+ * rejects, and a spawn that fails is a `spawnError`, never a throw.
+ */
 export function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
   return new Promise((resolve) => {
     const out = new Capture(spec.outputLimitBytes);
@@ -85,6 +134,7 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
     let termTimer: NodeJS.Timeout | undefined;
     let killTimer: NodeJS.Timeout | undefined;
     let settled = false;
+    let moreThanSent = false;
     const finish = (r: Omit<ProcessResult, 'stdout' | 'stderr' | 'outputTruncated' | 'killedAtDeadline'>) => {
       if (settled) return;
       settled = true;
@@ -94,48 +144,34 @@ export function runProcess(spec: ProcessSpec): Promise<ProcessResult> {
         ...r,
         stdout: out.text(),
         stderr: err.text(),
-        outputTruncated: out.truncated || err.truncated,
+        outputTruncated: out.truncated || err.truncated || moreThanSent,
         killedAtDeadline,
       });
     };
-    let child: ReturnType<typeof spawn>;
-    try {
-      // The owner's umask, not the daemon's 077 (contract 1.1 (v4)): what it writes is the owner's file.
-      child = withOwnerUmask(() =>
-        spawn(spec.file, spec.args, {
-          env: spec.env,
-          cwd: spec.cwd,
-          shell: false,
-          // Its own process group, so the deadline reaches grandchildren too.
-          detached: true,
-          stdio: ['ignore', 'pipe', 'pipe'],
-          windowsHide: true,
+    const events: Events = {
+      spawned: (pid) => {
+        spec.onSpawn?.(pid);
+        termTimer = setTimeout(() => {
+          killedAtDeadline = true;
+          signalGroup(pid, 'SIGTERM');
+          killTimer = setTimeout(() => signalGroup(pid, 'SIGKILL'), spec.killGraceMs);
+        }, spec.deadlineMs);
+      },
+      failed: (error) => finish({ spawnError: error, exitCode: null, signal: null }),
+      out: (fd, data) => (fd === 1 ? out : err).add(data),
+      close: (code, signal, truncated) => {
+        moreThanSent = truncated;
+        finish({ exitCode: code, signal });
+      },
+      lost: (why, stopped) =>
+        finish({
+          lost: `${why} while it ran; ${stopped ? 'it was stopped' : 'it may still be running (its pid was not yet known)'}`,
+          exitCode: null,
+          signal: stopped ? 'SIGKILL' : null,
         }),
-      );
-    } catch (e) {
-      finish({ spawnError: spawnErrorText(e), exitCode: null, signal: null });
-      return;
-    }
-    // 'error' first, before anything else can throw: a spawn that fails (EMFILE, EAGAIN, ENOENT, EACCES)
-    // reports it on the next tick, and an unheard 'error' event would stop the daemon (contract 4: a spawn
-    // error is failed/LaunchFailed). Without a pid the program never started.
-    child.on('error', (e: NodeJS.ErrnoException) => {
-      if (child.pid === undefined) finish({ spawnError: spawnErrorText(e), exitCode: null, signal: null });
-    });
-    // When descriptors run out Node returns before creating the pipes: stdout and stderr are left
-    // undefined (not null, whatever the types say), and the 'error' above follows. Nothing ran.
-    if (!child.stdout || !child.stderr) return;
-    child.stdout.on('data', (d: Buffer) => out.add(d));
-    child.stderr.on('data', (d: Buffer) => err.add(d));
-    child.once('spawn', () => {
-      spec.onSpawn?.(child.pid!);
-      termTimer = setTimeout(() => {
-        killedAtDeadline = true;
-        signalGroup(child.pid!, 'SIGTERM');
-        killTimer = setTimeout(() => signalGroup(child.pid!, 'SIGKILL'), spec.killGraceMs);
-      }, spec.deadlineMs);
-    });
-    // 'close' waits for the pipes too, so all output is in.
-    child.once('close', (code, signal) => finish({ exitCode: code, signal }));
+    };
+    const request = { file: spec.file, args: spec.args, env: spec.env, limit: spec.outputLimitBytes };
+    if (!launcher.run(spec.cwd === undefined ? request : { ...request, cwd: spec.cwd }, events))
+      spawnHere(spec, events);
   });
 }

@@ -86,6 +86,15 @@ export class CatalogExecutor implements Executor {
       };
     }
     const outcome = outcomeOf(r);
+    if (r.lost !== undefined) {
+      // The daemon's launcher process ended while it ran: it was stopped, what it did is unknown (spawner.ts).
+      return {
+        kind: 'unknown',
+        reason: 'DaemonRestarted',
+        detail: `${r.lost.replace(/^./, (c) => c.toUpperCase())}, and it may have done part of its work.`,
+        outcome,
+      };
+    }
     if (r.killedAtDeadline) {
       return {
         kind: 'unknown',

@@ -80,6 +80,15 @@ export function mapDelivery(r: ProcessResult, cueId: string, deliveryTimeoutMs: 
       outcome,
     };
   }
+  if (r.lost !== undefined) {
+    // The daemon's launcher process ended while the client ran: stopped, its delivery unknown (spawner.ts).
+    return {
+      kind: 'unknown',
+      reason: 'DaemonRestarted',
+      detail: sentence(`${r.lost.replace(/^./, (c) => c.toUpperCase())}, and the cue may have been shown`),
+      outcome,
+    };
+  }
   if (r.killedAtDeadline) {
     return {
       kind: 'unknown',

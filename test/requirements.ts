@@ -207,7 +207,7 @@ export const REQUIREMENTS = {
   'c4.spawn-error': {
     source: 'contracts.md 4 ("spawn error → failed/LaunchFailed"), 2 rule 2',
     statement:
-      'A launch whose spawn fails (descriptors exhausted, program missing) ends failed/LaunchFailed, never stays running, and never stops the daemon.',
+      'A launch whose spawn fails (the launcher out of descriptors, program missing) ends failed/LaunchFailed, never stays running, and never stops the daemon; an AI holding every descriptor of the daemon cannot stop an approved launch; a launcher killed mid-run leaves that command UNKNOWN, never running.',
   },
 
   // ---- 5. The owner panel and the owner WebSocket -----------------------------------------------------

@@ -79,6 +79,7 @@ export type {
   PendingCaps,
   PushStore,
   PushSubscriptionRecord,
+  Queued,
   Rebound,
   RetentionRow,
   StoreChange,

@@ -96,6 +96,12 @@ export type GrantResult =
   | { ok: true; grant: Grant }
   | { ok: false; code: 'NotFound' | 'NotGrantable' | 'NotRevocable'; message: string };
 
+/** A new command awaiting review, queued and not yet durable; `committed` settles once its batch did. */
+export interface Queued {
+  command: Command;
+  committed: Promise<boolean>;
+}
+
 /**
  * The broker as the edges see it. The broker is the only writer of command state. Its actions resolve once
  * their change committed (group commit: architecture.md example 3), and reject with the store's error when
@@ -136,6 +142,12 @@ export interface BrokerApi {
   wait(id: string, seconds: number, signal?: AbortSignal): Promise<Command>;
   /** Every committed change, in commit order, synchronously after its batch committed. Returns unsubscribe. */
   subscribe(listener: (command: Command) => void): () => void;
+  /**
+   * A new command that awaits review, as soon as it is queued — before it is durable — for read-only work
+   * that may start early (contract 12's preview read: bench row 13), with whether its commit succeeded.
+   * Nothing a listener learns may be told to anyone, nor recorded, before that settles true.
+   */
+  subscribeQueued(listener: (queued: Queued) => void): () => void;
   /**
    * Every committed grant change (created, used, revoked, expired, spent), in commit order with the
    * command changes (a grant-approved command's upsert comes before its grant's). Returns unsubscribe.

@@ -13,6 +13,7 @@ export type {
   GrantResult,
   GrantSpec,
   PasskeyEvidence,
+  Queued,
   SubmitRequest,
   SubmitResult,
 } from './broker-api.js';

@@ -228,6 +228,27 @@ describe('[c2.crash-safety] a batch the store refuses', () => {
     expect(await b.approve(waiting.id, 1, 'owner')).toMatchObject({ ok: true, command: { version: 2 } });
   });
 
+  it('subscribeQueued hears a new awaiting command before it is durable, and whether its commit held', async () => {
+    const { b, events } = makeBroker();
+    const heard: Array<{ id: string; durable: boolean; committed: Promise<boolean> }> = [];
+    b.subscribeQueued(({ command, committed }) =>
+      heard.push({ id: command.id, durable: durable(command.id) !== undefined, committed }),
+    );
+    const ok = await b.submit(say('early'));
+    if (!ok.ok) throw new Error(ok.message);
+    expect(heard).toMatchObject([{ id: ok.command.id, durable: false }]);
+    expect(await heard[0]!.committed).toBe(true);
+    // A commit the store refuses: heard as queued, then told it never committed; nobody else heard of it.
+    events.length = 0;
+    refuseWrites();
+    await expect(b.submit(say('lost'))).rejects.toThrow('disk is full');
+    expect(heard).toHaveLength(2);
+    expect(await heard[1]!.committed).toBe(false);
+    expect(durable(heard[1]!.id)).toBeUndefined();
+    expect(events).toEqual([]);
+    allowWrites();
+  });
+
   it('an expiry the store refused is retried and recorded once writes work again', async () => {
     const { b } = makeBroker();
     const sub = await b.submit(say('late'));

@@ -21,6 +21,7 @@ import type {
   AuditEntry,
   BrokerApi,
   BrokerDeps,
+  Queued,
   RulePort,
   StorePorts,
 } from '../ports/index.js';
@@ -90,6 +91,7 @@ export class Broker implements BrokerApi {
   readonly #expiry: Expiry;
   readonly #launches: Launches;
   readonly #listeners: Listeners<Command>;
+  readonly #queued: Listeners<Queued>;
   readonly #grantListeners: Listeners<Grant>;
   readonly #grants: GrantBook;
   readonly #grantActions: GrantActions;
@@ -116,6 +118,7 @@ export class Broker implements BrokerApi {
     this.#commandPolicy = deps.commandPolicy ?? (() => undefined);
     this.#waiters = new Waiters(this.#clock);
     this.#listeners = new Listeners(this.#log);
+    this.#queued = new Listeners(this.#log);
     this.#grantListeners = new Listeners(this.#log);
     this.#expiry = new Expiry({
       clock: this.#clock,
@@ -190,6 +193,10 @@ export class Broker implements BrokerApi {
 
   subscribe(listener: (command: Command) => void): () => void {
     return this.#listeners.add(listener);
+  }
+
+  subscribeQueued(listener: (queued: Queued) => void): () => void {
+    return this.#queued.add(listener);
   }
 
   audit(entry: AuditEntry): void {
@@ -319,6 +326,7 @@ export class Broker implements BrokerApi {
       settled: (answer) => this.#settled(answer),
       get: (id) => this.get(id),
       emit: (c) => this.#emit(c),
+      queued: (q) => this.#queued.emit(q),
       launch: (c) => this.#launches.schedule(c),
     });
   }
@@ -330,10 +338,7 @@ export class Broker implements BrokerApi {
     return this.#views.working(id) ?? this.#store.committedReads.command(id);
   }
 
-  /**
-   * An answer that queued nothing (a refusal, a twin, an unchanged command) may still reflect a change of
-   * this turn: it is given once the pending batch committed, and fails with it.
-   */
+  /** An answer that queued nothing (a refusal, a twin) may reflect this turn: given after its commit. */
   #settled<T>(answer: () => T): Promise<T> {
     return this.#commit.barrier().then(answer);
   }
@@ -387,10 +392,7 @@ export class Broker implements BrokerApi {
     return done;
   }
 
-  /**
-   * One committed change to its waiters and listeners. Called only from a batch's `after`s, in queue order,
-   * so events go out in commit order; a change a listener makes goes into the next batch.
-   */
+  /** One committed change to waiters and listeners, from a batch's `after`s (so in commit order). */
   #emit(c: Command): void {
     if (isFinal(c)) this.#waiters.release(c.id);
     this.#listeners.emit(c);

@@ -27,6 +27,7 @@ import type {
   AuditEntry,
   Awaitable,
   BrokerApi,
+  Queued,
   RulePort,
   StorePorts,
   SubmitRequest,
@@ -68,6 +69,8 @@ export interface SubmitActionsDeps {
   get(id: string): Command | undefined;
   /** One committed change to waiters and listeners (from the batch's `after`, in commit order). */
   emit(c: Command): void;
+  /** A new command awaiting review, queued and not yet durable (BrokerApi.subscribeQueued). */
+  queued(q: Queued): void;
   /** An approved command's launch, started in the turn that queued it (the broker's `#launchNow`). */
   launch(c: Command): void;
 }
@@ -143,6 +146,14 @@ export class SubmitActions implements Pick<BrokerApi, 'submit'> {
       .commit(change)
       .then(() => ({ ok: true as const, command: made.shown, created: true }));
     if (made.shown.phase.state === 'approved') this.#deps.launch(made.shown);
+    if (made.shown.phase.state === 'awaiting_review')
+      this.#deps.queued({
+        command: made.shown,
+        committed: done.then(
+          () => true,
+          () => false,
+        ),
+      });
     return done;
   }
 

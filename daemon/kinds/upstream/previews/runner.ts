@@ -1,9 +1,9 @@
 /**
  * Previews while a call awaits review (contract 12). The runner follows the broker's committed changes:
  * an upstream call with a preview configured for its tool (./presets.ts) that starts awaiting review gets
- * `preview: {status: "pending"}` at once, then its preview computed in the background (./compute.ts) and
- * set when it arrives — both as an `amend` (the same version: an approval sent before it stays valid),
- * each with its audit entry.
+ * its preview computed in the background (./compute.ts) and set when it arrives, with `preview: {status:
+ * "pending"}` first when the read takes longer than PENDING_AFTER_MS — each an `amend` (the same version: an
+ * approval sent before it stays valid) with its audit entry.
  *
  * Bounds: each preview call at most 10 s (then cancelled) and 1 MiB; at most 4 preview calls at once per
  * upstream (./slots.ts); 64 MiB of previews across the calls awaiting review (./budget.ts: snapshots stay
@@ -16,7 +16,7 @@
  * preview call. After a restart, calls still awaiting review whose preview was pending get it computed again.
  */
 import { type Clock, iso, type Logger, systemClock } from '../../../base/index.js';
-import type { ActionResult, Amendment, Command, Preview } from '../../../core/index.js';
+import type { ActionResult, Amendment, Command, Preview, Queued } from '../../../core/index.js';
 import type { UpstreamRegistry } from '../../../upstreams/index.js';
 import { PREVIEW_BUDGET_BYTES, PreviewBudget } from './budget.js';
 import type { Computed } from './call.js';
@@ -28,10 +28,14 @@ import { PREVIEW_CALL_TIMEOUT_MS, previewThrough } from './through.js';
 export { PREVIEW_CALL_TIMEOUT_MS };
 /** Contract 12: how many preview calls may run at once per upstream. */
 export const PREVIEW_SLOTS = 4;
+/** A read still running this long after the call started awaiting review is announced as `pending`. */
+export const PENDING_AFTER_MS = 200;
 
 /** What the runner needs of the broker. */
 export interface PreviewBroker {
   subscribe(listener: (command: Command) => void): () => void;
+  /** A new command awaiting review, before its commit (BrokerApi.subscribeQueued). */
+  subscribeQueued?(listener: (queued: Queued) => void): () => void;
   snapshot(finalLimit?: number): Command[];
   amend(id: string, amendment: Amendment): Promise<ActionResult>;
 }
@@ -76,7 +80,15 @@ export class PreviewRunner {
   /** Follows the broker from now on, and previews what already awaits review without one (a restart). */
   start(): void {
     if (this.#off !== undefined) throw new Error('PreviewRunner.start() called twice');
-    this.#off = this.#broker.subscribe((c) => this.#seen(c));
+    const committed = this.#broker.subscribe((c) => this.#seen(c));
+    // The read starts as the call is queued, while its commit is written (bench row 13: it waited for that
+    // fsync before). Read-only, on the preview connection; what it finds is amended only after the commit
+    // (the amend queues behind it), and a commit that fails leaves no command to amend.
+    const queued = this.#broker.subscribeQueued?.((q) => this.#seen(q.command, q.committed));
+    this.#off = () => {
+      committed();
+      queued?.();
+    };
     for (const c of this.#broker.snapshot(0)) this.#seen(c);
   }
 
@@ -89,7 +101,8 @@ export class PreviewRunner {
     this.#jobs.clear();
   }
 
-  #seen(c: Command): void {
+  /** `committed`: the call was heard as queued, before its commit (start()); settles with that commit. */
+  #seen(c: Command, committed?: Promise<boolean>): void {
     const ref = c.upstream;
     if (this.#closed || ref === undefined || this.#own?.(c) === false) return;
     if (c.phase.state !== 'awaiting_review') {
@@ -105,7 +118,7 @@ export class PreviewRunner {
     if (spec === undefined) return;
     const job = new AbortController();
     this.#jobs.set(c.id, job);
-    void this.#run(c, ref.name, ref.tool, spec, job)
+    void this.#run(c, ref.name, ref.tool, spec, job, committed)
       .catch((e: unknown) =>
         this.#log.log('error', 'preview_not_recorded', {
           id: c.id,
@@ -117,20 +130,38 @@ export class PreviewRunner {
       });
   }
 
-  async #run(c: Command, upstream: string, tool: string, spec: RunSpec, job: AbortController): Promise<void> {
-    // "pending" is told to owners while the read runs, not before it (bench row 11): a decision in
-    // between aborts the read (#seen), and the broker refuses to amend a decided command.
-    const started =
+  async #run(
+    c: Command,
+    upstream: string,
+    tool: string,
+    spec: RunSpec,
+    job: AbortController,
+    committed: Promise<boolean> = Promise.resolve(true),
+  ): Promise<void> {
+    // "pending" is told to owners only when the read is slow (PENDING_AFTER_MS): a quick preview arrives
+    // as one amend, one commit (bench row 13: with "pending" first, "ready" waited for a second fsync). The
+    // card is inert for its first second anyway (contract 5 (v2)). A decision in between aborts the read
+    // (#seen), and the broker refuses to amend a decided command.
+    let started: Promise<ActionResult> | undefined;
+    const slow =
       c.preview === undefined
-        ? this.#broker.amend(c.id, {
-            fields: { preview: { kind: spec.kind, status: 'pending' } },
-            action: 'preview_started',
-            detail: { preview: spec.kind },
-          })
+        ? setTimeout(() => {
+            started = committed.then((ok) =>
+              ok
+                ? this.#broker.amend(c.id, {
+                    fields: { preview: { kind: spec.kind, status: 'pending' } },
+                    action: 'preview_started',
+                    detail: { preview: spec.kind },
+                  })
+                : { ok: false, code: 'NotFound', message: 'never committed' },
+            );
+          }, PENDING_AFTER_MS)
         : undefined;
     const slots = this.#slotsOf(upstream);
     const computed = await slots.run(job.signal, () => this.#compute(c, upstream, tool, spec, job.signal));
-    // Decided meanwhile: nothing is recorded (the broker would refuse it anyway).
+    clearTimeout(slow);
+    // Decided meanwhile, or its submit never committed: nothing is recorded.
+    if (!(await committed)) return;
     if ((started !== undefined && !(await started).ok) || computed === undefined || job.signal.aborted)
       return;
     let preview: Preview = { ...computed, computed_at: iso(this.#clock.now()) };
@@ -143,6 +174,8 @@ export class PreviewRunner {
       action: 'preview_made',
       detail: previewRecord(preview),
     });
+    // Decided meanwhile, or never committed: its text is held by nothing.
+    if (!r.ok) this.#budget.release(c.id);
     if (r.ok)
       this.#log.log('info', 'preview', {
         id: c.id,

@@ -6,7 +6,11 @@
  * is the part of goal (b)'s 3× that Node's start and one SHA-256 call per entry take before the verify
  * does anything of its own.
  *
- * `node dist/bench/verify-floor.js BROKER_DB` prints the number of entries hashed.
+ * With `--history`, it also makes the one read of the commands table and the audit links that contract 14
+ * (v4)'s history check needs (daemon/store/sqlite/readonly.ts `readHistory`, the verify's own read), and
+ * nothing of the check itself: the floor of what the contract obliges a verify to do (issue 41).
+ *
+ * `node dist/bench/verify-floor.js BROKER_DB [--history]` prints the number of entries hashed.
  */
 import { hash } from 'node:crypto';
 import { isMainThread, parentPort, Worker } from 'node:worker_threads';
@@ -26,7 +30,7 @@ function hashAll(bytes: Uint8Array): number {
   return n;
 }
 
-async function main(path: string): Promise<void> {
+async function main(path: string, history: boolean): Promise<void> {
   const worker = new Worker(new URL(import.meta.url));
   const { default: Database } = await import('better-sqlite3');
   const db = new Database(path, { readonly: true, fileMustExist: true });
@@ -43,6 +47,10 @@ async function main(path: string): Promise<void> {
     else here += hashAll(bytes);
   }
   db.close();
+  if (history) {
+    const { readHistory } = await import('../daemon/store/sqlite/readonly.js');
+    if (readHistory(path) === undefined) throw new Error(`${path}: no audit chain`);
+  }
   worker.postMessage(null);
   const there = await new Promise<number>((resolve) => worker.once('message', resolve));
   process.stdout.write(`${here + there}\n`);
@@ -50,7 +58,7 @@ async function main(path: string): Promise<void> {
 }
 
 if (isMainThread) {
-  await main(process.argv[2] ?? 'broker.db');
+  await main(process.argv[2] ?? 'broker.db', process.argv.includes('--history'));
 } else {
   let n = 0;
   parentPort!.on('message', (m: Uint8Array | null) => {

@@ -269,18 +269,36 @@ export async function auditChain(quick: boolean): Promise<Row[]> {
       hashedLabel,
     );
     rows.push(floorRow);
-    const overFloor = ratioOf(verifyDb.value, floorRow.value);
-    rows.push({
-      id: '15 audit chain',
-      figure: `audit verify --data-dir ${of} vs the floor`,
-      value: verifyDb.value,
-      unit: 'ms',
-      baseline: floorRow.value,
-      baselineLabel: 'the floor (medians of the lines above)',
-      ratio: overFloor,
-      goal: '≤ 1.2×',
-      result: overFloor !== null && overFloor <= 1.2 ? 'pass' : 'miss',
-    });
+    // Issue 41: the floor is what the contract obliges — contract 14 (v4)'s history check reads the commands
+    // table and the audit links once, which "nothing checked" leaves out (a sixth of the verify's time).
+    const withHistory = verifyRow(
+      n,
+      {
+        figure: `the floor with the history read ${of} (contract 14 (v4))`,
+        argv: [FLOOR, join(dir, 'broker.db'), '--history'],
+        judged: false,
+      },
+      hashed,
+      hashedLabel,
+    );
+    rows.push(withHistory);
+    for (const [label, base, goal] of [
+      ['the floor (medians of the lines above)', floorRow.value, null],
+      ['the floor with the history read', withHistory.value, 1.2],
+    ] as const) {
+      const over = ratioOf(verifyDb.value, base);
+      rows.push({
+        id: '15 audit chain',
+        figure: `audit verify --data-dir ${of} vs ${goal === null ? 'the floor' : 'the floor with the history read'}`,
+        value: verifyDb.value,
+        unit: 'ms',
+        baseline: base,
+        baselineLabel: label,
+        ratio: over,
+        goal: goal === null ? '—' : `≤ ${goal}×`,
+        result: goal === null ? 'info' : over !== null && over <= goal ? 'pass' : 'miss',
+      });
+    }
     // As `audit verify --file` asks (its stderr): against the owner's copy of audit.pub.
     const file = ['audit', 'verify', '--file', exported, '--pub', join(dir, 'audit.pub')];
     rows.push(

@@ -7,8 +7,8 @@
  * does anything of its own.
  *
  * With `--history`, it also makes the one read of the commands table and the audit links that contract 14
- * (v4)'s history check needs (daemon/store/sqlite/readonly.ts `readHistory`, the verify's own read), and
- * nothing of the check itself: the floor of what the contract obliges a verify to do (issue 41).
+ * (v4)'s history check needs (daemon/store/sqlite/readonly.ts `HISTORY_SQL`, `LINKS_SQL`: the verify's own
+ * statements, on the same connection), and nothing of the check itself: the floor of what the contract obliges a verify to do (issue 41).
  *
  * `node dist/bench/verify-floor.js BROKER_DB [--history]` prints the number of entries hashed.
  */
@@ -46,11 +46,13 @@ async function main(path: string, history: boolean): Promise<void> {
     if (i % 2 === 1) worker.postMessage(bytes, [bytes.buffer as ArrayBuffer]);
     else here += hashAll(bytes);
   }
-  db.close();
   if (history) {
-    const { readHistory } = await import('../daemon/store/sqlite/readonly.js');
-    if (readHistory(path) === undefined) throw new Error(`${path}: no audit chain`);
+    // The verify's own two statements, on this connection (its mapping and cache), as the walk's reader does.
+    const { HISTORY_SQL, LINKS_SQL } = await import('../daemon/store/sqlite/readonly.js');
+    db.prepare(HISTORY_SQL).raw().all();
+    db.prepare(LINKS_SQL).raw().all(last);
   }
+  db.close();
   worker.postMessage(null);
   const there = await new Promise<number>((resolve) => worker.once('message', resolve));
   process.stdout.write(`${here + there}\n`);

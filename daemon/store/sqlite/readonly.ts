@@ -172,7 +172,7 @@ export interface StoredHistory {
  * value) on each body parsed once (`jsonb`), never the whole body parsed in JavaScript (outputs of megabytes
  * stay in SQLite). A body that is not JSON reads as nulls, which the check reports, rather than stopping it.
  */
-const HISTORY_SQL = `SELECT seq, id, state, j ->> '$.id', j ->> '$.phase.state', j ->> '$.phase.reason',
+export const HISTORY_SQL = `SELECT seq, id, state, j ->> '$.id', j ->> '$.phase.state', j ->> '$.phase.reason',
      j ->> '$.phase.decided_by', j ->> '$.command', json(j -> '$.args'), json(j -> '$.display')
    FROM (SELECT seq, id, state, CASE WHEN json_valid(body) THEN jsonb(body) END AS j FROM commands) ORDER BY seq`;
 /**
@@ -181,7 +181,7 @@ const HISTORY_SQL = `SELECT seq, id, state, j ->> '$.id', j ->> '$.phase.state',
  * entry's top-level `command_id` (canonical JSON: just before `,"data":{`), and a row without one must hold
  * none there. A superset (an id needing escapes is picked too); audit/history-check.ts parses the few picked.
  */
-const LINKS_SQL = `SELECT seq, command_id, entry FROM audit WHERE seq <= ? AND CASE WHEN command_id IS NULL
+export const LINKS_SQL = `SELECT seq, command_id, entry FROM audit WHERE seq <= ? AND CASE WHEN command_id IS NULL
      THEN instr(entry, '","command_id":"') BETWEEN 1 AND instr(entry, ',"data":{')
      ELSE instr(entry, '","command_id":"' || command_id || '","data":{') = 0 END ORDER BY seq`;
 

@@ -4,8 +4,8 @@
  * (contract 4). Reports what happened; mapping that to a lifecycle outcome is the executor's job. The fork
  * itself is the launcher process's (./spawner.ts says why), or this process's where that cannot be used.
  */
-import { spawn } from 'node:child_process';
 import { withOwnerUmask } from '../base/index.js';
+import { startProgram } from './program.js';
 import { launcher, type RunEvents } from './spawner.js';
 
 export interface ProcessSpec {
@@ -78,48 +78,12 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
-function spawnErrorText(e: unknown): string {
-  const err = e as NodeJS.ErrnoException;
-  return `${err.code ?? 'Error'}: ${err.message}`;
-}
-
 /** What a run hears, from the launcher process or from an in-process spawn. */
 type Events = RunEvents;
 
-/** The old way, in this process (the launcher cannot be used here): the same events from `spawn` itself. */
+/** In this process (the launcher cannot be used here), under the owner's umask (contract 1.1 (v4)). */
 function spawnHere(spec: ProcessSpec, e: Events): void {
-  let child: ReturnType<typeof spawn>;
-  try {
-    // The owner's umask, not the daemon's 077 (contract 1.1 (v4)): what it writes is the owner's file.
-    child = withOwnerUmask(() =>
-      spawn(spec.file, spec.args, {
-        env: spec.env,
-        cwd: spec.cwd,
-        shell: false,
-        // Its own process group, so the deadline reaches grandchildren too.
-        detached: true,
-        stdio: ['ignore', 'pipe', 'pipe'],
-        windowsHide: true,
-      }),
-    );
-  } catch (err) {
-    e.failed(spawnErrorText(err));
-    return;
-  }
-  // 'error' first, before anything else can throw: a spawn that fails (EMFILE, EAGAIN, ENOENT, EACCES)
-  // reports it on the next tick, and an unheard 'error' event would stop the daemon (contract 4: a spawn
-  // error is failed/LaunchFailed). Without a pid the program never started.
-  child.on('error', (err: NodeJS.ErrnoException) => {
-    if (child.pid === undefined) e.failed(spawnErrorText(err));
-  });
-  // When descriptors run out Node returns before creating the pipes: stdout and stderr are left
-  // undefined (not null, whatever the types say), and the 'error' above follows. Nothing ran.
-  if (!child.stdout || !child.stderr) return;
-  child.stdout.on('data', (d: Buffer) => e.out(1, d));
-  child.stderr.on('data', (d: Buffer) => e.out(2, d));
-  child.once('spawn', () => e.spawned(child.pid!));
-  // 'close' waits for the pipes too, so all output is in.
-  child.once('close', (code, signal) => e.close(code, signal, false));
+  withOwnerUmask(() => startProgram(spec, { ...e, close: (code, signal) => e.close(code, signal, false) }));
 }
 
 /**

@@ -11,64 +11,30 @@
  * channel closes and this process exits; the programs it started run on in their own process groups, as
  * they did when the daemon spawned them itself (the next daemon settles their commands: rule 3).
  */
-import { spawn } from 'node:child_process';
+import { startProgram } from './program.js';
 import type { FromLauncher, ToLauncher } from './spawner-protocol.js';
 
 function say(m: FromLauncher): void {
   if (process.connected) process.send?.(m);
 }
 
-function errorText(e: unknown): string {
-  const err = e as NodeJS.ErrnoException;
-  return `${err.code ?? 'Error'}: ${err.message}`;
-}
-
-/** Forwards up to `limit` bytes of one stream, then only says that more came. */
-function forward(id: number, fd: 1 | 2, limit: number, stream: NodeJS.ReadableStream): () => boolean {
-  let sent = 0;
-  let more = false;
-  stream.on('data', (chunk: Buffer) => {
-    const room = limit - sent;
-    if (room <= 0) {
-      more = true;
-      return;
-    }
-    const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
-    if (part.length < chunk.length) more = true;
-    sent += part.length;
-    say({ op: 'out', id, fd, data: part });
-  });
-  return () => more;
-}
-
 function run(m: Extract<ToLauncher, { op: 'run' }>): void {
-  let child: ReturnType<typeof spawn>;
-  try {
-    child = spawn(m.file, m.args, {
-      env: m.env,
-      ...(m.cwd === undefined ? {} : { cwd: m.cwd }),
-      shell: false,
-      // Its own process group, so the daemon's deadline (a signal to -pid) reaches grandchildren too.
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      windowsHide: true,
-    });
-  } catch (e) {
-    say({ op: 'failed', id: m.id, error: errorText(e) });
-    return;
-  }
-  // A spawn that fails (EMFILE, EAGAIN, ENOENT, EACCES) says so on the next tick; without a pid nothing ran.
-  child.on('error', (e) => {
-    if (child.pid === undefined) say({ op: 'failed', id: m.id, error: errorText(e) });
+  const more = { 1: false, 2: false };
+  const sent = { 1: 0, 2: 0 };
+  startProgram(m, {
+    spawned: (pid) => say({ op: 'spawned', id: m.id, pid }),
+    failed: (error) => say({ op: 'failed', id: m.id, error }),
+    // Up to `limit` bytes of each stream, then only that more came (the daemon keeps as much: launcher.ts).
+    out: (fd, chunk) => {
+      const room = m.limit - sent[fd];
+      const part = room <= 0 ? undefined : chunk.length > room ? chunk.subarray(0, room) : chunk;
+      if (part === undefined || part.length < chunk.length) more[fd] = true;
+      if (part === undefined) return;
+      sent[fd] += part.length;
+      say({ op: 'out', id: m.id, fd, data: part });
+    },
+    close: (code, signal) => say({ op: 'close', id: m.id, code, signal, truncated: more[1] || more[2] }),
   });
-  if (!child.stdout || !child.stderr) return;
-  const outMore = forward(m.id, 1, m.limit, child.stdout);
-  const errMore = forward(m.id, 2, m.limit, child.stderr);
-  child.once('spawn', () => say({ op: 'spawned', id: m.id, pid: child.pid! }));
-  // 'close' waits for the pipes too, so all output was forwarded before it.
-  child.once('close', (code, signal) =>
-    say({ op: 'close', id: m.id, code, signal, truncated: outMore() || errMore() }),
-  );
 }
 
 process.on('message', (m: ToLauncher) => {

@@ -76,40 +76,21 @@ describe('preview bounds (contract 12)', () => {
 
 describe('the launch-time check reuses the approved preview (contract 20)', () => {
   const args = { path: 'f.txt', content: 'b\n' };
+  /** The write's preview with the file holding `text`, told what was approved (if anything). */
+  const previewOf = (text: string, seen?: FileSeen) =>
+    computePreview(spec, 'write', args, io({ content: [{ type: 'text', text }] }), seen);
+
   it('a read of the very file approved answers with the approved preview, and says what it read', async () => {
-    const approved = await computePreview(
-      spec,
-      'write',
-      args,
-      io({ content: [{ type: 'text', text: 'a\n' }] }),
-    );
+    const approved = await previewOf('a\n');
     const seen: FileSeen = { approved };
-    const again = await computePreview(
-      spec,
-      'write',
-      args,
-      io({ content: [{ type: 'text', text: 'a\n' }] }),
-      seen,
-    );
-    expect(again).toBe(approved);
+    expect(await previewOf('a\n', seen)).toBe(approved);
     expect(seen).toMatchObject({ path: 'f.txt', current: 'a\n', proposed: 'b\n', newFile: false });
   });
 
   it('a file that changed makes its diff again, from what it holds now', async () => {
-    const approved = await computePreview(
-      spec,
-      'write',
-      args,
-      io({ content: [{ type: 'text', text: 'a\n' }] }),
-    );
+    const approved = await previewOf('a\n');
     const seen: FileSeen = { approved };
-    const again = await computePreview(
-      spec,
-      'write',
-      args,
-      io({ content: [{ type: 'text', text: 'c\n' }] }),
-      seen,
-    );
+    const again = await previewOf('c\n', seen);
     expect(again).not.toBe(approved);
     expect(again.basis_sha256).not.toBe(approved.basis_sha256);
     expect(again.diff).toContain('-c');

@@ -12,7 +12,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeDataDir, type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
-import { mcpClient, OwnerSocket, ownerCatalog, queue, readMarks } from './helpers/owner.js';
+import { type Frame, mcpClient, OwnerSocket, ownerCatalog, queue, readMarks } from './helpers/owner.js';
 import { openFds, type SlowGroup, slowGroup } from './helpers/slow-client.js';
 
 let d: RunningDaemon | undefined;
@@ -47,6 +47,13 @@ function holdConnections(port: number, count: number): { stop(): void } {
       for (const g of groups.splice(0)) g.stop();
     },
   };
+}
+
+/** The owner approves `id` as last seen; its view once it left PENDING. */
+async function approvedToEnd(owner: OwnerSocket, id: string): Promise<Frame> {
+  const v = await owner.upsert(id, () => true, `${id} seen`);
+  expect(await owner.request({ type: 'approve', id, version: v.version })).toMatchObject({ ok: true });
+  return owner.upsert(id, (c) => c.status !== 'PENDING', `${id} to end`);
 }
 
 /** The daemon's launcher process (daemon/launch/spawner.ts): its child running spawner-child.js. */
@@ -138,9 +145,7 @@ describe('[c4.spawn-error] a launch that cannot get descriptors', () => {
     // No room for a single new descriptor: the program's pipes cannot be made, so it cannot be started.
     limitFds(launcher!, openFds(launcher!), true);
     const id = await queue(ai, 'mark', { word: 'exhausted' });
-    const view = await owner.upsert(id, () => true, 'the command');
-    expect(await owner.request({ type: 'approve', id, version: view.version })).toMatchObject({ ok: true });
-    const final = await owner.upsert(id, (c) => c.status !== 'PENDING', 'the launch to end');
+    const final = await approvedToEnd(owner, id);
     expect(final).toMatchObject({ state: 'failed', status: 'ERROR', reason: 'LaunchFailed' });
     expect(final.result.detail).toMatch(/EMFILE|ENFILE/);
     expect(d.child.exitCode).toBeNull();
@@ -149,13 +154,7 @@ describe('[c4.spawn-error] a launch that cannot get descriptors', () => {
     // Room again: the same daemon launches; the failed command is never retried (rule 2).
     limitFds(launcher!, before, true);
     const next = await queue(ai, 'mark', { word: 'after' });
-    const v = await owner.upsert(next, () => true, 'the next command');
-    expect(await owner.request({ type: 'approve', id: next, version: v.version })).toMatchObject({
-      ok: true,
-    });
-    expect(await owner.upsert(next, (c) => c.status !== 'PENDING', 'it to finish')).toMatchObject({
-      status: 'SUCCEEDED',
-    });
+    expect(await approvedToEnd(owner, next)).toMatchObject({ status: 'SUCCEEDED' });
     expect(readMarks(markFile)).toEqual(['after']);
     const history = await owner.request({ type: 'history', limit: 10 });
     expect(history.commands.find((c: { id: string }) => c.id === id)).toMatchObject({
@@ -205,20 +204,12 @@ describe('[c4.spawn-error] a launch that cannot get descriptors', () => {
     }
     await waitFor(() => sleeper('61.5') === undefined, 'the sleep to be stopped');
     const next = await queue(ai, 'mark', { word: 'again' });
-    const v = await owner.upsert(next, () => true, 'the next command');
-    expect(await owner.request({ type: 'approve', id: next, version: v.version })).toMatchObject({
-      ok: true,
-    });
-    expect(await owner.upsert(next, (c) => c.status !== 'PENDING', 'it to finish')).toMatchObject({
-      status: 'SUCCEEDED',
-    });
+    expect(await approvedToEnd(owner, next)).toMatchObject({ status: 'SUCCEEDED' });
     expect(readMarks(markFile)).toEqual(['again']);
     expect(launcherPid(d.info.pid)).not.toBe(launcher);
     // What the launcher starts holds no other socket: not the launcher's IPC channel, nor one of the daemon's.
-    const fds = await queue(ai, 'fds', {});
-    const f = await owner.upsert(fds, () => true, 'the fds command');
-    expect(await owner.request({ type: 'approve', id: fds, version: f.version })).toMatchObject({ ok: true });
-    const listed = await owner.upsert(fds, (c) => c.status === 'SUCCEEDED', 'it to list');
+    const listed = await approvedToEnd(owner, await queue(ai, 'fds', {}));
+    expect(listed.status).toBe('SUCCEEDED');
     // (Node makes a program's stdout and stderr pipes as socket pairs: those two are its own.)
     const sockets = String(listed.result.stdout).trim().split('\n');
     expect(sockets.filter((l) => l !== '/proc/self/fd/1' && l !== '/proc/self/fd/2')).toEqual([]);

@@ -128,6 +128,7 @@ describe('the card of contract 20', () => {
     await done.locator('summary.revert-open').click();
     await done.locator('details.revert button.revert-btn:enabled').waitFor();
     expect(await done.locator('details.revert tr.diff-del .code').allTextContents()).toContain('hoe');
+    expect(await done.locator('details.revert p.revert-refused').count()).toBe(0);
     expect(readFileSync(path, 'utf8')).toBe('rake\nhoe\n');
   });
 });

@@ -49,7 +49,15 @@ const checks = new Map<string, Check>();
 export function revertOpened(id: string): boolean {
   if (checks.has(id)) return false;
   checks.set(id, { state: 'checking' });
+  // The last answer shown (a refusal, an old diff back) gives way to "reading" until the new one comes.
+  redraw(id);
   return true;
+}
+
+/** Every open `Revert …` of `id` shows what is now known of it. */
+function redraw(id: string): void {
+  for (const details of document.querySelectorAll<HTMLElement>('details.revert'))
+    if (details.dataset.revertFor === id) details.querySelector('.revert-body')?.replaceWith(revertBody(id));
 }
 
 /** The owner closed it, or the question could not be sent: the next opening asks again. */
@@ -61,8 +69,7 @@ export function revertForgotten(id: string): void {
 export function revertChecked(id: string, answer: { preview: Preview } | { why: string }): void {
   if (!checks.has(id)) return;
   checks.set(id, 'preview' in answer ? { state: 'ready', ...answer } : { state: 'refused', why: answer.why });
-  for (const details of document.querySelectorAll<HTMLElement>('details.revert'))
-    if (details.dataset.revertFor === id) details.querySelector('.revert-body')?.replaceWith(revertBody(id));
+  redraw(id);
 }
 
 /** A new connection: questions sent on the old one get no answer. */

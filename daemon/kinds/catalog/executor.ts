@@ -64,10 +64,6 @@ export class CatalogExecutor implements Executor {
         detail: 'The daemon was shutting down, so nothing was launched.',
       };
     }
-    // A spawn blocks this thread for milliseconds: the answers the same commit released (the AI's call,
-    // the owner's reply) are written first, in this turn, and the child is started at the next (issue 41:
-    // an allowed run_command_wait answered after the spawn, 13.4 ms against 6.4 ms for a held one).
-    await new Promise<void>((resolve) => setImmediate(resolve));
     const r = await runProcess({
       file: launch.file,
       args: launch.args,

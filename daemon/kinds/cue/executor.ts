@@ -197,8 +197,6 @@ export class CueExecutor implements Executor {
         detail: 'The daemon was shutting down, so nothing was launched.',
       };
     }
-    // As the catalog's: the answers this commit released go out before the spawn blocks the thread.
-    await new Promise<void>((resolve) => setImmediate(resolve));
     const r = await runProcess({
       file: process.execPath,
       args: [this.#deps.clientScript ?? BRIDGE_CLIENT_SCRIPT, ...command.display.slice(1)],

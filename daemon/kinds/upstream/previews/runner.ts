@@ -139,9 +139,9 @@ export class PreviewRunner {
     committed: Promise<boolean> = Promise.resolve(true),
   ): Promise<void> {
     // "pending" is told to owners only when the read is slow (PENDING_AFTER_MS): a quick preview arrives
-    // as one amend, one commit (bench row 13: with "pending" first, "ready" waited for a second fsync). The
-    // card is inert for its first second anyway (contract 5 (v2)). A decision in between aborts the read
-    // (#seen), and the broker refuses to amend a decided command.
+    // as one amend, one commit, not two; the card is inert for its first second anyway (contract 5 (v2)).
+    // Nothing is amended before the call's own commit held. A decision in between aborts the read (#seen),
+    // and the broker refuses to amend a decided command.
     let started: Promise<ActionResult> | undefined;
     const slow =
       c.preview === undefined

@@ -13,7 +13,7 @@ import type { BrokerApi, StorePorts } from '../core/index.js';
 import type { DataDir } from '../datadir/index.js';
 import { awaitsPreview, KINDS } from '../kinds/index.js';
 import { loadVapidKeys, Notifier, type PublishedEvent, PushDevices } from '../notify/index.js';
-import { unwritable } from './unwritable.js';
+import { unwritableAsync } from './unwritable.js';
 
 export interface OwnerNotifications {
   readonly push: PushDevices;
@@ -40,7 +40,7 @@ export async function startOwnerNotifications(o: {
   const { config, paths, store, log } = o;
   /** The config in force (a reload replaces it); where the daemon lives and its URL need a restart. */
   let now = config;
-  const vapid = unwritable(config.dataDir, () => loadVapidKeys(paths.vapidJson));
+  const vapid = await unwritableAsync(config.dataDir, loadVapidKeys(paths.vapidJson));
   const push = new PushDevices({
     store: store.push,
     keys: vapid,

@@ -21,6 +21,15 @@ export {
 } from './errors.js';
 export { duplicateKeyPath } from './json-duplicates.js';
 export { createLogger, type Logger, silentLogger } from './log.js';
+export {
+  isProtocolError,
+  isSdkError,
+  isSdkHttpError,
+  mcpClient,
+  mcpClientIfLoaded,
+  mcpClientLoaded,
+} from './mcp-client.js';
+export { onFirstUse } from './on-first-use.js';
 export { anchorPattern, compilePattern, type OwnerPattern } from './patterns.js';
 export { sayError } from './say.js';
 export {

@@ -13,9 +13,9 @@ import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client, SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import type { Logger } from '../base/index.js';
-import { BrokerError } from '../base/index.js';
+import { BrokerError, isSdkHttpError, mcpClient } from '../base/index.js';
 import { type DaemonInfo, dataDirPaths, runningDaemon } from '../datadir/index.js';
 
 const CLI = fileURLToPath(new URL('../cli.js', import.meta.url));
@@ -42,7 +42,7 @@ function sleep(ms: number): Promise<void> {
  * sent again — resending a `run_command_wait` would queue a second command, which a grant could approve.
  */
 export function isReconnectable(e: unknown, idempotent: boolean): boolean {
-  if (e instanceof SdkHttpError) return e.status === 404;
+  if (isSdkHttpError(e)) return e.status === 404;
   const cause = (e as { cause?: { code?: string } } | undefined)?.cause;
   return cause?.code === 'ECONNREFUSED' || (idempotent && cause?.code === 'ECONNRESET');
 }
@@ -121,6 +121,7 @@ export class Relay {
   async #connect(): Promise<Client> {
     const info = await this.#ensureDaemon();
     const token = this.#token();
+    const { Client, StreamableHTTPClientTransport } = await mcpClient();
     const client = new Client({ name: 'ogf-broker-mcp-stdio', version: this.#opts.version });
     // Before connecting, so a change announced as soon as the session's GET stream opens is not missed.
     client.setNotificationHandler('notifications/tools/list_changed', () => this.#toolsChanged());

@@ -3,10 +3,10 @@
  * holds (`smtp://` or `smtps://user:pass@host:port`), read when sending and never logged. Accepted means the
  * server answered 250 to the message; the subject is the title, the text the summary, expiry and link.
  */
-import nodemailer from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import { type EmailChannelConfig, isSmtpUrl } from '../config/index.js';
 import { ATTEMPT_TIMEOUT_MS, type Attempt, errorCode } from './attempt.js';
+import { nodemailer } from './libraries.js';
 import type { Message } from './message.js';
 
 export function mailText(m: Message): string {
@@ -36,7 +36,7 @@ export async function sendEmail(
     disableFileAccess: true,
     disableUrlAccess: true,
   };
-  const transport = nodemailer.createTransport(options);
+  const transport = (await nodemailer()).createTransport(options);
   const abort = () => transport.close();
   signal?.addEventListener('abort', abort, { once: true });
   const deadline = setTimeout(abort, ATTEMPT_TIMEOUT_MS * 3);

@@ -8,10 +8,11 @@
  * its own origin (owner-ui/service-worker/sw.ts). A push service answering 404 or 410 has forgotten the subscription: it
  * is removed. Subscriptions live in the store and survive restarts; every change is audited.
  */
-import webpush from 'web-push';
+import type webpush from 'web-push';
 import type { Logger } from '../base/index.js';
 import type { AuditAction, PushStore, PushSubscriptionRecord } from '../core/index.js';
 import { ATTEMPT_TIMEOUT_MS, type Attempt, errorCode } from './attempt.js';
+import { webPush } from './libraries.js';
 import type { Message } from './message.js';
 import type { ExtraRecipients, WithActions } from './notifier.js';
 import type { Job } from './queue.js';
@@ -156,16 +157,20 @@ export class PushDevices implements ExtraRecipients {
     const left = m.expires === undefined ? 3600 : Math.floor((Date.parse(m.expires) - this.#now()) / 1000);
     let details: ReturnType<typeof webpush.generateRequestDetails>;
     try {
-      details = webpush.generateRequestDetails({ endpoint: sub.endpoint, keys: sub.keys }, payload, {
-        vapidDetails: {
-          subject: this.#o.subject,
-          publicKey: this.#o.keys.publicKey,
-          privateKey: this.#o.keys.privateKey,
+      details = (await webPush()).generateRequestDetails(
+        { endpoint: sub.endpoint, keys: sub.keys },
+        payload,
+        {
+          vapidDetails: {
+            subject: this.#o.subject,
+            publicKey: this.#o.keys.publicKey,
+            privateKey: this.#o.keys.privateKey,
+          },
+          TTL: Math.max(60, Math.min(DAY_S, left)),
+          contentEncoding: 'aes128gcm',
+          urgency: 'high',
         },
-        TTL: Math.max(60, Math.min(DAY_S, left)),
-        contentEncoding: 'aes128gcm',
-        urgency: 'high',
-      });
+      );
     } catch (e) {
       return { ok: false, retry: false, error: errorCode(e) };
     }

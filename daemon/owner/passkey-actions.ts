@@ -8,13 +8,12 @@
  * sign approvals with it (docs/security.md). `token owner --rotate` is the recovery: it removes them.
  */
 
-import { generateAuthenticationOptions } from '@simplewebauthn/server';
 import type { ServerMessage } from '../../common/owner-messages.js';
 import { iso } from '../base/index.js';
 import type { ActionResult, PasskeyEvidence } from '../core/index.js';
 import type { EdgeContext } from '../http/index.js';
 import type { ApproveChallengeFrame, ApproveFrame, PasskeyFrame } from '../owner-protocol/index.js';
-import { beginRegistration, checkApproval, finishRegistration } from '../passkeys/index.js';
+import { beginRegistration, checkApproval, finishRegistration, webauthn } from '../passkeys/index.js';
 import type { OwnerCredential } from '../tokens/index.js';
 import type { PasskeyCeremonies } from './passkey-ceremonies.js';
 import type { Owner } from './registry.js';
@@ -149,7 +148,7 @@ export async function approveChallenge(
     client: c.client,
     args: c.args,
   });
-  const options = await generateAuthenticationOptions({
+  const options = await (await webauthn()).generateAuthenticationOptions({
     rpID: rp.rp.rp_id,
     challenge: new Uint8Array(Buffer.from(issued.challenge, 'base64url')),
     allowCredentials: mine.map((p) =>

@@ -6,7 +6,7 @@
  * valid with user verification (@simplewebauthn/server). What passes becomes the record kept in the
  * approval's audit entry (kept.ts), which `verifyKeptAssertion` checks again offline.
  */
-import { verifyAuthenticationResponse } from '@simplewebauthn/server';
+import type { verifyAuthenticationResponse } from '@simplewebauthn/server';
 import type { PasskeyEvidence, PasskeyStore } from '../core/index.js';
 import type { ApprovalChallenges } from './approval-book.js';
 import { type ApprovalSubject, canonicalApproval } from './challenge.js';
@@ -14,6 +14,7 @@ import { type Assertion, assertionSchema, type KeptAssertion } from './kept.js';
 import { unrecorded } from './recorded.js';
 import { originsOf } from './rp.js';
 import { credentialOf } from './sign-in.js';
+import { webauthn } from './webauthn.js';
 
 export interface ApprovalCheck {
   book: ApprovalChallenges;
@@ -70,7 +71,7 @@ export async function checkApproval(
   }
   const origins = originsOf(stored.rp_id, d.publicUrl, d.port);
   try {
-    const r = await verifyAuthenticationResponse({
+    const r = await (await webauthn()).verifyAuthenticationResponse({
       response: a as unknown as Parameters<typeof verifyAuthenticationResponse>[0]['response'],
       expectedChallenge: issued.challenge,
       expectedOrigin: origins,

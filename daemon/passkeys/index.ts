@@ -23,3 +23,4 @@ export {
 } from './registration.js';
 export { originsOf, type RelyingParty, type RelyingPartyAnswer, relyingPartyOf } from './rp.js';
 export { SignIns, type SignInVerdict } from './sign-in.js';
+export { webauthn } from './webauthn.js';

@@ -11,9 +11,10 @@
  *  canonical parses to {id, version, command, client, args, action: "approve"} naming what the entry approved
  * ```
  */
-import { verifyAuthenticationResponse } from '@simplewebauthn/server';
+import type { verifyAuthenticationResponse } from '@simplewebauthn/server';
 import { z } from 'zod';
 import { approvalChallenge, canonicalApproval, NONCE_BYTES } from './challenge.js';
+import { webauthn } from './webauthn.js';
 
 const b64url = z.string().regex(/^[A-Za-z0-9_-]+$/, 'must be base64url');
 
@@ -89,7 +90,7 @@ export async function verifyKeptAssertion(kept: unknown, expect: KeptExpectation
   if (k.response.id !== k.credential_id)
     return { ok: false, why: 'the response is from another credential than credential_id' };
   try {
-    const r = await verifyAuthenticationResponse({
+    const r = await (await webauthn()).verifyAuthenticationResponse({
       // The library's own type; the schema above checked its shape.
       response: k.response as unknown as Parameters<typeof verifyAuthenticationResponse>[0]['response'],
       expectedChallenge: approvalChallenge(k.challenge_input.canonical, nonce),

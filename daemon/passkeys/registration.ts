@@ -4,9 +4,10 @@
  * passkeys again — and `passkey_finish` verifies the browser's answer with @simplewebauthn/server and
  * stores the credential's public data. The challenge lives with the one socket that asked, 120 s, once.
  */
-import { generateRegistrationOptions, verifyRegistrationResponse } from '@simplewebauthn/server';
+import type { verifyRegistrationResponse } from '@simplewebauthn/server';
 import type { PasskeyStore, StoredPasskey } from '../core/index.js';
 import type { RelyingParty } from './rp.js';
+import { webauthn } from './webauthn.js';
 
 /** How long a registration (or login) ceremony may take. */
 export const CEREMONY_TTL_MS = 120_000;
@@ -27,7 +28,7 @@ export async function beginRegistration(
   now: number,
 ): Promise<{ options: Record<string, unknown>; pending: PendingRegistration }> {
   const existing = await store.list(owner);
-  const options = await generateRegistrationOptions({
+  const options = await (await webauthn()).generateRegistrationOptions({
     rpName: RP_NAME,
     rpID: rp.rp_id,
     userName: owner,
@@ -65,7 +66,7 @@ export async function finishRegistration(
     };
   }
   try {
-    const r = await verifyRegistrationResponse({
+    const r = await (await webauthn()).verifyRegistrationResponse({
       response: response as Parameters<typeof verifyRegistrationResponse>[0]['response'],
       expectedChallenge: pending.challenge,
       expectedOrigin: pending.rp.origin,

@@ -4,11 +4,12 @@
  * credential, whose owner is who signs in. Challenges are issued to anyone who opens the login page, so
  * they are bounded in number and time (120 s) and good once.
  */
-import { generateAuthenticationOptions, verifyAuthenticationResponse } from '@simplewebauthn/server';
+import type { verifyAuthenticationResponse } from '@simplewebauthn/server';
 import type { PasskeyStore, StoredPasskey } from '../core/index.js';
 import { unrecorded } from './recorded.js';
 import { CEREMONY_TTL_MS } from './registration.js';
 import type { RelyingParty } from './rp.js';
+import { webauthn } from './webauthn.js';
 
 /** At most this many sign-in challenges wait at once; past it the oldest is dropped. */
 const MAX_OPEN = 256;
@@ -33,7 +34,7 @@ export class SignIns {
       const oldest = this.#open.keys().next().value;
       if (oldest !== undefined) this.#open.delete(oldest);
     }
-    const options = await generateAuthenticationOptions({
+    const options = await (await webauthn()).generateAuthenticationOptions({
       rpID: rp.rp_id,
       userVerification: 'required',
       timeout: CEREMONY_TTL_MS,
@@ -51,7 +52,7 @@ export class SignIns {
     const off = await unrecorded(this.#store, stored);
     if (off !== undefined) return { ok: false, why: `that passkey is not in the audit record: ${off}` };
     try {
-      const r = await verifyAuthenticationResponse({
+      const r = await (await webauthn()).verifyAuthenticationResponse({
         response: response as unknown as Parameters<typeof verifyAuthenticationResponse>[0]['response'],
         // Once: the challenge is taken out as it is checked, whatever the outcome.
         expectedChallenge: (c: string) => {

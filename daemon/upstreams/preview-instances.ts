@@ -19,8 +19,15 @@
  * A lease of a gone or retired instance never reaches it again: the next lease starts a fresh one. The clock
  * is injected (architecture.md rule 7), so a unit test sees the idle stop without waiting.
  */
-import { Client, type Transport } from '@modelcontextprotocol/client';
-import { type Clock, type Logger, systemClock } from '../base/index.js';
+import type { Client, Transport } from '@modelcontextprotocol/client';
+import {
+  type Clock,
+  type Logger,
+  mcpClient,
+  mcpClientIfLoaded,
+  mcpClientLoaded,
+  systemClock,
+} from '../base/index.js';
 import type { UpstreamConfig } from '../config/index.js';
 
 /** Contract 12 (v4): a preview instance with no preview call for this long is stopped. */
@@ -91,6 +98,8 @@ export class PreviewInstances {
 
   /** A preview connection to upstream `name`, started when there is none; or why none could be had. */
   async lease(name: string, config: UpstreamConfig): Promise<LeaseResult> {
+    // Before anything is read: from here to the instance's start nothing awaits, so two leases start one.
+    if (mcpClientIfLoaded() === undefined) await mcpClient();
     if (this.#closed) return { ok: false, why: 'the daemon is stopping' };
     let inst = this.#current.get(name);
     if (inst === undefined) {
@@ -145,6 +154,7 @@ export class PreviewInstances {
       return { ok: false, why: `it could not be started: ${(e as Error).message}` };
     }
     // No capabilities (contract 7), as the upstream's own connection.
+    const { Client } = mcpClientLoaded();
     const client = new Client({ name: 'ogf-broker', version: this.#deps.version }, { capabilities: {} });
     const inst: Instance = {
       name,

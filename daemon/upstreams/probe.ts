@@ -2,8 +2,7 @@
  * `doctor`'s upstream check (contract 1.1 (v2)): starts the upstream once, as the daemon would (same
  * transport, no capabilities), asks for its tools, and stops it. Nothing is called.
  */
-import { Client } from '@modelcontextprotocol/client';
-import type { Logger } from '../base/index.js';
+import { type Logger, mcpClient } from '../base/index.js';
 import type { UpstreamConfig } from '../config/index.js';
 import { Confiner } from '../sandbox/index.js';
 import { MAX_TOOLS } from './limits.js';
@@ -22,6 +21,7 @@ export async function probeUpstream(
   timeoutMs = 30_000,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<ProbeResult> {
+  const { Client } = await mcpClient();
   let transport: ReturnType<typeof openTransport>;
   try {
     // Confined as the daemon would confine it (contract 21): a probe writes no more than the server could.

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../test/helpers/fake-clock.js';
 import { silentLogger } from '../base/log.js';
+import { mcpClient } from '../base/mcp-client.js';
 import type { UpstreamConfig } from '../config/index.js';
 import { BACKOFF_MAX_MS, UpstreamRegistry } from './registry.js';
 
@@ -15,6 +16,8 @@ const config: UpstreamConfig = {
 
 describe('UpstreamRegistry backoff', () => {
   it('[c7.restart] an upstream that keeps failing is tried again after 1 s, doubling up to 60 s', async () => {
+    // As in the daemon after its first connection: the client SDK is loaded, so each attempt starts at once.
+    await mcpClient();
     const clock = new FakeClock();
     const attempts: number[] = [];
     const registry = new UpstreamRegistry({

@@ -11,9 +11,9 @@
  *  connecting ──initialize + tools/list──▶ connected ──exit / close / garbage──▶ down ──backoff──▶ connecting
  * ```
  */
-import { Client, type Tool, type Transport } from '@modelcontextprotocol/client';
+import type { Client, Tool, Transport } from '@modelcontextprotocol/client';
 import type { Logger } from '../base/index.js';
-import { type Clock, systemClock } from '../base/index.js';
+import { type Clock, mcpClient, mcpClientIfLoaded, mcpClientLoaded, systemClock } from '../base/index.js';
 import type { UpstreamConfig } from '../config/index.js';
 import { Confiner } from '../sandbox/index.js';
 import { MAX_TOOLS } from './limits.js';
@@ -255,7 +255,10 @@ export class UpstreamRegistry {
   }
 
   async #connect(c: Connection): Promise<void> {
-    if (this.#closed) return;
+    // Loaded at the first connection (base/mcp-client.ts); a reload may have dropped `c` meanwhile.
+    if (mcpClientIfLoaded() === undefined) await mcpClient();
+    if (this.#closed || this.#conns.get(c.name) !== c) return;
+    const { Client } = mcpClientLoaded();
     c.state = 'connecting';
     const log = this.#deps.log;
     let transport: Transport;

@@ -7,13 +7,8 @@
  * connection — an upstream that answers garbage is refused, and the daemon goes on.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import {
-  deserializeMessage,
-  type JSONRPCMessage,
-  serializeMessage,
-  type Transport,
-} from '@modelcontextprotocol/client';
-import { type Logger, withOwnerUmask } from '../base/index.js';
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+import { type Logger, mcpClientLoaded, withOwnerUmask } from '../base/index.js';
 import { minimalEnv } from '../launch/index.js';
 
 /** How long a stopped server may take to exit after SIGTERM before its group gets SIGKILL. */
@@ -111,7 +106,7 @@ export class StdioUpstreamTransport implements Transport {
     const stdin = this.#child?.stdin;
     if (this.#closed || !stdin || stdin.destroyed) return Promise.reject(new Error('not connected'));
     return new Promise((resolve, reject) => {
-      stdin.write(serializeMessage(message), (e) => (e ? reject(e) : resolve()));
+      stdin.write(mcpClientLoaded().serializeMessage(message), (e) => (e ? reject(e) : resolve()));
     });
   }
 
@@ -142,7 +137,7 @@ export class StdioUpstreamTransport implements Transport {
       if (line.trim() === '') continue;
       let message: JSONRPCMessage;
       try {
-        message = deserializeMessage(line);
+        message = mcpClientLoaded().deserializeMessage(line);
       } catch {
         this.#refuse(`it wrote a line that is not a JSON-RPC message (${line.length} characters)`);
         return;

@@ -8,8 +8,8 @@
  * `stdioSpawn`, confined with nothing writable), for an HTTP upstream a connection of its own (a new
  * transport has no session id, so the server gives it a session of its own at initialize).
  */
-import { StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
-import type { Logger } from '../base/index.js';
+import type { Transport } from '@modelcontextprotocol/client';
+import { type Logger, mcpClientLoaded } from '../base/index.js';
 import type { UpstreamConfig } from '../config/index.js';
 import { type Confiner, previewView } from '../sandbox/index.js';
 import { boundedFetch } from './bounded-fetch.js';
@@ -67,6 +67,7 @@ export function openTransport(
     headers[header] = value;
   }
   // No redirects: fetch would carry our custom headers (tokens from headers_from_env) to wherever one points.
+  const { StreamableHTTPClientTransport } = mcpClientLoaded();
   return new StreamableHTTPClientTransport(new URL(config.url!), {
     requestInit: { headers, redirect: 'error' },
     fetch: boundedFetch(MAX_MESSAGE_BYTES, (why) =>

@@ -15,7 +15,7 @@
  * | the connection or process ended before an answer           | unknown / DeliveryUnconfirmed         |
  * | no answer within timeout_s (then notifications/cancelled)  | unknown / KilledAtDeadline            |
  */
-import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import { isProtocolError, isSdkError } from '../../base/index.js';
 import type { Command, ExecutionIo, ExecutionReport, Executor, Outcome } from '../../core/index.js';
 import { cutUtf8 } from '../../core/index.js';
 import type { UpstreamLink, UpstreamRegistry } from '../../upstreams/index.js';
@@ -124,7 +124,7 @@ export class UpstreamExecutor implements Executor {
   }
 
   #failure(e: unknown, upstream: string, timeoutS: number): ExecutionReport {
-    if (e instanceof ProtocolError && typeof e.code === 'number') {
+    if (isProtocolError(e) && typeof e.code === 'number') {
       const said = `${e.code}: ${e.message}`.slice(0, 500);
       if (REFUSED_CODES.has(e.code)) {
         return {
@@ -141,7 +141,7 @@ export class UpstreamExecutor implements Executor {
         outcome: {},
       };
     }
-    if (e instanceof SdkError && e.code === SdkErrorCode.NotConnected) {
+    if (isSdkError(e, 'NotConnected')) {
       return {
         kind: 'failed',
         reason: 'UpstreamUnavailable',
@@ -149,7 +149,7 @@ export class UpstreamExecutor implements Executor {
         outcome: {},
       };
     }
-    if (e instanceof SdkError && e.code === SdkErrorCode.RequestTimeout) {
+    if (isSdkError(e, 'RequestTimeout')) {
       return {
         kind: 'unknown',
         reason: 'KilledAtDeadline',
@@ -157,10 +157,7 @@ export class UpstreamExecutor implements Executor {
         outcome: {},
       };
     }
-    if (
-      e instanceof SdkError &&
-      (e.code === SdkErrorCode.ConnectionClosed || e.code === SdkErrorCode.SendFailed)
-    ) {
+    if (isSdkError(e, 'ConnectionClosed', 'SendFailed')) {
       return {
         kind: 'unknown',
         reason: 'DeliveryUnconfirmed',

@@ -2,7 +2,8 @@
  * One preview call through the preview connection (contract 12), and how its answer is read: a tool result
  * of at most 1 MiB of JSON, else the reason it is not, in one sentence of ours (never the content).
  */
-import { ProtocolError, SdkError, SdkErrorCode, type Tool } from '@modelcontextprotocol/client';
+import type { Tool } from '@modelcontextprotocol/client';
+import { isProtocolError, isSdkError } from '../../../base/index.js';
 import type { Preview } from '../../../core/index.js';
 
 /** Contract 12: the most one preview call may answer (JSON of its result), and the proposed content. */
@@ -48,14 +49,11 @@ export function textOf(result: unknown): string | undefined {
 
 /** Why a call failed, in words (never its content). */
 function callFailure(e: unknown, io: PreviewIo): string {
-  if (e instanceof SdkError && e.code === SdkErrorCode.RequestTimeout)
+  if (isSdkError(e, 'RequestTimeout'))
     return `the upstream ${io.upstream} did not answer the preview call within ${io.timeoutS} s`;
-  if (
-    e instanceof SdkError &&
-    (e.code === SdkErrorCode.NotConnected || e.code === SdkErrorCode.ConnectionClosed)
-  )
+  if (isSdkError(e, 'NotConnected', 'ConnectionClosed'))
     return `the connection to the upstream ${io.upstream} ended before it answered the preview call`;
-  if (e instanceof ProtocolError)
+  if (isProtocolError(e))
     return `the upstream ${io.upstream} answered an error (${e.code}: ${said(e.message)})`;
   return `the upstream ${io.upstream}'s answer to the preview call could not be read (${said((e as Error)?.message ?? String(e))})`;
 }

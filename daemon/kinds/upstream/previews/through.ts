@@ -3,7 +3,7 @@
  * approved calls use, so nothing a preview reads, nor a preview connection that ends, can touch them. Shared
  * by the runner (while a call awaits review) and the launch-time check (contract 20, ./recheck.ts).
  */
-import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import { isSdkError } from '../../../base/index.js';
 import type { UpstreamRegistry } from '../../../upstreams/index.js';
 import type { Computed, PreviewIo } from './call.js';
 import { computePreview, type FileSeen } from './compute.js';
@@ -54,7 +54,7 @@ export async function previewThrough(
         );
       } catch (e) {
         // No answer in time: the instance may be stuck; the next preview gets a fresh one.
-        if (e instanceof SdkError && e.code === SdkErrorCode.RequestTimeout) suspect = true;
+        if (isSdkError(e, 'RequestTimeout')) suspect = true;
         throw e;
       }
     },

@@ -140,6 +140,11 @@ export const REQUIREMENTS = {
     statement:
       'A daemon killed at any point of a command’s life loses no command, launches none twice, leaves no session file behind and ends in a state the contract allows.',
   },
+  'c2.review-deadline': {
+    source: 'contracts.md 2 (expire, ReviewExpired); bench row 5',
+    statement:
+      'A command awaiting review is expired at its review_expires_at and not before, in deadline order, whatever other deadlines were set, moved or dropped meanwhile; one that left awaiting_review is never expired; an expiry the store refused is tried again a second later; memory follows the commands awaiting, not those decided.',
+  },
   'c2.one-commit': {
     source: 'issue 19 finding 6; architecture.md example 3; contracts.md 2 rule 3',
     statement:

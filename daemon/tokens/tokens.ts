@@ -6,10 +6,9 @@
  * running daemon at once (for owners, the owner edge also polls for rotations and ends the old token's
  * sessions and sockets: owner/edge.ts).
  */
-import { createHash } from 'node:crypto';
 import { readFileSync, renameSync } from 'node:fs';
 import { iso, UsageError } from '../base/index.js';
-import type { Actor, TokenBook } from '../core/index.js';
+import { type Actor, sha256Hex, type TokenBook } from '../core/index.js';
 import { type DataDir, newToken, readOrCreateSecret, writePrivateFileExclusive } from '../datadir/index.js';
 
 export const LOCAL_CLIENT = 'local';
@@ -31,8 +30,9 @@ export interface OwnerCredential {
   hash: string;
 }
 
+/** Once per MCP request and owner check: the one-shot hash (core/model/audit-chain.ts), no Hash object each time. */
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
+  return sha256Hex(token);
 }
 
 function fixedToken(env: NodeJS.ProcessEnv, name: string): string | undefined {

@@ -206,7 +206,9 @@ describe('[c4.spawn-error] a launch that cannot get descriptors', () => {
     const next = await queue(ai, 'mark', { word: 'again' });
     expect(await approvedToEnd(owner, next)).toMatchObject({ status: 'SUCCEEDED' });
     expect(readMarks(markFile)).toEqual(['again']);
-    expect(launcherPid(d.info.pid)).not.toBe(launcher);
+    const relaunched = launcherPid(d.info.pid);
+    expect(relaunched, 'a new launcher process runs').toBeDefined();
+    expect(relaunched).not.toBe(launcher);
     // What the launcher starts holds no other socket: not the launcher's IPC channel, nor one of the daemon's.
     const listed = await approvedToEnd(owner, await queue(ai, 'fds', {}));
     expect(listed.status).toBe('SUCCEEDED');

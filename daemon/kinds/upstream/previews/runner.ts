@@ -158,8 +158,13 @@ export class PreviewRunner {
           }, PENDING_AFTER_MS)
         : undefined;
     const slots = this.#slotsOf(upstream);
-    const computed = await slots.run(job.signal, () => this.#compute(c, upstream, tool, spec, job.signal));
-    clearTimeout(slow);
+    let computed: Computed | undefined;
+    try {
+      computed = await slots.run(job.signal, () => this.#compute(c, upstream, tool, spec, job.signal));
+    } finally {
+      // Also when the read threw: no `pending` may be announced for a preview that will never come.
+      clearTimeout(slow);
+    }
     // Decided meanwhile, or its submit never committed: nothing is recorded.
     if (!(await committed)) return;
     if ((started !== undefined && !(await started).ok) || computed === undefined || job.signal.aborted)

@@ -261,11 +261,38 @@ function derOf(key: KeyObject): Buffer {
   return der;
 }
 
+/** Each checkpoint's answer under each key asked, for the checkpoint read (the same object) once. */
+const SIGNED = new WeakMap<ReadCheckpoint, Map<KeyObject, boolean>>();
+
 function signedBy(cp: ReadCheckpoint, key: KeyObject, sig: Buffer): boolean {
+  let answers = SIGNED.get(cp);
+  const known = answers?.get(key);
+  if (known !== undefined) return known;
+  let ok: boolean;
   try {
-    return verifySignature(null, Buffer.from(checkpointPayload(cp)), key, sig);
+    ok = verifySignature(null, Buffer.from(checkpointPayload(cp)), key, sig);
   } catch {
-    return false; // a malformed signature is as bad as a wrong one
+    ok = false; // a malformed signature is as bad as a wrong one
+  }
+  if (answers === undefined) {
+    answers = new Map();
+    SIGNED.set(cp, answers);
+  }
+  answers.set(key, ok);
+  return ok;
+}
+
+/**
+ * The checkpoints' signatures checked under `keys` ahead of checkpointBads, which then reads the answers:
+ * the walk does it while its worker finishes (walk-threads.ts), when this thread would only wait.
+ */
+export function checkSignaturesAhead(
+  checkpoints: readonly ReadCheckpoint[],
+  keys: readonly KeyObject[],
+): void {
+  for (const cp of checkpoints) {
+    const sig = strictBase64(cp.signature);
+    if (sig !== undefined) for (const key of keys) signedBy(cp, key, sig);
   }
 }
 

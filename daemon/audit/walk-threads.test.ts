@@ -14,6 +14,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChainEntry } from '../core/index.js';
 import { readAuditChain, Store } from '../store/sqlite/index.js';
 import { finishWalk, loadOrCreateAuditKey, publicKeyDer, signerOf, toJsonl } from './index.js';
+import { hashAt } from './walk.js';
 import { readShared, type WalkOptions, walkDatabase, walkFile } from './walk-threads.js';
 
 const BUILT_WORKER = new URL('../../dist/daemon/audit/walk-worker.js', import.meta.url);
@@ -76,19 +77,24 @@ describe('[c14.verify] the walk over two threads', async () => {
   it('joins what both threads walked into the chain one thread walks', async () => {
     const alone = await walkDatabase(db, { trusted: true, worker: null });
     expect(alone?.joined?.entries).toBe(N);
-    expect(alone?.threads).toEqual({ here: 2, worker: 0 }); // 2,000 rows a part
+    expect(alone?.threads).toEqual({ here: 6, worker: 0 }); // 500 rows a part
     expect(alone!.checkpoints.map((c) => c.seq)).toEqual([1000, 2000, 3000]);
     const two = await walkDatabase(db, both);
     expect(two?.threads).toEqual({ here: 15, worker: 15 });
     expect(two?.joined?.entries).toBe(N);
-    expect(two?.joined?.hashes === alone?.joined?.hashes).toBe(true);
+    // Each entry's hash, looked up in the pieces the parts handed over, is the one broker.db holds.
+    const stored = readAuditChain(db)!.rows.map((r) => r.hash);
+    for (const joined of [alone!.joined!, two!.joined!]) {
+      expect(Array.from({ length: N }, (_, i) => hashAt(joined, i + 1))).toEqual(stored);
+      expect([0, N + 1, 1.5].map((seq) => hashAt(joined, seq))).toEqual([undefined, undefined, undefined]);
+    }
     expect(two?.joined?.kept).toEqual(alone?.joined?.kept);
     // The submits (kept for the passkey check) are every third entry, whichever thread read them.
     expect(two!.joined!.kept).toHaveLength(N / 3);
     const file = await walkFile(readShared(exported), both);
     expect(file.threads.worker).toBeGreaterThan(0);
     expect(file.joined?.entries).toBe(N);
-    expect(file.joined?.hashes === alone?.joined?.hashes).toBe(true);
+    expect(Array.from({ length: N }, (_, i) => hashAt(file.joined!, i + 1))).toEqual(stored);
     expect(file.joined?.checkpoints).toHaveLength(3);
     expect(finishWalk(file.joined!, undefined, key.publicKey)).toMatchObject({ entries: N, checkpoints: 3 });
     expect(finishWalk(two!.joined!, two!.checkpoints, key.publicKey)).toMatchObject({
@@ -117,6 +123,30 @@ describe('[c14.verify] the walk over two threads', async () => {
       w.close();
       const walked = await walkDatabase(copy, both);
       expect(walked?.joined, sql).toBeUndefined();
+    }
+  });
+
+  it('checks the checkpoints ahead, while the worker finishes, with the answers finishWalk then gives', async () => {
+    const whole = await walkDatabase(db, { ...both, checkpointKeys: [key.publicKey] });
+    expect(finishWalk(whole!.joined!, whole!.checkpoints, key.publicKey)).toMatchObject({ checkpoints: 3 });
+    // A checkpoint signed by no one (another one's signature) fails the same, checked ahead or not.
+    const copy = join(mkdtempSync(join(tmpdir(), 'ogf-walk2-')), 'broker.db');
+    const src = new Database(db, { readonly: true });
+    await src.backup(copy);
+    src.close();
+    const w = new Database(copy);
+    w.exec('DROP TRIGGER audit_checkpoints_no_update');
+    w.exec(
+      'UPDATE audit_checkpoints SET signature = (SELECT signature FROM audit_checkpoints WHERE seq = 1000) WHERE seq = 2000',
+    );
+    w.close();
+    const other = loadOrCreateAuditKey(mkdtempSync(join(tmpdir(), 'ogf-walk2-')));
+    for (const checkpointKeys of [[key.publicKey], [other.publicKey, key.publicKey], undefined]) {
+      const forged = await walkDatabase(copy, { ...both, ...(checkpointKeys ? { checkpointKeys } : {}) });
+      expect(forged?.joined?.entries).toBe(N);
+      expect(finishWalk(forged!.joined!, forged!.checkpoints, key.publicKey)).toBeUndefined();
+      // Under a key that signed none of them, none holds, whatever was checked ahead.
+      expect(finishWalk(whole!.joined!, whole!.checkpoints, other.publicKey)).toBeUndefined();
     }
   });
 

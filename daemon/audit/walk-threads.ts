@@ -14,10 +14,12 @@
  * Written by hand: parsing and hashing 100,000 entries is CPU work, and Node gives a second core only to a
  * second thread.
  */
+import type { KeyObject } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
 import type { Checkpoint } from '../core/model/audit-chain.js';
 import { type AuditChainReader, openAuditChain, type StoredHistory } from '../store/sqlite/readonly.js';
+import { checkSignaturesAhead } from './verify.js';
 import { type Joined, joinParts, type WalkPart } from './walk.js';
 import {
   type FileSource,
@@ -47,6 +49,11 @@ export interface WalkOptions {
   rows?: number;
   /** Export bytes per part (cut at the next line end). */
   bytes?: number;
+  /**
+   * The keys the checkpoints will be checked under (verify.ts): broker.db's are checked while the worker
+   * walks its last parts, when this thread would only wait.
+   */
+  checkpointKeys?: readonly KeyObject[];
 }
 
 /** Parts walked by each thread (the tests read it). */
@@ -55,9 +62,15 @@ export interface WalkThreads {
   worker: number;
 }
 
-const DEFAULT_ROWS = 2000;
-const DEFAULT_BYTES = 512 * 1024;
-const DEFAULT_MIN_PARTS = 8;
+/**
+ * Parts small enough that each one's text is under V8's large-object size (~128 KiB, ~230 bytes an entry):
+ * larger strings get fresh pages of their own each time, and decoding 100,000 entries took 72–87 ms in
+ * 2,000-row parts against 3–4 ms in 500-row ones on the bench's VM (row 15, docs/performance.md).
+ */
+const DEFAULT_ROWS = 500;
+const DEFAULT_BYTES = 96 * 1024;
+/** 16,000 rows or 3 MiB of export: less, and the worker's start costs more than it saves. */
+const DEFAULT_MIN_PARTS = 32;
 /** broker.db parts handed to the worker and not yet walked by it, at most: more, and this thread walks one. */
 const AHEAD = 2;
 
@@ -196,6 +209,8 @@ export async function walkRanges(
     worker?.postMessage({ end: true });
     // Read while the worker walks its last parts (this thread would only wait), in the walk's snapshot.
     const history = parts.off ? undefined : { rows: commands, links: reader.links(last) };
+    if (!parts.off && options.checkpointKeys !== undefined)
+      checkSignaturesAhead(checkpoints, options.checkpointKeys);
     await finished;
     const joined = parts.joined(walkHere);
     return { joined, checkpoints, threads: parts.threads, ...(history === undefined ? {} : { history }) };

@@ -45,7 +45,7 @@ import {
   HASH_KEY,
   holds,
   KEPT_EVENTS,
-  mayBeKept,
+  KeptScan,
   PREV_BACK,
 } from './walk-bytes.js';
 
@@ -71,10 +71,16 @@ export interface WalkPart {
   history?: PartHistory;
 }
 
-/** Parts joined into one chain from seq 1: its hashes end to end, and what its parts kept. */
+/**
+ * Parts joined into one chain from seq 1: its hashes end to end, in the parts' pieces (hashAt), and what its
+ * parts kept. Never joined into one string: 100,000 hashes are 6.4 MB, which V8 copies into a new large
+ * object (19 ms of bench row 15's verify, for the hundred or so a checkpoint check reads).
+ */
 export interface Joined {
   entries: number;
-  hashes: string;
+  /** Each part's hashes, end to end; `starts[i]` the seq of the first one in `hashes[i]`. */
+  hashes: string[];
+  starts: number[];
   kept: ReadEntry[];
   checkpoints: ReadCheckpoint[];
   history: FoldedHistory;
@@ -127,11 +133,12 @@ export class ChainWalk {
    * hashes end to end. False when anything is off, an entry holding a newline included (one piece too many).
    */
   rows(entries: string, hashes: string, n: number): boolean {
+    const kept = new KeptScan(entries);
     let start = 0;
     for (let i = 0; i < n; i++) {
       let end = entries.indexOf('\n', start);
       if (end < 0) end = entries.length;
-      if (!this.#pinnedRow(entries, start, end, hashes, 64 * i)) {
+      if (!this.#pinnedRow(entries, start, end, hashes, 64 * i, kept)) {
         if (!this.#whole(entries.slice(start, end), hashes.slice(64 * i, 64 * i + 64))) return false;
       }
       start = end + 1;
@@ -171,10 +178,11 @@ export class ChainWalk {
 
   /** Lines of an export (as sources.ts splits them); false when any is off. */
   lines(text: string): boolean {
+    const kept = new KeptScan(text);
     for (let start = 0; start < text.length; ) {
       let end = text.indexOf('\n', start);
       if (end < 0) end = text.length;
-      if (!this.#pinnedLine(text, start, end)) {
+      if (!this.#pinnedLine(text, start, end, kept)) {
         if (!this.line(text.slice(start, end))) return false;
       }
       start = end + 1;
@@ -191,15 +199,15 @@ export class ChainWalk {
 
   /**
    * A pinned row (`text[start, end)`) whose hash is `hashes` at `at`: its bytes hash to it and hold the hash
-   * before it as `prev`.
+   * before it as `prev`; `kept` scans `text` for the entries passkeys.ts reads.
    */
-  #pinnedRow(text: string, start: number, end: number, hashes: string, at: number): boolean {
+  #pinnedRow(text: string, start: number, end: number, hashes: string, at: number, kept: KeptScan): boolean {
     const seq = this.#pinnedSeq();
     if (seq === undefined) return false;
     const prevAt = end - digitsOf(seq) - PREV_BACK;
     if (prevAt <= start || !holds(text, prevAt, this.#prev!)) return false;
     // `,"prev":"` (9) ends the event field.
-    if (mayBeKept(text, start, prevAt - 9)) return false;
+    if (kept.mayBeKept(start, prevAt - 9)) return false;
     if (this.#history?.text(text, start, prevAt, seq) === false) return false; // not canonical: parsed whole
     const hash = sha256Hex(text.slice(start, end));
     if (!holds(hashes, at, hash)) return false;
@@ -209,7 +217,7 @@ export class ChainWalk {
   }
 
   /** A pinned export line: as a row, its bytes being the line without the hash field before `prev`. */
-  #pinnedLine(text: string, start: number, end: number): boolean {
+  #pinnedLine(text: string, start: number, end: number, kept: KeptScan): boolean {
     const seq = this.#pinnedSeq();
     if (seq === undefined) return false;
     const digits = digitsOf(seq);
@@ -220,7 +228,7 @@ export class ChainWalk {
       !holds(text, field, HASH_KEY) ||
       text.charCodeAt(fieldEnd - 1) !== 0x22 ||
       !holds(text, end - digits - PREV_BACK, this.#prev!) ||
-      mayBeKept(text, start, field)
+      kept.mayBeKept(start, field)
     ) {
       return false;
     }
@@ -311,9 +319,13 @@ export function joinParts(parts: readonly WalkPart[]): Joined | undefined {
   const kept: ReadEntry[] = [];
   const checkpoints: ReadCheckpoint[] = [];
   const history = emptyFolded();
+  const hashes: string[] = [];
+  const starts: number[] = [];
   for (const p of parts) {
     if (p.first !== undefined) {
       if (p.first.seq !== next || p.first.prev !== prev) return undefined;
+      hashes.push(p.hashes);
+      starts.push(next);
       next += p.hashes.length / 64;
       prev = p.hashes.slice(-64);
     } else if (p.hashes.length > 0) {
@@ -323,8 +335,22 @@ export function joinParts(parts: readonly WalkPart[]): Joined | undefined {
     for (const c of p.checkpoints) checkpoints.push(c);
     mergeFolded(history, p.history);
   }
-  const hashes = parts.length === 1 ? parts[0]!.hashes : parts.map((p) => p.hashes).join('');
-  return { entries: next - 1, hashes, kept, checkpoints, history };
+  return { entries: next - 1, hashes, starts, kept, checkpoints, history };
+}
+
+/** The hash of entry `seq` of a joined chain, or undefined when it holds none. */
+export function hashAt(joined: Joined, seq: number): string | undefined {
+  if (!Number.isInteger(seq) || seq < 1 || seq > joined.entries) return undefined;
+  // The last piece starting at or before seq (binary search: pieces are in seq order).
+  let lo = 0;
+  let hi = joined.starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (joined.starts[mid]! <= seq) lo = mid;
+    else hi = mid - 1;
+  }
+  const at = 64 * (seq - joined.starts[lo]!);
+  return joined.hashes[lo]!.slice(at, at + 64);
 }
 
 /**
@@ -341,11 +367,7 @@ export function finishWalk(
   if (publicKey !== undefined) input.publicKey = publicKey;
   const bads: Bad[] = [];
   const unpinned = new Map<string, UnpinnedSigner>();
-  const hashOf = (seq: number) =>
-    Number.isInteger(seq) && seq >= 1 && seq <= joined.entries
-      ? joined.hashes.slice(64 * (seq - 1), 64 * seq)
-      : undefined;
-  checkpointBads(input, hashOf, joined.entries, bads, unpinned);
+  checkpointBads(input, (seq) => hashAt(joined, seq), joined.entries, bads, unpinned);
   if (bads.length > 0) return undefined;
   return {
     entries: joined.entries,

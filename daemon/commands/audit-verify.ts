@@ -88,7 +88,8 @@ export async function auditVerify(argv: string[]): Promise<number> {
     if (joined !== undefined) walked = finishWalk(joined, undefined, publicKey, { trustedKeys });
     if (walked === undefined) text = bytes.toString('utf8');
   } else {
-    const read = await walkRecord(record!.source, { trusted });
+    const checkpointKeys = [...(publicKey === undefined ? [] : [publicKey]), ...trustedKeys];
+    const read = await walkRecord(record!.source, { trusted, checkpointKeys });
     if (read?.joined !== undefined) {
       walked = finishWalk(read.joined, read.checkpoints, publicKey, {
         trustedKeys,

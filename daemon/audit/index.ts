@@ -60,10 +60,10 @@ export {
   walkExport,
   walkLines,
 } from './walk.js';
+export { type ExportBytes, exportFile } from './walk-export.js';
 export { knownKeysOf, type RecordWalk, walkRecord } from './walk-record.js';
 export {
   type DatabaseWalk,
-  readShared,
   type WalkOptions,
   type WalkThreads,
   walkDatabase,

@@ -6,27 +6,24 @@
  */
 import { ChainWalk, type WalkPart, walkLines } from './walk.js';
 
-/** An export's bytes, cut into parts at `cuts` (line ends); entries to `pinnedUpTo` are pinned (walk.ts). */
-export interface FileSource {
-  bytes: SharedArrayBuffer;
-  length: number;
-  cuts: number[];
+/**
+ * How the threads share the parts the main thread reads: `ahead`, the worker takes each while it has fewer
+ * than a few waiting (else the main thread walks it); `alternate`, the worker the odd ones and the main
+ * thread the even ones (tests: both surely walk).
+ */
+export type Sharing = 'ahead' | 'alternate';
+
+/**
+ * What the worker is told first: that parts will come (RowsPart or LinesPart messages, then `end`), and
+ * entries to `pinnedUpTo` are pinned (walk.ts). `state` (shared): [parts walked, 1 once one is off].
+ */
+export interface WorkerInput {
+  kind: 'parts';
   pinnedUpTo: number;
+  state: SharedArrayBuffer;
+  /** broker.db's commands table's ids (contract 14 (v4)); none for an export. */
+  rowIds: string[];
 }
-
-/**
- * How the threads share an export's parts: `claim`, each takes the next one not yet taken (a shared
- * counter); `alternate`, the main thread the even ones and the worker the odd ones (tests: both surely walk).
- */
-export type Sharing = 'claim' | 'alternate';
-
-/**
- * What the worker is told first: an export to take parts of itself, or that broker.db rows will come
- * (RowsPart messages, then `end`). `state` (shared): [parts taken (file) or walked (rows), 1 once one is off].
- */
-export type WorkerInput =
-  | { kind: 'file'; source: FileSource; state: SharedArrayBuffer; sharing: Sharing }
-  | { kind: 'rows'; pinnedUpTo: number; state: SharedArrayBuffer; rowIds: string[] };
 
 /**
  * broker.db rows the main thread read (store/sqlite/readonly.ts's range), handed to the worker: the entries'
@@ -39,7 +36,13 @@ export interface RowsPart {
   n: number;
 }
 
-export type ToWorker = WorkerInput | RowsPart | { end: true };
+/** Lines of an export the main thread read (cut at a line end), handed to the worker: moved, as rows are. */
+export interface LinesPart {
+  index: number;
+  lines: Uint8Array;
+}
+
+export type ToWorker = WorkerInput | RowsPart | LinesPart | { end: true };
 
 /** A message from the worker: a part walked (undefined: found off), or that it has finished. */
 export type WorkerMessage = { index: number; part: WalkPart | undefined } | { done: true };
@@ -59,39 +62,8 @@ export function walkRows(
   return walk.rows(text, hashes, n) ? walk.part() : undefined;
 }
 
-/** Part `i` of an export walked. */
-export function walkFilePart(source: FileSource, i: number): WalkPart | undefined {
-  const text = Buffer.from(source.bytes, 0, source.length).toString(
-    'utf8',
-    source.cuts[i],
-    source.cuts[i + 1],
-  );
-  return walkLines(text, { part: true, pinnedUpTo: source.pinnedUpTo });
-}
-
-/**
- * Takes an export's parts as `sharing` says (`thread` 0: the main one, 1: the worker) and walks each,
- * handing it to `done`, until none is left or one was found off (then `state` tells the other to stop too).
- */
-export function takeFileParts(
-  input: Extract<WorkerInput, { kind: 'file' }>,
-  thread: 0 | 1,
-  done: (index: number, part: WalkPart | undefined) => void,
-): void {
-  const state = new Int32Array(input.state);
-  const count = input.source.cuts.length - 1;
-  let mine = thread;
-  for (;;) {
-    if (Atomics.load(state, 1) !== 0) return;
-    let index: number;
-    if (input.sharing === 'claim') index = Atomics.add(state, 0, 1);
-    else {
-      index = mine;
-      mine += 2;
-    }
-    if (index >= count) return;
-    const part = walkFilePart(input.source, index);
-    if (part === undefined) Atomics.store(state, 1, 1);
-    done(index, part);
-  }
+/** Lines of an export (its bytes, cut at line ends) walked as one part; entries to `pinnedUpTo` pinned. */
+export function walkLinesPart(lines: Uint8Array, pinnedUpTo: number): WalkPart | undefined {
+  const text = Buffer.from(lines.buffer, lines.byteOffset, lines.byteLength).toString('utf8');
+  return walkLines(text, { part: true, pinnedUpTo });
 }

@@ -6,7 +6,7 @@
  * edited, a row added far past the end, a byte of the export changed — stops the walk (the caller then
  * reads the record whole: verify.ts); a worker that cannot start leaves every part to the main thread.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -15,7 +15,8 @@ import type { ChainEntry } from '../core/index.js';
 import { readAuditChain, Store } from '../store/sqlite/index.js';
 import { finishWalk, loadOrCreateAuditKey, publicKeyDer, signerOf, toJsonl } from './index.js';
 import { hashAt } from './walk.js';
-import { readShared, type WalkOptions, walkDatabase, walkFile } from './walk-threads.js';
+import { exportFile } from './walk-export.js';
+import { type WalkOptions, walkDatabase, walkFile } from './walk-threads.js';
 
 const BUILT_WORKER = new URL('../../dist/daemon/audit/walk-worker.js', import.meta.url);
 const N = 3000;
@@ -91,7 +92,8 @@ describe('[c14.verify] the walk over two threads', async () => {
     expect(two?.joined?.kept).toEqual(alone?.joined?.kept);
     // The submits (kept for the passkey check) are every third entry, whichever thread read them.
     expect(two!.joined!.kept).toHaveLength(N / 3);
-    const file = await walkFile(readShared(exported), both);
+    const opened = exportFile(exported);
+    const file = await walkFile(opened, both).finally(() => opened.close());
     expect(file.threads.worker).toBeGreaterThan(0);
     expect(file.joined?.entries).toBe(N);
     expect(Array.from({ length: N }, (_, i) => hashAt(file.joined!, i + 1))).toEqual(stored);
@@ -151,7 +153,7 @@ describe('[c14.verify] the walk over two threads', async () => {
   });
 
   it('finds a byte of the export changed in a part either thread walks, or in a checkpoint', async () => {
-    const bytes = readShared(exported);
+    const bytes = readFileSync(exported);
     for (const at of [100, 5000, Math.floor(bytes.length / 2), bytes.length - 2000, bytes.length - 100]) {
       const changed = Buffer.from(bytes);
       changed[at] = changed[at] === 0x30 ? 0x31 : 0x30;

@@ -5,9 +5,9 @@
  * threads accept is what one walk from seq 1 accepts. A part found off stops both threads: the caller reads
  * the record whole (verify.ts) for the first bad seq and why.
  *
- * - broker.db: this thread reads every part (seq ranges, one snapshot) and walks it, or hands it to the
- *   worker, which holds no SQLite connection and loads no SQLite (it starts sooner).
- * - An export: its bytes are shared; each thread takes the next part (cut at a line end) not yet taken.
+ * This thread reads every part and walks it, or hands it to the worker (moved, not copied) while the worker
+ * has fewer than AHEAD waiting: broker.db in seq ranges (one snapshot; the worker holds no SQLite connection
+ * and loads no SQLite, so it starts sooner), an export in parts cut at line ends (walk-export.ts).
  *
  * The worker only saves time: a part it took and never handed back (it failed to start, or died) is walked
  * here afterwards. A short record is walked here alone (a worker's start costs more than it would save).
@@ -15,20 +15,19 @@
  * second thread.
  */
 import type { KeyObject } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
 import type { Checkpoint } from '../core/model/audit-chain.js';
 import { type AuditChainReader, openAuditChain, type StoredHistory } from '../store/sqlite/readonly.js';
 import { checkSignaturesAhead } from './verify.js';
 import { type Joined, joinParts, type WalkPart } from './walk.js';
+import { type ExportBytes, ExportParts, exportInMemory } from './walk-export.js';
 import {
-  type FileSource,
+  type LinesPart,
   type RowsPart,
   type Sharing,
-  takeFileParts,
   type WorkerInput,
   type WorkerMessage,
-  walkFilePart,
+  walkLinesPart,
   walkRows,
 } from './walk-parts.js';
 import { hasEnded, takeWalkThread } from './walk-thread.js';
@@ -71,7 +70,7 @@ const DEFAULT_ROWS = 500;
 const DEFAULT_BYTES = 96 * 1024;
 /** 16,000 rows or 3 MiB of export: less, and the worker's start costs more than it saves. */
 const DEFAULT_MIN_PARTS = 32;
-/** broker.db parts handed to the worker and not yet walked by it, at most: more, and this thread walks one. */
+/** Parts handed to the worker and not yet walked by it, at most: more, and this thread walks one. */
 const AHEAD = 2;
 
 /** The parts walked so far, by index, by either thread. */
@@ -82,7 +81,8 @@ class Parts {
   off = false;
   readonly threads: WalkThreads = { here: 0, worker: 0 };
 
-  constructor(readonly count: number) {}
+  /** How many parts there are (an export's is known once it has been read to its end). */
+  constructor(public count: number) {}
 
   take(by: keyof WalkThreads): (index: number, part: WalkPart | undefined) => void {
     return (index, part) => {
@@ -148,9 +148,69 @@ export function walkDatabase(path: string, options: WalkOptions): Promise<Databa
 }
 
 /**
+ * What `share` needs of a record's parts: part `i` read, walked here, or made a message for the worker
+ * (with the buffers it moves).
+ */
+interface PartSource<P> {
+  read(i: number): P | undefined;
+  walk(p: P): WalkPart | undefined;
+  message(i: number, p: P): { message: RowsPart | LinesPart; moved: ArrayBuffer[] };
+}
+
+/** A view's bytes moved when they own their memory (SQLite's answer and ExportParts' do), else copied. */
+function owned(bytes: Uint8Array): ArrayBuffer[] {
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+    ? [bytes.buffer as ArrayBuffer]
+    : [];
+}
+
+/**
+ * Reads parts from 0 until `read` says the end (or `parts.count`) and walks each here or hands it to the
+ * worker (module comment); then `meanwhile` (what this thread does while the worker finishes), and the parts
+ * joined, each one the worker took and never handed back read and walked here.
+ */
+async function share<P>(
+  parts: Parts,
+  source: PartSource<P>,
+  worker: Worker | undefined,
+  input: Omit<WorkerInput, 'state'>,
+  options: WalkOptions,
+  meanwhile: () => void = () => {},
+): Promise<Joined | undefined> {
+  const state = new SharedArrayBuffer(8);
+  const walkedThere = new Int32Array(state);
+  const here = parts.take('here');
+  const finished =
+    worker === undefined ? undefined : handOver(worker, { ...input, state }, parts.take('worker'));
+  let handed = 0;
+  let i = 0;
+  for (; i < parts.count && !parts.off && Atomics.load(walkedThere, 1) === 0; i++) {
+    const read = source.read(i);
+    if (read === undefined) break;
+    const there =
+      finished !== undefined &&
+      (options.sharing === 'alternate' ? i % 2 === 1 : handed - Atomics.load(walkedThere, 0) < AHEAD);
+    if (there) {
+      const { message, moved } = source.message(i, read);
+      worker!.postMessage(message, moved);
+      handed++;
+    } else {
+      here(i, source.walk(read));
+    }
+  }
+  worker?.postMessage({ end: true });
+  if (!parts.off) meanwhile();
+  await finished;
+  return parts.joined((k) => {
+    const read = source.read(k);
+    return read === undefined ? undefined : source.walk(read);
+  });
+}
+
+/**
  * broker.db's audit chain walked in parts of `rows` seqs; undefined when the file holds no chain (absent, or
  * too old: no reader). This thread reads every part (one SQLite connection, one snapshot) and walks it, or
- * hands it to the worker while the worker has fewer than AHEAD waiting. Closes the reader.
+ * hands it to the worker (share). Closes the reader.
  */
 export async function walkRanges(
   reader: AuditChainReader | undefined,
@@ -167,138 +227,62 @@ export async function walkRanges(
     const pinnedUpTo = options.trusted ? Math.max(0, ...checkpoints.map((c) => c.seq)) : 0;
     const rows = options.rows ?? DEFAULT_ROWS;
     const parts = new Parts(Math.ceil(last / rows));
-    const here = parts.take('here');
-    /** Part i's rows as the reader joins them, and how many. */
-    const readPart = (i: number) => {
-      const n = Math.min((i + 1) * rows, last) - i * rows;
-      const read = reader.rows(i * rows, i * rows + n);
-      return read === undefined ? undefined : { ...read, n };
+    type Read = { entries: Buffer; hashes: string; n: number };
+    const source: PartSource<Read> = {
+      read(i) {
+        const n = Math.min((i + 1) * rows, last) - i * rows;
+        const read = reader.rows(i * rows, i * rows + n);
+        if (read === undefined) {
+          parts.take('here')(i, undefined); // a missing seq, a NULL, a non-text value: off
+          return undefined;
+        }
+        return { ...read, n };
+      },
+      walk: (r) => walkRows(r.entries, r.hashes, r.n, pinnedUpTo, ids),
+      message: (index, r) => ({
+        message: { index, entries: r.entries, hashes: r.hashes, n: r.n },
+        moved: owned(r.entries),
+      }),
     };
-    const walkHere = (i: number) => {
-      const read = readPart(i);
-      return read === undefined ? undefined : walkRows(read.entries, read.hashes, read.n, pinnedUpTo, ids);
-    };
+    let history: StoredHistory | undefined;
     const worker = workerFor(parts.count, options);
-    const state = new SharedArrayBuffer(8);
-    const walkedThere = new Int32Array(state);
-    const finished =
-      worker === undefined
-        ? undefined
-        : handOver(worker, { kind: 'rows', pinnedUpTo, state, rowIds: [...ids] }, parts.take('worker'));
-    let handed = 0;
-    for (let i = 0; i < parts.count && !parts.off && Atomics.load(walkedThere, 1) === 0; i++) {
-      const read = readPart(i);
-      if (read === undefined) {
-        here(i, undefined);
-        break;
-      }
-      const there =
-        finished !== undefined &&
-        (options.sharing === 'alternate' ? i % 2 === 1 : handed - Atomics.load(walkedThere, 0) < AHEAD);
-      if (there) {
-        const { entries } = read;
-        // The bytes are moved when they own their memory (SQLite's answer does), else copied.
-        const own = entries.byteOffset === 0 && entries.byteLength === entries.buffer.byteLength;
-        const message: RowsPart = { index: i, entries, hashes: read.hashes, n: read.n };
-        worker!.postMessage(message, own ? [entries.buffer as ArrayBuffer] : []);
-        handed++;
-      } else {
-        here(i, walkRows(read.entries, read.hashes, read.n, pinnedUpTo, ids));
-      }
-    }
-    worker?.postMessage({ end: true });
-    // Read while the worker walks its last parts (this thread would only wait), in the walk's snapshot.
-    const history = parts.off ? undefined : { rows: commands, links: reader.links(last) };
-    if (!parts.off && options.checkpointKeys !== undefined)
-      checkSignaturesAhead(checkpoints, options.checkpointKeys);
-    await finished;
-    const joined = parts.joined(walkHere);
+    const input = { kind: 'parts' as const, pinnedUpTo, rowIds: [...ids] };
+    const joined = await share(parts, source, worker, input, options, () => {
+      // Read while the worker walks its last parts (this thread would only wait), in the walk's snapshot.
+      history = { rows: commands, links: reader.links(last) };
+      if (options.checkpointKeys !== undefined) checkSignaturesAhead(checkpoints, options.checkpointKeys);
+    });
     return { joined, checkpoints, threads: parts.threads, ...(history === undefined ? {} : { history }) };
   } finally {
     reader.close();
   }
 }
 
-/** An export file's bytes, in memory both threads read without a copy. */
-export function readShared(file: string): Buffer {
-  const fd = openSync(file, 'r');
-  try {
-    const size = fstatSync(fd).size;
-    const bytes = Buffer.from(new SharedArrayBuffer(size));
-    let length = 0;
-    while (length < size) {
-      const n = readSync(fd, bytes, length, size - length, length);
-      if (n === 0) break;
-      length += n;
-    }
-    return bytes.subarray(0, length);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** An export (read by readShared, else copied) walked in parts cut at line ends, taken by either thread. */
+/**
+ * An export walked: read in parts cut at line ends (walk-export.ts: an open file, exportFile, or bytes
+ * already in memory), each walked here or by the worker (share). The caller closes a file it opened.
+ */
 export async function walkFile(
-  bytes: Buffer,
+  file: ExportBytes | Buffer,
   options: WalkOptions,
 ): Promise<{ joined: Joined | undefined; threads: WalkThreads }> {
-  const size = options.bytes ?? DEFAULT_BYTES;
-  const cuts = [0];
-  for (let at = size; at < bytes.length; ) {
-    const end = bytes.indexOf(0x0a, at);
-    if (end < 0 || end + 1 >= bytes.length) break;
-    cuts.push(end + 1);
-    at = end + 1 + size;
-  }
-  cuts.push(bytes.length);
-  const shared = bytes.buffer instanceof SharedArrayBuffer && bytes.byteOffset === 0;
-  const source: FileSource = {
-    bytes: shared ? (bytes.buffer as SharedArrayBuffer) : copyShared(bytes),
-    length: bytes.length,
-    cuts,
-    pinnedUpTo: options.trusted ? lastCheckpointSeq(bytes) : 0,
+  const bytes = Buffer.isBuffer(file) ? exportInMemory(file) : file;
+  const cut = new ExportParts(bytes, options.bytes ?? DEFAULT_BYTES);
+  const pinnedUpTo = options.trusted ? cut.lastCheckpointSeq() : 0;
+  const parts = new Parts(Number.MAX_SAFE_INTEGER);
+  let read = 0;
+  const source: PartSource<Buffer> = {
+    read(i) {
+      if (i < read) return cut.again(i);
+      const next = cut.next();
+      if (next === undefined) parts.count = read;
+      else read++;
+      return next;
+    },
+    walk: (lines) => walkLinesPart(lines, pinnedUpTo),
+    message: (index, lines) => ({ message: { index, lines }, moved: owned(lines) }),
   };
-  const parts = new Parts(cuts.length - 1);
-  const input: WorkerInput = {
-    kind: 'file',
-    source,
-    state: new SharedArrayBuffer(8),
-    sharing: options.sharing ?? 'claim',
-  };
-  const worker = workerFor(parts.count, options);
-  const finished = worker === undefined ? undefined : handOver(worker, input, parts.take('worker'));
-  if (finished === undefined) input.sharing = 'claim'; // alone: every part is this thread's
-  takeFileParts(input, 0, parts.take('here'));
-  await finished;
-  return { joined: parts.joined((i) => walkFilePart(source, i)), threads: parts.threads };
-}
-
-/**
- * The highest seq named by the checkpoint lines an export ends with (export.ts writes them after the
- * entries), 0 if none: what the walk may pin. Only a guess: finish checks every checkpoint the walk read.
- */
-function lastCheckpointSeq(bytes: Buffer): number {
-  const tail = '"type":"checkpoint"}';
-  let last = 0;
-  let end = bytes.length;
-  if (bytes[end - 1] === 0x0a) end--;
-  while (end > 0) {
-    const start = bytes.lastIndexOf(0x0a, end - 1) + 1;
-    const line = bytes.toString('utf8', start, end);
-    if (!line.endsWith(tail)) break;
-    try {
-      const seq = (JSON.parse(line) as { seq?: unknown }).seq;
-      if (typeof seq === 'number' && seq > last) last = seq;
-    } catch {
-      break;
-    }
-    end = start - 1;
-  }
-  return last;
-}
-
-function copyShared(bytes: Buffer): SharedArrayBuffer {
-  const sab = new SharedArrayBuffer(bytes.length);
-  bytes.copy(Buffer.from(sab));
-  return sab;
+  const worker = workerFor(cut.estimate, options);
+  const joined = await share(parts, source, worker, { kind: 'parts', pinnedUpTo, rowIds: [] }, options);
+  return { joined, threads: parts.threads };
 }

@@ -16,18 +16,19 @@
  * broker.db's reader and the chain's hashing are loaded; the config only when one may name a database.
  */
 import type { KeyObject } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import {
   auditKeyPaths,
   type ChainInput,
   chainFromExport,
   chainFromRows,
+  type ExportBytes,
+  exportFile,
   finishWalk,
   type HistorySource,
   historyLines,
   knownKeysOf,
   readPublicKey,
-  readShared,
   type UnpinnedSigner,
   type VerifyResult,
   verifyChain,
@@ -77,16 +78,27 @@ export async function auditVerify(argv: string[]): Promise<number> {
   // Contract 14 (v4): a data dir or the database also holds the history to check against the chain.
   const history: HistorySource | undefined = record === undefined ? undefined : { reads: record };
   if (file !== undefined) {
-    let bytes: Buffer;
+    const cannotRead = (e: unknown) => new UsageError(`--file: cannot read ${file}: ${(e as Error).message}`);
+    let bytes: ExportBytes;
     try {
-      bytes = readShared(file);
+      bytes = exportFile(file);
     } catch (e) {
-      throw new UsageError(`--file: cannot read ${file}: ${(e as Error).message}`);
+      throw cannotRead(e);
     }
     // One pass first, over two threads (audit/walk-threads.ts); a record it finds anything off in is read whole below.
-    const { joined } = await walkFile(bytes, { trusted });
-    if (joined !== undefined) walked = finishWalk(joined, undefined, publicKey, { trustedKeys });
-    if (walked === undefined) text = bytes.toString('utf8');
+    try {
+      const { joined } = await walkFile(bytes, { trusted });
+      if (joined !== undefined) walked = finishWalk(joined, undefined, publicKey, { trustedKeys });
+    } finally {
+      bytes.close();
+    }
+    if (walked === undefined) {
+      try {
+        text = readFileSync(file, 'utf8');
+      } catch (e) {
+        throw cannotRead(e);
+      }
+    }
   } else {
     const checkpointKeys = [...(publicKey === undefined ? [] : [publicKey]), ...trustedKeys];
     const read = await walkRecord(record!.source, { trusted, checkpointKeys });

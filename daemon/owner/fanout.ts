@@ -100,8 +100,16 @@ export class FanOut {
   }
 
   #release(): void {
-    for (const socket of this.#held) socket.uncork();
+    const held = [...this.#held];
     this.#held.clear();
+    for (const socket of held) {
+      try {
+        socket.uncork();
+      } catch (e) {
+        // A socket that cannot write is closed by its own error; the others are still released.
+        this.#log.log('warn', 'owner_uncork_failed', { error: (e as Error).message });
+      }
+    }
   }
 
   /** False when the socket is closed, or too slow to follow (then it is cut, see MAX_BUFFERED_BYTES). */

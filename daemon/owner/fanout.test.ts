@@ -1,7 +1,7 @@
 /**
- * The fan-out (fanout.ts) over real WebSockets: what one turn fans out to an owner is held in the socket
- * until the turn ends (the work that turn started, an approved call's send, goes first), then written in
- * one go, in the order it was sent — frames sent straight to that owner in the same turn included.
+ * The fan-out (fanout.ts) over real WebSockets: what a commit fans out to an owner is held in the socket
+ * until the next microtask (ahead of the work the commit's callers resume), then written in one go, in the
+ * order it was sent — frames sent straight to that owner meanwhile included.
  */
 import type { AddressInfo } from 'node:net';
 import { setImmediate as turnEnd } from 'node:timers/promises';
@@ -33,7 +33,7 @@ async function pair(): Promise<{ owner: Owner; got: string[]; close(): void }> {
 }
 
 describe('FanOut', () => {
-  it("holds one turn's fan-out until the turn ends, then writes it in the order sent", async () => {
+  it("holds one batch's fan-out until the next microtask, then writes it in the order sent", async () => {
     const p = await pair();
     try {
       const owners = new OwnerRegistry(silentLogger);
@@ -45,15 +45,21 @@ describe('FanOut', () => {
       fan.text('{"n":2}');
       fan.send(p.owner, { type: 'error', code: 'NotFound', message: 'three' } as never);
       expect(socket.writableCorked).toBe(1);
+      // Released ahead of what was queued after the fan-out (a commit's callers resume after it).
+      let released: number | undefined;
+      queueMicrotask(() => {
+        released = socket.writableCorked;
+      });
+      await Promise.resolve();
+      expect(released).toBe(0);
       await turnEnd();
-      expect(socket.writableCorked).toBe(0);
       await expect.poll(() => p.got.length).toBe(3);
       expect(p.got.map((t) => JSON.parse(t))).toEqual([
         { n: 1 },
         { n: 2 },
         { type: 'error', code: 'NotFound', message: 'three' },
       ]);
-      // A later turn is held (and written) on its own.
+      // A later batch is held (and written) on its own.
       fan.text('{"n":4}');
       expect(socket.writableCorked).toBe(1);
       await expect.poll(() => p.got.length).toBe(4);

@@ -41,7 +41,7 @@ export class FanOut {
   readonly #fragments = new FragmentPool();
   /** What a View shows of each kind (core/view.ts), from the context the edge was handed. */
   readonly #kinds: KindPolicies;
-  /** The sockets holding this turn's fan-out (#held); written out together at setImmediate. */
+  /** The sockets holding this batch's fan-out (#hold); written out together in the next microtask. */
   readonly #held = new Set<Socket>();
 
   constructor(owners: OwnerRegistry, log: Logger, closed: () => boolean, kinds: KindPolicies) {
@@ -85,18 +85,20 @@ export class FanOut {
   }
 
   /**
-   * Holds what this turn fans out to `owner` in its socket (cork) until setImmediate: a commit's changes
-   * reach each owner in one write, after the turn's own work — an approval's send to its upstream or
-   * spawn, which waits on that commit — not before it (bench row 8: two upserts were two writes, 0.3 ms
-   * ahead of the send). Order is the socket's: every frame, held or not, leaves in the order it was sent.
-   * `ws` has no cork of its own; its socket is the `_socket` it writes frames to (and corks per frame).
+   * Holds what a commit fans out to `owner` in its socket (cork) until the next microtask: a commit's
+   * changes reach each owner in one write (bench row 8: an approval and its `running` were two writes ahead
+   * of the approved call's send), released before the work its callers resume (queued ahead of them), so no
+   * later work of the turn — a launch, a notification's encryption — delays the owners (a release at
+   * setImmediate put row 12's upserts 7 ms behind its webhooks). Order is the socket's: every frame, held or
+   * not, leaves in the order it was sent. `ws` has no cork of its own; its socket is the `_socket` it writes
+   * frames to (and corks per frame).
    */
   #hold(owner: Owner): void {
     const socket = (owner.ws as unknown as { _socket?: Socket })._socket;
     if (socket === undefined || this.#held.has(socket)) return;
     socket.cork();
     this.#held.add(socket);
-    if (this.#held.size === 1) setImmediate(() => this.#release());
+    if (this.#held.size === 1) queueMicrotask(() => this.#release());
   }
 
   #release(): void {

@@ -183,8 +183,7 @@ async function share<P>(
   const finished =
     worker === undefined ? undefined : handOver(worker, { ...input, state }, parts.take('worker'));
   let handed = 0;
-  let i = 0;
-  for (; i < parts.count && !parts.off && Atomics.load(walkedThere, 1) === 0; i++) {
+  for (let i = 0; i < parts.count && !parts.off && Atomics.load(walkedThere, 1) === 0; i++) {
     const read = source.read(i);
     if (read === undefined) break;
     const there =

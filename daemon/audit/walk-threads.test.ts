@@ -74,6 +74,17 @@ const both: WalkOptions = {
 
 describe('[c14.verify] the walk over two threads', async () => {
   const { db, exported, key } = await record();
+  /** A copy of the record's broker.db with `sql` run on it, as someone who can write the file would. */
+  const tampered = async (sql: string[]): Promise<string> => {
+    const copy = join(mkdtempSync(join(tmpdir(), 'ogf-walk2-')), 'broker.db');
+    const src = new Database(db, { readonly: true });
+    await src.backup(copy);
+    src.close();
+    const w = new Database(copy);
+    for (const statement of sql) w.exec(statement);
+    w.close();
+    return copy;
+  };
 
   it('joins what both threads walked into the chain one thread walks', async () => {
     const alone = await walkDatabase(db, { trusted: true, worker: null });
@@ -115,14 +126,7 @@ describe('[c14.verify] the walk over two threads', async () => {
       'INSERT INTO audit (seq, at, actor_kind, actor, action, entry, hash) SELECT 1000000000000, at, actor_kind, actor, action, entry, hash FROM audit WHERE seq = 5',
     ];
     for (const sql of attacks) {
-      const copy = join(mkdtempSync(join(tmpdir(), 'ogf-walk2-')), 'broker.db');
-      const src = new Database(db, { readonly: true });
-      await src.backup(copy);
-      src.close();
-      const w = new Database(copy);
-      w.exec('DROP TRIGGER audit_no_update; DROP TRIGGER audit_no_delete;');
-      w.exec(sql);
-      w.close();
+      const copy = await tampered(['DROP TRIGGER audit_no_update; DROP TRIGGER audit_no_delete;', sql]);
       const walked = await walkDatabase(copy, both);
       expect(walked?.joined, sql).toBeUndefined();
     }
@@ -132,16 +136,10 @@ describe('[c14.verify] the walk over two threads', async () => {
     const whole = await walkDatabase(db, { ...both, checkpointKeys: [key.publicKey] });
     expect(finishWalk(whole!.joined!, whole!.checkpoints, key.publicKey)).toMatchObject({ checkpoints: 3 });
     // A checkpoint signed by no one (another one's signature) fails the same, checked ahead or not.
-    const copy = join(mkdtempSync(join(tmpdir(), 'ogf-walk2-')), 'broker.db');
-    const src = new Database(db, { readonly: true });
-    await src.backup(copy);
-    src.close();
-    const w = new Database(copy);
-    w.exec('DROP TRIGGER audit_checkpoints_no_update');
-    w.exec(
+    const copy = await tampered([
+      'DROP TRIGGER audit_checkpoints_no_update',
       'UPDATE audit_checkpoints SET signature = (SELECT signature FROM audit_checkpoints WHERE seq = 1000) WHERE seq = 2000',
-    );
-    w.close();
+    ]);
     const other = loadOrCreateAuditKey(mkdtempSync(join(tmpdir(), 'ogf-walk2-')));
     for (const checkpointKeys of [[key.publicKey], [other.publicKey, key.publicKey], undefined]) {
       const forged = await walkDatabase(copy, { ...both, ...(checkpointKeys ? { checkpointKeys } : {}) });

@@ -1,6 +1,7 @@
 /**
  * The logger (log.ts) writes a turn's lines together at its end, in order, and whatever the process still
- * holds when it exits — also through process.exit, the daemon's fatal path — so batching loses no line.
+ * holds when it exits — also through process.exit, the daemon's fatal path, and lines logged during the
+ * exit itself — so batching loses no line.
  */
 import { spawnSync } from 'node:child_process';
 import { setImmediate as turnEnd } from 'node:timers/promises';
@@ -32,6 +33,7 @@ describe('createLogger', () => {
     const script = `const { createLogger } = await import(${JSON.stringify(logModule)});
       const a = createLogger(); const b = createLogger(process.stdout);
       a.log('info', 'before_exit', { k: 1 }); b.log('info', 'on_stdout'); a.log('error', 'last');
+      process.on('exit', () => a.log('info', 'in_exit'));
       process.exit(3);`;
     const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
     expect(r.status).toBe(3);
@@ -39,7 +41,8 @@ describe('createLogger', () => {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as { event: string });
-    expect(lines.map((l) => l.event)).toEqual(['before_exit', 'last']);
+    // A line logged by an exit listener after the logger's own is written too.
+    expect(lines.map((l) => l.event)).toEqual(['before_exit', 'last', 'in_exit']);
     expect(JSON.parse(r.stdout)).toMatchObject({ event: 'on_stdout' });
   });
 });

@@ -12,6 +12,8 @@ export interface Logger {
 /** Loggers holding lines not yet written; the process's exit writes them (one hook for all). */
 const unwritten = new Set<() => void>();
 let hooked = false;
+/** Set by that hook: a line logged later in the exit (another `exit` listener) is written at once. */
+let exiting = false;
 
 /**
  * A logger writing JSON lines to a stream (stderr by default). The lines of one event-loop turn are written
@@ -35,16 +37,22 @@ export function createLogger(
   if (!hooked) {
     hooked = true;
     process.on('exit', () => {
+      exiting = true;
       for (const f of unwritten) f();
     });
   }
   return {
     log(level, event, fields = {}) {
+      const line = `${JSON.stringify({ time: now().toISOString(), level, event, ...fields })}\n`;
+      if (exiting) {
+        stream.write(line); // no later turn will come
+        return;
+      }
       if (lines === '') {
         unwritten.add(flush);
         setImmediate(flush);
       }
-      lines += `${JSON.stringify({ time: now().toISOString(), level, event, ...fields })}\n`;
+      lines += line;
     },
   };
 }

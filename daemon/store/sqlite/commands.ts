@@ -7,6 +7,7 @@ import { ACTIVE_STATES, FINAL_STATES, HISTORY_MAX_CHARS, inList } from '../rules
 import type { SqliteAudit } from './audit.js';
 import type { Db } from './schema.js';
 import { searchQuery } from './search.js';
+import { SearchIndex } from './search-index.js';
 
 /**
  * One client's tasks, newest first, before a seq (SqliteCommands.tasksOf). Named: the partial index holds
@@ -32,11 +33,14 @@ export class SqliteCommands {
   readonly #audit: SqliteAudit;
   readonly #atomic: (fn: () => void) => void;
   readonly #stmts;
+  /** The text index, brought up to date before each search (search-index.ts). */
+  readonly searchIndex: SearchIndex;
 
   constructor(db: Db, audit: SqliteAudit, atomic: (fn: () => void) => void) {
     this.#db = db;
     this.#audit = audit;
     this.#atomic = atomic;
+    this.searchIndex = new SearchIndex(db, atomic);
     this.#stmts = {
       insert: db.prepare(
         'INSERT INTO commands (id, client, request_id, state, version, created_at, body, task) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
@@ -218,6 +222,8 @@ export class SqliteCommands {
       if (seq === undefined) return [];
       beforeSeq = seq.seq;
     }
+    // Every command committed before this search is in the text index once this returns.
+    this.searchIndex.catchUp();
     const { sql, params } = searchQuery(filter, beforeSeq);
     const out: Command[] = [];
     let chars = 0;

@@ -54,6 +54,7 @@ import {
 } from './ports.js';
 import { SqlitePush } from './push.js';
 import { type Db, openDatabase } from './schema.js';
+import { indexInBackground, SEARCH_INDEX_MS } from './search-index.js';
 import { SqliteTokenHashes } from './tokens.js';
 import { Transactions } from './transaction.js';
 
@@ -79,6 +80,8 @@ export class Store implements StorePorts {
   #poll: NodeJS.Timeout | undefined;
   #seenVersion = 0;
   #closed = false;
+  /** Stops the text index's background passes (search-index.ts). */
+  readonly #stopIndexing: () => void;
 
   readonly commands: CommandStore;
   readonly grants: GrantStore;
@@ -96,8 +99,12 @@ export class Store implements StorePorts {
    * Opens (creating and migrating) broker.db; `pollMs` paces the change feed; `signer` signs the audit
    * checkpoints (contract 14: the daemon's; other processes, such as `ogf-broker token`, sign none).
    * `node`: the daemon's node name; grants stored before grants named their node take it (contract 16 v4).
+   * `searchIndexMs`: how often the text index looks for queued rows (0: only before a search).
    */
-  constructor(path: string, opts: { pollMs?: number; signer?: AuditSigner; node?: string } = {}) {
+  constructor(
+    path: string,
+    opts: { pollMs?: number; signer?: AuditSigner; node?: string; searchIndexMs?: number } = {},
+  ) {
     const db = openDatabase(path);
     this.#db = db;
     this.#pollMs = opts.pollMs ?? CHANGE_POLL_MS;
@@ -120,6 +127,11 @@ export class Store implements StorePorts {
         return r;
       });
     this.commands = commandPort(this.#commands, run);
+    this.#stopIndexing = indexInBackground(
+      this.#commands.searchIndex,
+      (call) => this.#tx.gate(call),
+      opts.searchIndexMs ?? SEARCH_INDEX_MS,
+    );
     this.grants = grantPort(this.#grants, run);
     this.audits = auditPort(this.#audit, run, (listener) => {
       if (this.#checkpointListeners.size === 0) this.#announced = this.#audit.lastCheckpointSeq();
@@ -371,6 +383,7 @@ export class Store implements StorePorts {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
+    this.#stopIndexing();
     clearInterval(this.#poll);
     this.#listeners.clear();
     this.#db.close();

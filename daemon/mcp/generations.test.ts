@@ -8,10 +8,11 @@
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { isLegacyRequest } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../base/log.js';
 import type { BrokerApi } from '../core/index.js';
-import { createModernLeg, sdkRequest } from './generations.js';
+import { createModernLeg, type Generation, generationOf, sdkRequest } from './generations.js';
 import { createMcpServer } from './server.js';
 import { type ListedTool, ToolSet } from './toolset.js';
 
@@ -126,5 +127,76 @@ describe('the 2026-07-28 leg over HTTP', () => {
     await expect(call).rejects.toThrow();
     // The state, not a timing: the tool's signal has aborted (it would otherwise hold until the process ends).
     await expect(ended).resolves.toBeDefined();
+  });
+
+  it('routes every POST as the SDK isLegacyRequest does, without building a Request for it', async () => {
+    const tools = new ToolSet([]);
+    const leg = createModernLeg(
+      (client) =>
+        createMcpServer({
+          tools,
+          broker: {} as BrokerApi,
+          client,
+          version: 'test',
+          generation: 'modern',
+          answer: () => ({ content: [] }),
+        }),
+      tools,
+      silentLogger,
+    );
+    const seen: Array<{ ours: Generation; sdk: Generation }> = [];
+    const http: HttpServer = createServer((req, res) => {
+      let raw = '';
+      req.on('data', (c: Buffer) => {
+        raw += c.toString();
+      });
+      req.on('end', async () => {
+        const body = JSON.parse(raw) as unknown;
+        const ours = generationOf(req, body);
+        const sdk = (await isLegacyRequest(sdkRequest(req), body)) ? 'legacy' : 'modern';
+        seen.push({ ours, sdk });
+        if (ours === 'modern') await leg.serve(sdkRequest(req), res, body, 'local');
+        else res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+    cleanup.push(
+      () =>
+        new Promise((r) => {
+          http.close(r);
+          http.closeAllConnections();
+        }),
+      () => leg.close(),
+    );
+    const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+    // A real 2026-07-28 client: discovery and a list.
+    const client = await modernClient(url);
+    await client.listTools();
+    // 2025-era and edge bodies, as a 2025 client (or a confused one) posts them.
+    const post = (body: unknown, headers: Record<string, string> = {}) =>
+      fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...headers,
+        },
+        body: JSON.stringify(body),
+      }).then((r) => r.body?.cancel());
+    const call = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'x', arguments: {} } };
+    await post({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+    });
+    await post(call, { 'mcp-session-id': 's1', 'mcp-protocol-version': '2025-11-25' });
+    await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    await post([call, { jsonrpc: '2.0', method: 'notifications/initialized' }]);
+    await post({ jsonrpc: '2.0', id: 3, result: {} });
+    await post(call, { 'mcp-protocol-version': '2026-07-28' }); // a modern header without the envelope
+    expect(seen.length).toBeGreaterThanOrEqual(8);
+    for (const s of seen) expect(s.ours).toBe(s.sdk);
+    expect(new Set(seen.map((s) => s.ours))).toEqual(new Set(['legacy', 'modern']));
   });
 });

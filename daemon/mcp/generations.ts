@@ -7,7 +7,12 @@
  * body size, JSON) run before either leg, so both see the same gate.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type AuthInfo, createMcpHandler, isLegacyRequest, type Server } from '@modelcontextprotocol/server';
+import {
+  type AuthInfo,
+  classifyInboundRequest,
+  createMcpHandler,
+  type Server,
+} from '@modelcontextprotocol/server';
 import type { Logger } from '../base/index.js';
 import type { ToolSet } from './toolset.js';
 
@@ -24,9 +29,8 @@ const SDK_HEADERS = ['mcp-protocol-version', 'mcp-method', 'mcp-name', 'content-
 const SDK_URL = 'http://mcp.invalid/mcp';
 
 /**
- * One POST as the SDK's classifier sees it: a web `Request` with the headers above and no body (we already
- * parsed it and hand the SDK that value, so isLegacyRequest and createMcpHandler read nothing from the
- * request). No abort signal: most POSTs are 2025-era and never need one (undici's signal following costs
+ * One modern POST as the SDK's handler sees it: a web `Request` with the headers above and no body (we
+ * already parsed it and hand the SDK that value, so createMcpHandler reads nothing from the request). No abort signal: most POSTs are 2025-era and never need one (undici's signal following costs
  * more than the rest of the request); the modern leg adds its own.
  */
 export function sdkRequest(req: IncomingMessage): Request {
@@ -38,9 +42,29 @@ export function sdkRequest(req: IncomingMessage): Request {
   return new Request(SDK_URL, { method: 'POST', headers });
 }
 
-/** Which generation a POST speaks, by the SDK's classifier over the body we already parsed. */
-export async function generationOf(probe: Request, body: unknown): Promise<Generation> {
-  return (await isLegacyRequest(probe, body)) ? 'legacy' : 'modern';
+/** A request header's one value, as the SDK's classifier reads it (`Headers.get`: absent is undefined). */
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return typeof v === 'string' ? v : undefined;
+}
+
+/**
+ * Which generation a POST speaks, by the SDK's classifier over the body we already parsed: the function
+ * `isLegacyRequest` and `createMcpHandler` call once they hold the body and the three MCP headers, called
+ * here without the web `Request` they read them from (building one per POST was ~2 % of the daemon's CPU
+ * in bench row 4). A POST without a JSON body is legacy, as there. Only a modern POST gets a `Request`
+ * (sdkRequest), for the modern leg.
+ */
+export function generationOf(req: IncomingMessage, body: unknown): Generation {
+  if (body === undefined) return 'legacy';
+  const outcome = classifyInboundRequest({
+    httpMethod: 'POST',
+    protocolVersionHeader: header(req, 'mcp-protocol-version'),
+    mcpMethodHeader: header(req, 'mcp-method'),
+    mcpNameHeader: header(req, 'mcp-name'),
+    body,
+  });
+  return outcome.kind === 'legacy' ? 'legacy' : 'modern';
 }
 
 /** Builds one 2026-07-28 server instance for one request, acting for `client`. */

@@ -172,10 +172,9 @@ class McpHttp {
     const body = await this.#body(req, res);
     if (body === REFUSED) return true;
     // Contract 10: a 2026-07-28 request (the per-request envelope) is served per request, without a session.
-    // GET and DELETE are session operations (2025); a POST's probe is what the SDK classifies and serves.
-    const probe = req.method === 'POST' ? sdkRequest(req) : undefined;
-    if (probe !== undefined && (await generationOf(probe, body)) === 'modern') {
-      await this.#serveModern(probe, res, body, client, path);
+    // GET and DELETE are session operations (2025); a POST is classified by the SDK's own classifier.
+    if (req.method === 'POST' && generationOf(req, body) === 'modern') {
+      await this.#serveModern(sdkRequest(req), res, body, client, path);
       return true;
     }
     const sid = req.headers['mcp-session-id'];

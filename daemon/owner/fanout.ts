@@ -127,7 +127,8 @@ export class FanOut {
 
   /** A committed change, as `upsert` to every owner. Called inside the broker right after its commit. */
   command(command: Command): void {
-    if (this.#closed()) return;
+    // No owner connected: nothing to build (an owner who connects reads the snapshot, which builds its own).
+    if (this.#closed() || this.#owners.size === 0) return;
     let text: string;
     try {
       text = `{"type":"upsert","command":${viewJson(command, this.#kinds)}}`;

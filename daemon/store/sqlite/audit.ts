@@ -33,6 +33,11 @@ export class SqliteAudit {
   readonly #db: Db;
   readonly #signer: AuditSigner | undefined;
   readonly #stmts;
+  /**
+   * How many checkpoints this connection has signed (committed or not): the store reads the table for new
+   * ones after a commit only when this moved (a read per commit was ~1 % of a submission's CPU, bench row 4).
+   */
+  signed = 0;
 
   constructor(db: Db, signer?: AuditSigner) {
     this.#db = db;
@@ -118,6 +123,7 @@ export class SqliteAudit {
     if (this.#signer === undefined) return undefined;
     const signature = this.#signer.sign(checkpointPayload({ seq, hash, at }));
     this.#stmts.addCheckpoint.run(seq, hash, at, signature);
+    this.signed++;
     return { seq, hash, at, signature };
   }
 

@@ -77,6 +77,8 @@ export class Store implements StorePorts {
   readonly #checkpointListeners = new Set<(checkpoint: Checkpoint) => void>();
   /** The newest checkpoint the listeners heard of. */
   #announced = 0;
+  /** `SqliteAudit.signed` when the listeners were last told. */
+  #signedSeen = 0;
   #poll: NodeJS.Timeout | undefined;
   #seenVersion = 0;
   #closed = false;
@@ -197,6 +199,8 @@ export class Store implements StorePorts {
   /** After a commit: the checkpoints it made, to their listeners, in order (read back: only committed ones). */
   #announceCheckpoints(): void {
     if (this.#checkpointListeners.size === 0 || this.#db.inTransaction || this.#closed) return;
+    if (this.#audit.signed === this.#signedSeen) return;
+    this.#signedSeen = this.#audit.signed;
     for (const cp of this.#audit.checkpointsAfter(this.#announced)) {
       this.#announced = cp.seq;
       for (const l of [...this.#checkpointListeners]) {

@@ -5,8 +5,9 @@
  * inserting the same rows (the command row and its audit row, copied from the daemon's own database)
  * into a file created by the product's Store (same schema, same pragmas: WAL, synchronous=FULL), one
  * transaction per submission as the store does. Informational lines: the same rates against a bare SDK
- * echo server at the same concurrency (what the MCP transport itself can carry on this machine), and the
- * bare loop batching 100 submissions per transaction (the ceiling group commit would approach).
+ * echo server at the same concurrency (what the MCP transport itself can carry on this machine), the floor at
+ * one submitter (an echo round trip and a bare durable commit, back to back), and the bare loop batching 100
+ * submissions per transaction (the ceiling group commit would approach).
  */
 
 import { join } from 'node:path';
@@ -183,6 +184,35 @@ export async function throughput(bareServer: BareServer, quick: boolean): Promis
         result: goal === undefined ? 'info' : ratio !== null && ratio >= goal ? 'pass' : 'miss',
       });
     }
+    // The floor at one submitter, where nothing can be batched: each call is one MCP round trip (the echo's)
+    // plus one durable commit of its rows (the bare loop's, one tx each), one after the other.
+    const echo1 = rows[3]!.baseline!;
+    const bare1 = rows[0]!.baseline!;
+    const floor1 = 1000 / (1000 / echo1 + 1000 / bare1);
+    rows.push(
+      {
+        id: '4 durable throughput',
+        figure: 'floor @1: one echo round trip + one bare durable commit, back to back',
+        value: floor1,
+        unit: '/s',
+        baseline: echo1,
+        baselineLabel: 'bare SDK echo calls/s',
+        ratio: ratioOf(floor1, echo1),
+        goal: '—',
+        result: 'info',
+      },
+      {
+        id: '4 durable throughput',
+        figure: 'submissions committed/s @1 vs that floor',
+        value: rows[0]!.value,
+        unit: '/s',
+        baseline: floor1,
+        baselineLabel: 'the floor @1',
+        ratio: ratioOf(rows[0]!.value, floor1),
+        goal: '—',
+        result: 'info',
+      },
+    );
     const batched = bareLoop(t, quick ? 1000 : 2000, 100);
     const single = rows[2]!.baseline!;
     rows.push({

@@ -222,9 +222,15 @@ export class SqliteCommands {
       if (seq === undefined) return [];
       beforeSeq = seq.seq;
     }
-    // Every command committed before this search is in the text index once this returns.
-    this.searchIndex.catchUp();
-    const { sql, params } = searchQuery(filter, beforeSeq);
+    // Every command committed before this search in the text index first; when the index cannot be written
+    // (a full disk), the query reads the queued rows' own text instead (search.ts): the search still answers.
+    let queued = false;
+    try {
+      this.searchIndex.catchUp();
+    } catch {
+      queued = true;
+    }
+    const { sql, params } = searchQuery(filter, beforeSeq, queued);
     const out: Command[] = [];
     let chars = 0;
     for (const row of this.#db.prepare(sql).iterate(...params, limit) as Iterable<Body>) {

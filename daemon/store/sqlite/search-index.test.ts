@@ -11,7 +11,10 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import type { Command } from '../../core/index.js';
+import { SqliteAudit } from './audit.js';
+import { SqliteCommands } from './commands.js';
 import { MIGRATIONS } from './schema.js';
+import { searchQuery } from './search.js';
 import { SEARCH_PASS_ROWS, SearchIndex } from './search-index.js';
 import { Store } from './store.js';
 
@@ -102,6 +105,51 @@ describe('[c14.search] the text index, written after the commit', () => {
     expect(look(path)).toEqual({ indexed: 300, queued: 0 });
     expect(index.catchUp(SEARCH_PASS_ROWS)).toBe(false);
     store.close();
+  });
+
+  it('a search that cannot write the index (a full disk) still finds what is queued, read-only', () => {
+    const path = fresh();
+    new Store(path, { searchIndexMs: 0 }).close();
+    const db = new Database(path);
+    let full = false;
+    // The transactions of this connection fail as SQLite's do on a full disk, once `full` is set.
+    const commands = new SqliteCommands(db, new SqliteAudit(db), (fn) => {
+      if (full) throw new Error('SQLITE_FULL: database or disk is full');
+      db.transaction(fn).immediate();
+    });
+    commands.insert(command('c_aaaaaaaa', 'zebra'), audit);
+    expect(commands.search({ text: 'zebr' }, 10).map((c) => c.id)).toEqual(['c_aaaaaaaa']);
+    commands.insert(command('c_bbbbbbbb', 'Quokka'), audit);
+    commands.insert(command('c_cccccccc', 'ox'), audit);
+    full = true;
+    const ids = (text: string) => commands.search({ text }, 10).map((c) => c.id);
+    expect(look(path)).toEqual({ indexed: 1, queued: 2 });
+    expect(ids('quokka')).toEqual(['c_bbbbbbbb']);
+    expect(ids('ox')).toEqual(['c_cccccccc']);
+    expect(ids('zebra')).toEqual(['c_aaaaaaaa']);
+    expect(ids('mark')).toEqual(['c_cccccccc', 'c_bbbbbbbb', 'c_aaaaaaaa']);
+    // A decision queued for re-indexing is found by its new text, not its old one.
+    const a = commands.get('c_aaaaaaaa')!;
+    full = false;
+    commands.update(
+      {
+        ...a,
+        version: 2,
+        phase: { state: 'denied', reason: 'OwnerDenied', detail: 'no', decided_at: at, decided_by: 'carol' },
+      },
+      { ...audit, action: 'deny' },
+    );
+    full = true;
+    expect(ids('carol')).toEqual(['c_aaaaaaaa']);
+    expect(look(path).queued).toBe(3);
+    // Still through the index and the queue's rowids, never a scan of every command.
+    const { sql, params } = searchQuery({ text: 'abc' }, undefined, true);
+    const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params, 10) as Array<{ detail: string }>)
+      .map((r) => r.detail)
+      .join(' | ');
+    expect(plan).toMatch(/VIRTUAL TABLE INDEX/);
+    expect(plan).not.toMatch(/SCAN commands(?:\s|$)/);
+    db.close();
   });
 
   it('a file of the version before keeps its index, and its new rows join it', () => {

@@ -4,8 +4,9 @@
  * and that merge (`6519a06`: the chain, its checkpoints and nothing else), each taken from this repository's
  * git history into bench/.builds/<commit> and built there once (`npm run build`, this checkout's
  * node_modules; kept for later runs). This checkout's row 4 — real daemons, real MCP clients, one durable
- * commit per call returning — runs against each build's daemon (OGF_BENCH_DAEMON_CLI), alternately, three
- * times (once in --quick), and the medians are compared. (Each build's own row 4 was run before; theirs
+ * commit per call returning — runs against each build's daemon (OGF_BENCH_DAEMON_CLI), at 1 and 10
+ * submitters only (OGF_BENCH_ROW4_LEVELS), alternately, five times (once in --quick), and the medians are
+ * compared. (Each build's own row 4 was run before; theirs
  * queued every phase on one client and failed at its cap of pending commands on a quiet machine.) A
  * checkout without that history (a shallow clone) gets an info row saying so.
  */
@@ -17,6 +18,11 @@ import { notMeasured } from '../lib/fleet.js';
 import { ROOT } from '../lib/procs.js';
 import { median, type Row, ratioOf } from '../lib/stats.js';
 
+/**
+ * Runs of each build, alternated. A run's rate at one submitter moves ±20 % with the machine's phase; five
+ * (~8 s each, at the two levels only) fit where three whole row-4 runs did (~31 s each).
+ */
+const ROUNDS = 5;
 const WITHOUT = 'd99152b';
 const WITH = '6519a06';
 const FIGURES = [
@@ -54,7 +60,12 @@ function row4(dir: string, quick: boolean): Record<string, number> {
     out,
     ...(quick ? ['--quick'] : []),
   ];
-  const env = { ...process.env, OGF_BENCH_DAEMON_CLI: join(dir, 'dist', 'daemon', 'cli.js') };
+  // Only the two levels this row compares (throughput.ts levelsOnly): ~10 s a run instead of ~31 s.
+  const env = {
+    ...process.env,
+    OGF_BENCH_DAEMON_CLI: join(dir, 'dist', 'daemon', 'cli.js'),
+    OGF_BENCH_ROW4_LEVELS: '1,10',
+  };
   const r = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', env });
   if (r.status !== 0) throw new Error(`row 4 of ${dir} exited ${r.status}: ${r.stderr.slice(-500)}`);
   const rows = (JSON.parse(readFileSync(out, 'utf8')) as { rows: Array<{ figure: string; value: number }> })
@@ -78,7 +89,7 @@ export function chainBuilds(quick: boolean): Row[] {
     ];
   }
   const runs: Record<'with' | 'without', Array<Record<string, number>>> = { with: [], without: [] };
-  for (let round = 0; round < (quick ? 1 : 3); round++) {
+  for (let round = 0; round < (quick ? 1 : ROUNDS); round++) {
     runs.without.push(row4(without.dir, quick));
     runs.with.push(row4(withChain.dir, quick));
   }

@@ -134,12 +134,43 @@ async function submitFor(d: Daemon | BareServer, submitters: number, ms: number)
   }
 }
 
+/**
+ * `OGF_BENCH_ROW4_LEVELS` (set by chain-builds.ts, row 15, which runs this row against two old builds' daemons
+ * six times): only the daemon's submissions/s at these levels, no baselines. The comparison it makes is
+ * between builds, so the bare loops and the echo (two thirds of the row's time) are not needed there.
+ */
+function levelsOnly(): number[] | undefined {
+  const v = process.env.OGF_BENCH_ROW4_LEVELS;
+  return v === undefined ? undefined : v.split(',').map(Number);
+}
+
+/** The daemon's rates at `levels`, each an info row without a baseline (see levelsOnly). */
+async function ratesOnly(d: Daemon, levels: number[], ms: number): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (const submitters of levels) {
+    rows.push({
+      id: '4 durable throughput',
+      figure: `submissions committed/s @${submitters} submitter${submitters > 1 ? 's' : ''}`,
+      value: await submitFor(d, submitters, ms),
+      unit: '/s',
+      baseline: null,
+      baselineLabel: '',
+      ratio: null,
+      goal: '—',
+      result: 'info',
+    });
+  }
+  return rows;
+}
+
 export async function throughput(bareServer: BareServer, quick: boolean): Promise<Row[]> {
   const dir = makeDataDir();
   const d = await startDaemon(dir, benchConfig());
   const ms = quick ? 1500 : 4000;
   const rows: Row[] = [];
   try {
+    const only = levelsOnly();
+    if (only !== undefined) return await ratesOnly(d, only, ms);
     const probe = await connectMcp(d.mcpUrl, d.mcpToken);
     await callTool(probe, 'run_command_wait', {
       command: 'noop',

@@ -5,14 +5,19 @@
  * Client pinned to 2026-07-28 over real HTTP into the real SDK server; progress over SSE is covered by
  * test/mcp-tools.test.ts in both generations.
  */
-import { createServer, type Server as HttpServer } from 'node:http';
+import {
+  createServer,
+  type Server as HttpServer,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { isLegacyRequest } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../base/log.js';
 import type { BrokerApi } from '../core/index.js';
-import { createModernLeg, type Generation, generationOf, sdkRequest } from './generations.js';
+import { createModernLeg, type Generation, generationOf, type ModernLeg, sdkRequest } from './generations.js';
 import { createMcpServer } from './server.js';
 import { type ListedTool, ToolSet } from './toolset.js';
 
@@ -22,8 +27,8 @@ afterEach(async () => {
   cleanup = [];
 });
 
-/** A real HTTP server whose every request goes to the modern leg, acting for client `local`. */
-async function serve(entries: ListedTool[]): Promise<string> {
+/** The modern leg over `entries`, acting through a gate server for whichever client; closed after the test. */
+function legOver(entries: ListedTool[]): ModernLeg {
   const tools = new ToolSet(entries);
   const leg = createModernLeg(
     (client) =>
@@ -38,12 +43,20 @@ async function serve(entries: ListedTool[]): Promise<string> {
     tools,
     silentLogger,
   );
+  cleanup.push(() => leg.close());
+  return leg;
+}
+
+/** A real HTTP server handing each POST's parsed JSON body to `handle`; its `/mcp` URL. Closed after the test. */
+async function listen(
+  handle: (req: IncomingMessage, res: ServerResponse, body: unknown) => unknown,
+): Promise<string> {
   const http: HttpServer = createServer((req, res) => {
     let raw = '';
     req.on('data', (c: Buffer) => {
       raw += c.toString();
     });
-    req.on('end', () => void leg.serve(sdkRequest(req), res, JSON.parse(raw), 'local'));
+    req.on('end', () => void handle(req, res, JSON.parse(raw) as unknown));
   });
   await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
   cleanup.push(
@@ -52,9 +65,14 @@ async function serve(entries: ListedTool[]): Promise<string> {
         http.close(r);
         http.closeAllConnections();
       }),
-    () => leg.close(),
   );
   return `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+}
+
+/** A real HTTP server whose every request goes to the modern leg, acting for client `local`. */
+function serve(entries: ListedTool[]): Promise<string> {
+  const leg = legOver(entries);
+  return listen((req, res, body) => leg.serve(sdkRequest(req), res, body, 'local'));
 }
 
 async function modernClient(url: string, fetch?: typeof globalThis.fetch): Promise<Client> {
@@ -130,45 +148,15 @@ describe('the 2026-07-28 leg over HTTP', () => {
   });
 
   it('routes every POST as the SDK isLegacyRequest does, without building a Request for it', async () => {
-    const tools = new ToolSet([]);
-    const leg = createModernLeg(
-      (client) =>
-        createMcpServer({
-          tools,
-          broker: {} as BrokerApi,
-          client,
-          version: 'test',
-          generation: 'modern',
-          answer: () => ({ content: [] }),
-        }),
-      tools,
-      silentLogger,
-    );
+    const leg = legOver([]);
     const seen: Array<{ ours: Generation; sdk: Generation }> = [];
-    const http: HttpServer = createServer((req, res) => {
-      let raw = '';
-      req.on('data', (c: Buffer) => {
-        raw += c.toString();
-      });
-      req.on('end', async () => {
-        const body = JSON.parse(raw) as unknown;
-        const ours = generationOf(req, body);
-        const sdk = (await isLegacyRequest(sdkRequest(req), body)) ? 'legacy' : 'modern';
-        seen.push({ ours, sdk });
-        if (ours === 'modern') await leg.serve(sdkRequest(req), res, body, 'local');
-        else res.writeHead(204).end();
-      });
+    const url = await listen(async (req, res, body) => {
+      const ours = generationOf(req, body);
+      const sdk = (await isLegacyRequest(sdkRequest(req), body)) ? 'legacy' : 'modern';
+      seen.push({ ours, sdk });
+      if (ours === 'modern') await leg.serve(sdkRequest(req), res, body, 'local');
+      else res.writeHead(204).end();
     });
-    await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
-    cleanup.push(
-      () =>
-        new Promise((r) => {
-          http.close(r);
-          http.closeAllConnections();
-        }),
-      () => leg.close(),
-    );
-    const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
     // A real 2026-07-28 client: discovery and a list.
     const client = await modernClient(url);
     await client.listTools();

@@ -52,7 +52,12 @@ describe('[c14.search] the history search', () => {
         JSON.stringify(command('c_oldoldold', 'legacy', 'ancient')),
       );
     old.close();
-    const store = new Store(path);
+    const store = new Store(path, { searchIndexMs: 0 });
+    // What the old triggers indexed stays indexed; the upgrade queues nothing again (search-index.ts).
+    const file = new Database(path, { readonly: true });
+    const count = (table: string) => file.prepare(`SELECT count(*) FROM ${table}`).pluck().get();
+    expect([count('commands_search'), count('commands_search_todo')]).toEqual([1, 0]);
+    file.close();
     store.insert(command('c_aaaaaaaa', 'local', 'Alpha', { justification: 'for the weekly report' }), audit);
     store.insert(command('c_bbbbbbbb', 'bot', 'beta'), audit);
     const b = store.get('c_bbbbbbbb')!;

@@ -13,8 +13,7 @@
  * pass or search indexes.
  */
 
-import type { Db } from './schema.js';
-import { searchText } from './schema.js';
+import { type Db, searchText } from './schema.js';
 
 /** Rows indexed in one background transaction (~3.5 ms of CPU here at 256). */
 export const SEARCH_PASS_ROWS = 256;

@@ -122,7 +122,9 @@ async function teardown(r: Real): Promise<void> {
   await r.broker.close(3000);
   await Promise.all(r.dead);
   r.store.close();
-  rmSync(r.dir, { recursive: true, force: true });
+  // A child spawned just before the end may still be starting and append its launch line while the
+  // directory goes; retry, as it then sees the directory gone and exits.
+  rmSync(r.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
 }
 
 /** Differences between the model and the real broker (and the durable row); empty when they agree. */

@@ -26,6 +26,7 @@ export const ROOT = resolve(import.meta.dirname, '..', '..', '..');
 export const DAEMON_CLI = process.env.OGF_BENCH_DAEMON_CLI || join(ROOT, 'dist', 'daemon', 'cli.js');
 export const BRIDGE_CLI = join(ROOT, 'dist', 'bridge-client', 'cli.js');
 export const BARE_SERVER = join(ROOT, 'dist', 'bench', 'bare-server.js');
+const BARE_GENERATIONS = join(ROOT, 'dist', 'bench', 'bare-generations.js');
 
 export interface Daemon {
   pid: number;
@@ -223,29 +224,46 @@ export interface BareServer {
   stop(): Promise<void>;
 }
 
-/** Starts `dist/bench/bare-server.js` in its own process, like the daemon. */
-export async function startBareServer(): Promise<BareServer> {
-  const child = owned(spawn(process.execPath, [BARE_SERVER], { stdio: ['ignore', 'pipe', 'inherit'] }));
+/** Spawns a baseline server in its own process, like the daemon, and reads the JSON line it prints. */
+async function spawnBaseline(
+  script: string,
+  args: string[],
+): Promise<{ child: ChildProcess; urls: Record<string, string> }> {
+  const child = owned(spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] }));
   const line = await new Promise<string>((resolvePromise, reject) => {
     let out = '';
-    child.once('exit', (code) => reject(new Error(`bare server exited ${code}`)));
+    child.once('exit', (code) => reject(new Error(`${script} exited ${code}`)));
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
       const nl = out.indexOf('\n');
       if (nl >= 0) resolvePromise(out.slice(0, nl));
     });
   });
-  const { mcp, ws } = JSON.parse(line) as { mcp: string; ws: string };
-  return {
-    mcpUrl: mcp,
-    wsUrl: ws,
-    child,
-    async stop() {
-      child.removeAllListeners('exit');
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      await exited(child);
-    },
-  };
+  return { child, urls: JSON.parse(line) as Record<string, string> };
+}
+
+async function stopBaseline(child: ChildProcess): Promise<void> {
+  child.removeAllListeners('exit');
+  if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+  await exited(child);
+}
+
+/** Starts `dist/bench/bare-server.js`. */
+export async function startBareServer(): Promise<BareServer> {
+  const { child, urls } = await spawnBaseline(BARE_SERVER, []);
+  return { mcpUrl: urls.mcp!, wsUrl: urls.ws!, child, stop: () => stopBaseline(child) };
+}
+
+/**
+ * Starts `dist/bench/bare-generations.js` (row 9's floor): the SDK v2 alone serving both generations,
+ * listing `tool` and answering every call with `result`.
+ */
+export async function startBareGenerations(
+  tool: unknown,
+  result: unknown,
+): Promise<{ mcpUrl: string; stop(): Promise<void> }> {
+  const { child, urls } = await spawnBaseline(BARE_GENERATIONS, [JSON.stringify({ tool, result })]);
+  return { mcpUrl: urls.mcp!, stop: () => stopBaseline(child) };
 }
 
 export function sleep(ms: number): Promise<void> {

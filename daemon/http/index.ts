@@ -8,3 +8,4 @@ export { Flight } from './flight.js';
 export { sendJson } from './json.js';
 export { createOrigins } from './origins.js';
 export { createHttpServer } from './server.js';
+export { TurnLimit } from './turns.js';

@@ -9,12 +9,14 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { isInitializeRequest, type Server } from '@modelcontextprotocol/server';
-import { type EdgeContext, type HttpRoute, sendJson as writeJson } from '../http/index.js';
+import { type EdgeContext, type HttpRoute, TurnLimit, sendJson as writeJson } from '../http/index.js';
 import { type Generation, generationOf, type ModernLeg, sdkRequest } from './generations.js';
 import { type McpSession, type SessionRegistry, sessionTag } from './sessions.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 const CAPABILITY_RE = /^\/mcp\/([^/]+)$/;
+/** MCP requests handled in one event-loop turn at most (http/turns.ts): ~0.5–1 ms each, a few ms a turn. */
+const REQUESTS_PER_TURN = 8;
 
 type Deps = Pick<EdgeContext, 'tokens' | 'origins' | 'log' | 'version' | 'oauthBearer'> & {
   /** Contract 1.3: browser Origins /mcp accepts besides the daemon's own and public_url's. */
@@ -152,6 +154,8 @@ class McpHttp {
   readonly #maxBody: number;
   readonly #listed: Set<string>;
 
+  readonly #turns = new TurnLimit(REQUESTS_PER_TURN);
+
   constructor(deps: Deps) {
     this.#deps = deps;
     this.#maxBody = deps.maxBodyBytes ?? MAX_BODY_BYTES;
@@ -171,6 +175,9 @@ class McpHttp {
     }
     const body = await this.#body(req, res);
     if (body === REFUSED) return true;
+    // A burst is handled a few requests per event-loop turn, in order, so the loop accepts between.
+    const wait = this.#turns.turn();
+    if (wait !== undefined) await wait;
     // Contract 10: a 2026-07-28 request (the per-request envelope) is served per request, without a session.
     // GET and DELETE are session operations (2025); a POST is classified by the SDK's own classifier.
     if (req.method === 'POST' && generationOf(req, body) === 'modern') {

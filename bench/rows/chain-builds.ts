@@ -5,8 +5,8 @@
  * git history into bench/.builds/<commit> and built there once (`npm run build`, this checkout's
  * node_modules; kept for later runs). This checkout's row 4 — real daemons, real MCP clients, one durable
  * commit per call returning — runs against each build's daemon (OGF_BENCH_DAEMON_CLI), at 1 and 10
- * submitters only (OGF_BENCH_ROW4_LEVELS), alternately, five times (once in --quick), and the medians are
- * compared. (Each build's own row 4 was run before; theirs
+ * submitters only (OGF_BENCH_ROW4_LEVELS), alternately, up to five times (once in --quick; at least twice,
+ * fewer than five when the whole run's budget leaves no time for more), and the medians are compared. (Each build's own row 4 was run before; theirs
  * queued every phase on one client and failed at its cap of pending commands on a quiet machine.) A
  * checkout without that history (a shallow clone) gets an info row saying so.
  */
@@ -20,9 +20,11 @@ import { median, type Row, ratioOf } from '../lib/stats.js';
 
 /**
  * Runs of each build, alternated. A run's rate at one submitter moves ±20 % with the machine's phase; five
- * (~8 s each, at the two levels only) fit where three whole row-4 runs did (~31 s each).
+ * (~8 s each, at the two levels only) fit where three whole row-4 runs did (~31 s each). On a slower machine
+ * (~12 s each) five took a third of the whole run's budget, so the rounds stop at `until`, after two.
  */
 const ROUNDS = 5;
+const MIN_ROUNDS = 2;
 const WITHOUT = 'd99152b';
 const WITH = '6519a06';
 const FIGURES = [
@@ -74,7 +76,8 @@ function row4(dir: string, quick: boolean): Record<string, number> {
   return Object.fromEntries(rows.map((row) => [row.figure, row.value]));
 }
 
-export function chainBuilds(quick: boolean): Row[] {
+/** `until`: the performance.now() past which no round starts that the last one says would end later. */
+export function chainBuilds(quick: boolean, until = Number.POSITIVE_INFINITY): Row[] {
   const without = built(WITHOUT);
   const withChain = built(WITH);
   if ('why' in without || 'why' in withChain) {
@@ -90,8 +93,10 @@ export function chainBuilds(quick: boolean): Row[] {
   }
   const runs: Record<'with' | 'without', Array<Record<string, number>>> = { with: [], without: [] };
   for (let round = 0; round < (quick ? 1 : ROUNDS); round++) {
+    const t0 = performance.now();
     runs.without.push(row4(without.dir, quick));
     runs.with.push(row4(withChain.dir, quick));
+    if (round + 1 >= MIN_ROUNDS && performance.now() + (performance.now() - t0) > until) break;
   }
   return FIGURES.map(([at, figure]) => {
     const value = median(runs.with.map((r) => r[figure]!));

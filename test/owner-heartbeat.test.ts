@@ -37,7 +37,8 @@ it('drops an owner that stops answering pings and keeps one that answers', async
   expect(pings).toBeGreaterThanOrEqual(1);
   // Terminated without a closing handshake: the peer sees an abnormal closure.
   expect(closed).toBe(1006);
-  expect(d.stderr()).toContain('owner_heartbeat_lost');
+  // The daemon writes a turn's log lines at the turn's end: wait for the line, not for the close before it.
+  await waitFor(() => d.stderr().includes('owner_heartbeat_lost'), 'the drop to be logged');
   expect(alive.closeCode).toBeUndefined();
   expect((await alive.request({ type: 'history', limit: 1 })).type).toBe('history');
   await alive.close();

@@ -15,7 +15,8 @@ import { type McpSession, type SessionRegistry, sessionTag } from './sessions.js
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 const CAPABILITY_RE = /^\/mcp\/([^/]+)$/;
-/** MCP requests handled in one event-loop turn at most (http/turns.ts): ~0.5–1 ms each, a few ms a turn. */
+// MCP requests handled in one event-loop turn at most (http/turns.ts), so the loop accepts between; asked once
+// a request counts in its client's bound, so a refusal goes at once and one client waits for at most that.
 const REQUESTS_PER_TURN = 8;
 
 type Deps = Pick<EdgeContext, 'tokens' | 'origins' | 'log' | 'version' | 'oauthBearer'> & {
@@ -155,7 +156,6 @@ class McpHttp {
   readonly #listed: Set<string>;
 
   readonly #turns = new TurnLimit(REQUESTS_PER_TURN);
-
   constructor(deps: Deps) {
     this.#deps = deps;
     this.#maxBody = deps.maxBodyBytes ?? MAX_BODY_BYTES;
@@ -175,9 +175,6 @@ class McpHttp {
     }
     const body = await this.#body(req, res);
     if (body === REFUSED) return true;
-    // A burst is handled a few requests per event-loop turn, in order, so the loop accepts between.
-    const wait = this.#turns.turn();
-    if (wait !== undefined) await wait;
     // Contract 10: a 2026-07-28 request (the per-request envelope) is served per request, without a session.
     // GET and DELETE are session operations (2025); a POST is classified by the SDK's own classifier.
     if (req.method === 'POST' && generationOf(req, body) === 'modern') {
@@ -287,6 +284,7 @@ class McpHttp {
       return;
     }
     res.once('close', end);
+    await this.#turns.turn();
     this.#deps.trackModern?.(client, res);
     try {
       await this.#deps.modern.serve(probe, res, body, client);
@@ -328,6 +326,7 @@ class McpHttp {
       }
       res.once('close', end);
     }
+    await this.#turns.turn();
     try {
       await session.transport.handleRequest(req, res, body);
     } catch (e) {
@@ -358,6 +357,7 @@ class McpHttp {
       });
       return;
     }
+    await this.#turns.turn();
     const server = this.#deps.newServer(client, 'legacy');
     let session: McpSession | undefined;
     const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({

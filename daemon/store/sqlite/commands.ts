@@ -222,13 +222,16 @@ export class SqliteCommands {
       if (seq === undefined) return [];
       beforeSeq = seq.seq;
     }
-    // Every command committed before this search in the text index first; when the index cannot be written
-    // (a full disk), the query reads the queued rows' own text instead (search.ts): the search still answers.
+    // A text term: every command committed before this search in the text index first; when the index cannot
+    // be written (a full disk), the query reads the queued rows' own text instead (search.ts). A search
+    // without one reads no index and writes nothing (a policy_test replay's pages: bench row 11).
     let queued = false;
-    try {
-      this.searchIndex.catchUp();
-    } catch {
-      queued = true;
+    if (filter.text?.trim()) {
+      try {
+        this.searchIndex.catchUp();
+      } catch {
+        queued = true;
+      }
     }
     const { sql, params } = searchQuery(filter, beforeSeq, queued);
     const out: Command[] = [];

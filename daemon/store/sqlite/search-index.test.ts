@@ -84,6 +84,17 @@ describe('[c14.search] the text index, written after the commit', () => {
     store.close();
   });
 
+  it('a search without a text term reads, and writes nothing (a policy_test replay pages through it)', () => {
+    const path = fresh();
+    const store = new Store(path, { searchIndexMs: 0 });
+    store.insert(command('c_aaaaaaaa', 'zebra'), audit);
+    expect(store.search({ command: 'mark' }, 10).map((c) => c.id)).toEqual(['c_aaaaaaaa']);
+    expect(store.search({}, 10).map((c) => c.id)).toEqual(['c_aaaaaaaa']);
+    expect(store.search({ text: '  ' }, 10).map((c) => c.id)).toEqual(['c_aaaaaaaa']);
+    expect(look(path)).toEqual({ indexed: 0, queued: 1 });
+    store.close();
+  });
+
   it('the background pass empties the queue by itself, in bounded transactions', async () => {
     const path = fresh();
     const store = new Store(path, { searchIndexMs: 10 });

@@ -19,6 +19,7 @@ import {
   Server,
   type Tool,
 } from '@modelcontextprotocol/server';
+import { readJson } from './lib/read-json.js';
 
 const { tool, result } = JSON.parse(process.argv[2] ?? '{}') as { tool: Tool; result: CallToolResult };
 
@@ -27,21 +28,6 @@ function echoServer(): Server {
   server.setRequestHandler('tools/list', () => ({ tools: [tool] }));
   server.setRequestHandler('tools/call', () => result);
   return server;
-}
-
-function readJson(req: IncomingMessage): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.once('end', () => {
-      try {
-        resolve(chunks.length === 0 ? undefined : JSON.parse(Buffer.concat(chunks).toString('utf8')));
-      } catch (e) {
-        reject(e);
-      }
-    });
-    req.once('error', reject);
-  });
 }
 
 function one(req: IncomingMessage, name: string): string | undefined {

@@ -5,12 +5,13 @@
  * Nothing of ours runs here: this is what the transport alone costs. Prints one JSON line with the URLs.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { WebSocketServer } from 'ws';
+import { readJson } from './lib/read-json.js';
 
 const transports = new Map<string, StreamableHTTPServerTransport>();
 
@@ -24,21 +25,6 @@ function echoServer(): Server {
     return { content: [{ type: 'text', text: JSON.stringify(args) }], structuredContent: args };
   });
   return server;
-}
-
-function readJson(req: IncomingMessage): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.once('end', () => {
-      try {
-        resolve(chunks.length === 0 ? undefined : JSON.parse(Buffer.concat(chunks).toString('utf8')));
-      } catch (e) {
-        reject(e);
-      }
-    });
-    req.once('error', reject);
-  });
 }
 
 const blobs = new Map<number, string>();

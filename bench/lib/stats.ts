@@ -44,6 +44,28 @@ function num(v: number | null, unit = ''): string {
   return `${v.toFixed(digits)}${unit ? ` ${unit}` : ''}`;
 }
 
+/** A line with no goal: `value` beside the baseline measured in the same run, and their ratio. */
+export function infoRow(
+  id: string,
+  figure: string,
+  value: number,
+  unit: string,
+  baseline: number,
+  baselineLabel: string,
+): Row {
+  return {
+    id,
+    figure,
+    value,
+    unit,
+    baseline,
+    baselineLabel,
+    ratio: ratioOf(value, baseline),
+    goal: '—',
+    result: 'info',
+  };
+}
+
 /** The table as fixed-width text (also valid Markdown). */
 export function formatTable(rows: readonly Row[]): string {
   const head = ['row', 'figure', 'value', 'baseline', 'ratio', 'goal', 'result'];

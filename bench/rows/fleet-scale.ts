@@ -14,7 +14,7 @@ import { notMeasured, startFleet } from '../lib/fleet.js';
 import { sampling, type Waits } from '../lib/pg-waits.js';
 import type { Postgres } from '../lib/postgres.js';
 import { cpuMs, type Daemon } from '../lib/procs.js';
-import { quantile, type Row, ratioOf } from '../lib/stats.js';
+import { infoRow, quantile, type Row } from '../lib/stats.js';
 import { type Burst, burst, connectSubmitters, joined, warm } from '../lib/submit.js';
 
 const ID = '18 fleet scale';
@@ -119,17 +119,8 @@ export async function fleetScale(pg: Postgres, quick: boolean): Promise<Row[]> {
     }
     const o = joined(one);
     const f = joined(all);
-    const line = (fig: string, value: number, baseline: number, unit: string, label: string): Row => ({
-      id: ID,
-      figure: fig,
-      value,
-      unit,
-      baseline,
-      baselineLabel: label,
-      ratio: ratioOf(value, baseline),
-      goal: '—',
-      result: 'info',
-    });
+    const line = (fig: string, value: number, baseline: number, unit: string, label: string): Row =>
+      infoRow(ID, fig, value, unit, baseline, label);
     const total = line(figure, f.rate, o.rate, '/s', `1 node × ${PER_NODE}, same database`);
     total.detail = {
       windows_each: rounds,

@@ -28,7 +28,7 @@ import {
   startBareGenerations,
   startDaemon,
 } from '../lib/procs.js';
-import { quantile, type Row, ratioOf } from '../lib/stats.js';
+import { infoRow, quantile, type Row, ratioOf } from '../lib/stats.js';
 
 const ID = '9 generations';
 const MODERN_VERSION = '2026-07-28';
@@ -187,17 +187,8 @@ function rowsOf(
   floor: Pair,
   cpu: { daemonNew: number; daemonOld: number; clientNew: number; clientOld: number },
 ): Row[] {
-  const info = (figure: string, value: number, baseline: number, label: string, unit = 'ms'): Row => ({
-    id: ID,
-    figure,
-    value,
-    unit,
-    baseline,
-    baselineLabel: label,
-    ratio: ratioOf(value, baseline),
-    goal: '—',
-    result: 'info',
-  });
+  const info = (figure: string, value: number, baseline: number, label: string): Row =>
+    infoRow(ID, figure, value, 'ms', baseline, label);
   const median = (xs: number[]) => quantile(xs, 0.5);
   const daemonRatio = ratioOf(median(daemon.modernMs), median(daemon.legacyMs));
   const floorRatio = ratioOf(median(floor.modernMs), median(floor.legacyMs));

@@ -3,7 +3,7 @@
  * its audit entry commit together or not at all.
  */
 import type { AuditEntry, Command, HistorySearch, RetentionRow, State, TasksPage } from '../../core/index.js';
-import { ACTIVE_STATES, FINAL_STATES, HISTORY_MAX_CHARS, inList } from '../rules/index.js';
+import { ACTIVE_STATES, FINAL_STATES, HISTORY_MAX_CHARS, inList, searchTerms } from '../rules/index.js';
 import type { SqliteAudit } from './audit.js';
 import type { Db } from './schema.js';
 import { searchQuery } from './search.js';
@@ -226,7 +226,7 @@ export class SqliteCommands {
     // be written (a full disk), the query reads the queued rows' own text instead (search.ts). A search
     // without one reads no index and writes nothing (a policy_test replay's pages: bench row 11).
     let queued = false;
-    if (filter.text?.trim()) {
+    if (searchTerms(filter).some((t) => t.kind === 'text')) {
       try {
         this.searchIndex.catchUp();
       } catch {

@@ -89,22 +89,55 @@ export function ownOrigin(ctx: EdgeContext, req: IncomingMessage): boolean {
   return origin === undefined || ctx.origins.isAllowedOrigin(origin);
 }
 
-async function postLogin({ ctx, sessions, throttle }: LoginDeps, req: IncomingMessage, res: ServerResponse) {
+async function postLogin(deps: LoginDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const address = req.socket.remoteAddress ?? 'unknown';
+  const token = await readLoginToken(deps.ctx, req, res);
+  if (token === undefined) return;
+  // The client hanging up while its attempt waits takes it out of the queue unchecked.
+  const gone = new AbortController();
+  res.once('close', () => gone.abort());
+  let owner: OwnerCredential | undefined;
+  const outcome = await deps.throttle.attempt(() => {
+    owner = checkToken(deps.ctx, token, address);
+    return owner !== undefined;
+  }, gone.signal);
+  if (outcome === 'gone') return;
+  if (outcome === 'busy') {
+    // Unchecked: this token was not tried. Busy is nobody's failure, so no 429 and no lockout.
+    const s = deps.throttle.retryAfterS();
+    const message = `the daemon is checking other login attempts: try again in ${s} s`;
+    refuse(req, res, 503, 'TooManyAttempts', message, { 'Retry-After': String(s) });
+  } else if (outcome === 'refused' || owner === undefined) {
+    const message = 'that is no owner’s token: open the login URL `ogf-broker token owner` printed for you';
+    refuse(req, res, 401, 'Unauthorized', message);
+  } else {
+    logIn(deps, owner, address, req, res);
+  }
+}
+
+/**
+ * The token of a login POST, once its origin, type, size and shape are right; otherwise undefined, with
+ * the refusal already answered.
+ */
+async function readLoginToken(
+  ctx: EdgeContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<string | undefined> {
   if (!ownOrigin(ctx, req)) {
     refuse(req, res, 403, 'Forbidden', 'Origin: this page may only be posted from the daemon’s own origin');
-    return;
+    return undefined;
   }
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/json') {
     refuse(req, res, 415, 'BadRequest', 'Content-Type must be application/json');
-    return;
+    return undefined;
   }
   const text = await readBody(req, BODY_MAX);
   if (text === undefined) {
     res.once('finish', () => req.destroy());
     refuse(req, res, 413, 'BadRequest', `body must be at most ${BODY_MAX} bytes`, { Connection: 'close' });
-    return;
+    return undefined;
   }
   let token: unknown;
   try {
@@ -114,72 +147,45 @@ async function postLogin({ ctx, sessions, throttle }: LoginDeps, req: IncomingMe
   }
   if (typeof token !== 'string' || token.length === 0 || token.length > 512) {
     refuse(req, res, 400, 'BadRequest', 'body must be {"token": "<owner token>"}');
-    return;
+    return undefined;
   }
-  // The client hanging up while its attempt waits takes it out of the queue unchecked.
-  const gone = new AbortController();
-  res.once('close', () => gone.abort());
-  let owner: OwnerCredential | undefined;
-  const outcome = await throttle.attempt(() => {
-    owner = ctx.tokens.ownerByToken(token);
-    if (owner !== undefined) return true;
-    // Audited when checked, so the audit log counts the attempts the gate let through.
-    ctx.broker.audit({
-      at: new Date().toISOString(),
-      actor: { kind: 'owner', name: 'owner:browser' },
-      action: 'owner_login_refused',
-      detail: { address },
-    });
-    ctx.log.log('warn', 'owner_login_refused', { address });
-    return false;
-  }, gone.signal);
-  switch (outcome) {
-    case 'gone':
-      return;
-    case 'busy': {
-      // Unchecked: this token was not tried. Busy is nobody's failure, so no 429 and no lockout.
-      const s = throttle.retryAfterS();
-      refuse(
-        req,
-        res,
-        503,
-        'TooManyAttempts',
-        `the daemon is checking other login attempts: try again in ${s} s`,
-        {
-          'Retry-After': String(s),
-        },
-      );
-      return;
-    }
-    case 'refused':
-      refuse(
-        req,
-        res,
-        401,
-        'Unauthorized',
-        'that is no owner’s token: open the login URL `ogf-broker token owner` printed for you',
-      );
-      return;
-    case 'accepted': {
-      const session = sessions.create(owner!);
-      ctx.log.log('info', 'owner_login', { address, owner: owner!.name });
-      // Contract 14: who logged in, from where; never the token, the cookie or the panel key.
-      ctx.broker.audit({
-        at: new Date().toISOString(),
-        actor: { kind: 'owner', name: owner!.name },
-        action: 'owner_login',
-        detail: { address, via: 'browser' },
-      });
-      json(
-        req,
-        res,
-        200,
-        { ok: true, key: session.key },
-        { 'Set-Cookie': sessions.cookie(session.id, viaPublicUrl(ctx, req)) },
-      );
-      return;
-    }
-  }
+  return token;
+}
+
+/** Whose token this is, run inside the login gate; a refusal is audited when checked, so the audit log
+ * counts the attempts the gate let through. */
+function checkToken(ctx: EdgeContext, token: string, address: string): OwnerCredential | undefined {
+  const owner = ctx.tokens.ownerByToken(token);
+  if (owner !== undefined) return owner;
+  ctx.broker.audit({
+    at: new Date().toISOString(),
+    actor: { kind: 'owner', name: 'owner:browser' },
+    action: 'owner_login_refused',
+    detail: { address },
+  });
+  ctx.log.log('warn', 'owner_login_refused', { address });
+  return undefined;
+}
+
+/** A right token: a new session, its cookie and panel key in the answer, the login audited. */
+function logIn(
+  { ctx, sessions }: LoginDeps,
+  owner: OwnerCredential,
+  address: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+): void {
+  const session = sessions.create(owner);
+  ctx.log.log('info', 'owner_login', { address, owner: owner.name });
+  // Contract 14: who logged in, from where; never the token, the cookie or the panel key.
+  ctx.broker.audit({
+    at: new Date().toISOString(),
+    actor: { kind: 'owner', name: owner.name },
+    action: 'owner_login',
+    detail: { address, via: 'browser' },
+  });
+  const cookie = sessions.cookie(session.id, viaPublicUrl(ctx, req));
+  json(req, res, 200, { ok: true, key: session.key }, { 'Set-Cookie': cookie });
 }
 
 /** The login, logout and session-probe routes, and `GET /` (the panel, or the login page without a session). */

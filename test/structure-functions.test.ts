@@ -31,8 +31,6 @@ const BRIDGE = 'bridge-client/ was being reworked beside this check (issue 37 it
  * property it is assigned to, or `<the function it is written in>/<callee>()` for an arrow passed to a call.
  */
 const EXCEPTIONS: Array<[string, string]> = [
-  ['daemon/oauth/owner-routes.ts#oauthOwnerRoutes', OWNER],
-  ['daemon/oauth/owner-routes.ts#oauthOwnerRoutes/<anonymous>', OWNER],
   ['owner-ui/panel/allow.ts##form', PANEL],
   ['owner-ui/panel/card.ts#buildCard', PANEL],
   ['owner-ui/consent/consent.ts#render', PANEL],

@@ -81,15 +81,18 @@ export function oauthOffRoute(door: OwnerDoor): HttpRoute {
   };
 }
 
+/** One signed-in owner's request to an `/owner/oauth/` route. */
+interface OwnerCall {
+  door: OwnerDoor;
+  oauth: OAuthServer;
+  owner: string;
+  req: IncomingMessage;
+  res: ServerResponse;
+  url: URL;
+}
+
 /** The routes while OAuth is on. */
 export function oauthOwnerRoutes(door: OwnerDoor, oauth: OAuthServer): HttpRoute {
-  const json = door.json;
-  const postAllowed = (req: IncomingMessage): boolean => {
-    const origin = req.headers.origin;
-    const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-    return (origin === undefined || door.isAllowedOrigin(origin)) && type === 'application/json';
-  };
-
   return async (req, res, url) => {
     const path = url.pathname;
     const m = req.method;
@@ -103,119 +106,104 @@ export function oauthOwnerRoutes(door: OwnerDoor, oauth: OAuthServer): HttpRoute
       refuse(door, req, res, 401, 'Unauthorized', 'sign in to the owner panel first');
       return true;
     }
-    if (m === 'POST' && !postAllowed(req)) {
-      refuse(
-        door,
-        req,
-        res,
-        403,
-        'Forbidden',
-        'only the panel’s own pages may post here, as application/json',
-      );
+    if (m === 'POST' && !postAllowed(door, req)) {
+      const message = 'only the panel’s own pages may post here, as application/json';
+      refuse(door, req, res, 403, 'Forbidden', message);
       return true;
     }
+    const call: OwnerCall = { door, oauth, owner, req, res, url };
     const consent = CONSENT_RE.exec(path);
-    if (consent !== null && m === 'GET') {
-      const view = await oauth.consent(consent[1]!);
-      if (view === undefined)
-        refuse(
-          door,
-          req,
-          res,
-          404,
-          'NotFound',
-          'this connection request is no longer waiting (expired or decided); connect again from the AI',
-        );
-      else json(req, res, 200, { consent: view });
-      return true;
-    }
-    if (consent !== null && m === 'POST') {
-      const body = await readJson(req);
-      const allow = body?.decision === 'allow' ? true : body?.decision === 'deny' ? false : undefined;
-      const name = body?.client_name;
-      if (allow === undefined || (allow && typeof name !== 'string')) {
-        refuse(
-          door,
-          req,
-          res,
-          400,
-          'BadMessage',
-          'body must be {"decision":"allow","client_name":"<name>","inherit"?:true} or {"decision":"deny"}',
-        );
-        return true;
-      }
-      // Contract 15 (v4): `inherit: true` is the ticked box for a used name; the daemon checks it.
-      const out = await oauth.decide(
-        consent[1]!,
-        owner,
-        allow,
-        typeof name === 'string' ? name : '',
-        body?.inherit === true,
-      );
-      if ('error' in out) refuse(door, req, res, 400, 'BadMessage', out.error);
-      else {
-        door.log.log('info', allow ? 'oauth_consent_allowed' : 'oauth_consent_denied', { owner });
-        json(req, res, 200, { ok: true, redirect: out.redirect });
-      }
-      return true;
-    }
-    if (path === '/owner/oauth/name' && m === 'GET') {
-      // The card's check as the owner types (contract 15 v4): refused, or what the name would inherit.
-      const name = url.searchParams.get('client_name') ?? '';
-      const check = await oauth.checkName(name);
-      json(req, res, 200, {
-        client_name: name.slice(0, 64),
-        ...(check.kind === 'refused' ? { refused: check.message } : {}),
-        ...(check.kind === 'used' ? { inherits: check.inherits } : {}),
-      });
-      return true;
-    }
-    if (path === '/owner/oauth/clients' && m === 'GET') {
-      const list = await oauth.list();
-      json(req, res, 200, {
-        enabled: true,
-        clients: list.map((c) => ({
-          client_name: c.client_name,
-          client_id: c.client_id,
-          client_id_host: c.client_host,
-          redirect_host: c.redirect_host,
-          connected_at: c.connected_at,
-          last_used_at: c.last_used_at,
-          grants: c.grants,
-        })),
-      });
-      return true;
-    }
-    if (path === '/owner/oauth/disconnect' && m === 'POST') {
-      const body = await readJson(req);
-      const name = body?.client_name;
-      const endGrants = body?.end_grants;
-      if (typeof name !== 'string' || (endGrants !== undefined && typeof endGrants !== 'boolean')) {
-        refuse(
-          door,
-          req,
-          res,
-          400,
-          'BadMessage',
-          'body must be {"client_name":"<name>","end_grants"?:false}',
-        );
-        return true;
-      }
-      // Contract 15 (v4): the grants end with the connection unless the owner unticked the box.
-      const ended = await oauth.disconnectByName(name, owner, endGrants !== false);
-      if (ended === undefined)
-        refuse(
-          door,
-          req,
-          res,
-          404,
-          'NotFound',
-          `no connected client is named ${JSON.stringify(name.slice(0, 64))}`,
-        );
-      else json(req, res, 200, { ok: true, grants_ended: ended.grants_ended });
-      return true;
-    }
-    refuse(door, req, res, 404, 'NotFound', 'no such owner OAuth route');
+    if (consent !== null && m === 'GET') await showConsent(call, consent[1]!);
+    else if (consent !== null && m === 'POST') await decideConsent(call, consent[1]!);
+    else if (path === '/owner/oauth/name' && m === 'GET') await checkName(call);
+    else if (path === '/owner/oauth/clients' && m === 'GET') await listClients(call);
+    else if (path === '/owner/oauth/disconnect' && m === 'POST') await disconnect(call);
+    else refuse(door, req, res, 404, 'NotFound', 'no such owner OAuth route');
     return true;
   };
+}
+
+/** A POST from one of the daemon's own pages (or no browser at all), as JSON: no cross-site form. */
+function postAllowed(door: OwnerDoor, req: IncomingMessage): boolean {
+  const origin = req.headers.origin;
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  return (origin === undefined || door.isAllowedOrigin(origin)) && type === 'application/json';
+}
+
+/** The consent page's content: what is asking to connect. */
+async function showConsent({ door, oauth, req, res }: OwnerCall, id: string): Promise<void> {
+  const view = await oauth.consent(id);
+  if (view !== undefined) door.json(req, res, 200, { consent: view });
+  else {
+    const message =
+      'this connection request is no longer waiting (expired or decided); connect again from the AI';
+    refuse(door, req, res, 404, 'NotFound', message);
+  }
+}
+
+/** The owner's Allow (with the client's name) or Deny on the consent page. */
+async function decideConsent({ door, oauth, owner, req, res }: OwnerCall, id: string): Promise<void> {
+  const body = await readJson(req);
+  const allow = body?.decision === 'allow' ? true : body?.decision === 'deny' ? false : undefined;
+  const name = body?.client_name;
+  if (allow === undefined || (allow && typeof name !== 'string')) {
+    const message =
+      'body must be {"decision":"allow","client_name":"<name>","inherit"?:true} or {"decision":"deny"}';
+    refuse(door, req, res, 400, 'BadMessage', message);
+    return;
+  }
+  // Contract 15 (v4): `inherit: true` is the ticked box for a used name; the daemon checks it.
+  const clientName = typeof name === 'string' ? name : '';
+  const out = await oauth.decide(id, owner, allow, clientName, body?.inherit === true);
+  if ('error' in out) refuse(door, req, res, 400, 'BadMessage', out.error);
+  else {
+    door.log.log('info', allow ? 'oauth_consent_allowed' : 'oauth_consent_denied', { owner });
+    door.json(req, res, 200, { ok: true, redirect: out.redirect });
+  }
+}
+
+/** The card's check as the owner types (contract 15 v4): refused, or what the name would inherit. */
+async function checkName({ door, oauth, req, res, url }: OwnerCall): Promise<void> {
+  const name = url.searchParams.get('client_name') ?? '';
+  const check = await oauth.checkName(name);
+  door.json(req, res, 200, {
+    client_name: name.slice(0, 64),
+    ...(check.kind === 'refused' ? { refused: check.message } : {}),
+    ...(check.kind === 'used' ? { inherits: check.inherits } : {}),
+  });
+}
+
+/** The connected clients, for the panel's list. */
+async function listClients({ door, oauth, req, res }: OwnerCall): Promise<void> {
+  const list = await oauth.list();
+  door.json(req, res, 200, {
+    enabled: true,
+    clients: list.map((c) => ({
+      client_name: c.client_name,
+      client_id: c.client_id,
+      client_id_host: c.client_host,
+      redirect_host: c.redirect_host,
+      connected_at: c.connected_at,
+      last_used_at: c.last_used_at,
+      grants: c.grants,
+    })),
+  });
+}
+
+/** Disconnect: the client's tokens end, and its grants unless the owner unticked the box. */
+async function disconnect({ door, oauth, owner, req, res }: OwnerCall): Promise<void> {
+  const body = await readJson(req);
+  const name = body?.client_name;
+  const endGrants = body?.end_grants;
+  if (typeof name !== 'string' || (endGrants !== undefined && typeof endGrants !== 'boolean')) {
+    refuse(door, req, res, 400, 'BadMessage', 'body must be {"client_name":"<name>","end_grants"?:false}');
+    return;
+  }
+  // Contract 15 (v4): the grants end with the connection unless the owner unticked the box.
+  const ended = await oauth.disconnectByName(name, owner, endGrants !== false);
+  if (ended !== undefined) door.json(req, res, 200, { ok: true, grants_ended: ended.grants_ended });
+  else {
+    const message = `no connected client is named ${JSON.stringify(name.slice(0, 64))}`;
+    refuse(door, req, res, 404, 'NotFound', message);
+  }
 }

@@ -2,10 +2,9 @@
  * Issue 37 item 4, beside the file-length check (structure-imports.test.ts): a file under its cap can still
  * hold one function that does everything (Daemon.start was 247 lines, createMcpHttpRoute 189). Every
  * function, method, constructor, accessor and arrow function of the product (daemon/, bridge-client/,
- * owner-ui/, examples/; tests excluded) is measured by TypeScript's own reading of the file, from its first
+ * owner-ui/, common/, examples/; tests excluded) is measured by TypeScript's own reading of the file, from its first
  * token to its last (its doc comment excluded, the functions nested in it included), and none is past
- * FUNCTION_MAX_LINES — except those listed in EXCEPTIONS, each with its reason. A long function is split
- * into named steps, not cut into files.
+ * FUNCTION_MAX_LINES, with no exceptions. A long function is split into named steps, not cut into files.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,28 +12,10 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const root = join(import.meta.dirname, '..');
-const PRODUCT = ['daemon', 'bridge-client', 'owner-ui', 'examples'];
+const PRODUCT = ['common', 'daemon', 'bridge-client', 'owner-ui', 'examples'];
 
 /** The longest a function may be, in lines. */
 const FUNCTION_MAX_LINES = 80;
-
-/**
- * Why the long functions of the folders issue 37 item 1 reworked (the owner protocol moved to common/, the
- * panel bundled) are still long: that work and this one ran side by side, each keeping to its own folders.
- */
-const OWNER = 'daemon/owner/ was being reworked beside this check (issue 37 item 1): split into steps next';
-const PANEL = 'owner-ui/ was being rebuilt beside this check (issue 37 items 1, 6): split into steps next';
-const BRIDGE = 'bridge-client/ was being reworked beside this check (issue 37 item 1): split into steps next';
-
-/**
- * Functions past the cap for now: ['file#name', why]. `name` is the function's own name, or the variable or
- * property it is assigned to, or `<the function it is written in>/<callee>()` for an arrow passed to a call.
- */
-const EXCEPTIONS: Array<[string, string]> = [
-  ['owner-ui/panel/allow.ts##form', PANEL],
-  ['owner-ui/panel/card.ts#buildCard', PANEL],
-  ['owner-ui/consent/consent.ts#render', PANEL],
-];
 
 /** The product's .ts files (tests excluded), relative to the repository, with '/' separators. */
 function productFiles(): string[] {
@@ -53,7 +34,7 @@ function productFiles(): string[] {
 
 /**
  * What a function is called: its own name, or the variable or property it is the value of; an arrow passed
- * to a call is `<the function it is written in>/<the callee>()`, so an exception does not move with a line.
+ * to a call is `<the function it is written in>/<the callee>()`, so a name does not move with a line.
  */
 function nameOf(node: ts.SignatureDeclaration, source: ts.SourceFile): string {
   if (ts.isConstructorDeclaration(node)) return 'constructor';
@@ -101,16 +82,9 @@ describe('functions of one step (issue 37 item 4)', () => {
   const long = productFiles().flatMap((file) =>
     longFunctions(file, readFileSync(join(root, file), 'utf8'), FUNCTION_MAX_LINES),
   );
-  const key = (entry: string): string => entry.slice(0, entry.lastIndexOf(':'));
 
-  it(`no product function is past ${FUNCTION_MAX_LINES} lines (or a listed exception)`, () => {
-    const listed = new Set(EXCEPTIONS.map(([k]) => k));
-    expect(long.filter((entry) => !listed.has(key(entry)))).toEqual([]);
-  });
-
-  it('every exception is still past the cap', () => {
-    const past = new Set(long.map(key));
-    expect(EXCEPTIONS.map(([k]) => k).filter((k) => !past.has(k))).toEqual([]);
+  it(`no product function is past ${FUNCTION_MAX_LINES} lines`, () => {
+    expect(long).toEqual([]);
   });
 
   it('the check sees a long function, method, arrow function and accessor', () => {

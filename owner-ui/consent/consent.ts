@@ -155,27 +155,98 @@ async function decide(
   msg.textContent = body.error?.message ?? `Refused (HTTP ${r.status}).`;
 }
 
-function render(view: ConsentView): void {
-  const nameInput = el('input', {
-    id: 'client-name',
-    name: 'client_name',
-    value: view.suggested_name,
-    autocomplete: 'off',
-    spellcheck: 'false',
-    maxlength: 32,
-    'aria-describedby': 'client-name-help',
-  });
-  const help = el(
-    'p',
-    { id: 'client-name-help', class: 'hint' },
-    'Lower-case letters, digits, - and _; starts with a letter; at most 32. Its requests show this name, and it sees only its own.',
-  );
-  const inheritInput = el('input', { type: 'checkbox', id: 'inherit-name', name: 'inherit' });
-  const inheritText = el('span', {});
-  const inheritBox = el('label', { class: 'inherit', for: 'inherit-name' }, inheritInput, ' ', inheritText);
-  inheritBox.hidden = true;
-  const allow = el('button', { type: 'button', class: 'approve', 'data-action': 'allow' }, 'Allow');
-  const deny = el('button', { type: 'button', class: 'deny', 'data-action': 'deny' }, 'Deny');
+/**
+ * The client name's field and its checks as the owner types: its pattern, and (contract 15 v4) what a
+ * name used before inherits, in a box Allow needs ticked. The daemon is asked as the owner types (the
+ * latest answer wins), and checks the tick itself on Allow.
+ */
+class NameField {
+  readonly input: HTMLInputElement;
+  readonly help: HTMLElement;
+  readonly inheritBox: HTMLElement;
+  readonly #inheritInput: HTMLInputElement;
+  readonly #inheritText: HTMLElement;
+  #asked = 0;
+  /** Where the card says what is wrong (set once the card is built). */
+  msg: HTMLElement | undefined;
+
+  constructor(suggested: string) {
+    this.input = el('input', {
+      id: 'client-name',
+      name: 'client_name',
+      value: suggested,
+      autocomplete: 'off',
+      spellcheck: 'false',
+      maxlength: 32,
+      'aria-describedby': 'client-name-help',
+    });
+    this.help = el(
+      'p',
+      { id: 'client-name-help', class: 'hint' },
+      'Lower-case letters, digits, - and _; starts with a letter; at most 32. Its requests show this name, and it sees only its own.',
+    );
+    this.#inheritInput = el('input', { type: 'checkbox', id: 'inherit-name', name: 'inherit' });
+    this.#inheritText = el('span', {});
+    this.inheritBox = el(
+      'label',
+      { class: 'inherit', for: 'inherit-name' },
+      this.#inheritInput,
+      ' ',
+      this.#inheritText,
+    );
+    this.inheritBox.hidden = true;
+    this.input.addEventListener('input', () => {
+      if (this.valid()) void this.lookUp();
+      else {
+        this.#asked++;
+        this.#hideInherit();
+      }
+    });
+  }
+
+  /** Whether the name matches the pattern; says so on the card when not. */
+  valid(): boolean {
+    const ok = NAME_RE.test(this.input.value);
+    this.input.setAttribute('aria-invalid', ok ? 'false' : 'true');
+    if (this.msg !== undefined)
+      this.msg.textContent = ok ? '' : 'Client name: must match ^[a-z][a-z0-9_-]{0,31}$';
+    return ok;
+  }
+
+  /** Whether the inherit box is shown (so Allow needs it ticked), and whether it is ticked. */
+  inheritance(): { shown: boolean; ticked: boolean } {
+    return { shown: !this.inheritBox.hidden, ticked: !this.inheritBox.hidden && this.#inheritInput.checked };
+  }
+
+  /** Asks the daemon what this name would be: refused, or what it inherits (the box then shows). */
+  async lookUp(): Promise<void> {
+    const mine = ++this.#asked;
+    const name = this.input.value;
+    this.#hideInherit();
+    if (!NAME_RE.test(name)) return;
+    const answer = await askName(name);
+    if (mine !== this.#asked || answer === undefined) return;
+    if (answer.refused !== undefined && this.msg !== undefined) this.msg.textContent = answer.refused;
+    if (answer.inherits !== undefined) {
+      this.#inheritText.textContent = `${answer.inherits.text}. Give this connection all of it`;
+      guard.change(() => {
+        this.inheritBox.hidden = false;
+      });
+    }
+  }
+
+  /** The box coming or going moves Allow: inert again for a second (click-safety.ts), as any move. */
+  #hideInherit(): void {
+    if (this.inheritBox.hidden) return;
+    this.#inheritInput.checked = false;
+    guard.change(() => {
+      this.inheritBox.hidden = true;
+    });
+  }
+}
+
+/** The decision card: who asks (its own name and its client_id's host), where answers go, the name field. */
+function consentCard(view: ConsentView, name: NameField, allow: HTMLElement, deny: HTMLElement): HTMLElement {
   const who =
     view.kind === 'cimd' && view.client_id_host !== undefined
       ? el('strong', { class: 'host' }, view.client_id_host)
@@ -184,7 +255,7 @@ function render(view: ConsentView): void {
           { class: 'unverified' },
           'none: it registered itself here, so nothing vouches for its name',
         );
-  const card = el(
+  return el(
     'article',
     { class: 'card state-awaiting_review consent-card', 'aria-labelledby': 'consent-title', tabindex: '-1' },
     el('h2', { id: 'consent-title' }, 'An AI asks to connect to this daemon'),
@@ -197,9 +268,9 @@ function render(view: ConsentView): void {
       row('Client ID', el('code', {}, view.client_id)),
     ),
     el('label', { for: 'client-name' }, 'Client name for this connection'),
-    nameInput,
-    help,
-    inheritBox,
+    name.input,
+    name.help,
+    name.inheritBox,
     el(
       'p',
       { class: 'hint' },
@@ -208,55 +279,23 @@ function render(view: ConsentView): void {
     el('div', { class: 'controls' }, allow, deny),
     el('p', { class: 'card-msg', role: 'alert' }),
   );
-  const check = () => {
-    const ok = NAME_RE.test(nameInput.value);
-    nameInput.setAttribute('aria-invalid', ok ? 'false' : 'true');
-    const msg = card.querySelector<HTMLElement>('.card-msg')!;
-    msg.textContent = ok ? '' : 'Client name: must match ^[a-z][a-z0-9_-]{0,31}$';
-    return ok;
-  };
-  // Contract 15 (v4): a name used before shows what it inherits, in a box Allow needs ticked. The
-  // daemon is asked as the owner types (the latest answer wins), and checks the tick itself on Allow.
-  let asked = 0;
-  // The box coming or going moves Allow: inert again for a second (click-safety.ts), as any move.
-  const hideInherit = () => {
-    if (inheritBox.hidden) return;
-    inheritInput.checked = false;
-    guard.change(() => {
-      inheritBox.hidden = true;
-    });
-  };
-  const lookUp = async () => {
-    const mine = ++asked;
-    const name = nameInput.value;
-    hideInherit();
-    if (!NAME_RE.test(name)) return;
-    const answer = await askName(name);
-    if (mine !== asked || answer === undefined) return;
-    const msg = card.querySelector<HTMLElement>('.card-msg')!;
-    if (answer.refused !== undefined) msg.textContent = answer.refused;
-    if (answer.inherits !== undefined) {
-      inheritText.textContent = `${answer.inherits.text}. Give this connection all of it`;
-      guard.change(() => {
-        inheritBox.hidden = false;
-      });
-    }
-  };
-  nameInput.addEventListener('input', () => {
-    if (check()) void lookUp();
-    else {
-      asked++;
-      hideInherit();
-    }
-  });
+}
+
+function render(view: ConsentView): void {
+  const name = new NameField(view.suggested_name);
+  const allow = el('button', { type: 'button', class: 'approve', 'data-action': 'allow' }, 'Allow');
+  const deny = el('button', { type: 'button', class: 'deny', 'data-action': 'deny' }, 'Deny');
+  const card = consentCard(view, name, allow, deny);
+  const msg = card.querySelector<HTMLElement>('.card-msg')!;
+  name.msg = msg;
   allow.addEventListener('click', () => {
-    if (guard.isInert(card) || busy || !check()) return;
-    if (!inheritBox.hidden && !inheritInput.checked) {
-      const msg = card.querySelector<HTMLElement>('.card-msg')!;
-      msg.textContent = `Tick the box to give ${nameInput.value} its history and grants, or choose another name.`;
+    if (guard.isInert(card) || busy || !name.valid()) return;
+    const inherit = name.inheritance();
+    if (inherit.shown && !inherit.ticked) {
+      msg.textContent = `Tick the box to give ${name.input.value} its history and grants, or choose another name.`;
       return;
     }
-    void decide(view.id, card, 'allow', nameInput.value, !inheritBox.hidden && inheritInput.checked);
+    void decide(view.id, card, 'allow', name.input.value, inherit.ticked);
   });
   deny.addEventListener('click', () => {
     if (guard.isInert(card) || busy) return;
@@ -264,7 +303,7 @@ function render(view: ConsentView): void {
   });
   status.textContent = '';
   guard.change(() => slot.replaceChildren(card));
-  void lookUp();
+  void name.lookUp();
   // Back in view after being hidden: inert again, as every decision card (click-safety.ts).
   document.addEventListener('visibilitychange', () => {
     if (document.visibilityState === 'visible') guard.hold(card);

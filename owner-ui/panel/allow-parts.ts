@@ -1,12 +1,118 @@
 /**
  * The parts of the Allow… dialog's form (allow.ts) that hold no state: a radio choice with its hint, the
- * node choice (contract 16 v4), and "any arguments" in words for a command. Apart so the dialog's file keeps
- * to its job: what the owner chose, tested and sent.
+ * scope, node and time choices (contract 16 v4, 18), the uses and note fields, and "any arguments" in words
+ * for a command. Apart so the dialog's file keeps to its job: what the owner chose, tested and sent.
  */
 import type { View } from '../../common/owner-messages.js';
 import { el } from '../dom.js';
-import { argNames } from './args-loader.js';
+import { pathScopes } from './allow-paths.js';
+import { argNames, argsSection } from './args-loader.js';
 import { kindCard } from './kinds.js';
+
+const TIMES: Array<[number, string]> = [
+  [900, '15 min'],
+  [3600, '1 h'],
+  [28_800, '8 h'],
+  [86_400, '1 day'],
+];
+export const USES_MAX = 10_000;
+export const NOTE_MAX = 500;
+
+/** What the dialog says it does, naming the command and the client. */
+export function allowWhat(v: View): HTMLElement {
+  return el(
+    'p',
+    { class: 'allow-what' },
+    'Approves this request now, and lets the same requests of ',
+    el('code', {}, v.command),
+    ' from ',
+    el('strong', {}, v.client),
+    ' through without asking you, for the time you choose. Revoke it any time under “Allowed for a while”.',
+  );
+}
+
+/** "Which requests": these exact arguments, any, or (contract 11) the paths under a folder of an argument. */
+export function scopeChoice(v: View): HTMLElement {
+  // "These exact arguments" are the whole ones, also when the View holds a preview: the grant matches
+  // them all (the daemon takes them from the command), and the dialog offers to load them to read.
+  const exactArgs =
+    Object.keys(v.args).length === 0 && v.args_truncated !== true
+      ? el('span', { class: 'allow-hint' }, 'no arguments, exactly as now')
+      : el('div', { class: 'allow-args' }, argsSection(v, 'The arguments of this request', true));
+  return el(
+    'fieldset',
+    {},
+    el('legend', {}, 'Which requests'),
+    radio('scope', 'exact', true, 'These exact arguments', exactArgs),
+    radio('scope', 'any', false, 'Any arguments', el('span', { class: 'allow-hint' }, anyWords(v))),
+    // Contract 11: each folder of each argument holding an absolute path, and its parents up to `/`.
+    ...pathScopes(v).map((s, i) =>
+      radio('scope', `under-${i}`, false, el('span', {}, `${s.arg}: paths under `, el('code', {}, s.dir))),
+    ),
+  );
+}
+
+/** Where the chosen scope's grant (or rule) and its test against the past are shown. */
+export function grantLine(): HTMLElement {
+  return el(
+    'div',
+    { class: 'allow-grant', 'aria-live': 'polite' },
+    el('span', { class: 'allow-label' }, 'The grant: '),
+    el('code', { id: 'allow-expression' }),
+    el('p', { id: 'allow-test', class: 'allow-hint' }),
+  );
+}
+
+/** "For how long": the grant's times, or (contract 18) "Always", an owner's rule shared by every node. */
+export function timeChoice(): HTMLElement {
+  const always = el(
+    'span',
+    { class: 'allow-hint' },
+    'a rule, on every node, until you disable or remove it under Rules',
+  );
+  return el(
+    'fieldset',
+    { class: 'allow-times' },
+    el('legend', {}, 'For how long'),
+    ...TIMES.map(([s, words], i) => radio('ttl', String(s), i === 0, words)),
+    radio('ttl', 'always', false, 'Always', always),
+  );
+}
+
+/** The optional use count and note, with their labels. */
+export function usesAndNote(): { fields: HTMLElement[]; uses: HTMLInputElement; note: HTMLInputElement } {
+  const uses = el('input', {
+    type: 'number',
+    id: 'allow-uses',
+    name: 'uses',
+    min: 1,
+    max: USES_MAX,
+    step: 1,
+    inputmode: 'numeric',
+    placeholder: 'unlimited',
+    'aria-describedby': 'allow-uses-hint',
+  });
+  const note = el('input', {
+    type: 'text',
+    id: 'allow-note',
+    name: 'note',
+    maxlength: NOTE_MAX,
+    autocomplete: 'off',
+    placeholder: 'Why you allow it (shown in the list)',
+  });
+  const usesHint = `1 to ${USES_MAX}; empty: as often as asked within the time. This approval does not count.`;
+  const fields = [
+    el(
+      'div',
+      { class: 'allow-field' },
+      el('label', { for: 'allow-uses' }, 'How many times (optional)'),
+      uses,
+      el('span', { id: 'allow-uses-hint', class: 'allow-hint' }, usesHint),
+    ),
+    el('div', { class: 'allow-field' }, el('label', { for: 'allow-note' }, 'Note (optional)'), note),
+  ];
+  return { fields, uses, note };
+}
 
 /**
  * Contract 16 (v4): a grant approves its node's commands only (the card's, by default); with several nodes

@@ -11,10 +11,18 @@
  */
 import type { View } from '../../common/owner-messages.js';
 import { el } from '../dom.js';
-import { anyWords, nodeChoice, radio } from './allow-parts.js';
+import {
+  allowWhat,
+  grantLine,
+  NOTE_MAX,
+  nodeChoice,
+  scopeChoice,
+  timeChoice,
+  USES_MAX,
+  usesAndNote,
+} from './allow-parts.js';
 import { pathScopes, testWords } from './allow-paths.js';
 import { type AlwaysScope, alwaysExpression } from './always.js';
-import { argsSection } from './args-loader.js';
 import { kindCard } from './kinds.js';
 
 export { anyWords } from './allow-parts.js';
@@ -35,15 +43,6 @@ export interface AllowChoice {
   /** Contract 16 (v4): `*` when the owner chose every node; absent, the daemon takes the card's node. */
   node?: string;
 }
-
-const TIMES: Array<[number, string]> = [
-  [900, '15 min'],
-  [3600, '1 h'],
-  [28_800, '8 h'],
-  [86_400, '1 day'],
-];
-const USES_MAX = 10_000;
-const NOTE_MAX = 500;
 
 /** True when the daemon may grant this card's command: its kind says (owner-ui/kinds.ts; never a cue). */
 export function grantable(v: View): boolean {
@@ -137,101 +136,20 @@ export class AllowDialog {
     s.afterClose(choice !== undefined);
   }
 
+  /** The dialog's form for card `v`, its parts from allow-parts.ts, wired to this dialog. */
   #form(v: View): HTMLFormElement {
-    // "These exact arguments" are the whole ones, also when the View holds a preview: the grant matches
-    // them all (the daemon takes them from the command), and the dialog offers to load them to read.
-    const exactArgs =
-      Object.keys(v.args).length === 0 && v.args_truncated !== true
-        ? el('span', { class: 'allow-hint' }, 'no arguments, exactly as now')
-        : el('div', { class: 'allow-args' }, argsSection(v, 'The arguments of this request', true));
-    const uses = el('input', {
-      type: 'number',
-      id: 'allow-uses',
-      name: 'uses',
-      min: 1,
-      max: USES_MAX,
-      step: 1,
-      inputmode: 'numeric',
-      placeholder: 'unlimited',
-      'aria-describedby': 'allow-uses-hint',
-    });
-    const note = el('input', {
-      type: 'text',
-      id: 'allow-note',
-      name: 'note',
-      maxlength: NOTE_MAX,
-      autocomplete: 'off',
-      placeholder: 'Why you allow it (shown in the list)',
-    });
+    const { fields, uses, note } = usesAndNote();
     const error = el('p', { class: 'allow-error', role: 'alert' });
-    const scopes = pathScopes(v);
     const form = el(
       'form',
       { method: 'dialog', class: 'allow-form', novalidate: true },
       el('h2', { id: 'allow-title' }, 'Approve and allow the same again'),
-      el(
-        'p',
-        { class: 'allow-what' },
-        'Approves this request now, and lets the same requests of ',
-        el('code', {}, v.command),
-        ' from ',
-        el('strong', {}, v.client),
-        ' through without asking you, for the time you choose. Revoke it any time under “Allowed for a while”.',
-      ),
-      el(
-        'fieldset',
-        {},
-        el('legend', {}, 'Which requests'),
-        radio('scope', 'exact', true, 'These exact arguments', exactArgs),
-        radio('scope', 'any', false, 'Any arguments', el('span', { class: 'allow-hint' }, anyWords(v))),
-        // Contract 11: each folder of each argument holding an absolute path, and its parents up to `/`.
-        ...scopes.map((s, i) =>
-          radio(
-            'scope',
-            `under-${i}`,
-            false,
-            el('span', {}, `${s.arg}: paths under `, el('code', {}, s.dir)),
-          ),
-        ),
-      ),
+      allowWhat(v),
+      scopeChoice(v),
       nodeChoice(v),
-      el(
-        'div',
-        { class: 'allow-grant', 'aria-live': 'polite' },
-        el('span', { class: 'allow-label' }, 'The grant: '),
-        el('code', { id: 'allow-expression' }),
-        el('p', { id: 'allow-test', class: 'allow-hint' }),
-      ),
-      el(
-        'fieldset',
-        { class: 'allow-times' },
-        el('legend', {}, 'For how long'),
-        ...TIMES.map(([s, words], i) => radio('ttl', String(s), i === 0, words)),
-        // Contract 18: "Always" saves an owner's rule instead of a grant (shared by every node).
-        radio(
-          'ttl',
-          'always',
-          false,
-          'Always',
-          el(
-            'span',
-            { class: 'allow-hint' },
-            'a rule, on every node, until you disable or remove it under Rules',
-          ),
-        ),
-      ),
-      el(
-        'div',
-        { class: 'allow-field' },
-        el('label', { for: 'allow-uses' }, 'How many times (optional)'),
-        uses,
-        el(
-          'span',
-          { id: 'allow-uses-hint', class: 'allow-hint' },
-          `1 to ${USES_MAX}; empty: as often as asked within the time. This approval does not count.`,
-        ),
-      ),
-      el('div', { class: 'allow-field' }, el('label', { for: 'allow-note' }, 'Note (optional)'), note),
+      grantLine(),
+      timeChoice(),
+      ...fields,
       error,
       el(
         'div',
@@ -240,6 +158,16 @@ export class AllowDialog {
         el('button', { type: 'submit', class: 'approve' }, 'Approve and allow'),
       ),
     );
+    this.#wire(form, v, () => {
+      const choice = this.#read(form, v, uses, note);
+      if (typeof choice === 'string') error.textContent = choice;
+      else this.#finish(choice);
+    });
+    return form;
+  }
+
+  /** The form's behaviour: Cancel, the grant shown following the choice, Enter on a radio, and submit. */
+  #wire(form: HTMLFormElement, v: View, submit: () => void): void {
     form.querySelector('button[value=cancel]')?.addEventListener('click', () => this.#finish(undefined));
     // Contract 11: the grant's expression and its test against the past follow the scope chosen.
     form.addEventListener('change', (e) => {
@@ -258,14 +186,8 @@ export class AllowDialog {
     });
     form.addEventListener('submit', (e) => {
       e.preventDefault();
-      const choice = this.#read(form, v, uses, note);
-      if (typeof choice === 'string') {
-        error.textContent = choice;
-        return;
-      }
-      this.#finish(choice);
+      submit();
     });
-    return form;
   }
 
   /** The chosen scope as a grant: `args` (these exact ones), nothing (any), or `when` (paths under). */

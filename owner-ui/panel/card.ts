@@ -271,7 +271,7 @@ export function buildCard(
 ): HTMLElement {
   const titleId = `title-${v.id}`;
   const attention = v.status === 'ERROR' || v.status === 'UNKNOWN';
-  const card = el(
+  return el(
     'article',
     {
       class: `card status-${v.status} state-${v.state}${attention && v.reconciliation === undefined ? ' attention' : ''}`,
@@ -297,35 +297,7 @@ export function buildCard(
       ),
       el('span', { class: `state-badge badge-${v.status}` }, stateWords(v, me)),
     ),
-    el(
-      'p',
-      { class: 'meta' },
-      // Contract 16: the node that received it, shown once the panel holds several nodes' (nodes.ts).
-      v.node === undefined
-        ? null
-        : el(
-            'span',
-            { class: 'node-mark', title: `Received, and run, by the daemon of node ${v.node}` },
-            el('span', { class: 'node-word' }, 'node '),
-            el('strong', {}, v.node),
-          ),
-      'Asked by ',
-      el('strong', { class: 'client' }, v.client),
-      ` at ${time(v.created_at)}`,
-      v.state === 'awaiting_review'
-        ? el(
-            'span',
-            {
-              class: 'countdown',
-              'data-expires': v.review_expires_at,
-              'data-window': String(Date.parse(v.review_expires_at) - Date.parse(v.created_at)),
-              'data-skew': skewMs,
-            },
-            ` · ${countdownText(timeLeft(v.review_expires_at, Date.parse(v.review_expires_at) - Date.parse(v.created_at), Date.now() + skewMs))}`,
-          )
-        : null,
-      v.decided_by === undefined ? null : el('span', { class: 'decided' }, decidedWords(v)),
-    ),
+    metaLine(v, skewMs),
     quorumLine(v, me),
     grantLine(v, grantWords),
     // Contract 20: back from a changed file; a revert and what it takes back.
@@ -335,29 +307,72 @@ export function buildCard(
     argvBlock(v),
     reachLine(v),
     kindCard(v.tool)?.lead?.(v) ?? null,
-    v.justification === undefined
-      ? null
-      : el(
-          'blockquote',
-          { class: 'why' },
-          el('span', { class: 'why-label' }, 'Why the AI asks: '),
-          v.justification,
-        ),
+    whyBlock(v),
     kindCard(v.tool)?.block?.(v) ?? null,
     outcomeBlock(v),
     revertControls(v, Date.now() + skewMs),
     el('p', { class: 'card-msg', role: 'status', 'aria-live': 'polite' }, message ?? ''),
     v.state === 'awaiting_review' ? decideControls(v, note, me) : null,
-    attention && v.reconciliation === undefined ? reconcileControls(v, note) : null,
-    attention && v.reconciliation !== undefined
-      ? el(
-          'details',
-          { class: 'again' },
-          el('summary', {}, 'Record a different outcome'),
-          reconcileControls(v, note),
-        )
-      : null,
+    attention ? attentionControls(v, note) : null,
     trailBlock(v.id),
   );
-  return card;
+}
+
+/** Who asked, when, on which node, the review's countdown while it waits, and who decided. */
+function metaLine(v: View, skewMs: number): HTMLElement {
+  return el(
+    'p',
+    { class: 'meta' },
+    // Contract 16: the node that received it, shown once the panel holds several nodes' (nodes.ts).
+    v.node === undefined
+      ? null
+      : el(
+          'span',
+          { class: 'node-mark', title: `Received, and run, by the daemon of node ${v.node}` },
+          el('span', { class: 'node-word' }, 'node '),
+          el('strong', {}, v.node),
+        ),
+    'Asked by ',
+    el('strong', { class: 'client' }, v.client),
+    ` at ${time(v.created_at)}`,
+    v.state === 'awaiting_review' ? countdown(v, skewMs) : null,
+    v.decided_by === undefined ? null : el('span', { class: 'decided' }, decidedWords(v)),
+  );
+}
+
+/** The time left to review, kept current by the panel's clock (data-expires, data-window, data-skew). */
+function countdown(v: View, skewMs: number): HTMLElement {
+  const reviewMs = Date.parse(v.review_expires_at) - Date.parse(v.created_at);
+  return el(
+    'span',
+    {
+      class: 'countdown',
+      'data-expires': v.review_expires_at,
+      'data-window': String(reviewMs),
+      'data-skew': skewMs,
+    },
+    ` · ${countdownText(timeLeft(v.review_expires_at, reviewMs, Date.now() + skewMs))}`,
+  );
+}
+
+/** The AI's justification, marked as the AI's words. */
+function whyBlock(v: View): HTMLElement | null {
+  if (v.justification === undefined) return null;
+  return el(
+    'blockquote',
+    { class: 'why' },
+    el('span', { class: 'why-label' }, 'Why the AI asks: '),
+    v.justification,
+  );
+}
+
+/** An ERROR or UNKNOWN: record its outcome, or (once recorded) a different one behind a fold. */
+function attentionControls(v: View, note: string): HTMLElement {
+  if (v.reconciliation === undefined) return reconcileControls(v, note);
+  return el(
+    'details',
+    { class: 'again' },
+    el('summary', {}, 'Record a different outcome'),
+    reconcileControls(v, note),
+  );
 }

@@ -136,8 +136,11 @@ async function callsFor(clients: Client[], bare: boolean, ms: number, block: str
   return (n / (performance.now() - t0)) * 1000;
 }
 
-/** How long each side runs untimed before its first block, and its blocks: full run, --quick. */
-const WARM_MS = [1000, 300];
+/**
+ * How long each side runs untimed before its first block at the first level (a fresh daemon) and at the
+ * later ones (new sessions on a warm daemon), and its blocks: [full run, --quick].
+ */
+const WARM_MS = { first: [1000, 300], later: [300, 150] };
 const BLOCK_MS = [1000, 400];
 const ROUNDS = 3;
 
@@ -154,16 +157,18 @@ async function levelRates(
   echo: BareServer,
   submitters: number,
   quick: boolean,
+  first: boolean,
 ): Promise<{ daemon: number; echo: number; blocks: { daemon: number[]; echo: number[] } }> {
   const q = quick ? 1 : 0;
+  const warm = (first ? WARM_MS.first : WARM_MS.later)[q]!;
   const daemon = await sessionsOn(d, submitters);
   const bare = await sessionsOn(echo, submitters).catch(async (e: unknown) => {
     await closeMcp(daemon);
     throw e;
   });
   try {
-    await callsFor(daemon, false, WARM_MS[q]!, `${submitters}w`);
-    await callsFor(bare, true, WARM_MS[q]!, `${submitters}w`);
+    await callsFor(daemon, false, warm, `${submitters}w`);
+    await callsFor(bare, true, warm, `${submitters}w`);
     const rates = { daemon: [] as number[], echo: [] as number[] };
     for (let r = 0; r < ROUNDS; r++) {
       rates.daemon.push(await callsFor(daemon, false, BLOCK_MS[q]!, `${submitters}b${r}`));
@@ -175,12 +180,16 @@ async function levelRates(
   }
 }
 
-/** The daemon's calls/s at one level alone (ratesOnly): the same warm-up, then one block of `ms`. */
-async function submitFor(d: Daemon, submitters: number, ms: number): Promise<number> {
+/**
+ * The daemon's calls/s at one level alone (ratesOnly), `ms` in all: the same warm-up as levelRates, then
+ * the rest of `ms` timed in one block.
+ */
+async function submitFor(d: Daemon, submitters: number, ms: number, first: boolean): Promise<number> {
   const clients = await sessionsOn(d, submitters);
+  const warm = (first ? WARM_MS.first : WARM_MS.later)[0]!;
   try {
-    await callsFor(clients, false, WARM_MS[0]!, `${submitters}w`);
-    return await callsFor(clients, false, ms, `${submitters}b`);
+    await callsFor(clients, false, warm, `${submitters}w`);
+    return await callsFor(clients, false, ms - warm, `${submitters}b`);
   } finally {
     await closeMcp(clients);
   }
@@ -199,11 +208,11 @@ function levelsOnly(): number[] | undefined {
 /** The daemon's rates at `levels`, each an info row without a baseline (see levelsOnly). */
 async function ratesOnly(d: Daemon, levels: number[], ms: number): Promise<Row[]> {
   const rows: Row[] = [];
-  for (const submitters of levels) {
+  for (const [i, submitters] of levels.entries()) {
     rows.push({
       id: '4 durable throughput',
       figure: `submissions committed/s @${submitters} submitter${submitters > 1 ? 's' : ''}`,
-      value: await submitFor(d, submitters, ms),
+      value: await submitFor(d, submitters, ms, i === 0),
       unit: '/s',
       baseline: null,
       baselineLabel: '',
@@ -232,9 +241,9 @@ export async function throughput(bareServer: BareServer, quick: boolean): Promis
     await closeMcp([probe]);
     const t = readTemplate(dir);
     const echoes: number[] = [];
-    for (const submitters of [1, 10, 100]) {
+    for (const [i, submitters] of [1, 10, 100].entries()) {
       const bare = bareLoop(t, quick ? 1000 : 2000, 1);
-      const rates = await levelRates(d, bareServer, submitters, quick);
+      const rates = await levelRates(d, bareServer, submitters, quick, i === 0);
       echoes.push(rates.echo);
       const value = rates.daemon;
       const ratio = ratioOf(value, bare);

@@ -13,6 +13,7 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { callTool, closeMcp, connectMcp, Owner } from '../lib/clients.js';
+import { notMeasured } from '../lib/fleet.js';
 import { INSPECT_ARG, Inspector } from '../lib/inspector.js';
 import { benchConfig, makeDataDir, openFds, removeDir, rssMiB, sleep, startDaemon } from '../lib/procs.js';
 import { median, type Row, ratioOf } from '../lib/stats.js';
@@ -28,6 +29,19 @@ interface Sample {
 }
 
 const MiB = 1024 * 1024;
+
+/** The row's four lines when the budget ended after the first checkpoint: not measured, and why. */
+function onlyOneSample(base: Sample, budgetMs: number): Row[] {
+  const why = `the time budget (${(budgetMs / 1000).toFixed(0)} s) ended after the first checkpoint (${base.cycles} cycles, at ${base.at_s.toFixed(0)} s): nothing to compare it with`;
+  return [
+    ['daemon RSS', '≤ 1.10×'],
+    ['daemon RSS (after a full GC)', '≤ 1.10×'],
+    ['JS heap used (after a full GC)', '—'],
+    ['open fds', '≤ 1.10×'],
+  ].map(([what, goal]) =>
+    notMeasured('6 growth', `${what} after the first ${base.cycles} cycles`, goal!, why),
+  );
+}
 
 export async function growth(budgetMs: number, quick: boolean): Promise<Row[]> {
   const target = quick ? 3000 : 50_000;
@@ -100,6 +114,8 @@ export async function growth(budgetMs: number, quick: boolean): Promise<Row[]> {
     }
     const base = samples[0]!;
     const last = samples[samples.length - 1]!;
+    // One sample is no comparison: the rows say so instead of comparing the first sample with itself.
+    if (samples.length < 2) return onlyOneSample(base, budgetMs);
     const cycleRate =
       (last.cycles - base.cycles) / Math.max(0.001, last.at_s - base.at_s - 7.2 * (samples.length - 1));
     const detail = {

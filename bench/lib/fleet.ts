@@ -9,7 +9,6 @@
 import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { benchConfig, type Daemon, makeDataDir, removeDir, startDaemon } from './procs.js';
-import type { Row } from './stats.js';
 
 export interface Fleet {
   nodes: Daemon[];
@@ -56,20 +55,4 @@ export async function startFleet(url: string, names: readonly string[]): Promise
     throw e;
   }
   return { nodes, stop };
-}
-
-/** The line a row prints when it could not be measured: no figure, a miss, and why. */
-export function notMeasured(id: string, figure: string, goal: string, why: string): Row {
-  return {
-    id,
-    figure: `${figure}: not measured`,
-    value: Number.NaN,
-    unit: '',
-    baseline: null,
-    baselineLabel: '',
-    ratio: null,
-    goal,
-    result: 'miss',
-    detail: { why },
-  };
 }

@@ -82,3 +82,19 @@ export function formatTable(rows: readonly Row[]): string {
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
   return [line(head), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...body.map(line)].join('\n');
 }
+
+/** The line a row prints when it could not be measured: no figure, a miss, and why. */
+export function notMeasured(id: string, figure: string, goal: string, why: string): Row {
+  return {
+    id,
+    figure: `${figure}: not measured`,
+    value: Number.NaN,
+    unit: '',
+    baseline: null,
+    baselineLabel: '',
+    ratio: null,
+    goal,
+    result: 'miss',
+    detail: { why },
+  };
+}

@@ -14,9 +14,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { notMeasured } from '../lib/fleet.js';
 import { ROOT } from '../lib/procs.js';
-import { median, type Row, ratioOf } from '../lib/stats.js';
+import { median, notMeasured, type Row, ratioOf } from '../lib/stats.js';
 
 /**
  * Runs of each build, alternated. A run's rate at one submitter moves ±20 % with the machine's phase; five

@@ -14,9 +14,9 @@ import { copyFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { callTool, closeMcp, connectMcp, Owner } from '../lib/clients.js';
-import { notMeasured, startFleet } from '../lib/fleet.js';
+import { startFleet } from '../lib/fleet.js';
 import type { Postgres } from '../lib/postgres.js';
-import { median, quantile, type Row, ratioOf } from '../lib/stats.js';
+import { median, notMeasured, quantile, type Row, ratioOf } from '../lib/stats.js';
 import { Upserts } from '../lib/upserts.js';
 
 const ID = '17 cross-node approve';

@@ -10,11 +10,11 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { closeMcp, Owner } from '../lib/clients.js';
-import { notMeasured, startFleet } from '../lib/fleet.js';
+import { startFleet } from '../lib/fleet.js';
 import { sampling, type Waits } from '../lib/pg-waits.js';
 import type { Postgres } from '../lib/postgres.js';
 import { cpuMs, type Daemon } from '../lib/procs.js';
-import { infoRow, quantile, type Row } from '../lib/stats.js';
+import { infoRow, notMeasured, quantile, type Row } from '../lib/stats.js';
 import { type Burst, burst, connectSubmitters, joined, warm } from '../lib/submit.js';
 
 const ID = '18 fleet scale';

@@ -13,10 +13,9 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { callTool, closeMcp, connectMcp, Owner } from '../lib/clients.js';
-import { notMeasured } from '../lib/fleet.js';
 import { INSPECT_ARG, Inspector } from '../lib/inspector.js';
 import { benchConfig, makeDataDir, openFds, removeDir, rssMiB, sleep, startDaemon } from '../lib/procs.js';
-import { median, type Row, ratioOf } from '../lib/stats.js';
+import { median, notMeasured, type Row, ratioOf } from '../lib/stats.js';
 
 interface Sample {
   cycles: number;

@@ -149,7 +149,7 @@ const ROUNDS = 3;
  * in alternated blocks (daemon, echo, three times), the medians. Warm, because the echo's server has served
  * rows 1 and 2 when this row starts and a daemon started for this row has not: its first hundreds of calls
  * run before the JIT compiled their path (1 call of warm-up: 181–265 submissions/s at one submitter; 1,000:
- * 301–352/s, docs/performance.md). Alternated, because this machine's speed moves by half within seconds
+ * 301–352/s, docs/performance.md). Alternated, because this machine's speed moves by half within a minute
  * (the echo alone: 397 and 624 calls/s one minute apart): one block of each in every round.
  */
 async function levelRates(

@@ -167,8 +167,8 @@ class NameField {
   readonly #inheritInput: HTMLInputElement;
   readonly #inheritText: HTMLElement;
   #asked = 0;
-  /** Where the card says what is wrong (set once the card is built). */
-  msg: HTMLElement | undefined;
+  /** Where the card says what is wrong: the card's message line, made here and placed by consentCard. */
+  readonly msg = el('p', { class: 'card-msg', role: 'alert' });
 
   constructor(suggested: string) {
     this.input = el('input', {
@@ -208,8 +208,7 @@ class NameField {
   valid(): boolean {
     const ok = NAME_RE.test(this.input.value);
     this.input.setAttribute('aria-invalid', ok ? 'false' : 'true');
-    if (this.msg !== undefined)
-      this.msg.textContent = ok ? '' : 'Client name: must match ^[a-z][a-z0-9_-]{0,31}$';
+    this.msg.textContent = ok ? '' : 'Client name: must match ^[a-z][a-z0-9_-]{0,31}$';
     return ok;
   }
 
@@ -226,7 +225,7 @@ class NameField {
     if (!NAME_RE.test(name)) return;
     const answer = await askName(name);
     if (mine !== this.#asked || answer === undefined) return;
-    if (answer.refused !== undefined && this.msg !== undefined) this.msg.textContent = answer.refused;
+    if (answer.refused !== undefined) this.msg.textContent = answer.refused;
     if (answer.inherits !== undefined) {
       this.#inheritText.textContent = `${answer.inherits.text}. Give this connection all of it`;
       guard.change(() => {
@@ -277,7 +276,7 @@ function consentCard(view: ConsentView, name: NameField, allow: HTMLElement, den
       'Allow lets it list the tools and ask for commands as this client; every command still waits for your approval. You can disconnect it in the panel at any time.',
     ),
     el('div', { class: 'controls' }, allow, deny),
-    el('p', { class: 'card-msg', role: 'alert' }),
+    name.msg,
   );
 }
 
@@ -286,8 +285,7 @@ function render(view: ConsentView): void {
   const allow = el('button', { type: 'button', class: 'approve', 'data-action': 'allow' }, 'Allow');
   const deny = el('button', { type: 'button', class: 'deny', 'data-action': 'deny' }, 'Deny');
   const card = consentCard(view, name, allow, deny);
-  const msg = card.querySelector<HTMLElement>('.card-msg')!;
-  name.msg = msg;
+  const msg = name.msg;
   allow.addEventListener('click', () => {
     if (guard.isInert(card) || busy || !name.valid()) return;
     const inherit = name.inheritance();

@@ -15,6 +15,18 @@ export function median(xs: readonly number[]): number {
   return quantile(xs, 0.5);
 }
 
+/**
+ * Runs `blocks` in turn, `rounds` times, each round starting one further along (a, b, c; b, c, a; …): what
+ * comes first after another side's blocks, or right after the same daemon's, is each side's turn alike. A
+ * fixed order gave one figure the same neighbour every round (issue 41: row 11's owners' rule always ran
+ * second on its daemon, row 9's modern block always first after the floor's).
+ */
+export async function rotating(blocks: ReadonlyArray<() => Promise<void>>, rounds: number): Promise<void> {
+  for (let round = 0; round < rounds; round++) {
+    for (let k = 0; k < blocks.length; k++) await blocks[(round + k) % blocks.length]!();
+  }
+}
+
 /** One line of the table: a figure, the baseline measured in the same run, their ratio and the goal. */
 export interface Row {
   /** Issue 7's row number and a short name, e.g. `1 mcp overhead`. */

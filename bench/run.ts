@@ -218,7 +218,7 @@ async function main(): Promise<void> {
       ...(await auditChain(quick)),
       // The old builds' rounds leave the rows after them what they took in a whole run (~150 s on a
       // machine where the bare echo does ~600 calls/s at one submitter).
-      ...chainBuilds(quick, deadline - AFTER_ROW_15_MS),
+      ...(await chainBuilds(quick, deadline - AFTER_ROW_15_MS)),
     ]);
     await measure('19', 'confinement: confined vs unconfined upstream and catalog command', () =>
       confinement(quick),

@@ -20,8 +20,8 @@ import { owned } from './cleanup.js';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..', '..');
 /**
- * The daemon every row starts: this checkout's build, or another build's (OGF_BENCH_DAEMON_CLI, set by
- * chain-builds.ts: the same rows measure a build from git history).
+ * The daemon every row starts: this checkout's build, or another build's (OGF_BENCH_DAEMON_CLI: the same
+ * rows measuring a build from git history, by hand; row 15 starts its two old builds' daemons itself).
  */
 export const DAEMON_CLI = process.env.OGF_BENCH_DAEMON_CLI || join(ROOT, 'dist', 'daemon', 'cli.js');
 export const BRIDGE_CLI = join(ROOT, 'dist', 'bridge-client', 'cli.js');
@@ -40,6 +40,8 @@ export interface Daemon {
   env: Record<string, string>;
   /** ms from spawn to the "listening" line on stdout (printed after daemon.json is written). */
   startMs: number;
+  /** The CLI it was started with: its own build's `token` command makes its tokens (mcpTokens). */
+  cli: string;
   stop(): Promise<void>;
 }
 
@@ -81,13 +83,14 @@ function exited(child: ChildProcess): Promise<void> {
 /**
  * Starts the daemon on `dataDir` (writing `config` first when given) and waits for its ready line.
  * `nodeArgs` go to node before the daemon's script (e.g. lib/inspector.ts INSPECT_ARG); `extraEnv` to its
- * environment (rows 16–18: OGF_BROKER_DATABASE_URL).
+ * environment (rows 16–18: OGF_BROKER_DATABASE_URL); `cli`, another build's (row 15's old builds).
  */
 export async function startDaemon(
   dataDir: string,
   config?: Record<string, unknown>,
   nodeArgs: readonly string[] = [],
   extraEnv: Record<string, string> = {},
+  cli: string = DAEMON_CLI,
 ): Promise<Daemon> {
   if (config) writeFileSync(join(dataDir, 'config.json'), JSON.stringify(config), { mode: 0o600 });
   const env: NodeJS.ProcessEnv = { ...process.env };
@@ -102,14 +105,10 @@ export async function startDaemon(
   // e.g. OGF_BENCH_DAEMON_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the daemon under a row.
   const envArgs = (process.env.OGF_BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
   const child = owned(
-    spawn(
-      process.execPath,
-      [...envArgs, ...nodeArgs, DAEMON_CLI, 'start', '--data-dir', dataDir, '--port', '0'],
-      {
-        env,
-        stdio: ['ignore', 'pipe', logFd],
-      },
-    ),
+    spawn(process.execPath, [...envArgs, ...nodeArgs, cli, 'start', '--data-dir', dataDir, '--port', '0'], {
+      env,
+      stdio: ['ignore', 'pipe', logFd],
+    }),
   );
   closeSync(logFd);
   let out = '';
@@ -141,6 +140,7 @@ export async function startDaemon(
     child,
     env: extraEnv,
     startMs,
+    cli,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       const t = setTimeout(() => child.kill('SIGKILL'), 15_000);
@@ -170,7 +170,7 @@ export async function mcpTokens(d: Daemon, count: number, fresh?: string): Promi
   for (let i = tokens.length + 1; i <= count; i++) {
     const name = fresh === undefined ? `bench-${i}` : `${fresh}-${i}`;
     const child = owned(
-      spawn(process.execPath, [DAEMON_CLI, 'token', 'mcp', '--client', name, '--data-dir', d.dataDir], {
+      spawn(process.execPath, [d.cli, 'token', 'mcp', '--client', name, '--data-dir', d.dataDir], {
         stdio: ['ignore', 'pipe', 'pipe'],
         env: { ...process.env, ...d.env },
       }),

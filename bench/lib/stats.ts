@@ -21,9 +21,14 @@ export function median(xs: readonly number[]): number {
  * fixed order gave one figure the same neighbour every round (issue 41: row 11's owners' rule always ran
  * second on its daemon, row 9's modern block always first after the floor's).
  */
-export async function rotating(blocks: ReadonlyArray<() => Promise<void>>, rounds: number): Promise<void> {
-  for (let round = 0; round < rounds; round++) {
-    for (let k = 0; k < blocks.length; k++) await blocks[(round + k) % blocks.length]!();
+export async function rotating(
+  blocks: ReadonlyArray<(round: number) => Promise<unknown>>,
+  rounds: number,
+  /** Asked before each round after the first: false ends the rotation there. */
+  goOn: (round: number) => boolean = () => true,
+): Promise<void> {
+  for (let round = 0; round < rounds && (round === 0 || goOn(round)); round++) {
+    for (let k = 0; k < blocks.length; k++) await blocks[(round + k) % blocks.length]!(round);
   }
 }
 

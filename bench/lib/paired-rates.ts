@@ -1,0 +1,120 @@
+/**
+ * Two servers' calls per second at one concurrency, measured so the machine's drift falls on both alike: each
+ * side warmed up untimed on sessions of its own, then one-second blocks of each in turn, the side that goes
+ * first changing every round (stats.ts rotating), and the medians. Row 4 sets the daemon against the bare echo
+ * (the MCP transport's ceiling); row 15 sets a build with the audit chain against the build before it, both
+ * daemons up at once (issue 41: one build's whole run after the other's moved ±20 % with the machine's phase).
+ *
+ * A daemon's call is `run_command_wait` of `noop` (a durable submission: the call returns once its
+ * transaction committed); the echo's is its `echo` tool with the same arguments.
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { callTool, closeMcp, connectMcp } from './clients.js';
+import { type BareServer, type Daemon, mcpTokens, SESSIONS_PER_TOKEN } from './procs.js';
+import { median, rotating } from './stats.js';
+
+export type Server = Daemon | BareServer;
+
+/** `submitters` sessions on `s` (a daemon, or the bare echo), each having made one call. */
+async function sessionsOn(s: Server, submitters: number): Promise<Client[]> {
+  const bare = !('mcpToken' in s);
+  const clients: Client[] = [];
+  // Each level on clients of its own: @1, @10 and @100 on one client queued ~10,000 commands in 12 s on a
+  // quiet machine, its cap (max_pending_per_client), and the row failed with TooManyPending.
+  const tokens = bare
+    ? [undefined]
+    : await mcpTokens(s, Math.ceil(submitters / SESSIONS_PER_TOKEN), `w${submitters}`);
+  try {
+    for (let i = 0; i < submitters; i++) clients.push(await connectMcp(s.mcpUrl, tokens[i % tokens.length]));
+    await Promise.all(clients.map((c, k) => callOnce(c, bare, `w${submitters}s${k}`)));
+  } catch (e) {
+    await closeMcp(clients);
+    throw e;
+  }
+  return clients;
+}
+
+/** One call: the daemon's `run_command_wait` of `noop`, or the echo of the same arguments. */
+function callOnce(c: Client, bare: boolean, tag: string): Promise<unknown> {
+  return callTool(c, bare ? 'echo' : 'run_command_wait', { command: 'noop', args: { tag }, wait_seconds: 0 });
+}
+
+/**
+ * Calls per second of `clients` back to back for `ms`. `block` makes every tag of the row distinct: the
+ * same arguments again from one client would be a twin of a command still awaiting review, not a new one.
+ */
+async function callsFor(clients: Client[], bare: boolean, ms: number, block: string): Promise<number> {
+  let n = 0;
+  const t0 = performance.now();
+  const end = t0 + ms;
+  await Promise.all(
+    clients.map(async (c, s) => {
+      for (let k = 0; performance.now() < end; k++) {
+        await callOnce(c, bare, `t${block}s${s}n${k}`);
+        n++;
+      }
+    }),
+  );
+  return (n / (performance.now() - t0)) * 1000;
+}
+
+/**
+ * How long each side runs untimed before its first block at the first level (a fresh daemon) and at the
+ * later ones (new sessions on a warm daemon), and its blocks: [full run, --quick]. Warm, because a daemon
+ * started for a row has not run its path yet: 1 call of warm-up gave 181–265 submissions/s at one submitter,
+ * 1,000 gave 301–352/s (docs/performance.md, issue 41's seventh stop).
+ */
+const WARM_MS = { first: [1000, 300], later: [300, 150] };
+const BLOCK_MS = [1000, 400];
+
+export interface PairOptions {
+  quick: boolean;
+  /** Whether this is the first level timed on these servers (a longer warm-up). */
+  first: boolean;
+  /** Rounds of one block each. */
+  rounds: number;
+  /** After `atLeast` rounds, no round starts past this `performance.now()`. */
+  until?: number;
+  atLeast?: number;
+}
+
+export interface PairRates {
+  /** Each side's median of its blocks' calls/s. */
+  a: number;
+  b: number;
+  blocks: { a: number[]; b: number[] };
+}
+
+/** `a`'s and `b`'s calls/s with `submitters` sessions each (module comment). */
+export async function pairedRates(
+  a: Server,
+  b: Server,
+  submitters: number,
+  o: PairOptions,
+): Promise<PairRates> {
+  const q = o.quick ? 1 : 0;
+  const warm = (o.first ? WARM_MS.first : WARM_MS.later)[q]!;
+  const sides = [
+    { server: a, bare: !('mcpToken' in a), rates: [] as number[] },
+    { server: b, bare: !('mcpToken' in b), rates: [] as number[] },
+  ];
+  const opened: Client[][] = [];
+  try {
+    for (const side of sides) opened.push(await sessionsOn(side.server, submitters));
+    for (const [i, side] of sides.entries()) await callsFor(opened[i]!, side.bare, warm, `${submitters}w`);
+    await rotating(
+      sides.map((side, i) => async (round: number) => {
+        side.rates.push(await callsFor(opened[i]!, side.bare, BLOCK_MS[q]!, `${submitters}b${round}`));
+      }),
+      o.rounds,
+      (round) => round < (o.atLeast ?? o.rounds) || performance.now() < (o.until ?? Number.POSITIVE_INFINITY),
+    );
+    return {
+      a: median(sides[0]!.rates),
+      b: median(sides[1]!.rates),
+      blocks: { a: sides[0]!.rates, b: sides[1]!.rates },
+    };
+  } finally {
+    await closeMcp(opened.flat());
+  }
+}

@@ -208,8 +208,10 @@ async function main(): Promise<void> {
     );
     await measure('9', '2026-07-28 vs 2025 generation', () => generations(quick));
     await measure('10', 'grant-approved command → running vs → PENDING', () => grantApprove(quick));
-    await measure('11', 'rules: allow rule vs PENDING, 100 rules vs none, a policy_test replay', () =>
-      rules(quick),
+    await measure(
+      '11',
+      "rules: allow rule vs PENDING, owners' rule vs config rule, 102 rules vs none, a replay",
+      () => rules(quick),
     );
     await measure('12', 'notify: webhook vs owner upsert, 3 channels vs none', () => notifyRows(quick));
     await measure('13', 'preview: submit → ready vs direct read + diff', () => previewLatency(quick));

@@ -77,7 +77,8 @@ export async function chainBuilds(quick: boolean, until = Number.POSITIVE_INFINI
   const daemons: Daemon[] = [];
   const rates: PairRates[] = [];
   try {
-    daemons.push(await daemonOf(withChain.dir), await daemonOf(without.dir));
+    // One at a time: a second that fails to start leaves the first in the list that `finally` stops.
+    for (const build of [withChain, without]) daemons.push(await daemonOf(build.dir));
     for (const [i, submitters] of LEVELS.entries()) {
       rates.push(
         await pairedRates(daemons[0]!, daemons[1]!, submitters, {

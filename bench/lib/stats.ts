@@ -18,8 +18,8 @@ export function median(xs: readonly number[]): number {
 /**
  * Runs `blocks` in turn, `rounds` times, each round starting one further along (a, b, c; b, c, a; …): what
  * comes first after another side's blocks, or right after the same daemon's, is each side's turn alike. A
- * fixed order gave one figure the same neighbour every round (issue 41: row 11's owners' rule always ran
- * second on its daemon, row 9's modern block always first after the floor's).
+ * fixed order gives one figure the same neighbour every round (row 11's owners' rule always ran second on
+ * its daemon, right after the allow rule's spawns).
  */
 export async function rotating(
   blocks: ReadonlyArray<(round: number) => Promise<unknown>>,

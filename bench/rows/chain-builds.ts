@@ -30,10 +30,10 @@ const WITH = '6519a06';
 /** The submitters each level has. */
 const LEVELS = [1, 10] as const;
 
-/** `commit` built in bench/.builds, or why it cannot be. */
+/** `commit` built in bench/.builds (its daemon's CLI is what this row runs), or why it cannot be. */
 function built(commit: string): { dir: string } | { why: string } {
   const dir = join(ROOT, 'bench', '.builds', commit);
-  if (existsSync(join(dir, 'dist', 'bench', 'run.js'))) return { dir };
+  if (existsSync(join(dir, 'dist', 'daemon', 'cli.js'))) return { dir };
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const archive = spawnSync('sh', ['-c', `git -C "${ROOT}" archive ${commit} | tar -x -C "${dir}"`], {

@@ -33,7 +33,7 @@ async function receiver(
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook` };
 }
 
-/** One daemon of (a): its owner (stamping each first upsert), its client, and how to end them. */
+/** One daemon of the row: how to submit to it, and how to end it (with its owner and client). */
 interface Told {
   submit(tag: string): Promise<unknown>;
   close(): Promise<void>;

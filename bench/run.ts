@@ -84,8 +84,9 @@ function gitDir(): string {
 }
 
 function gitCommit(): string {
-  // Read .git directly: the bench spawns no shell or git (architecture rule 9). In a worktree HEAD is in
-  // its own git dir and the refs in the common one (named by its `commondir` file).
+  // Read .git directly: the commit is named in every run's JSON, even where no git is installed (a clone's
+  // copy; only row 15's old builds need git). In a worktree HEAD is in its own git dir and the refs in the
+  // common one (named by its `commondir` file).
   try {
     const dir = gitDir();
     let common = dir;

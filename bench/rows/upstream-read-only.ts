@@ -54,8 +54,11 @@ async function timed(n: number, one: () => Promise<unknown>, into: number[]): Pr
   }
 }
 
-/** Commits the daemon made for one command: one audit row per change, one transaction per change. */
-function commitsOf(dataDir: string, id: string): number {
+/**
+ * The audit entries the daemon wrote for one command: one per change (submit, the policy's approval,
+ * `running`, `succeeded`). Not its commits: the first three share one transaction (the floor's two commits).
+ */
+function auditEntriesOf(dataDir: string, id: string): number {
   const db = new Database(join(dataDir, 'broker.db'), { readonly: true, fileMustExist: true });
   try {
     return (db.prepare('SELECT count(*) AS n FROM audit WHERE command_id = ?').get(id) as { n: number }).n;
@@ -120,7 +123,7 @@ export async function upstreamReadOnly(bare: BareServer, quick: boolean): Promis
     const excess = brokerP50 - floor;
     const detail = {
       calls_each: broker.length,
-      commits_per_call_now: commitsOf(dir, lastId),
+      audit_entries_per_call: auditEntriesOf(dir, lastId),
       broker_p90_ms: quantile(broker, 0.9),
       direct_p90_ms: quantile(straight, 0.9),
       hop_p99_ms: quantile(hop, 0.99),

@@ -39,7 +39,7 @@ export class FanOut {
   readonly #closed: () => boolean;
   /** The buffers snapshots and histories are encoded into, reused once each socket has written them. */
   readonly #fragments = new FragmentPool();
-  /** What a View shows of each kind (core/view.ts), from the context the edge was handed. */
+  /** What a View shows of each kind (core/model/owner-view.ts), from the context the edge was handed. */
   readonly #kinds: KindPolicies;
   /** The sockets holding this batch's fan-out (#hold); written out together in the next microtask. */
   readonly #held = new Set<Socket>();

@@ -1,7 +1,7 @@
 /**
  * One long owner message (a snapshot, a history: contract 5) written as UTF-8 fragments (RFC 6455 5.4)
- * straight from the pieces' text: each piece — a View's cached JSON (core/view.ts), a comma, the head and
- * tail — is encoded once into the current fragment buffer, and a full buffer is handed to `emit`.
+ * straight from the pieces' text: each piece — a View's cached JSON (core/model/owner-view.ts), a comma, the
+ * head and tail — is encoded once into the current fragment buffer, and a full buffer is handed to `emit`.
  *
  * Why not join the pieces into strings and let `ws` send those (what the hub did before): `ws` measures a
  * string with `Buffer.byteLength`, which flattens a joined string (a rope of thousands of pieces) into a

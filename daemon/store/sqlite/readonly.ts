@@ -136,7 +136,8 @@ type RangeRow = [number, number, Buffer | null, string | null];
 /**
  * broker.db's audit chain read in seq ranges (`audit verify`'s walk, audit/walk-threads.ts): read-only, in
  * one snapshot per reader, the rows handed over without being held (100,000 entries would be 100,000
- * objects kept alive for the collector to move). Each thread of the walk opens its own.
+ * objects kept alive for the collector to move). Only the walk's main thread opens one: it hands the worker
+ * the bytes it reads, and the worker loads no SQLite.
  */
 export interface AuditChainReader {
   /**

@@ -3,7 +3,7 @@
  * `--inspect=127.0.0.1:0` (loopback, a random port, bench only) and asks it for a full garbage collection
  * and `process.memoryUsage()`. A point sample of RSS lands anywhere in V8's collection cycle: with ~23 MiB
  * live, the old space was measured holding 30 to 90 MiB between two mark-compacts, so RSS alone cannot
- * tell growth from garbage not yet collected (docs/performance.md, "Snapshot and growth").
+ * tell growth from garbage not yet collected (docs/performance-history.md, "Snapshot and growth").
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -62,7 +62,7 @@ async function callsFor(clients: Client[], bare: boolean, ms: number, block: str
  * How long each side runs untimed before its first block at the first level (a fresh daemon) and at the
  * later ones (new sessions on a warm daemon), and its blocks: [full run, --quick]. Warm, because a daemon
  * started for a row has not run its path yet: 1 call of warm-up gave 181–265 submissions/s at one submitter,
- * 1,000 gave 301–352/s (docs/performance.md, issue 41's seventh stop).
+ * 1,000 gave 301–352/s (docs/performance-history.md, issue 41's seventh stop).
  */
 const WARM_MS = { first: [1000, 300], later: [300, 150] };
 const BLOCK_MS = [1000, 400];

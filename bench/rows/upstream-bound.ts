@@ -28,7 +28,8 @@ const ID = '8b approve → upstream, bound';
 /**
  * The goal (issue 41: a goal is a ratio to the floor the contract obliges): the bound path at most 1.1× of
  * the unbound one plus the one read binding adds. It was ≤ 1.5× of the unbound path, under its own floor
- * on a machine where a stdio round trip is ~1.2 ms (docs/performance.md, issue 41's seventh stop).
+ * on a machine where a stdio round trip is ~1.2 ms (docs/performance-history.md, issue 41's seventh
+ * stop).
  */
 const FLOOR_GOAL = 1.1;
 const previews = { put: { kind: 'file_diff', read: 'peek', path_arg: 'path', content_arg: 'content' } };

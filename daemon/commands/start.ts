@@ -20,7 +20,8 @@ function localhostUrl(url: string): string {
  * awaiting commands held 254 MiB RSS, of which 130 MiB was garbage a full collection freed (live: 2.5 KB
  * per awaiting command). A daemon that idles for months between bursts should not keep that. Growing the
  * heap by 20 % per step instead collects sooner: 161 MiB at the same point, the same live size, and no
- * measurable change in durable submissions/s (docs/performance.md, "Row 5: where the memory goes").
+ * measurable change in durable submissions/s (docs/performance-history.md, issue 41's first section: "Row 5,
+ * memory: profile first").
  * Read by V8 at each limit computation, so setting it here, before the daemon allocates, is enough; an
  * operator's own `--heap-growing-percent` on node's command line (or NODE_OPTIONS) wins.
  */

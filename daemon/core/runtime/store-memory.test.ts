@@ -1,7 +1,7 @@
 /**
  * The store's memory is bounded by what the daemon needs, not by the size of its file (bench row 6,
- * docs/performance.md "Snapshot and growth"): better-sqlite3 builds SQLite with a 16,000 KiB page cache
- * per connection, which a growing broker.db fills over its first ~10,000 commands, so the daemon's RSS
+ * docs/performance-history.md "Snapshot and growth"): better-sqlite3 builds SQLite with a 16,000 KiB page
+ * cache per connection, which a growing broker.db fills over its first ~10,000 commands, so the daemon's RSS
  * kept climbing long after warm-up. The store asks for SQLite's own default, 2,000 KiB.
  */
 import { mkdtempSync, rmSync } from 'node:fs';

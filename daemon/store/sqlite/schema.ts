@@ -69,8 +69,8 @@ export const MIGRATIONS: readonly string[] = [
      token_hash TEXT NOT NULL UNIQUE,
      created_at TEXT NOT NULL
    );`,
-  // Version 4 was the partial index of final commands, reverted (docs/performance.md "Snapshot and
-  // growth"); a broker.db already at 4 keeps that harmless index. Nothing to do here.
+  // Version 4 was the partial index of final commands, reverted (docs/performance-history.md "Snapshot
+  // and growth"); a broker.db already at 4 keeps that harmless index. Nothing to do here.
   'SELECT 1;',
   // Issue 19 finding 3: tasks/list read every client's history and parsed each row to keep the caller's.
   // `task` (1 for a command made as a task, never changed after the insert) and an index of each client's

@@ -44,7 +44,7 @@ export class Transactions {
    * `fn` atomically: in its own transaction, or as part of the one already open. Inside a batch of the
    * group commit a write needs no savepoint of its own: if it fails, the whole batch is rolled back. (A
    * savepoint and a new transaction function per write were a quarter of the CPU of writing a change:
-   * 25 → 18.5 µs, docs/performance.md "Group commit and the single-submitter path".)
+   * 25 → 18.5 µs, docs/performance-history.md "Group commit and the single-submitter path".)
    */
   atomic(fn: () => void): void {
     if (this.#db.inTransaction) fn();

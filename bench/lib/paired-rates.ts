@@ -15,23 +15,39 @@ import { median, rotating } from './stats.js';
 
 export type Server = Daemon | BareServer;
 
-/** `submitters` sessions on `s` (a daemon, or the bare echo), each having made one call. */
-async function sessionsOn(s: Server, submitters: number): Promise<Client[]> {
+/**
+ * Every call of a level queues a command that stays pending (the bench's review timeout is an hour), so a
+ * level's sessions are spread over enough clients that none reaches its cap of pending commands
+ * (`benchConfig`: 10,000) however fast the machine runs — issue 41: the loads stay inside the caps. A whole
+ * run reached 10,000 on one client in row 15's nine rounds at ten submitters (~1,100 calls/s), and the row
+ * was not measured. A level is planned for at most MAX_CALLS_PER_S (row 4 has read ~1,700/s at a hundred
+ * submitters) and at most PENDING_PER_CLIENT on one client; one session cannot be split, and at one
+ * submitter a call's round trip bounds it far below that.
+ */
+const MAX_CALLS_PER_S = 2000;
+const PENDING_PER_CLIENT = 5000;
+
+/** How many clients a level of `submitters` sessions calling for `ms` in all is spread over (above). */
+export function clientsFor(submitters: number, ms: number): number {
+  const byCap = Math.ceil((MAX_CALLS_PER_S * ms) / 1000 / PENDING_PER_CLIENT);
+  return Math.min(submitters, Math.max(Math.ceil(submitters / SESSIONS_PER_TOKEN), byCap));
+}
+
+/** `submitters` sessions on `s` (a daemon, or the bare echo) over `clients` clients, each having made one call. */
+async function sessionsOn(s: Server, submitters: number, clients: number): Promise<Client[]> {
   const bare = !('mcpToken' in s);
-  const clients: Client[] = [];
+  const opened: Client[] = [];
   // Each level on clients of its own: @1, @10 and @100 on one client queued ~10,000 commands in 12 s on a
   // quiet machine, its cap (max_pending_per_client), and the row failed with TooManyPending.
-  const tokens = bare
-    ? [undefined]
-    : await mcpTokens(s, Math.ceil(submitters / SESSIONS_PER_TOKEN), `w${submitters}`);
+  const tokens = bare ? [undefined] : await mcpTokens(s, clients, `w${submitters}`);
   try {
-    for (let i = 0; i < submitters; i++) clients.push(await connectMcp(s.mcpUrl, tokens[i % tokens.length]));
-    await Promise.all(clients.map((c, k) => callOnce(c, bare, `w${submitters}s${k}`)));
+    for (let i = 0; i < submitters; i++) opened.push(await connectMcp(s.mcpUrl, tokens[i % tokens.length]));
+    await Promise.all(opened.map((c, k) => callOnce(c, bare, `w${submitters}s${k}`)));
   } catch (e) {
-    await closeMcp(clients);
+    await closeMcp(opened);
     throw e;
   }
-  return clients;
+  return opened;
 }
 
 /** One call: the daemon's `run_command_wait` of `noop`, or the echo of the same arguments. */
@@ -99,8 +115,9 @@ export async function pairedRates(
     { server: b, bare: !('mcpToken' in b), rates: [] as number[] },
   ];
   const opened: Client[][] = [];
+  const clients = clientsFor(submitters, warm + o.rounds * BLOCK_MS[q]!);
   try {
-    for (const side of sides) opened.push(await sessionsOn(side.server, submitters));
+    for (const side of sides) opened.push(await sessionsOn(side.server, submitters, clients));
     for (const [i, side] of sides.entries()) await callsFor(opened[i]!, side.bare, warm, `${submitters}w`);
     await rotating(
       sides.map((side, i) => async (round: number) => {

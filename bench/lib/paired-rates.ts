@@ -28,12 +28,12 @@ const MAX_CALLS_PER_S = 2000;
 const PENDING_PER_CLIENT = 5000;
 
 /** How many clients a level of `submitters` sessions calling for `ms` in all is spread over (above). */
-export function clientsFor(submitters: number, ms: number): number {
+function clientsFor(submitters: number, ms: number): number {
   const byCap = Math.ceil((MAX_CALLS_PER_S * ms) / 1000 / PENDING_PER_CLIENT);
   return Math.min(submitters, Math.max(Math.ceil(submitters / SESSIONS_PER_TOKEN), byCap));
 }
 
-/** `submitters` sessions on `s` (a daemon, or the bare echo) over `clients` clients, each having made one call. */
+/** `submitters` sessions on `s` (the daemon, or the bare echo) over `clients` clients, each called once. */
 async function sessionsOn(s: Server, submitters: number, clients: number): Promise<Client[]> {
   const bare = !('mcpToken' in s);
   const opened: Client[] = [];

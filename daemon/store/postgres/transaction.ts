@@ -2,9 +2,11 @@
  * Transactions on a pool (contract 16): each `run(fn)` takes one client, BEGIN, takes the audit chain's
  * tail (below), lets `fn` issue its port writes (each ONE statement — a row and its audit entry together,
  * a CTE), awaits them, moves the tail, COMMIT. The writes `fn` issues synchronously are the transaction's
- * (like store/sqlite/transaction.ts: the group commit issues a batch's writes in one turn); node-postgres
- * sends one client's queries in the order they were made, so they run in queue order. A write made
- * outside any transaction that carries an audit entry runs as a transaction of its own.
+ * (like store/sqlite/transaction.ts: the group commit issues a batch's writes in one turn); each is sent
+ * on the transaction's client once the one before it has answered (`send`), in the order they were issued,
+ * so they run in queue order. (node-postgres 8 queued a query made while its client was busy, with a
+ * deprecation warning at the daemon's first batch; version 9 will not queue it.) A write made outside any
+ * transaction that carries an audit entry runs as a transaction of its own.
  *
  * The audit chain (contract 14, core/model/audit-chain.ts) is computed in commit order inside the transaction:
  * its first statement locks the one row of `audit_tail` (the last seq and hash), which every writer of the
@@ -25,7 +27,7 @@
  * again is safe. A write's effect on the memory the daemon reads synchronously (mirror.ts) is applied only
  * once its transaction committed, in order; a failed one leaves nothing behind.
  */
-import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import type { Pool, PoolClient, QueryResult, QueryResultRow } from 'pg';
 import {
   type AuditEntry,
   type AuditSigner,
@@ -56,6 +58,17 @@ interface Tx {
   signed: Checkpoint[];
   /** Set while the tail waits on a statement's answer (`writeEither`): later audited writes follow it. */
   pending?: Promise<void>;
+  /** Settles once the statement sent last has answered (`send`). */
+  last: Promise<void>;
+}
+
+const settled = (): void => {};
+
+/** One statement on `tx`'s client, sent once the one issued before it has answered (module comment). */
+function send<R extends QueryResultRow>(tx: Tx, text: string, values?: unknown[]): Promise<QueryResult<R>> {
+  const q = tx.last.then(() => tx.client.query<R>(text, values));
+  tx.last = q.then(settled, settled);
+  return q;
 }
 
 /** The statements of a `steps` transaction, run one after another. */
@@ -161,18 +174,18 @@ export class PgTransactions {
       if (audit === undefined) return this.read<R>(text, values).then((rows) => check(rows)?.());
       return Promise.resolve(this.run(() => this.write(text, values, check, audit)));
     }
-    const send = (all: unknown[]) =>
-      tx.client.query<R>(text, all).then((r) => {
+    const issue = (all: unknown[]) =>
+      send<R>(tx, text, all).then((r) => {
         const effect = check(r.rows);
         if (effect !== undefined) tx.effects.push(effect);
       });
-    if (audit === undefined) return send(values);
+    if (audit === undefined) return issue(values);
     return this.#ordered(
       tx,
       () => {
         const all = [...values, ...this.#chain(tx, audit)[0]!];
         this.#maybeSign(tx, audit.at);
-        return send(all);
+        return issue(all);
       },
       false,
     );
@@ -199,7 +212,7 @@ export class PgTransactions {
       () => {
         const [a, b] = this.#chain(tx, created, [rotated]);
         const seq = tx.tail.seq;
-        return tx.client.query<R & { chain_hash: string }>(text, [...values, ...a!, ...b!]).then((r) => {
+        return send<R & { chain_hash: string }>(tx, text, [...values, ...a!, ...b!]).then((r) => {
           const stored = r.rows[0]?.chain_hash;
           if (stored !== undefined) tx.tail = { seq, hash: stored };
           this.#maybeSign(tx, created.at);
@@ -223,7 +236,7 @@ export class PgTransactions {
     const { seq, hash } = tx.tail;
     const cp = { seq, hash, at, signature: signer.sign(checkpointPayload({ seq, hash, at })) };
     tx.own.push(
-      tx.client.query('INSERT INTO audit_checkpoints (seq, hash, at, signature) VALUES ($1, $2, $3, $4)', [
+      send(tx, 'INSERT INTO audit_checkpoints (seq, hash, at, signature) VALUES ($1, $2, $3, $4)', [
         cp.seq,
         cp.hash,
         cp.at,
@@ -259,13 +272,13 @@ export class PgTransactions {
     return this.#attempt((tx) => {
       const s: Steps = {
         query: async <R extends QueryResultRow>(text: string, values: unknown[] = []) => {
-          const r = await tx.client.query<R>(text, values);
+          const r = await send<R>(tx, text, values);
           return { rows: r.rows, rowCount: r.rowCount ?? 0 };
         },
         append: async (entry) => {
           const values = this.#chain(tx, entry)[0]!;
           this.#maybeSign(tx, entry.at);
-          await tx.client.query(APPEND, values);
+          await send(tx, APPEND, values);
         },
         get tail() {
           return tx.tail;
@@ -287,12 +300,21 @@ export class PgTransactions {
     } catch (e) {
       throw storeError(e);
     }
-    const tx: Tx = { client, effects: [], tail: { seq: 0, hash: '' }, start: 0, own: [], signed: [] };
+    const tx: Tx = {
+      client,
+      effects: [],
+      tail: { seq: 0, hash: '' },
+      start: 0,
+      own: [],
+      signed: [],
+      last: Promise.resolve(),
+    };
     let broken: Error | undefined;
     let out: T;
     try {
-      await client.query('BEGIN');
-      const { rows } = await client.query<{ seq: number; hash: string }>(
+      await send(tx, 'BEGIN');
+      const { rows } = await send<{ seq: number; hash: string }>(
+        tx,
         'SELECT seq, hash FROM audit_tail WHERE id = 1 FOR UPDATE',
       );
       tx.tail = { seq: rows[0]!.seq, hash: rows[0]!.hash };
@@ -304,16 +326,13 @@ export class PgTransactions {
       while (tx.pending !== undefined) await tx.pending;
       await Promise.all(tx.own);
       if (tx.tail.seq !== tx.start) {
-        await client.query('UPDATE audit_tail SET seq = $1, hash = $2 WHERE id = 1', [
-          tx.tail.seq,
-          tx.tail.hash,
-        ]);
+        await send(tx, 'UPDATE audit_tail SET seq = $1, hash = $2 WHERE id = 1', [tx.tail.seq, tx.tail.hash]);
       }
-      await client.query('COMMIT');
+      await send(tx, 'COMMIT');
     } catch (e) {
       for (const p of tx.own) p.catch(() => {});
       if (isUnreachable(e)) broken = e as Error;
-      else await client.query('ROLLBACK').catch((r: Error) => (broken = r));
+      else await send(tx, 'ROLLBACK').catch((r: Error) => (broken = r));
       if (isRetryable(e) && attempt < MAX_ATTEMPTS) {
         client.release(broken);
         this.#retries++;

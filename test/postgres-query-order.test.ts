@@ -9,6 +9,7 @@
  * writes in one transaction, with checkpoints signed inside it. node-postgres' `Client.prototype.query` is
  * watched (not replaced): each call is counted while its answer is outstanding, per client.
  */
+import { rmSync } from 'node:fs';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadOrCreateAuditKey, signerOf } from '../daemon/audit/index.js';
@@ -64,18 +65,19 @@ const entry = (i: number): AuditEntry => ({
 
 describe('a PostgreSQL transaction sends its statements one at a time', () => {
   it('a batch of 1,500 appends (a checkpoint signed inside it) never has two queries outstanding on one client', async () => {
-    const key = loadOrCreateAuditKey(makeDataDir('ogf-pg-order-'));
-    const store = await PostgresStore.open(url, { max: 2, signer: signerOf(key) });
+    const keyDir = makeDataDir('ogf-pg-order-');
+    const store = await PostgresStore.open(url, { max: 2, signer: signerOf(loadOrCreateAuditKey(keyDir)) });
+    const db = url.split('/').pop()!;
     try {
       watch();
       // As the group commit issues a batch: every write in one turn, then awaited together.
       await store.transaction(() =>
         Promise.all(Array.from({ length: 1500 }, (_, k) => store.audits.append(entry(k)))).then(() => {}),
       );
-      const tail = await server.sql(url.split('/').pop()!, 'SELECT seq FROM audit_tail');
+      const tail = await server.sql(db, 'SELECT seq FROM audit_tail');
       expect(Number(tail)).toBeGreaterThanOrEqual(1500);
       // Every 1,000th entry is signed in the same transaction (a statement this layer issues itself).
-      const checkpoints = await server.sql(url.split('/').pop()!, 'SELECT count(*) FROM audit_checkpoints');
+      const checkpoints = await server.sql(db, 'SELECT count(*) FROM audit_checkpoints');
       expect(Number(checkpoints)).toBeGreaterThanOrEqual(1);
       expect(most).toBe(1);
       expect(warnings.filter((w) => w.includes('client.query()'))).toEqual([]);
@@ -83,6 +85,7 @@ describe('a PostgreSQL transaction sends its statements one at a time', () => {
       pg.Client.prototype.query = query;
       store.close();
       await store.closed();
+      rmSync(keyDir, { recursive: true, force: true });
     }
   });
 });

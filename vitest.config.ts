@@ -11,6 +11,8 @@ export default defineConfig({
       'owner-ui/**/*.test.ts',
       'test/**/*.test.ts',
     ],
+    // The run's own temp dir, removed when it ends (test/helpers/run-tmp.ts).
+    globalSetup: ['test/helpers/run-tmp.ts'],
     setupFiles: ['test/helpers/setup.ts'],
     pool: 'forks',
     testTimeout: 60_000,

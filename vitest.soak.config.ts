@@ -5,6 +5,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/load.test.ts'],
+    globalSetup: ['test/helpers/run-tmp.ts'],
     pool: 'forks',
     maxWorkers: 1,
     testTimeout: 1_800_000,

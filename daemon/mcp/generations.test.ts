@@ -13,7 +13,7 @@ import {
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { isLegacyRequest } from '@modelcontextprotocol/server';
+import { isLegacyRequest, PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../base/log.js';
 import type { BrokerApi } from '../core/index.js';
@@ -183,7 +183,42 @@ describe('the 2026-07-28 leg over HTTP', () => {
     await post([call, { jsonrpc: '2.0', method: 'notifications/initialized' }]);
     await post({ jsonrpc: '2.0', id: 3, result: {} });
     await post(call, { 'mcp-protocol-version': '2026-07-28' }); // a modern header without the envelope
-    expect(seen.length).toBeGreaterThanOrEqual(8);
+    // The edges of generationOf's shortcut for a plain 2025 request (plainLegacyRequest): each is either
+    // answered by it or handed to the classifier, and must route as the SDK does either way.
+    const claim = { [PROTOCOL_VERSION_META_KEY]: '2026-07-28' };
+    const bodies: unknown[] = [
+      { ...call, params: { ...call.params, _meta: { progressToken: 7 } } },
+      { ...call, params: { ...call.params, _meta: claim } },
+      { ...call, params: { ...call.params, _meta: { [PROTOCOL_VERSION_META_KEY]: '2025-11-25' } } },
+      { ...call, params: { ...call.params, _meta: { [PROTOCOL_VERSION_META_KEY]: 7 } } },
+      { ...call, params: { ...call.params, _meta: 'not an object' } },
+      { ...call, params: 5 },
+      { ...call, id: 1.5 },
+      { ...call, jsonrpc: '1.0' },
+      { ...call, method: 7 },
+      { ...call, extra: true },
+      { ...call, result: {} },
+      { ...call, error: { code: 1, message: 'x' } },
+      { jsonrpc: '2.0', id: 4, error: { code: -32600, message: 'no' } },
+      { jsonrpc: '2.0', method: 'notifications/cancelled', params: { _meta: claim } },
+      { jsonrpc: '2.0', id: 5, method: 'initialize', params: { _meta: claim } },
+      [{ ...call, params: { _meta: claim } }],
+      [],
+      'a string',
+      null,
+      42,
+    ];
+    const headers: Array<Record<string, string>> = [
+      {},
+      { 'mcp-protocol-version': '2025-06-18' },
+      { 'mcp-protocol-version': ' 2025-11-25 ' },
+      { 'mcp-protocol-version': '2026-07-28 ' },
+      { 'mcp-protocol-version': '2027-01-01' },
+      { 'mcp-protocol-version': 'latest' },
+      { 'mcp-protocol-version': '2025-11-25', 'mcp-method': 'tools/list' },
+    ];
+    for (const body of bodies) for (const h of headers) await post(body, h);
+    expect(seen.length).toBeGreaterThanOrEqual(8 + bodies.length * headers.length);
     for (const s of seen) expect(s.ours).toBe(s.sdk);
     expect(new Set(seen.map((s) => s.ours))).toEqual(new Set(['legacy', 'modern']));
   });

@@ -11,6 +11,8 @@ import {
   type AuthInfo,
   classifyInboundRequest,
   createMcpHandler,
+  isJSONRPCRequest,
+  PROTOCOL_VERSION_META_KEY,
   type Server,
 } from '@modelcontextprotocol/server';
 import type { Logger } from '../base/index.js';
@@ -57,6 +59,7 @@ function header(req: IncomingMessage, name: string): string | undefined {
  */
 export function generationOf(req: IncomingMessage, body: unknown): Generation {
   if (body === undefined) return 'legacy';
+  if (plainLegacyRequest(header(req, 'mcp-protocol-version'), body)) return 'legacy';
   const outcome = classifyInboundRequest({
     httpMethod: 'POST',
     protocolVersionHeader: header(req, 'mcp-protocol-version'),
@@ -65,6 +68,35 @@ export function generationOf(req: IncomingMessage, body: unknown): Generation {
     body,
   });
   return outcome.kind === 'legacy' ? 'legacy' : 'modern';
+}
+
+/** The first revision the SDK serves per request (its isModernProtocolVersion: at or after it). */
+const FIRST_MODERN = '2026-07-28';
+const DATE_VERSION = /^\d{4}-\d{2}-\d{2}$/;
+
+/** An object that is not an array, as the SDK's classifier tests it. */
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * True for what nearly every 2025-era POST is — one JSON-RPC request with no envelope claim, under no
+ * modern version header — for which the SDK's classifier answers `legacy` (its classifyRequestBody), found
+ * with one of its schema checks instead of three: it first tries the body as a result and as an error
+ * response, and those failing checks were most of its cost (~2 % of the daemon's CPU in bench row 4). The
+ * request schema (the SDK's own check, here too) is strict, so a body it accepts has no `result` or `error`,
+ * which both response schemas require. Anything else (a claim, a modern or unusual header, a response, a
+ * notification, a batch, a malformed body) goes to the classifier itself (generations.test.ts compares).
+ */
+function plainLegacyRequest(versionHeader: string | undefined, body: unknown): boolean {
+  if (versionHeader !== undefined && !(DATE_VERSION.test(versionHeader) && versionHeader < FIRST_MODERN)) {
+    return false;
+  }
+  if (!isPlainObject(body)) return false;
+  const params = body.params;
+  const meta = isPlainObject(params) ? params._meta : undefined;
+  if (isPlainObject(meta) && PROTOCOL_VERSION_META_KEY in meta) return false;
+  return isJSONRPCRequest(body);
 }
 
 /** Builds one 2026-07-28 server instance for one request, acting for `client`. */

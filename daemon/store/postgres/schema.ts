@@ -341,6 +341,9 @@ export const MIGRATIONS: readonly string[] = [
   // As broker.db's: every start's read of the entries not yet chained (chain.ts) reads an index of them,
   // empty but for what an upgrade left, instead of scanning the whole record.
   `CREATE INDEX IF NOT EXISTS audit_unchained ON audit(seq) WHERE hash IS NULL;`,
+  // As broker.db's: `commands_state_seq` serves every read `commands_active` served (the active commands at
+  // each start, the PENDING counts), and one index fewer is written at every submission and decision.
+  `DROP INDEX IF EXISTS commands_active;`,
 ];
 
 /** How many migrations this build knows (the newest schema version). */

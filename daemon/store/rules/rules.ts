@@ -13,9 +13,9 @@ import { PASSKEY_KEY_EVENTS } from '../../core/model/passkey-ledger.js';
 export const FINAL_STATES: readonly State[] = ['succeeded', 'denied', 'failed', 'unknown'];
 
 /**
- * The non-final states: `active()`, the PENDING counts (contract 1.3) and the partial index
- * `commands_active` of both schemas. A query spelling them as the index does reads that index instead of
- * scanning the whole history (bench row 5, docs/performance.md).
+ * The non-final states: `active()` and the PENDING counts (contract 1.3). A query naming them (`state IN
+ * (…)`) reads `commands_state_seq` for each instead of scanning the whole history (bench row 5: it once
+ * said `NOT IN` the final states, which no index answers; docs/performance.md).
  */
 export const ACTIVE_STATES: readonly State[] = ['awaiting_review', 'approved', 'running'];
 

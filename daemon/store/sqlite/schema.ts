@@ -251,6 +251,10 @@ export const MIGRATIONS: readonly string[] = [
    BEGIN
      INSERT OR IGNORE INTO commands_search_todo (seq) VALUES (new.seq);
    END;`,
+  // Bench row 4 (issue 41): `commands_active` (state, over the non-final states) answered nothing that
+  // `commands_state_seq` (state, seq) does not — the same plan for the active commands' read at each start
+  // and for the PENDING counts — and was one page more in every commit that makes or decides a command.
+  `DROP INDEX IF EXISTS commands_active;`,
 ];
 
 /**

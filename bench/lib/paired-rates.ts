@@ -1,19 +1,27 @@
 /**
- * Two servers' calls per second at one concurrency, measured so the machine's drift falls on both alike: each
+ * Servers' calls per second at one concurrency, measured so the machine's drift falls on all alike: each
  * side warmed up untimed on sessions of its own, then one-second blocks of each in turn, the side that goes
  * first changing every round (stats.ts rotating), and the medians. Row 4 sets the daemon against the bare echo
- * (the MCP transport's ceiling); row 15 sets a build with the audit chain against the build before it, both
- * daemons up at once (issue 41: one build's whole run after the other's moved ±20 % with the machine's phase).
+ * (the MCP transport's ceiling) and the SDK v2 alone (the transport the daemon is built on); row 15 sets a
+ * build with the audit chain against the build before it, both daemons up at once (issue 41: one build's
+ * whole run after the other's moved ±20 % with the machine's phase).
  *
  * A daemon's call is `run_command_wait` of `noop` (a durable submission: the call returns once its
- * transaction committed); the echo's is its `echo` tool with the same arguments.
+ * transaction committed); a bare server's is its own tool (`echo` unless it names another) with the same
+ * arguments.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { callTool, closeMcp, connectMcp } from './clients.js';
 import { type BareServer, type Daemon, mcpTokens, SESSIONS_PER_TOKEN } from './procs.js';
 import { median, rotating } from './stats.js';
 
-export type Server = Daemon | BareServer;
+/** A bare server answers `tool` (default `echo`); row 4's SDK v2 floor answers the daemon's own tool. */
+export type Server = Daemon | (Pick<BareServer, 'mcpUrl'> & { tool?: string });
+
+/** The tool a side is called with, or undefined for a daemon (`run_command_wait`). */
+function bareTool(s: Server): string | undefined {
+  return 'mcpToken' in s ? undefined : (s.tool ?? 'echo');
+}
 
 /**
  * Every call of a level queues a command that stays pending (the bench's review timeout is an hour), so a
@@ -35,11 +43,11 @@ function clientsFor(submitters: number, ms: number): number {
 
 /** `submitters` sessions on `s` (the daemon, or the bare echo) over `clients` clients, each called once. */
 async function sessionsOn(s: Server, submitters: number, clients: number): Promise<Client[]> {
-  const bare = !('mcpToken' in s);
+  const bare = bareTool(s);
   const opened: Client[] = [];
   // Each level on clients of its own: @1, @10 and @100 on one client queued ~10,000 commands in 12 s on a
   // quiet machine, its cap (max_pending_per_client), and the row failed with TooManyPending.
-  const tokens = bare ? [undefined] : await mcpTokens(s, clients, `w${submitters}`);
+  const tokens = 'mcpToken' in s ? await mcpTokens(s, clients, `w${submitters}`) : [undefined];
   try {
     for (let i = 0; i < submitters; i++) opened.push(await connectMcp(s.mcpUrl, tokens[i % tokens.length]));
     await Promise.all(opened.map((c, k) => callOnce(c, bare, `w${submitters}s${k}`)));
@@ -50,16 +58,21 @@ async function sessionsOn(s: Server, submitters: number, clients: number): Promi
   return opened;
 }
 
-/** One call: the daemon's `run_command_wait` of `noop`, or the echo of the same arguments. */
-function callOnce(c: Client, bare: boolean, tag: string): Promise<unknown> {
-  return callTool(c, bare ? 'echo' : 'run_command_wait', { command: 'noop', args: { tag }, wait_seconds: 0 });
+/** One call: the daemon's `run_command_wait` of `noop`, or a bare server's tool with the same arguments. */
+function callOnce(c: Client, bare: string | undefined, tag: string): Promise<unknown> {
+  return callTool(c, bare ?? 'run_command_wait', { command: 'noop', args: { tag }, wait_seconds: 0 });
 }
 
 /**
  * Calls per second of `clients` back to back for `ms`. `block` makes every tag of the row distinct: the
  * same arguments again from one client would be a twin of a command still awaiting review, not a new one.
  */
-async function callsFor(clients: Client[], bare: boolean, ms: number, block: string): Promise<number> {
+async function callsFor(
+  clients: Client[],
+  bare: string | undefined,
+  ms: number,
+  block: string,
+): Promise<number> {
   let n = 0;
   const t0 = performance.now();
   const end = t0 + ms;
@@ -108,16 +121,23 @@ export async function pairedRates(
   submitters: number,
   o: PairOptions,
 ): Promise<PairRates> {
+  const r = await alternatedRates([a, b], submitters, o);
+  return { a: r.medians[0]!, b: r.medians[1]!, blocks: { a: r.blocks[0]!, b: r.blocks[1]! } };
+}
+
+/** Every server's calls/s with `submitters` sessions each, blocks alternated (module comment). */
+export async function alternatedRates(
+  servers: readonly Server[],
+  submitters: number,
+  o: PairOptions,
+): Promise<{ medians: number[]; blocks: number[][] }> {
   const q = o.quick ? 1 : 0;
   const warm = (o.first ? WARM_MS.first : WARM_MS.later)[q]!;
-  const sides = [
-    { server: a, bare: !('mcpToken' in a), rates: [] as number[] },
-    { server: b, bare: !('mcpToken' in b), rates: [] as number[] },
-  ];
+  const sides = servers.map((server) => ({ bare: bareTool(server), rates: [] as number[] }));
   const opened: Client[][] = [];
   const clients = clientsFor(submitters, warm + o.rounds * BLOCK_MS[q]!);
   try {
-    for (const side of sides) opened.push(await sessionsOn(side.server, submitters, clients));
+    for (const server of servers) opened.push(await sessionsOn(server, submitters, clients));
     for (const [i, side] of sides.entries()) await callsFor(opened[i]!, side.bare, warm, `${submitters}w`);
     await rotating(
       sides.map((side, i) => async (round: number) => {
@@ -126,11 +146,7 @@ export async function pairedRates(
       o.rounds,
       (round) => round < (o.atLeast ?? o.rounds) || performance.now() < (o.until ?? Number.POSITIVE_INFINITY),
     );
-    return {
-      a: median(sides[0]!.rates),
-      b: median(sides[1]!.rates),
-      blocks: { a: sides[0]!.rates, b: sides[1]!.rates },
-    };
+    return { medians: sides.map((s) => median(s.rates)), blocks: sides.map((s) => s.rates) };
   } finally {
     await closeMcp(opened.flat());
   }

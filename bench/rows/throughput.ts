@@ -7,17 +7,27 @@
  * into a file created by the product's Store (same schema, same pragmas: WAL, synchronous=FULL), one
  * transaction per submission as the store does; judged against it at every level as issue 7 set it (≥ 1,000/s
  * and ≥ 0.5×). Judged since issue 41: the same rates against a bare SDK echo server at the same concurrency
- * (what the MCP transport itself can carry on this machine; ≥ 0.6× @1, ≥ 0.8× @10). Informational: the floor at
- * one submitter (an echo round trip and a bare durable commit, back to back), and the bare loop batching 100
- * submissions per transaction (the ceiling group commit would approach).
+ * (what the MCP transport itself can carry on this machine; ≥ 0.6× @1, ≥ 0.8× @10). Informational: the same
+ * rates against the SDK v2 alone (bench/bare-generations.ts, answering the daemon's own `run_command_wait`
+ * with its own answer to the same 2025 clients: the transport the daemon is built on, contract 10), the SDK
+ * v2's ceiling against the echo's (the SDK v1's), the floor at one submitter (an echo round trip and a bare
+ * durable commit, back to back), and the bare loop batching 100 submissions per transaction (the ceiling
+ * group commit would approach).
  */
 
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Store } from '../../daemon/store/sqlite/index.js';
-import { callTool, closeMcp, connectMcp } from '../lib/clients.js';
-import { pairedRates } from '../lib/paired-rates.js';
-import { type BareServer, benchConfig, makeDataDir, removeDir, startDaemon } from '../lib/procs.js';
+import { closeMcp, connectMcp } from '../lib/clients.js';
+import { alternatedRates } from '../lib/paired-rates.js';
+import {
+  type BareServer,
+  benchConfig,
+  makeDataDir,
+  removeDir,
+  startBareGenerations,
+  startDaemon,
+} from '../lib/procs.js';
 import { type Row, ratioOf } from '../lib/stats.js';
 
 interface Template {
@@ -91,22 +101,30 @@ const ROUNDS = 3;
 export async function throughput(bareServer: BareServer, quick: boolean): Promise<Row[]> {
   const dir = makeDataDir();
   const d = await startDaemon(dir, benchConfig());
+  let sdkV2: Awaited<ReturnType<typeof startBareGenerations>> | undefined;
   const rows: Row[] = [];
   try {
     const probe = await connectMcp(d.mcpUrl, d.mcpToken);
-    await callTool(probe, 'run_command_wait', {
-      command: 'noop',
-      args: { tag: 'template' },
-      wait_seconds: 0,
-    });
+    const args = { command: 'noop', args: { tag: 'template' }, wait_seconds: 0 };
+    const tool = (await probe.listTools()).tools.find((x) => x.name === 'run_command_wait');
+    const answer = await probe.callTool({ name: 'run_command_wait', arguments: args });
+    if (answer.isError) throw new Error(`run_command_wait refused: ${JSON.stringify(answer.content)}`);
     await closeMcp([probe]);
+    sdkV2 = await startBareGenerations(tool, {
+      content: answer.content,
+      structuredContent: answer.structuredContent,
+    });
+    const floorV2 = { mcpUrl: sdkV2.mcpUrl, tool: 'run_command_wait' };
     const t = readTemplate(dir);
     const echoes: number[] = [];
+    const v2s: number[] = [];
     for (const [i, submitters] of [1, 10, 100].entries()) {
       const bare = bareLoop(t, quick ? 1000 : 2000, 1);
-      const rates = await pairedRates(d, bareServer, submitters, { quick, first: i === 0, rounds: ROUNDS });
-      echoes.push(rates.b);
-      const value = rates.a;
+      const o = { quick, first: i === 0, rounds: ROUNDS };
+      const rates = await alternatedRates([d, bareServer, floorV2], submitters, o);
+      echoes.push(rates.medians[1]!);
+      v2s.push(rates.medians[2]!);
+      const value = rates.medians[0]!;
       const ratio = ratioOf(value, bare);
       const pass = value >= 1000 && ratio !== null && ratio >= 0.5;
       rows.push({
@@ -119,7 +137,7 @@ export async function throughput(bareServer: BareServer, quick: boolean): Promis
         ratio,
         goal: '≥ 1000/s and ≥ 0.5×',
         result: pass ? 'pass' : 'miss',
-        detail: { blocks: { daemon: rates.blocks.a, echo: rates.blocks.b } },
+        detail: { blocks: { daemon: rates.blocks[0], echo: rates.blocks[1], sdk_v2: rates.blocks[2] } },
       });
     }
     // Issue 41's goals: the transport's ceiling is the floor a durable submission over MCP can reach.
@@ -141,6 +159,7 @@ export async function throughput(bareServer: BareServer, quick: boolean): Promis
         result: goal === undefined ? 'info' : ratio !== null && ratio >= goal ? 'pass' : 'miss',
       });
     }
+    rows.push(...sdkV2Lines(rows, echoes, v2s));
     // The floor at one submitter, where nothing can be batched: each call is one MCP round trip (the echo's)
     // plus one durable commit of its rows (the bare loop's, one tx each), one after the other.
     const echo1 = rows[3]!.baseline!;
@@ -185,7 +204,39 @@ export async function throughput(bareServer: BareServer, quick: boolean): Promis
     });
     return rows;
   } finally {
+    await sdkV2?.stop();
     await d.stop();
     removeDir(dir);
   }
+}
+
+/**
+ * The same rates against the SDK v2 alone, and its ceiling against the echo's: how much of the gap to the
+ * echo is the SDK the daemon must serve both generations with (contract 10), and how much is the daemon's.
+ */
+function sdkV2Lines(rows: readonly Row[], echoes: readonly number[], v2s: readonly number[]): Row[] {
+  return [1, 10, 100].flatMap((submitters, i) => [
+    {
+      id: '4 durable throughput',
+      figure: `same calls/s vs the SDK v2's own ceiling @${submitters}`,
+      value: rows[i]!.value,
+      unit: '/s',
+      baseline: v2s[i]!,
+      baselineLabel: 'SDK v2 alone, same tool and answer, alternated',
+      ratio: ratioOf(rows[i]!.value, v2s[i]!),
+      goal: '—',
+      result: 'info' as const,
+    },
+    {
+      id: '4 durable throughput',
+      figure: `SDK v2's ceiling vs the echo's @${submitters}`,
+      value: v2s[i]!,
+      unit: '/s',
+      baseline: echoes[i]!,
+      baselineLabel: 'bare SDK echo calls/s, alternated',
+      ratio: ratioOf(v2s[i]!, echoes[i]!),
+      goal: '—',
+      result: 'info' as const,
+    },
+  ]);
 }

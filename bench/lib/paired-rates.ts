@@ -12,11 +12,14 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { callTool, closeMcp, connectMcp } from './clients.js';
-import { type BareServer, type Daemon, mcpTokens, SESSIONS_PER_TOKEN } from './procs.js';
+import { type BareServer, cpuMs, type Daemon, mcpTokens, SESSIONS_PER_TOKEN } from './procs.js';
 import { median, rotating } from './stats.js';
 
-/** A bare server answers `tool` (default `echo`); row 4's SDK v2 floor answers the daemon's own tool. */
-export type Server = Daemon | (Pick<BareServer, 'mcpUrl'> & { tool?: string });
+/**
+ * A bare server answers `tool` (default `echo`); row 4's SDK v2 floor answers the daemon's own tool. With its
+ * `pid`, a side's CPU per call is measured too.
+ */
+export type Server = Daemon | (Pick<BareServer, 'mcpUrl'> & { tool?: string; pid?: number });
 
 /** The tool a side is called with, or undefined for a daemon (`run_command_wait`). */
 function bareTool(s: Server): string | undefined {
@@ -72,7 +75,7 @@ async function callsFor(
   bare: string | undefined,
   ms: number,
   block: string,
-): Promise<number> {
+): Promise<{ rate: number; calls: number }> {
   let n = 0;
   const t0 = performance.now();
   const end = t0 + ms;
@@ -84,7 +87,7 @@ async function callsFor(
       }
     }),
   );
-  return (n / (performance.now() - t0)) * 1000;
+  return { rate: (n / (performance.now() - t0)) * 1000, calls: n };
 }
 
 /**
@@ -130,10 +133,15 @@ export async function alternatedRates(
   servers: readonly Server[],
   submitters: number,
   o: PairOptions,
-): Promise<{ medians: number[]; blocks: number[][] }> {
+): Promise<{ medians: number[]; blocks: number[][]; cpuPerCall: Array<number | undefined> }> {
   const q = o.quick ? 1 : 0;
   const warm = (o.first ? WARM_MS.first : WARM_MS.later)[q]!;
-  const sides = servers.map((server) => ({ bare: bareTool(server), rates: [] as number[] }));
+  const sides = servers.map((server) => ({
+    bare: bareTool(server),
+    pid: server.pid,
+    rates: [] as number[],
+    cpu: [] as number[],
+  }));
   const opened: Client[][] = [];
   const clients = clientsFor(submitters, warm + o.rounds * BLOCK_MS[q]!);
   try {
@@ -141,12 +149,19 @@ export async function alternatedRates(
     for (const [i, side] of sides.entries()) await callsFor(opened[i]!, side.bare, warm, `${submitters}w`);
     await rotating(
       sides.map((side, i) => async (round: number) => {
-        side.rates.push(await callsFor(opened[i]!, side.bare, BLOCK_MS[q]!, `${submitters}b${round}`));
+        const cpu0 = side.pid === undefined ? 0 : cpuMs(side.pid);
+        const r = await callsFor(opened[i]!, side.bare, BLOCK_MS[q]!, `${submitters}b${round}`);
+        side.rates.push(r.rate);
+        if (side.pid !== undefined) side.cpu.push((cpuMs(side.pid) - cpu0) / r.calls);
       }),
       o.rounds,
       (round) => round < (o.atLeast ?? o.rounds) || performance.now() < (o.until ?? Number.POSITIVE_INFINITY),
     );
-    return { medians: sides.map((s) => median(s.rates)), blocks: sides.map((s) => s.rates) };
+    return {
+      medians: sides.map((s) => median(s.rates)),
+      blocks: sides.map((s) => s.rates),
+      cpuPerCall: sides.map((s) => (s.cpu.length === 0 ? undefined : median(s.cpu))),
+    };
   } finally {
     await closeMcp(opened.flat());
   }

@@ -261,9 +261,9 @@ export async function startBareServer(): Promise<BareServer> {
 export async function startBareGenerations(
   tool: unknown,
   result: unknown,
-): Promise<{ mcpUrl: string; stop(): Promise<void> }> {
+): Promise<{ mcpUrl: string; pid: number | undefined; stop(): Promise<void> }> {
   const { child, urls } = await spawnBaseline(BARE_GENERATIONS, [JSON.stringify({ tool, result })]);
-  return { mcpUrl: urls.mcp!, stop: () => stopBaseline(child) };
+  return { mcpUrl: urls.mcp!, pid: child.pid, stop: () => stopBaseline(child) };
 }
 
 export function sleep(ms: number): Promise<void> {

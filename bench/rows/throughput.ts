@@ -114,14 +114,17 @@ export async function throughput(bareServer: BareServer, quick: boolean): Promis
       content: answer.content,
       structuredContent: answer.structuredContent,
     });
-    const floorV2 = { mcpUrl: sdkV2.mcpUrl, tool: 'run_command_wait' };
+    const floorV2 = { mcpUrl: sdkV2.mcpUrl, tool: 'run_command_wait', pid: sdkV2.pid };
+    const echo = { mcpUrl: bareServer.mcpUrl, pid: bareServer.child.pid };
     const t = readTemplate(dir);
     const echoes: number[] = [];
     const v2s: number[] = [];
+    const cpu: Array<Array<number | undefined>> = [];
     for (const [i, submitters] of [1, 10, 100].entries()) {
       const bare = bareLoop(t, quick ? 1000 : 2000, 1);
       const o = { quick, first: i === 0, rounds: ROUNDS };
-      const rates = await alternatedRates([d, bareServer, floorV2], submitters, o);
+      const rates = await alternatedRates([d, echo, floorV2], submitters, o);
+      cpu.push(rates.cpuPerCall);
       echoes.push(rates.medians[1]!);
       v2s.push(rates.medians[2]!);
       const value = rates.medians[0]!;
@@ -159,7 +162,7 @@ export async function throughput(bareServer: BareServer, quick: boolean): Promis
         result: goal === undefined ? 'info' : ratio !== null && ratio >= goal ? 'pass' : 'miss',
       });
     }
-    rows.push(...sdkV2Lines(rows, echoes, v2s));
+    rows.push(...sdkV2Lines(rows, echoes, v2s), ...cpuLines(cpu));
     // The floor at one submitter, where nothing can be batched: each call is one MCP round trip (the echo's)
     // plus one durable commit of its rows (the bare loop's, one tx each), one after the other.
     const echo1 = rows[3]!.baseline!;
@@ -208,6 +211,28 @@ export async function throughput(bareServer: BareServer, quick: boolean): Promis
     await d.stop();
     removeDir(dir);
   }
+}
+
+/**
+ * Each server process's CPU (user + system, /proc) per call in its blocks, medians: what limits a level where
+ * the bench's clients and the server share the machine's cores.
+ */
+function cpuLines(cpu: ReadonlyArray<ReadonlyArray<number | undefined>>): Row[] {
+  return [1, 10, 100].map((submitters, i) => {
+    const [daemon, echo, v2] = cpu[i]!;
+    return {
+      id: '4 durable throughput',
+      figure: `daemon CPU per submission (user + system) @${submitters}`,
+      value: daemon ?? Number.NaN,
+      unit: 'ms',
+      baseline: echo ?? null,
+      baselineLabel: "the echo server's CPU per call",
+      ratio: daemon === undefined || echo === undefined ? null : ratioOf(daemon, echo),
+      goal: '—',
+      result: 'info' as const,
+      detail: { sdk_v2_cpu_per_call_ms: v2 },
+    };
+  });
 }
 
 /**

@@ -12,7 +12,6 @@ import { isInitializeRequest, type Server } from '@modelcontextprotocol/server';
 import { type EdgeContext, type HttpRoute, TurnLimit, sendJson as writeJson } from '../http/index.js';
 import { type Generation, generationOf, type ModernLeg, sdkRequest } from './generations.js';
 import { type McpSession, type SessionRegistry, sessionTag } from './sessions.js';
-import { holdHeadForFirstEvent } from './sse-head.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 const CAPABILITY_RE = /^\/mcp\/([^/]+)$/;
@@ -314,8 +313,9 @@ class McpHttp {
       sendJson(res, 404, rpcError(-32001, 'Session not found: initialize a new MCP session.'));
       return;
     }
-    // A POST is busy until its response closes (a call may wait 90 s on its SSE stream, whose head waits for
-    // its first event: sse-head.ts); a GET stream only carries tools/list_changed, so it keeps no session.
+    // A POST is busy until its response closes (a tool call may wait 90 s on its SSE stream). A GET
+    // stream only carries server-initiated notifications (today only tools/list_changed), so it does not
+    // keep an idle session alive: evicting it just makes the client initialize again.
     if (req.method === 'GET') sessions.touch(session);
     else {
       // One client's waiting calls may not take every connection /mcp has (the others' too).
@@ -325,7 +325,6 @@ class McpHttp {
         return;
       }
       res.once('close', end);
-      if (req.method === 'POST') holdHeadForFirstEvent(res);
     }
     await this.#turns.turn();
     try {

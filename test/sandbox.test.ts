@@ -231,13 +231,17 @@ describe('[c21.confined] a preview can only read (contract 21)', () => {
               .map((l) => JSON.parse(l) as Frame)
           : [];
       expect(calls().filter((c) => c.call === 'put')).toEqual([]);
-      const refused = p
-        .stderr()
-        .split('\n')
-        .filter((l) => l.includes('"event":"upstream_stderr"') && l.includes('"instance":"preview"'));
-      const said = refused.map((l) => (JSON.parse(l) as { line: string }).line);
-      expect(said.some((l) => l.startsWith('record (not written: EROFS)') && l.includes('"dry":true'))).toBe(
-        true,
+      // The instance's stderr is its own pipe, read beside the answer on stdout: under load its line may be
+      // logged after the preview is ready, so the test waits for the line (a full run once read it too early).
+      const said = () =>
+        p
+          .stderr()
+          .split('\n')
+          .filter((l) => l.includes('"event":"upstream_stderr"') && l.includes('"instance":"preview"'))
+          .map((l) => (JSON.parse(l) as { line: string }).line);
+      await waitFor(
+        () => said().some((l) => l.startsWith('record (not written: EROFS)') && l.includes('"dry":true')),
+        'the preview instance saying on stderr that its write was refused (EROFS)',
       );
       expect(await o.request({ type: 'approve', id, version: v.version })).toMatchObject({ ok: true });
       await callTool(client, 'await_command_result', { pending_id: id, wait_seconds: 30 });

@@ -116,6 +116,11 @@ describe('previews from a misbehaving upstream (contract 12)', () => {
     const v = await settled(id);
     expect(v.preview.status).toBe('ready');
     expect(v.preview.diff).toContain('-beta\n+gamma\n');
+    // The preview instance logs on its stderr, a pipe read beside its answer: wait for the line.
+    await waitFor(
+      () => logged('t').some((e) => e.call === 'peek' && (e.arguments as Frame)?.path === 'plain.txt'),
+      "the preview instance's read of plain.txt in its log",
+    );
     expect(logged('t').filter((e) => e.call === 'peek')).toContainEqual(
       expect.objectContaining({ arguments: { path: 'plain.txt' } }),
     );

@@ -95,6 +95,9 @@ function bareLoop(t: Template, ms: number, batch: number): number {
   return rate;
 }
 
+/** The submitters of each level; every per-level array of the row is in this order. */
+const LEVELS = [1, 10, 100] as const;
+
 /** Blocks of each side per level (paired-rates.ts). */
 const ROUNDS = 3;
 
@@ -120,7 +123,7 @@ export async function throughput(bareServer: BareServer, quick: boolean): Promis
     const echoes: number[] = [];
     const v2s: number[] = [];
     const cpu: Array<Array<number | undefined>> = [];
-    for (const [i, submitters] of [1, 10, 100].entries()) {
+    for (const [i, submitters] of LEVELS.entries()) {
       const bare = bareLoop(t, quick ? 1000 : 2000, 1);
       const o = { quick, first: i === 0, rounds: ROUNDS };
       const rates = await alternatedRates([d, echo, floorV2], submitters, o);
@@ -145,7 +148,7 @@ export async function throughput(bareServer: BareServer, quick: boolean): Promis
     }
     // Issue 41's goals: the transport's ceiling is the floor a durable submission over MCP can reach.
     const goals: Record<number, number> = { 1: 0.6, 10: 0.8 };
-    for (const [i, submitters] of [1, 10, 100].entries()) {
+    for (const [i, submitters] of LEVELS.entries()) {
       const echo = echoes[i]!;
       const value = rows[i]!.value;
       const ratio = ratioOf(value, echo);
@@ -218,7 +221,7 @@ export async function throughput(bareServer: BareServer, quick: boolean): Promis
  * the bench's clients and the server share the machine's cores.
  */
 function cpuLines(cpu: ReadonlyArray<ReadonlyArray<number | undefined>>): Row[] {
-  return [1, 10, 100].map((submitters, i) => {
+  return LEVELS.map((submitters, i) => {
     const [daemon, echo, v2] = cpu[i]!;
     return {
       id: '4 durable throughput',
@@ -240,7 +243,7 @@ function cpuLines(cpu: ReadonlyArray<ReadonlyArray<number | undefined>>): Row[] 
  * echo is the SDK the daemon must serve both generations with (contract 10), and how much is the daemon's.
  */
 function sdkV2Lines(rows: readonly Row[], echoes: readonly number[], v2s: readonly number[]): Row[] {
-  return [1, 10, 100].flatMap((submitters, i) => [
+  return LEVELS.flatMap((submitters, i) => [
     {
       id: '4 durable throughput',
       figure: `same calls/s vs the SDK v2's own ceiling @${submitters}`,

@@ -138,11 +138,33 @@ function wellFormed(value: unknown): unknown {
 }
 
 /**
+ * Whether `wellFormed(value)` would read as `value` to `canonicalize`: every string and key well-formed (in C:
+ * `isWellFormed`), and no own `__proto__` key (the copy drops one, by setting its prototype). Nearly every
+ * entry is so, and is then canonicalized as it is, without a copy of the whole entry and a regular expression
+ * run over each of its strings (~10 µs of each durable submission's CPU, bench row 4).
+ */
+function wellFormedAlready(value: unknown): boolean {
+  if (typeof value === 'string') return value.isWellFormed();
+  if (Array.isArray(value)) return value.every(wellFormedAlready);
+  if (
+    value === null ||
+    typeof value !== 'object' ||
+    typeof (value as { toJSON?: unknown }).toJSON === 'function'
+  )
+    return true;
+  for (const k of Object.keys(value)) {
+    if (k === '__proto__' || !k.isWellFormed() || !wellFormedAlready((value as Record<string, unknown>)[k]))
+      return false;
+  }
+  return true;
+}
+
+/**
  * RFC 8785 canonical JSON of `value` (throws on what JSON cannot hold: undefined, a function); lone
  * surrogates are hashed as U+FFFD (`wellFormed`).
  */
 export function canonicalJson(value: unknown): string {
-  const text = canonicalize(wellFormed(value));
+  const text = canonicalize(wellFormedAlready(value) ? value : wellFormed(value));
   if (text === undefined) throw new Error('canonical JSON: the value has no JSON form');
   return text;
 }

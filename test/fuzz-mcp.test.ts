@@ -263,5 +263,30 @@ describe.each(GENERATIONS)(
       expect((await call(client, 'list_commands', {})).isError).toBeFalsy();
       expect(d.child.exitCode).toBeNull();
     });
+
+    it('[attack] a __proto__ key written with \\u escapes on the wire is refused as the spelt-out one is', async () => {
+      // The AI controls the bytes: the same key, escaped, is the same key once parsed (json-body.ts).
+      const escaping: typeof fetch = (input, init) =>
+        fetch(input, {
+          ...init,
+          body:
+            typeof init?.body === 'string'
+              ? init.body.replaceAll('"__proto__"', '"\\u005f_proto__"')
+              : init?.body,
+        });
+      const sly = await httpClient(d.info.mcp_url, d.mcpToken, generation, { fetch: escaping });
+      try {
+        const args = JSON.parse(`{"__proto__":{"x":1},${JSON.stringify(VALID_RUN).slice(1)}`) as Record<
+          string,
+          unknown
+        >;
+        const r = await call(sly, 'run_command_wait', args);
+        expect(r.isError, textOf(r)).toBe(true);
+        expect(textOf(r)).toMatch(/^InvalidArguments: __proto__ .* must be absent/);
+        expect(commandCount(d)).toBe(0);
+      } finally {
+        await sly.close();
+      }
+    });
   },
 );

@@ -11,6 +11,7 @@ import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { isInitializeRequest, type Server } from '@modelcontextprotocol/server';
 import { type EdgeContext, type HttpRoute, TurnLimit, sendJson as writeJson } from '../http/index.js';
 import { type Generation, generationOf, type ModernLeg, sdkRequest } from './generations.js';
+import { parseJsonBody } from './json-body.js';
 import { type McpSession, type SessionRegistry, sessionTag } from './sessions.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -100,35 +101,6 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer | undefined
     });
     req.once('error', reject);
   });
-}
-
-/** What a `__proto__` key is called once renamed, so the tool's refusal names it readably. */
-export const PROTO_KEY = '__proto__ (a prototype key)';
-
-/**
- * JSON.parse reviver: renames own `__proto__` keys. The SDK's request schema (zod records) silently drops
- * them, so a tool call carrying one would be judged as if it were absent; renamed, our own validation
- * sees it and refuses it like any other unknown property (contract 3.1/3.3). Found by test/fuzz-mcp.
- */
-function keepProtoKeys(_key: string, value: unknown): unknown {
-  if (
-    value === null ||
-    typeof value !== 'object' ||
-    Array.isArray(value) ||
-    !Object.hasOwn(value, '__proto__')
-  ) {
-    return value;
-  }
-  const copy: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) {
-    Object.defineProperty(copy, k === '__proto__' ? PROTO_KEY : k, {
-      value: v,
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
-  }
-  return copy;
 }
 
 /** The `/mcp` route for the daemon's HTTP server. */
@@ -262,7 +234,7 @@ class McpHttp {
       return REFUSED;
     }
     try {
-      return JSON.parse(raw.toString('utf8'), keepProtoKeys);
+      return parseJsonBody(raw.toString('utf8'));
     } catch {
       sendJson(res, 400, rpcError(-32700, 'Parse error: the body must be JSON-RPC 2.0 in JSON.'));
       return REFUSED;

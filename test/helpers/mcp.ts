@@ -45,6 +45,11 @@ export type McpClient = LegacyClient | ModernClient;
 /** Options that make a v2 SDK Client speak 2026-07-28 or fail: a pin never falls back to initialize. */
 export const MODERN_OPTIONS = { versionNegotiation: { mode: { pin: MODERN_VERSION } } } as const;
 
+export interface HttpClientOptions {
+  /** What the transport sends with instead of the global fetch (a test rewriting the bytes on the wire). */
+  fetch?: typeof fetch;
+}
+
 /**
  * An SDK client connected over Streamable HTTP with a bearer token (or to a capability URL when token is
  * undefined). A modern client must have negotiated 2026-07-28 for real, not silently fallen back.
@@ -53,26 +58,30 @@ export async function httpClient(
   url: string,
   token: string | undefined,
   generation?: 'legacy',
+  options?: HttpClientOptions,
 ): Promise<LegacyClient>;
 export async function httpClient(
   url: string,
   token: string | undefined,
   generation: Generation,
+  options?: HttpClientOptions,
 ): Promise<McpClient>;
 export async function httpClient(
   url: string,
   token: string | undefined,
   generation: Generation = 'legacy',
+  options: HttpClientOptions = {},
 ): Promise<McpClient> {
   const headers: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` };
+  const transport = { requestInit: { headers }, ...(options.fetch ? { fetch: options.fetch } : {}) };
   if (generation === 'modern') {
     const client = new ModernClient({ name: 'mcp-test', version: '1.0.0' }, MODERN_OPTIONS);
-    await client.connect(new ModernHttpTransport(new URL(url), { requestInit: { headers } }));
+    await client.connect(new ModernHttpTransport(new URL(url), transport));
     assertModern(client);
     return client;
   }
   const client = new LegacyClient({ name: 'mcp-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), transport));
   return client;
 }
 

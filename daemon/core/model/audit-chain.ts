@@ -141,7 +141,7 @@ function wellFormed(value: unknown): unknown {
  * Whether `wellFormed(value)` would read as `value` to `canonicalize`: every string and key well-formed (in C:
  * `isWellFormed`), and no own `__proto__` key (the copy drops one, by setting its prototype). Nearly every
  * entry is so, and is then canonicalized as it is, without a copy of the whole entry and a regular expression
- * run over each of its strings (~10 µs of each durable submission's CPU, bench row 4).
+ * run over each of its strings: a submit's entry in ~8.5–12 µs instead of ~11–18 (every append, bench row 4).
  */
 function wellFormedAlready(value: unknown): boolean {
   if (typeof value === 'string') return value.isWellFormed();

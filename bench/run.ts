@@ -200,7 +200,7 @@ async function main(): Promise<void> {
   try {
     await rowsOnOneDaemon(bare);
     await measure('3', 'cue: approve → spawn / ack', () => cueLatency(quick));
-    await measure('4', 'durable throughput', () => throughput(bare, quick));
+    await measure('4', 'durable throughput', () => throughput(quick));
     await measure('5', 'scale', () => scale(bare, quick));
     await measure('7', 'policy-approved upstream call vs direct', () => upstreamReadOnly(bare, quick));
     await measure('8', 'approve → upstream receives the call', () => upstreamApprove(quick));

@@ -13,6 +13,11 @@
  * v2's ceiling against the echo's (the SDK v1's), the floor at one submitter (an echo round trip and a bare
  * durable commit, back to back), and the bare loop batching 100 submissions per transaction (the ceiling
  * group commit would approach).
+ *
+ * Every server of the row is started by the row, so each meets its first level with the same history: the
+ * whole run's shared echo has served rows 1–3 first, and its JIT was warm where the daemon's and the SDK v2's
+ * were not — in whole runs the SDK v2 alone read 0.74× and 0.83× of that echo at one submitter, against
+ * 0.93–0.98× beside an echo as fresh as itself (docs/performance-history.md, issue 41's eleventh stop).
  */
 
 import { join } from 'node:path';
@@ -26,6 +31,7 @@ import {
   makeDataDir,
   removeDir,
   startBareGenerations,
+  startBareServer,
   startDaemon,
 } from '../lib/procs.js';
 import { type Row, ratioOf } from '../lib/stats.js';
@@ -101,9 +107,10 @@ const LEVELS = [1, 10, 100] as const;
 /** Blocks of each side per level (paired-rates.ts). */
 const ROUNDS = 3;
 
-export async function throughput(bareServer: BareServer, quick: boolean): Promise<Row[]> {
+export async function throughput(quick: boolean): Promise<Row[]> {
   const dir = makeDataDir();
   const d = await startDaemon(dir, benchConfig());
+  let bareServer: BareServer | undefined;
   let sdkV2: Awaited<ReturnType<typeof startBareGenerations>> | undefined;
   const rows: Row[] = [];
   try {
@@ -118,6 +125,7 @@ export async function throughput(bareServer: BareServer, quick: boolean): Promis
       structuredContent: answer.structuredContent,
     });
     const floorV2 = { mcpUrl: sdkV2.mcpUrl, tool: 'run_command_wait', pid: sdkV2.pid };
+    bareServer = await startBareServer();
     const echo = { mcpUrl: bareServer.mcpUrl, pid: bareServer.child.pid };
     const t = readTemplate(dir);
     const echoes: number[] = [];
@@ -210,6 +218,7 @@ export async function throughput(bareServer: BareServer, quick: boolean): Promis
     });
     return rows;
   } finally {
+    await bareServer?.stop();
     await sdkV2?.stop();
     await d.stop();
     removeDir(dir);

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, makeDataDir, type RunningDaemon, startDaemon, waitFor } from './helpers/daemon.js';
 import {
   call,
+  commandCount,
   echoConfig,
   GENERATIONS,
   httpClient,
@@ -60,6 +61,21 @@ describe.each(GENERATIONS)('mcp-stdio against a running daemon (%s generation)',
     });
     expect(r.isError).toBe(true);
     expect(textOf(r)).toMatch(/^InvalidArguments: session_id must be /);
+  });
+
+  it('[attack] a __proto__ key in the arguments is refused as over HTTP, not dropped on the way', async () => {
+    // The SDK's schema of the stdio side drops an own `__proto__` key silently, before the relay sees it:
+    // the call would have been queued as if the key were not there (contract 3.3: refused, named).
+    const before = commandCount(d);
+    for (const json of [
+      '{"__proto__":{"x":1},"command":"echo","args":{"word":"proto"},"wait_seconds":0}',
+      '{"command":"echo","args":{"word":"proto","__proto__":{"x":1}},"wait_seconds":0}',
+    ]) {
+      const r = await call(child.client, 'run_command_wait', JSON.parse(json) as Record<string, unknown>);
+      expect(r.isError, textOf(r)).toBe(true);
+      expect(textOf(r)).toMatch(/^InvalidArguments: (args\.)?__proto__ /);
+    }
+    expect(commandCount(d)).toBe(before);
   });
 
   it('runs a command as client local: PENDING, progress while waiting, then SUCCEEDED on approval', async () => {

@@ -4,10 +4,10 @@
  * Both protocol generations are served (contract 10): the SDK's `serveStdio` pins each connection to the
  * generation its opening speaks. stdout is the protocol: logs go to stderr only.
  */
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import { createLogger, parseFlags, stringFlag, VERSION } from '../base/index.js';
 import { resolveDataDir } from '../config/index.js';
-import { createRelayServer, Relay } from '../mcp/index.js';
+import { createRelayServer, protoKeysInSight, Relay } from '../mcp/index.js';
 
 /** Runs until stdin closes or a signal arrives; resolves to the exit code. */
 export async function runMcpStdio(argv: string[]): Promise<number> {
@@ -21,7 +21,12 @@ export async function runMcpStdio(argv: string[]): Promise<number> {
 
   return new Promise<number>((resolve) => {
     // One relay server per connection (and per discarded server/discover probe): both generations.
+    // stdin through protoKeysInSight: a `__proto__` key of a call is refused, as over HTTP, not dropped.
+    const lines = process.stdin.pipe(protoKeysInSight());
+    process.stdin.once('error', (e) => lines.destroy(e)); // the transport hears stdin's error, as before
+    const transport = new StdioServerTransport(lines, process.stdout);
     const served = serveStdio(({ era }) => createRelayServer(relay, log, era), {
+      transport,
       onerror: (e) => log.log('warn', 'mcp_stdio_error', { error: e.message }),
     });
     let done = false;

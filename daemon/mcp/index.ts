@@ -13,3 +13,4 @@ export {
   waitSecondsJson,
 } from './schemas.js';
 export { createRelayServer } from './stdio.js';
+export { protoKeysInSight } from './stdio-lines.js';

@@ -1,9 +1,10 @@
 /**
- * A `/mcp` POST's JSON text parsed, its own `__proto__` keys renamed. The SDK's request schema (zod records)
- * silently drops such a key, so a tool call carrying one would be judged as if it were absent; renamed, our
- * own validation sees it and refuses it like any other unknown property (contract 3.1/3.3; found by
- * test/fuzz-mcp). The reviver that renames them costs more than the parse itself (~3.5 µs of a tools/call's
- * ~5 here), so it runs only on a text that can hold such a key.
+ * An MCP message's JSON text parsed, its own `__proto__` keys renamed: a `/mcp` POST's body, and each line
+ * `mcp-stdio` reads (stdio-lines.ts). The SDK's request schema (zod records) silently drops such a key, so a
+ * tool call carrying one would be judged as if it were absent; renamed, our own validation sees it and
+ * refuses it like any other unknown property (contract 3.1/3.3; found by test/fuzz-mcp). The reviver that
+ * renames them costs more than the parse itself (~3.5 µs of a tools/call's ~5 here), so it runs only on a
+ * text that can hold such a key.
  */
 
 /** What a `__proto__` key is called once renamed, so the tool's refusal names it readably. */
@@ -42,4 +43,17 @@ function mayHoldProtoKey(text: string): boolean {
 /** `text` parsed as JSON (throws as JSON.parse does), every own `__proto__` key renamed PROTO_KEY. */
 export function parseJsonBody(text: string): unknown {
   return mayHoldProtoKey(text) ? JSON.parse(text, keepProtoKeys) : JSON.parse(text);
+}
+
+/**
+ * A line of JSON with every own `__proto__` key renamed, written again as JSON; the line itself when it can
+ * hold none, or is not JSON (whoever parses it next refuses it as it would have).
+ */
+export function protoKeysRenamed(line: string): string {
+  if (!mayHoldProtoKey(line)) return line;
+  try {
+    return JSON.stringify(JSON.parse(line, keepProtoKeys));
+  } catch {
+    return line;
+  }
 }

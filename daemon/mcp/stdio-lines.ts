@@ -1,0 +1,60 @@
+/**
+ * What `mcp-stdio` reads from its client, with `__proto__` keys kept in sight (contract 3.3). Over HTTP the
+ * body is parsed by us before the SDK sees it (json-body.ts); over stdio the SDK's transport parses each line
+ * itself, and its request schema dropped an own `__proto__` key of a call's arguments before the relay could
+ * see it: the call was queued as if the key were not there, where `/mcp` refuses it. This stream sits between
+ * stdin and that transport and hands it the same bytes, line by line as its ReadBuffer cuts them, except that
+ * a line that can hold such a key is written again with the key renamed (json-body.ts `protoKeysRenamed`).
+ *
+ * A line longer than `maxLine` (the SDK's own buffer limit: it refuses such a line whatever it holds) goes on
+ * as it comes, unread, so the stream never holds more than the transport would.
+ */
+import { Transform } from 'node:stream';
+import { protoKeysRenamed } from './json-body.js';
+
+/** The SDK's stdio ReadBuffer limit (STDIO_DEFAULT_MAX_BUFFER_SIZE, @modelcontextprotocol/server 2.4.0). */
+export const STDIO_MAX_LINE = 10 * 1024 * 1024;
+
+const NEWLINE = 0x0a;
+
+/** One line with its newline (and any `\r` before it), as it goes on to the transport. */
+function lineOut(line: Buffer): Buffer {
+  const text = line.toString('utf8');
+  const body = text.replace(/\r?\n$/, '');
+  const out = protoKeysRenamed(body);
+  return out === body ? line : Buffer.from(`${out}\n`);
+}
+
+/** A stream of stdin's bytes to the SDK's stdio transport, `__proto__` keys renamed (above). */
+export function protoKeysInSight(maxLine = STDIO_MAX_LINE): Transform {
+  /** The start of a line whose newline has not come yet. */
+  let pending: Buffer | undefined;
+  /** The line now coming is past maxLine: its bytes go on unread until its newline. */
+  let unread = false;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      const data = pending === undefined ? chunk : Buffer.concat([pending, chunk]);
+      pending = undefined;
+      let start = 0;
+      for (let nl = data.indexOf(NEWLINE); nl !== -1; nl = data.indexOf(NEWLINE, start)) {
+        const line = data.subarray(start, nl + 1);
+        this.push(unread ? line : lineOut(line));
+        unread = false;
+        start = nl + 1;
+      }
+      const rest = data.subarray(start);
+      if (unread || rest.length > maxLine) {
+        unread = true;
+        if (rest.length > 0) this.push(rest);
+      } else if (rest.length > 0) {
+        pending = rest;
+      }
+      done();
+    },
+    flush(done) {
+      // A last line without its newline: the transport never reads one; it goes on as it came.
+      if (pending !== undefined) this.push(pending);
+      done();
+    },
+  });
+}

@@ -46,13 +46,19 @@ export function parseJsonBody(text: string): unknown {
 }
 
 /**
- * A line of JSON with every own `__proto__` key renamed, written again as JSON; the line itself when it can
- * hold none, or is not JSON (whoever parses it next refuses it as it would have).
+ * A line of JSON with every own `__proto__` key renamed, written again as JSON; the line itself, byte for
+ * byte, when it holds none, or is not JSON (whoever parses it next refuses it as it would have).
  */
 export function protoKeysRenamed(line: string): string {
   if (!mayHoldProtoKey(line)) return line;
+  let renamed = false;
   try {
-    return JSON.stringify(JSON.parse(line, keepProtoKeys));
+    const value: unknown = JSON.parse(line, (key, v: unknown) => {
+      const kept = keepProtoKeys(key, v);
+      renamed ||= kept !== v;
+      return kept;
+    });
+    return renamed ? JSON.stringify(value) : line;
   } catch {
     return line;
   }

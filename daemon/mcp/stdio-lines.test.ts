@@ -27,7 +27,7 @@ describe('[c3.3] mcp-stdio: what the SDK reads', () => {
     const line = fc.oneof(
       fc.jsonValue().map((v) => JSON.stringify(v)),
       fc.string({ unit: 'grapheme', maxLength: 30 }).map((s) => JSON.stringify({ text: s })),
-      fc.constantFrom('not json', '{"a":"é😀"}', '', '{"x":1}\r'),
+      fc.constantFrom('not json', '{"a":"é😀"}', '', '{"x":1}\r', '{"a":"\\u00e9\\n","b":"__proto__"}'),
     );
     await fc.assert(
       fc.asyncProperty(

@@ -63,7 +63,7 @@ describe.each(GENERATIONS)('mcp-stdio against a running daemon (%s generation)',
     expect(textOf(r)).toMatch(/^InvalidArguments: session_id must be /);
   });
 
-  it('[attack] a __proto__ key in the arguments is refused as over HTTP, not dropped on the way', async () => {
+  it('[c3.2.bad-input] [attack] a __proto__ key in the arguments is refused as over HTTP, not dropped on the way', async () => {
     // The SDK's schema of the stdio side drops an own `__proto__` key silently, before the relay sees it:
     // the call would have been queued as if the key were not there (contract 3.3: refused, named).
     const before = commandCount(d);

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PROTO_KEY, parseJsonBody } from './json-body.js';
 
-describe('[c3.3] a /mcp body as JSON', () => {
+describe('[c3.2.bad-input] a /mcp body as JSON', () => {
   it('a text that holds no __proto__ key parses exactly as JSON.parse parses it (500 values)', () => {
     fc.assert(
       fc.property(fc.jsonValue(), (v) => {

@@ -22,7 +22,7 @@ async function through(input: Buffer, cuts: number[] = [], maxLine?: number): Pr
   return Buffer.concat(out);
 }
 
-describe('[c3.3] mcp-stdio: what the SDK reads', () => {
+describe('[c3.2.bad-input] mcp-stdio: what the SDK reads', () => {
   it('every line without a __proto__ key goes on byte for byte, however stdin cuts it (300 inputs)', async () => {
     const line = fc.oneof(
       fc.jsonValue().map((v) => JSON.stringify(v)),

@@ -64,6 +64,16 @@ describe('[c3.2.bad-input] mcp-stdio: what the SDK reads', () => {
     expect(JSON.parse(out.slice(long.length))).toEqual({ [PROTO_KEY]: 2 });
   });
 
+  it("a line of 9 MiB, under the SDK's limit, in 64-KiB chunks, is read whole: its key renamed", async () => {
+    const big = `{"__proto__":1,"pad":"${'x'.repeat(9 * 1024 * 1024)}"}\n`;
+    const cuts = Array.from({ length: Math.ceil(big.length / 65536) }, (_, i) => i * 65536);
+    const out = JSON.parse((await through(Buffer.from(big), cuts)).toString('utf8')) as Record<
+      string,
+      unknown
+    >;
+    expect(Object.keys(out)).toEqual([PROTO_KEY, 'pad']);
+  });
+
   it('a last line without its newline goes on as it came', async () => {
     const input = Buffer.from('{"a":1}\n{"__proto__":1}');
     expect((await through(input, [3])).toString('utf8')).toBe('{"a":1}\n{"__proto__":1}');

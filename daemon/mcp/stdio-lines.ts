@@ -27,33 +27,41 @@ function lineOut(line: Buffer): Buffer {
 
 /** A stream of stdin's bytes to the SDK's stdio transport, `__proto__` keys renamed (above). */
 export function protoKeysInSight(maxLine = STDIO_MAX_LINE): Transform {
-  /** The start of a line whose newline has not come yet. */
-  let pending: Buffer | undefined;
+  /** The start of a line whose newline has not come yet, in the chunks it came in (joined once, at its end). */
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
   /** The line now coming is past maxLine: its bytes go on unread until its newline. */
   let unread = false;
   return new Transform({
     transform(chunk: Buffer, _encoding, done) {
-      const data = pending === undefined ? chunk : Buffer.concat([pending, chunk]);
-      pending = undefined;
       let start = 0;
-      for (let nl = data.indexOf(NEWLINE); nl !== -1; nl = data.indexOf(NEWLINE, start)) {
-        const line = data.subarray(start, nl + 1);
-        this.push(unread ? line : lineOut(line));
+      for (let nl = chunk.indexOf(NEWLINE); nl !== -1; nl = chunk.indexOf(NEWLINE, start)) {
+        const piece = chunk.subarray(start, nl + 1);
+        if (unread) this.push(piece);
+        else this.push(lineOut(pending.length === 0 ? piece : Buffer.concat([...pending, piece])));
+        pending = [];
+        pendingBytes = 0;
         unread = false;
         start = nl + 1;
       }
-      const rest = data.subarray(start);
-      if (unread || rest.length > maxLine) {
-        unread = true;
-        if (rest.length > 0) this.push(rest);
-      } else if (rest.length > 0) {
-        pending = rest;
+      const rest = chunk.subarray(start);
+      if (rest.length === 0) return done();
+      if (unread) this.push(rest);
+      else {
+        pending.push(rest);
+        pendingBytes += rest.length;
+        if (pendingBytes > maxLine) {
+          for (const p of pending) this.push(p);
+          pending = [];
+          pendingBytes = 0;
+          unread = true;
+        }
       }
       done();
     },
     flush(done) {
       // A last line without its newline: the transport never reads one; it goes on as it came.
-      if (pending !== undefined) this.push(pending);
+      for (const p of pending) this.push(p);
       done();
     },
   });

@@ -1,5 +1,5 @@
 /**
- * What `mcp-stdio` reads from its client, with `__proto__` keys kept in sight (contract 3.3). Over HTTP the
+ * What `mcp-stdio` reads from its client, with `__proto__` keys kept in sight (contract 3.1/3.3). Over HTTP the
  * body is parsed by us before the SDK sees it (json-body.ts); over stdio the SDK's transport parses each line
  * itself, and its request schema dropped an own `__proto__` key of a call's arguments before the relay could
  * see it: the call was queued as if the key were not there, where `/mcp` refuses it. This stream sits between

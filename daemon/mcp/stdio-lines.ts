@@ -6,14 +6,13 @@
  * stdin and that transport and hands it the same bytes, line by line as its ReadBuffer cuts them, except that
  * a line holding such a key is written again with the key renamed (json-body.ts `protoKeysRenamed`).
  *
- * A line longer than `maxLine` (the SDK's own buffer limit: it refuses such a line whatever it holds) goes on
- * as it comes, unread, so the stream never holds more than the transport would.
+ * A line longer than `maxLine` (the SDK's own buffer limit, its STDIO_DEFAULT_MAX_BUFFER_SIZE: it refuses such
+ * a line whatever it holds, and mcp-stdio's transport keeps that default) goes on as it comes, unread, so the
+ * stream never holds more than the transport would.
  */
 import { Transform } from 'node:stream';
+import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/server';
 import { protoKeysRenamed } from './json-body.js';
-
-/** The SDK's stdio ReadBuffer limit (STDIO_DEFAULT_MAX_BUFFER_SIZE, @modelcontextprotocol/server 2.4.0). */
-export const STDIO_MAX_LINE = 10 * 1024 * 1024;
 
 const NEWLINE = 0x0a;
 
@@ -26,7 +25,7 @@ function lineOut(line: Buffer): Buffer {
 }
 
 /** A stream of stdin's bytes to the SDK's stdio transport, `__proto__` keys renamed (above). */
-export function protoKeysInSight(maxLine = STDIO_MAX_LINE): Transform {
+export function protoKeysInSight(maxLine = STDIO_DEFAULT_MAX_BUFFER_SIZE): Transform {
   /** The start of a line whose newline has not come yet, in the chunks it came in (joined once, at its end). */
   let pending: Buffer[] = [];
   let pendingBytes = 0;

@@ -203,7 +203,9 @@ describe('passkeys for owners (contract 13.3)', () => {
       await pageB.getByRole('button', { name: 'Sign in with a passkey' }).click();
       await pageB.waitForURL(`${local}/`);
       await pageB.locator('#connection[data-state="live"]').waitFor();
-      await expect(pageB.locator('#signed-in').textContent()).resolves.toContain('owner');
+      // The name comes with the daemon's `hello` frame, after the socket already shows live: wait for it,
+      // not read it once (a full run on a slower machine read it empty).
+      await pageB.locator('#signed-in', { hasText: 'Signed in as owner' }).waitFor();
       const cookies = await ctxB.cookies();
       expect(cookies).toHaveLength(1);
       expect(cookies[0]).toMatchObject({ httpOnly: true, sameSite: 'Strict' });

@@ -21,9 +21,9 @@ function localhostUrl(url: string): string {
  * per awaiting command). A daemon that idles for months between bursts should not keep that. Growing the
  * heap by 50 % per step instead collects sooner: 152–154 MiB at the same point (221 MiB with V8's own
  * growth), the same live size. Not less: each mark-compact walks everything live, and a step of 20 % (this
- * flag's first value, 143 MiB) made them come 2.5 times as often — with thousands of commands awaiting, 10 %
- * more CPU per durable submission at ten and a hundred submitters than 50 %, in both orders of two daemons
- * run side by side (docs/performance-history.md, issue 41's twelfth stop).
+ * flag's first value, 143 MiB) made them come almost twice as often (64 against 35 in one run) — with
+ * thousands of commands awaiting, 9–13 % more CPU per durable submission at ten submitters than at 50 %,
+ * two daemons run side by side (docs/performance-history.md, issue 41's twelfth stop).
  * Read by V8 at each limit computation, so setting it here, before the daemon allocates, is enough; an
  * operator's own `--heap-growing-percent` on node's command line (or NODE_OPTIONS) wins.
  */

@@ -19,15 +19,16 @@ function localhostUrl(url: string): string {
  * Issue 41 (row 5): V8 let the old space grow to about twice what was live before collecting it — 10,000
  * awaiting commands held 254 MiB RSS, of which 130 MiB was garbage a full collection freed (live: 2.5 KB
  * per awaiting command). A daemon that idles for months between bursts should not keep that. Growing the
- * heap by 50 % per step instead collects sooner: 152–154 MiB at the same point (221 MiB with V8's own
- * growth), the same live size. Not less: each mark-compact walks everything live, and a step of 20 % (this
- * flag's first value, 143 MiB) made them come almost twice as often (64 against 35 in one run) — with
- * thousands of commands awaiting, 9–13 % more CPU per durable submission at ten submitters than at 50 %,
- * two daemons run side by side (docs/performance-history.md, issue 41's twelfth stop).
+ * heap by 20 % per step instead collects sooner: 143–161 MiB at the same point, the same live size.
+ * It has a price, measured at issue 41's twelfth stop (docs/performance-history.md): each mark-compact walks
+ * everything live, and 20 % makes them come almost twice as often as 50 % — with thousands of commands
+ * awaiting, 9–13 % more CPU per durable submission at ten submitters. But at 50 % what an allow rule adds
+ * to a submission's decision grew from ~0.47 to ~0.63 ms (row 11's allow rule 1.16× → 1.20× a held
+ * command's, its goal ≤ 1.2×, six alternated pairs), so the step stays at 20 %.
  * Read by V8 at each limit computation, so setting it here, before the daemon allocates, is enough; an
  * operator's own `--heap-growing-percent` on node's command line (or NODE_OPTIONS) wins.
  */
-const HEAP_GROWING = '--heap-growing-percent=50';
+const HEAP_GROWING = '--heap-growing-percent=20';
 
 export async function runStart(argv: string[]): Promise<number> {
   if (!process.execArgv.some((a) => a.startsWith('--heap-growing-percent'))) setFlagsFromString(HEAP_GROWING);

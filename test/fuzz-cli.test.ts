@@ -265,8 +265,9 @@ describe('[c3.2.bad-input] config files and flags through the real CLI', () => {
   it(
     'bad flags and environment values on every subcommand: exit 2, one line naming the flag, nothing created',
     async () => {
+      // An argv string cannot hold a NUL: execve ends it there, and Node refuses it before the CLI runs.
       const bad = fc.sample(
-        nastyString.filter((s) => s.length < 5000),
+        nastyString.filter((s) => s.length < 5000 && !s.includes('\0')),
         { numRuns: 1, seed: FUZZ_SEED + 3 },
       );
       const dataDir = freshDataDir();

@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PROTO_KEY, parseJsonBody } from './json-body.js';
+import { PROTO_KEY, parseJsonBody, protoKeysRenamed } from './json-body.js';
 
 describe('[c3.2.bad-input] a /mcp body as JSON', () => {
   it('a text that holds no __proto__ key parses exactly as JSON.parse parses it (500 values)', () => {
@@ -34,5 +34,24 @@ describe('[c3.2.bad-input] a /mcp body as JSON', () => {
   it('other escapes and the word itself inside a value change nothing else', () => {
     expect(parseJsonBody('{"a":"\\u00e9\\n","b":"__proto__"}')).toStrictEqual({ a: 'é\n', b: '__proto__' });
     expect(() => parseJsonBody('{"a":')).toThrow(SyntaxError);
+  });
+
+  it('a line with __proto__ keys among others, renamed in its text, reads as the body parsed (300 lines)', () => {
+    const key = fc.oneof(
+      fc.constantFrom('"__proto__"', '"\\u005f_proto__"', '"__proto__\\\\"'),
+      fc.string().map((k) => JSON.stringify(k)),
+    );
+    const entries = fc.array(fc.tuple(key, fc.jsonValue(), fc.constantFrom('', ' ', '\n\t')), {
+      maxLength: 5,
+    });
+    fc.assert(
+      fc.property(entries, entries, (outer, inner) => {
+        const obj = (es: Array<[string, unknown, string]>, tail: string) =>
+          `{${[...es.map(([k, v, ws]) => `${k}${ws}:${JSON.stringify(v)}`), `"in"${tail}`].join(',')}}`;
+        const text = obj(outer, `:[${obj(inner, ':0')}]`);
+        expect(JSON.parse(protoKeysRenamed(text))).toStrictEqual(parseJsonBody(text));
+      }),
+      { numRuns: 300, seed: 41 },
+    );
   });
 });

@@ -45,21 +45,55 @@ export function parseJsonBody(text: string): unknown {
   return mayHoldProtoKey(text) ? JSON.parse(text, keepProtoKeys) : JSON.parse(text);
 }
 
+/** The longest a key's token can be and still spell `__proto__`: each letter a `\\u` escape, and its quotes. */
+const LONGEST_PROTO_TOKEN = 9 * 6 + 2;
+
+/** The index of the `"` that ends the string whose opening quote is at `open`, in a valid JSON text. */
+function stringEnd(text: string, open: number): number {
+  let end = text.indexOf('"', open + 1);
+  for (;;) {
+    let slashes = 0;
+    while (text.charCodeAt(end - 1 - slashes) === 0x5c) slashes++;
+    if (slashes % 2 === 0) return end;
+    end = text.indexOf('"', end + 1);
+  }
+}
+
 /**
- * A line of JSON with every own `__proto__` key renamed, written again as JSON; the line itself, byte for
- * byte, when it holds none, or is not JSON (whoever parses it next refuses it as it would have).
+ * A valid JSON text with each `__proto__` key's token (however it is escaped) replaced by PROTO_KEY's, every
+ * other byte as it was. A string token is a key exactly when `:` follows it (JSON allows whitespace between).
+ */
+function protoKeyTokensRenamed(text: string): string {
+  let out = '';
+  let from = 0;
+  for (let open = text.indexOf('"'); open !== -1; ) {
+    const end = stringEnd(text, open);
+    let next = end + 1;
+    while (' \t\n\r'.includes(text[next] ?? '-')) next++;
+    if (
+      text[next] === ':' &&
+      end + 1 - open <= LONGEST_PROTO_TOKEN &&
+      JSON.parse(text.slice(open, end + 1)) === '__proto__'
+    ) {
+      out += `${text.slice(from, open)}${JSON.stringify(PROTO_KEY)}`;
+      from = end + 1;
+    }
+    open = text.indexOf('"', end + 1);
+  }
+  return from === 0 ? text : out + text.slice(from);
+}
+
+/**
+ * A line of JSON with every own `__proto__` key renamed in its text, every other byte as the client wrote it
+ * (written again from a parse, `1e400` would become `null` and `1.50` `1.5`); the line itself when it holds
+ * none, or is not JSON (whoever parses it next refuses it as it would have).
  */
 export function protoKeysRenamed(line: string): string {
   if (!mayHoldProtoKey(line)) return line;
-  let renamed = false;
   try {
-    const value: unknown = JSON.parse(line, (key, v: unknown) => {
-      const kept = keepProtoKeys(key, v);
-      renamed ||= kept !== v;
-      return kept;
-    });
-    return renamed ? JSON.stringify(value) : line;
+    JSON.parse(line);
   } catch {
     return line;
   }
+  return protoKeyTokensRenamed(line);
 }

@@ -78,4 +78,17 @@ describe('[c3.2.bad-input] mcp-stdio: what the SDK reads', () => {
     const input = Buffer.from('{"a":1}\n{"__proto__":1}');
     expect((await through(input, [3])).toString('utf8')).toBe('{"a":1}\n{"__proto__":1}');
   });
+
+  it('[attack] only the key is renamed: every other byte of its line goes on as the client wrote it', async () => {
+    // Written again from a parse, `1e400` (Infinity) became `null` and `1.50` became `1.5`: the call the
+    // owner judged was not the one the AI sent, where /mcp refuses the non-finite number.
+    const rest = '{"n":1e400,"f":1.50, "e":"\\u00e9","s":"__proto__","a":["__proto__"]}';
+    for (const key of ['"__proto__"', '"\\u005f_proto__"', '"__proto__" ']) {
+      const line = `{"params":{"arguments":{${key}:${rest},"tag":"x"}}}`;
+      const out = (await through(Buffer.from(`${line}\n`), [7])).toString('utf8');
+      expect(out).toBe(
+        `${line.replace(key, `${JSON.stringify(PROTO_KEY)}${key.endsWith(' ') ? ' ' : ''}`)}\n`,
+      );
+    }
+  });
 });

@@ -4,7 +4,8 @@
  * itself, and its request schema dropped an own `__proto__` key of a call's arguments before the relay could
  * see it: the call was queued as if the key were not there, where `/mcp` refuses it. This stream sits between
  * stdin and that transport and hands it the same bytes, line by line as its ReadBuffer cuts them, except that
- * a line holding such a key is written again with the key renamed (json-body.ts `protoKeysRenamed`).
+ * a line holding such a key goes on with the key renamed in its text, every other byte as it came (json-body.ts
+ * `protoKeysRenamed`).
  *
  * A line longer than `maxLine` (the SDK's own buffer limit, its STDIO_DEFAULT_MAX_BUFFER_SIZE: it refuses such
  * a line whatever it holds, and mcp-stdio's transport keeps that default) goes on as it comes, unread, so the

@@ -5,6 +5,7 @@
  * what the product must accept without asking the product.
  */
 import fc from 'fast-check';
+import { beforeEach, onTestFailed } from 'vitest';
 
 /** Objects carrying prototype keys as own properties, the way JSON.parse makes them. */
 export const PROTO_OBJECTS: unknown[] = [
@@ -205,3 +206,12 @@ export function offending(input: Record<string, unknown>, fields: FieldOracle): 
  */
 export const FUZZ_SEED = Number(process.env.OGF_FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
 process.stdout.write(`fuzz seed ${FUZZ_SEED} (replay: OGF_FUZZ_SEED=${FUZZ_SEED})\n`);
+// And in each failure's own message, which the run's summary prints at its end: a CI log read from its tail
+// showed a fuzz failure without the seed printed when its file began (the NUL in an argv, seed 24).
+beforeEach(() => {
+  onTestFailed(({ task }) => {
+    for (const e of task.result?.errors ?? []) {
+      e.message = `${e.message}\n(fuzz seed ${FUZZ_SEED}: replay with OGF_FUZZ_SEED=${FUZZ_SEED})`;
+    }
+  });
+});

@@ -71,6 +71,15 @@ afterAll(async () => {
   await d?.stop();
 });
 
+/** The heights of the history search's fields as laid out (text, state, client, from, to). */
+function fieldHeights(page: Page): Promise<number[]> {
+  return page.$$eval('#history-search input, #history-search select', (els) =>
+    els
+      .filter((e) => (e as HTMLElement).offsetParent !== null)
+      .map((e) => Math.round(e.getBoundingClientRect().height * 10) / 10),
+  );
+}
+
 describe('[c14.panel] history search, export and who did what', () => {
   it('searches through the daemon, exports what is shown, and lists a card’s entries (1280 px)', async () => {
     const context = await browser.newContext({
@@ -80,6 +89,10 @@ describe('[c14.panel] history search, export and who did what', () => {
     const page = await context.newPage();
     await loginPage(page, d);
     await expect.poll(() => shown(page).then((s) => s.length)).toBe(4);
+    // One row of fields of one height: the text, date and list fields were each sized their own way.
+    const heights = await fieldHeights(page);
+    expect(heights).toHaveLength(5);
+    expect(new Set(heights).size, heights.join(' ')).toBe(1);
 
     await searchFor(page, { 'search-text': 'noisy' }, [ids.beta!]); // the deny note
     await expect(page.locator('#search-status').textContent()).resolves.toBe('1 matching command.');
@@ -153,6 +166,8 @@ describe('[c14.panel] history search, export and who did what', () => {
     await expect.poll(() => card(page, ids.beta!).locator('.trail-list li[data-seq]').count()).toBe(2);
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow).toBeLessThanOrEqual(0);
+    // Contract 13.2: a thumb's size (44 px) for every field of the search, as for its buttons.
+    for (const h of await fieldHeights(page)) expect(h).toBeGreaterThanOrEqual(44);
     await page.evaluate(() => window.scrollTo(0, 0));
     await shot(page, 'audit-panel-390');
     await context.close();

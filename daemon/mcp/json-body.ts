@@ -45,7 +45,7 @@ export function parseJsonBody(text: string): unknown {
   return mayHoldProtoKey(text) ? JSON.parse(text, keepProtoKeys) : JSON.parse(text);
 }
 
-/** The longest a key's token can be and still spell `__proto__`: each letter a `\\u` escape, and its quotes. */
+/** The longest a key's token can be and still spell `__proto__`: each letter a `\u` escape, and its quotes. */
 const LONGEST_PROTO_TOKEN = 9 * 6 + 2;
 
 /** The index of the `"` that ends the string whose opening quote is at `open`, in a valid JSON text. */

@@ -202,3 +202,58 @@ describe('mcp-stdio flags', () => {
     expect(out).toBe('');
   });
 });
+
+describe('[c3.2.bad-input] mcp-stdio: a line as the client wrote it', () => {
+  let d: RunningDaemon;
+  beforeAll(async () => {
+    d = await startDaemon({ config: echoConfig() });
+  });
+  afterAll(async () => {
+    await d?.stop();
+  });
+
+  it('[attack] a line whose _meta holds a __proto__ key, renamed in its text, still reaches the tools', async () => {
+    // Raw lines, as a client other than the SDK's may write them. The key makes mcp-stdio rename it in the
+    // line's text (stdio-lines.ts); the call must go on as written, judged on its arguments.
+    const child = spawn(process.execPath, [CLI, 'mcp-stdio', '--data-dir', d.dataDir], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (b: Buffer) => {
+      out += b.toString();
+    });
+    const answer = async (id: number) => {
+      await waitFor(
+        () => out.split('\n').some((l) => l.includes(`"id":${id}`)),
+        `the answer to request ${id}`,
+      );
+      return JSON.parse(out.split('\n').find((l) => l.includes(`"id":${id}`))!) as {
+        result: { content: Array<{ text: string }>; isError?: boolean };
+      };
+    };
+    const callLine = (id: number, word: string) =>
+      `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"run_command_wait","arguments":{"command":"echo","args":{"word":${word}},"wait_seconds":0},"_meta":{"__proto__":{}}}}\n`;
+    try {
+      child.stdin.write(
+        `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })}\n`,
+      );
+      await answer(1);
+      child.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
+      const before = commandCount(d);
+      child.stdin.write(callLine(2, '"proto"'));
+      const held = (await answer(2)).result;
+      expect(held.isError, held.content[0]?.text).toBeFalsy();
+      expect(held.content[0]!.text).toMatch(/PENDING/);
+      expect(commandCount(d)).toBe(before + 1);
+      // `1e400` reaches the daemon as `null` whatever the stream does: the SDK parses the line (Infinity)
+      // and the relay's HTTP request is JSON (docs/reliability.md). Refused either way; nothing queued.
+      child.stdin.write(callLine(3, '1e400'));
+      const refused = (await answer(3)).result;
+      expect(refused.isError).toBe(true);
+      expect(refused.content[0]!.text).toMatch(/^InvalidArguments: args\.word /);
+      expect(commandCount(d)).toBe(before + 1);
+    } finally {
+      child.kill();
+    }
+  });
+});

@@ -70,8 +70,11 @@ function protoKeyTokensRenamed(text: string): string {
     const end = stringEnd(text, open);
     let next = end + 1;
     while (' \t\n\r'.includes(text[next] ?? '-')) next++;
+    // Decoded only when it may spell the name: it begins with `_` or an escape (`\u005f`), and is short enough.
+    const first = text.charCodeAt(open + 1);
     if (
       text[next] === ':' &&
+      (first === 0x5f || first === 0x5c) &&
       end + 1 - open <= LONGEST_PROTO_TOKEN &&
       JSON.parse(text.slice(open, end + 1)) === '__proto__'
     ) {

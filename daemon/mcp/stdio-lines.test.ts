@@ -80,8 +80,9 @@ describe('[c3.2.bad-input] mcp-stdio: what the SDK reads', () => {
   });
 
   it('[attack] only the key is renamed: every other byte of its line goes on as the client wrote it', async () => {
-    // Written again from a parse, `1e400` (Infinity) became `null` and `1.50` became `1.5`: the call the
-    // owner judged was not the one the AI sent, where /mcp refuses the non-finite number.
+    // Written again from a parse, `1e400` (Infinity) became `null` and `1.50` became `1.5` here. The SDK's own
+    // parse and the relay's JSON do as much after (test/mcp-stdio.test.ts), so this stream only keeps its
+    // word: the client's bytes, the key alone renamed.
     const rest = '{"n":1e400,"f":1.50, "e":"\\u00e9","s":"__proto__","a":["__proto__"]}';
     for (const key of ['"__proto__"', '"\\u005f_proto__"', '"__proto__" ']) {
       const line = `{"params":{"arguments":{${key}:${rest},"tag":"x"}}}`;
